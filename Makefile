@@ -1,0 +1,99 @@
+# wfrun — plain Makefile.  `make` builds, `make check` runs every test,
+# `make demo` runs an example workflow, `make deps` installs what is missing
+# on Debian.  User CFLAGS are kept apart from the project's warning flags.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/wfrun
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+
+WARN = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
+       -Wmissing-prototypes -Wno-unused-parameter
+DEPFLAGS = -MMD -MP
+LIBS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 libxml-2.0 2>/dev/null)
+LIBS_LDLIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
+
+ifdef SANITIZE
+SAN = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+BUILD = build-san
+else
+SAN =
+BUILD = build
+endif
+
+ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -iquote src $(LIBS_CFLAGS) $(SAN) $(CFLAGS)
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+LDLIBS_ALL = $(LIBS_LDLIBS) -lpthread $(LDLIBS)
+
+LIB_SRC = $(wildcard src/*.c)
+LIB_OBJ = $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
+CMD_SRC = cmd/wfrun.c cmd/cmd-run.c cmd/cmd-check.c cmd/cmd-dag.c
+CMD_OBJ = $(CMD_SRC:cmd/%.c=$(BUILD)/cmd/%.o)
+UNIT_SRC = $(wildcard tests/unit/test-*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+all: $(BUILD)/wfrun wfrun
+
+# The top-level ./wfrun always points at the build of the last `make`.
+wfrun: $(BUILD)/wfrun
+	ln -sf $(BUILD)/wfrun wfrun
+
+$(BUILD)/libwfrun.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(BUILD)/wfrun: $(CMD_OBJ) $(BUILD)/libwfrun.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libwfrun.a $(LDLIBS_ALL)
+
+$(BUILD)/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/cmd/%.o: cmd/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libwfrun.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -iquote tests/unit $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libwfrun.a $(LDLIBS_ALL)
+
+units: $(UNIT_BIN)
+
+# Every test, unit and bats; the last line is "N passed, N failed".
+check: deps-check all units
+	@BUILD=$(BUILD) tests/run-all
+
+# The same under AddressSanitizer and UBSan.
+check-san:
+	$(MAKE) SANITIZE=address,undefined check
+
+demo: deps-check all
+	./wfrun -j 2 workflows/checkpoint.yaml
+	@echo "demo: outputs in workflows/out-checkpoint (trace: workflows/out-checkpoint/.wfrun/trace.tsv)"
+
+# Install what is missing on Debian (needs root; does nothing if present).
+deps:
+	./.ci/install-deps
+
+deps-check:
+	@./.ci/install-deps --check-or-install
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(BUILD)/wfrun $(DESTDIR)$(BINDIR)/wfrun
+	install -m 644 man/wfrun.1 $(DESTDIR)$(MANDIR)/man1/wfrun.1
+	install -m 644 man/wfrun-workflow.5 $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/wfrun $(DESTDIR)$(MANDIR)/man1/wfrun.1 \
+	      $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5
+
+clean:
+	rm -rf build build-san wfrun
+
+.PHONY: all units check check-san demo deps deps-check install uninstall clean
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -1,0 +1,130 @@
+/* wfrun dag: the graph in Graphviz dot, per instance or per task name. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "wfrun.h"
+
+static void
+dot_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if (*s == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void
+dag_instances(const struct plan *p)
+{
+	const struct dag *g = &p->dag;
+	struct strbuf lab = STRBUF_INIT;
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		strbuf_reset(&lab);
+		strbuf_adds(&lab, p->wf->tasks[g->tasks.v[t].tmpl].name);
+		if (p->wf->tasks[g->tasks.v[t].tmpl].foreach.n) {
+			strbuf_addch(&lab, '\n');
+			plan_tag(p, t, &lab);
+		}
+		printf("  t%u [label=", t + 1);
+		dot_string(lab.buf);
+		printf("];\n");
+	}
+	for (uint32_t t = 0; t < g->tasks.n; t++)
+		for (uint32_t i = g->succ_off[t]; i < g->succ_off[t + 1]; i++)
+			printf("  t%u -> t%u;\n", t + 1, g->succ[i] + 1);
+	strbuf_release(&lab);
+}
+
+static void
+dag_names(const struct plan *p)
+{
+	const struct dag *g = &p->dag;
+	size_t n = p->wf->ntasks;
+	struct strbuf lab = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&lab);
+		strbuf_adds(&lab, p->wf->tasks[i].name);
+		if (p->pt[i].ninst != 1)
+			strbuf_addf(&lab, "\n%u tasks", p->pt[i].ninst);
+		printf("  n%zu [label=", i + 1);
+		dot_string(lab.buf);
+		printf("];\n");
+	}
+	/* One edge per pair of names, marked in a bitmap of n*n bits. */
+	unsigned char *seen = xcalloc((n * n + 7) / 8 + 1, 1);
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		uint32_t a = g->tasks.v[t].tmpl;
+		for (uint32_t i = g->succ_off[t]; i < g->succ_off[t + 1]; i++) {
+			uint32_t b = g->tasks.v[g->succ[i]].tmpl;
+			if (a == b)
+				continue;
+			size_t bit = (size_t)a * n + b;
+			if (seen[bit / 8] & (1u << (bit % 8)))
+				continue;
+			seen[bit / 8] |= (unsigned char)(1u << (bit % 8));
+			printf("  n%u -> n%u;\n", a + 1, b + 1);
+		}
+	}
+	free(seen);
+	strbuf_release(&lab);
+}
+
+int
+cmd_dag(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "names", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool names = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+qv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'N':
+			names = true;
+			break;
+		case 'q':
+			log_level = 0;
+			break;
+		case 'v':
+			log_level = 2;
+			break;
+		default:
+			fputs("Try 'wfrun --help'.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		error_msg("usage: wfrun dag [--names] WORKFLOW.yaml");
+		return EXIT_USAGE;
+	}
+	struct workflow wf;
+	struct plan p;
+	/* The graph does not depend on the cores of this machine. */
+	int rc = load_plan(argv[optind], 1L << 30, &wf, &p);
+	if (!rc) {
+		printf("digraph ");
+		dot_string(wf.name);
+		printf(" {\n  rankdir=TB;\n  node [shape=box];\n");
+		if (names)
+			dag_names(&p);
+		else
+			dag_instances(&p);
+		printf("}\n");
+	}
+	plan_release(&p);
+	workflow_release(&wf);
+	return rc;
+}

@@ -1,0 +1,159 @@
+/*
+ * wfrun: main() and the subcommand table.  `wfrun FILE` is `wfrun run FILE`.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "wfrun.h"
+
+static const struct subcmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} subcmds[] = {
+	{ "run", cmd_run, "run a workflow (the default)" },
+	{ "check", cmd_check, "validate a workflow and summarise its graph" },
+	{ "dag", cmd_dag, "print the task graph in Graphviz dot" },
+};
+
+static void
+usage(FILE *fp)
+{
+	fputs("usage: wfrun [run] [options] WORKFLOW.yaml\n"
+	      "       wfrun check [options] WORKFLOW.yaml\n"
+	      "       wfrun dag [--names] WORKFLOW.yaml\n"
+	      "\n"
+	      "Runs a workflow of shell-command tasks whose order comes from the\n"
+	      "files they read and write (see wfrun-workflow(5)).\n"
+	      "\n"
+	      "commands:\n", fp);
+	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++)
+		fprintf(fp, "  %-8s %s\n", subcmds[i].name, subcmds[i].help);
+	fputs("\n"
+	      "run options:\n"
+	      "  -j, --cores N      use N cores (default: all of this machine)\n"
+	      "  -n, --dry-run      print the commands in a valid order, run nothing\n"
+	      "  -k, --keep-going   after a failure, run what does not depend on it\n"
+	      "      --trace FILE   write the trace there (default:\n"
+	      "                     WORKDIR/.wfrun/trace.tsv)\n"
+	      "common options:\n"
+	      "  -q, --quiet        print only errors\n"
+	      "  -v, --verbose      print each task as it starts and ends\n"
+	      "  -h, --help         show this help\n"
+	      "  -V, --version      show the version\n"
+	      "\n"
+	      "exit status: 0 all tasks succeeded, 1 a task failed, 2 usage or\n"
+	      "workflow error, 130 interrupted.  See wfrun(1).\n", fp);
+}
+
+/* Options taking a separate argument, so their value is not taken for
+ * the subcommand or the file. */
+static int
+takes_arg(const char *a)
+{
+	return !strcmp(a, "-j") || !strcmp(a, "--cores") ||
+	       !strcmp(a, "--trace");
+}
+
+int
+main(int argc, char **argv)
+{
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			break;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			/* a subcommand's --help comes here too: one text */
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("wfrun %s\n", WFRUN_VERSION);
+			return 0;
+		}
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	/* The first word that is not an option names the subcommand, or
+	 * else it is the workflow and the command is run. */
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1]) {
+			if (takes_arg(argv[i]))
+				i++;
+			continue;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(subcmds); k++)
+			if (!strcmp(argv[i], subcmds[k].name)) {
+				memmove(argv + i, argv + i + 1,
+					(size_t)(argc - i) * sizeof(char *));
+				return subcmds[k].fn(argc - 1, argv);
+			}
+		break;
+	}
+	return cmd_run(argc, argv);
+}
+
+long
+local_cores(void)
+{
+	cpu_set_t set;
+	if (!sched_getaffinity(0, sizeof(set), &set)) {
+		int n = CPU_COUNT(&set);
+		if (n > 0)
+			return n;
+	}
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+long
+parse_cores_arg(const char *s)
+{
+	long v;
+	if (parse_long(s, &v) < 0 || v < 1 || v > 1000000) {
+		error_msg("-j/--cores wants a number of cores >= 1, not '%s'", s);
+		return -1;
+	}
+	return v;
+}
+
+int
+load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
+{
+	struct diags d;
+	diags_init(&d, file);
+	memset(p, 0, sizeof(*p));
+	if (workflow_load(wf, file, &d) == 0 && !d.nerrors) {
+		for (size_t i = 0; i < wf->ntasks; i++) {
+			const struct wf_task *t = &wf->tasks[i];
+			if (t->cores > cores)
+				diag_error(&d, t->cores_loc, "task '%s' asks for "
+					   "%ld cores but only %ld %s available; "
+					   "lower cores or raise -j", t->name,
+					   t->cores, cores,
+					   cores == 1 ? "is" : "are");
+		}
+		plan_build(p, wf, &d);
+	}
+	int rc = 0;
+	if (d.nerrors) {
+		diags_print(&d, stderr);
+		fprintf(stderr, "wfrun: %zu error%s in %s; nothing was run\n",
+			d.nerrors, d.nerrors == 1 ? "" : "s", file);
+		rc = EXIT_USAGE;
+	} else if (d.list.n && log_level >= 1) {
+		diags_print(&d, stderr);
+	}
+	diags_release(&d);
+	return rc;
+}

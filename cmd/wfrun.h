@@ -1,0 +1,35 @@
+/*
+ * The subcommands of wfrun and what they share: loading a workflow into a
+ * plan with every error printed, and the exit statuses of wfrun(1).
+ */
+#ifndef WFRUN_CMD_H
+#define WFRUN_CMD_H
+
+#include "expand.h"
+#include "workflow.h"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_TASK_FAILED = 1,
+	EXIT_USAGE = 2,
+	EXIT_UNREACHABLE = 3,
+	EXIT_INTERRUPTED = 130,
+};
+
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_dag(int argc, char **argv);
+
+/*
+ * Load file into wf and p, printing every error as file:line:col.  cores is
+ * what the local worker has (tasks asking for more are errors).  Returns 0,
+ * or EXIT_USAGE after printing the errors.
+ */
+int load_plan(const char *file, long cores, struct workflow *wf,
+	      struct plan *p);
+/* The cores of this machine (the CPUs this process may run on). */
+long local_cores(void);
+/* Parse the argument of -j; prints an error and returns -1 when bad. */
+long parse_cores_arg(const char *s);
+
+#endif

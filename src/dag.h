@@ -1,0 +1,127 @@
+/*
+ * dag: the task graph derived from data accesses in program order, as
+ * COMPSs derives it from a sequential program.  It owns the data (one datum
+ * per normalised path, arranged in a tree of known paths so a directory
+ * collection finds its elements), the task instances, their accesses, the
+ * edges (RAW, WAR, WAW, deduplicated), and at run time the count of
+ * unfinished predecessors of each task.  It is pure: no file system, no
+ * clock.  expand.c feeds it; the runner drains it.
+ *
+ * Building: for each task in program order, dag_add_task(), then
+ * dag_add_access() for each datum it touches, then dag_seal_task().  Reads
+ * of a task are resolved before its writes, so an INOUT is a read then a
+ * write.  dag_finalize() then builds the successor lists.
+ */
+#ifndef WFRUN_DAG_H
+#define WFRUN_DAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define DAG_NONE UINT32_MAX
+
+enum { DAG_READ = 1, DAG_WRITE = 2 };
+
+/* Datum flags */
+enum {
+	DATUM_SCANNED = 1,   /* its directory was read from disk */
+	DATUM_INPUT = 2,     /* read with no writer: must exist at start */
+	DATUM_ON_DISK = 4,   /* seen on disk by a scan */
+	DATUM_DIR_MADE = 8,  /* the runner created it as a directory */
+	DATUM_COLLECTION = 16, /* accessed as a directory collection */
+};
+
+struct dag_datum {
+	const char *path;      /* normalised, relative to workdir or absolute */
+	uint32_t len;
+	uint32_t parent;       /* datum of the parent directory, or DAG_NONE */
+	uint32_t first_child;  /* the tree of known paths */
+	uint32_t next_sibling;
+	uint32_t writer;       /* last task that wrote this path itself */
+	uint32_t readers;      /* reader list since that write (node index) */
+	uint32_t flags;
+};
+
+struct dag_access {
+	uint32_t datum;
+	uint16_t param;  /* index of the task template's parameter */
+	uint8_t mode;    /* DAG_READ | DAG_WRITE */
+	uint8_t is_dir;  /* a directory collection */
+	uint16_t depth;  /* for directory collections */
+};
+
+enum dag_state {
+	TASK_WAITING,
+	TASK_READY,
+	TASK_RUNNING,
+	TASK_DONE,
+	TASK_FAILED,
+};
+
+struct dag_task {
+	uint32_t tmpl;      /* index of the workflow task it instantiates */
+	uint32_t bind;      /* offset of its foreach values in dag.binds */
+	uint32_t acc;       /* offset of its accesses in dag.acc */
+	uint32_t nacc;
+	uint32_t waiting;   /* predecessors not yet done (after finalize) */
+	uint8_t state;
+};
+
+/* The first task that reads each input datum, for error messages. */
+struct dag_input {
+	uint32_t datum, task;
+	uint16_t param;
+};
+
+struct dag {
+	struct arena arena;           /* path strings */
+	struct hmap paths;            /* path -> datum index */
+	VEC(struct dag_datum) data;
+	VEC(struct dag_task) tasks;
+	VEC(struct dag_access) acc;
+	VEC(const char *) binds;      /* foreach values (arena strings) */
+	VEC(struct dag_input) inputs; /* data that must exist at start */
+	size_t nedges;
+	/* build state */
+	VEC(uint32_t) edge_from;
+	VEC(uint32_t) edge_to;
+	VEC(uint64_t) rnodes;         /* reader list: task << 32 | next */
+	VEC(uint32_t) stamp;          /* last successor given an edge */
+	/* after finalize: successors in CSR form */
+	uint32_t *succ_off;
+	uint32_t *succ;
+};
+
+void dag_init(struct dag *d);
+void dag_release(struct dag *d);
+
+/* The datum for a normalised path (created with its parents if new). */
+uint32_t dag_intern(struct dag *d, const char *path, size_t len);
+/* The datum for path if known, else DAG_NONE. */
+uint32_t dag_lookup(const struct dag *d, const char *path, size_t len);
+
+uint32_t dag_add_task(struct dag *d, uint32_t tmpl);
+void dag_add_bind(struct dag *d, const char *value);
+void dag_add_access(struct dag *d, uint32_t task, uint32_t datum, int mode,
+		    bool is_dir, unsigned depth, unsigned param);
+/* Compute the edges of the task just added. */
+void dag_seal_task(struct dag *d, uint32_t task);
+void dag_finalize(struct dag *d);
+
+/* The task that last wrote path (itself or as part of a collection
+ * written whole) before the tasks added so far, or DAG_NONE. */
+uint32_t dag_latest_writer(const struct dag *d, uint32_t datum);
+
+static inline uint32_t
+dag_nsucc(const struct dag *d, uint32_t t)
+{
+	return d->succ_off[t + 1] - d->succ_off[t];
+}
+
+/* Mark t done; append successors that became ready to *ready. */
+void dag_complete(struct dag *d, uint32_t t, uint32_t **ready, size_t *nready,
+		  size_t *alloc);
+
+#endif

@@ -1,0 +1,1191 @@
+#include "expand.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+
+/* Errors about missing inputs reported per task before summarising. */
+#define MAX_MISSING_PER_TASK 10
+
+/* ---- shell quoting ---- */
+
+static bool
+safe_char(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == '/' ||
+	       c == ',' || c == ':' || c == '@' || c == '%' || c == '+';
+}
+
+void
+sq_quote(struct strbuf *out, const char *s, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (!safe_char((unsigned char)s[i]))
+			break;
+	if (n && i == n) {
+		strbuf_add(out, s, n);
+		return;
+	}
+	strbuf_addch(out, '\'');
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\'')
+			strbuf_adds(out, "'\\''");
+		else
+			strbuf_addch(out, s[i]);
+	}
+	strbuf_addch(out, '\'');
+}
+
+/* ---- integer expressions ---- */
+
+struct expr {
+	const char *p;
+	struct errbuf *err;
+	int depth;
+};
+
+static int expr_sum(struct expr *e, long long *v);
+
+static void
+expr_ws(struct expr *e)
+{
+	while (isspace((unsigned char)*e->p))
+		e->p++;
+}
+
+static int
+expr_atom(struct expr *e, long long *v)
+{
+	expr_ws(e);
+	if (++e->depth > 64)
+		return errprintf(e->err, "expression nests too deeply");
+	int r;
+	if (*e->p == '(') {
+		e->p++;
+		if (expr_sum(e, v) < 0)
+			return -1;
+		expr_ws(e);
+		if (*e->p != ')')
+			return errprintf(e->err, "missing ')'");
+		e->p++;
+		r = 0;
+	} else if (*e->p == '-' || *e->p == '+') {
+		int neg = *e->p == '-';
+		e->p++;
+		if (expr_atom(e, v) < 0)
+			return -1;
+		if (neg)
+			*v = -*v;
+		r = 0;
+	} else if (isdigit((unsigned char)*e->p)) {
+		char *end;
+		errno = 0;
+		*v = strtoll(e->p, &end, 10);
+		if (errno)
+			return errprintf(e->err, "number out of range");
+		e->p = end;
+		r = 0;
+	} else if (!*e->p) {
+		return errprintf(e->err, "missing a number at the end");
+	} else {
+		return errprintf(e->err, "unexpected '%c'", *e->p);
+	}
+	e->depth--;
+	return r;
+}
+
+static int
+expr_prod(struct expr *e, long long *v)
+{
+	if (expr_atom(e, v) < 0)
+		return -1;
+	for (;;) {
+		expr_ws(e);
+		char op = *e->p;
+		if (op != '*' && op != '/' && op != '%')
+			return 0;
+		e->p++;
+		long long w;
+		if (expr_atom(e, &w) < 0)
+			return -1;
+		if (op == '*') {
+			if (__builtin_mul_overflow(*v, w, v))
+				return errprintf(e->err, "overflow");
+		} else {
+			if (!w)
+				return errprintf(e->err, "division by zero");
+			*v = op == '/' ? *v / w : *v % w;
+		}
+	}
+}
+
+static int
+expr_sum(struct expr *e, long long *v)
+{
+	if (expr_prod(e, v) < 0)
+		return -1;
+	for (;;) {
+		expr_ws(e);
+		char op = *e->p;
+		if (op != '+' && op != '-')
+			return 0;
+		e->p++;
+		long long w;
+		if (expr_prod(e, &w) < 0)
+			return -1;
+		if (op == '+' ? __builtin_add_overflow(*v, w, v)
+			      : __builtin_sub_overflow(*v, w, v))
+			return errprintf(e->err, "overflow");
+	}
+}
+
+int
+eval_int(const char *s, long long *out, struct errbuf *err)
+{
+	struct expr e = { s, err, 0 };
+	if (expr_sum(&e, out) < 0)
+		return -1;
+	expr_ws(&e);
+	if (*e.p)
+		return errprintf(err, "unexpected '%c'", *e.p);
+	return 0;
+}
+
+/* ---- templates ---- */
+
+/* Names visible to a template: vars, then foreach keys by slot. */
+struct scope {
+	const struct workflow *wf;
+	const char **names; /* foreach keys, slot order */
+	size_t n;
+	const struct wf_task *task; /* params visible when set */
+};
+
+enum tmpl_where { IN_PATH, IN_RUN, IN_ENV, IN_EXPR };
+
+static const char *
+where_name(enum tmpl_where w)
+{
+	switch (w) {
+	case IN_PATH:
+		return "a path";
+	case IN_RUN:
+		return "run";
+	case IN_ENV:
+		return "env";
+	case IN_EXPR:
+		return "a foreach value";
+	}
+	return "?";
+}
+
+static bool
+name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.';
+}
+
+static void
+suggest(struct strbuf *sb, const struct scope *sc, const char *name,
+	enum tmpl_where where)
+{
+	VEC(const char *) cands = { 0 };
+	VEC(char *) owned = { 0 };
+	for (size_t i = 0; i < sc->wf->nvars; i++)
+		VEC_PUSH(cands, sc->wf->vars[i].key);
+	for (size_t i = 0; i < sc->n; i++)
+		VEC_PUSH(cands, sc->names[i]);
+	if (sc->task && (where == IN_RUN || where == IN_ENV)) {
+		for (size_t i = 0; i < sc->task->nparams; i++) {
+			const struct wf_param *p = &sc->task->params[i];
+			char *c = xasprintf("%s.%s", wf_access_name(p->access),
+					    p->name);
+			VEC_PUSH(owned, c);
+			VEC_PUSH(cands, c);
+		}
+	}
+	const char *best = closest_word(name, cands.v, cands.n);
+	if (best)
+		strbuf_addf(sb, "; did you mean {%s}?", best);
+	for (size_t i = 0; i < owned.n; i++)
+		free(owned.v[i]);
+	VEC_FREE(owned);
+	VEC_FREE(cands);
+}
+
+/*
+ * Compile text into t.  Segments point into text, which must live as long
+ * as the template.  Errors are reported at loc and make it return -1.
+ */
+static int
+tmpl_compile(struct tmpl *t, const char *text, const struct scope *sc,
+	     enum tmpl_where where, struct diags *d, struct wf_loc loc,
+	     const char *owner)
+{
+	VEC(struct seg) segs = { 0 };
+	const char *p = text, *lit = text;
+	int bad = 0;
+	/* Literal runs are flushed at each placeholder or escaped brace. */
+#define FLUSH(end)                                                           \
+	do {                                                                 \
+		if ((end) > lit) {                                           \
+			struct seg s_ = { SEG_LIT, 0, lit,                   \
+					  (size_t)((end)-lit) };             \
+			VEC_PUSH(segs, s_);                                  \
+		}                                                            \
+	} while (0)
+	while (*p) {
+		if (p[0] == '{' && p[1] == '{') {
+			FLUSH(p + 1);
+			p += 2;
+			lit = p;
+			continue;
+		}
+		if (p[0] == '}' && p[1] == '}') {
+			FLUSH(p + 1);
+			p += 2;
+			lit = p;
+			continue;
+		}
+		if (*p == '}') {
+			diag_error(d, loc, "%s of %s: '}' at offset %zu closes no "
+				   "placeholder; write '}}' for a literal brace",
+				   where_name(where), owner, (size_t)(p - text));
+			bad = 1;
+			p++;
+			continue;
+		}
+		if (*p != '{') {
+			p++;
+			continue;
+		}
+		const char *q = p + 1;
+		while (name_char(*q))
+			q++;
+		if (*q != '}' || q == p + 1) {
+			diag_error(d, loc, "%s of %s: '{' at offset %zu starts no "
+				   "placeholder (want {name}, {in.x}, {out.x} or "
+				   "{inout.x}); write '{{' for a literal brace",
+				   where_name(where), owner, (size_t)(p - text));
+			bad = 1;
+			p++;
+			continue;
+		}
+		FLUSH(p);
+		char *name = xstrndup(p + 1, (size_t)(q - p - 1));
+		struct seg s = { SEG_LIT, 0, NULL, 0 };
+		const char *dot = strchr(name, '.');
+		bool ok = false;
+		if (dot) {
+			size_t pl = (size_t)(dot - name);
+			enum wf_access acc;
+			bool known_acc = true;
+			if (pl == 2 && !strncmp(name, "in", 2))
+				acc = WF_IN;
+			else if (pl == 3 && !strncmp(name, "out", 3))
+				acc = WF_OUT;
+			else if (pl == 5 && !strncmp(name, "inout", 5))
+				acc = WF_INOUT;
+			else
+				known_acc = false;
+			if (known_acc && (where == IN_RUN || where == IN_ENV)) {
+				const char *pn = dot + 1;
+				size_t i;
+				for (i = 0; i < sc->task->nparams; i++)
+					if (!strcmp(sc->task->params[i].name, pn))
+						break;
+				if (i == sc->task->nparams) {
+					struct strbuf m = STRBUF_INIT;
+					strbuf_addf(&m, "%s of %s: {%s}: the task has "
+						    "no %s parameter '%s'",
+						    where_name(where), owner, name,
+						    wf_access_name(acc), pn);
+					suggest(&m, sc, name, where);
+					diag_error(d, loc, "%s", m.buf);
+					strbuf_release(&m);
+				} else if (sc->task->params[i].access != acc) {
+					diag_error(d, loc, "%s of %s: {%s}: '%s' is "
+						   "an %s parameter; write {%s.%s}",
+						   where_name(where), owner, name, pn,
+						   wf_access_name(
+							   sc->task->params[i].access),
+						   wf_access_name(
+							   sc->task->params[i].access),
+						   pn);
+				} else {
+					s.kind = SEG_PARAM;
+					s.idx = (uint32_t)i;
+					ok = true;
+				}
+			} else if (known_acc) {
+				diag_error(d, loc, "%s of %s: {%s}: parameters "
+					   "cannot be used in %s, only vars and "
+					   "foreach keys", where_name(where), owner,
+					   name, where_name(where));
+			} else {
+				struct strbuf m = STRBUF_INIT;
+				strbuf_addf(&m, "%s of %s: unknown placeholder {%s}",
+					    where_name(where), owner, name);
+				suggest(&m, sc, name, where);
+				diag_error(d, loc, "%s", m.buf);
+				strbuf_release(&m);
+			}
+		} else {
+			size_t i;
+			for (i = sc->n; i > 0; i--)
+				if (!strcmp(sc->names[i - 1], name))
+					break;
+			if (i > 0) {
+				s.kind = SEG_BIND;
+				s.idx = (uint32_t)(i - 1);
+				ok = true;
+			} else {
+				const struct wf_kv *v = workflow_var(sc->wf, name,
+								     strlen(name));
+				if (v) {
+					s.kind = SEG_VAR;
+					s.s = v->val;
+					s.len = strlen(v->val);
+					ok = true;
+				} else {
+					struct strbuf m = STRBUF_INIT;
+					strbuf_addf(&m, "%s of %s: unknown "
+						    "placeholder {%s}: no var or "
+						    "foreach key has that name",
+						    where_name(where), owner, name);
+					suggest(&m, sc, name, where);
+					diag_error(d, loc, "%s", m.buf);
+					strbuf_release(&m);
+				}
+			}
+		}
+		free(name);
+		if (ok)
+			VEC_PUSH(segs, s);
+		else
+			bad = 1;
+		p = q + 1;
+		lit = p;
+	}
+	FLUSH(p);
+#undef FLUSH
+	t->v = segs.v;
+	t->n = segs.n;
+	return bad ? -1 : 0;
+}
+
+static void
+tmpl_release(struct tmpl *t)
+{
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}
+
+/* Render with raw values (paths, env, expressions); no PARAM segments. */
+static void
+render_raw(struct strbuf *out, const struct tmpl *t, const char *const *vals)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct seg *s = &t->v[i];
+		switch (s->kind) {
+		case SEG_LIT:
+		case SEG_VAR:
+			strbuf_add(out, s->s, s->len);
+			break;
+		case SEG_BIND:
+			strbuf_adds(out, vals[s->idx]);
+			break;
+		case SEG_PARAM:
+			BUG("parameter in a raw template");
+		}
+	}
+}
+
+/* ---- compile a whole task ---- */
+
+struct builder {
+	struct plan *p;
+	struct diags *d;
+	struct strbuf sb;
+	VEC(const char *) names; /* scope stack of foreach key names */
+	VEC(const char *) vals;  /* current values, parallel to names */
+	size_t missing;          /* missing-input errors of this task */
+};
+
+static void
+compile_foreach(struct builder *b, struct ptask *pt, const struct wf_foreach *fe,
+		struct tmpl **lo, struct tmpl **hi, struct tmpl ***items,
+		struct tmpl **glob, const char *owner, int *bad)
+{
+	*lo = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
+	*hi = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
+	*glob = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
+	*items = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl *));
+	for (size_t k = 0; k < fe->n; k++) {
+		const struct wf_iter *it = &fe->v[k];
+		struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL };
+		for (size_t j = 0; j < b->names.n; j++)
+			if (!strcmp(b->names.v[j], it->name)) {
+				diag_error(b->d, it->loc, "foreach key '%s' of %s is "
+					   "already a foreach key around it; rename "
+					   "it", it->name, owner);
+				*bad = 1;
+			}
+		switch (it->kind) {
+		case WF_ITER_RANGE:
+			*bad |= tmpl_compile(&(*lo)[k], it->lo, &sc, IN_EXPR, b->d,
+					     it->loc, owner) < 0;
+			*bad |= tmpl_compile(&(*hi)[k], it->hi, &sc, IN_EXPR, b->d,
+					     it->loc, owner) < 0;
+			break;
+		case WF_ITER_LIST:
+			(*items)[k] = xcalloc(it->nitems ? it->nitems : 1,
+					      sizeof(struct tmpl));
+			for (size_t j = 0; j < it->nitems; j++)
+				*bad |= tmpl_compile(&(*items)[k][j], it->items[j],
+						     &sc, IN_EXPR, b->d,
+						     it->item_locs[j], owner) < 0;
+			break;
+		case WF_ITER_GLOB:
+			*bad |= tmpl_compile(&(*glob)[k], it->glob, &sc, IN_PATH,
+					     b->d, it->loc, owner) < 0;
+			break;
+		}
+		VEC_PUSH(b->names, it->name);
+	}
+	(void)pt;
+}
+
+static void
+compile_data(struct builder *b, struct ptask *pt, const struct wf_data *wd,
+	     struct pdata *pd, const char *owner, int *bad)
+{
+	pd->kind = wd->kind;
+	pd->depth = wd->depth;
+	if (wd->kind == WF_LIST) {
+		size_t mark = b->names.n;
+		pd->each = (struct wf_foreach *)&wd->each;
+		compile_foreach(b, pt, &wd->each, &pd->each_lo, &pd->each_hi,
+				&pd->each_items, &pd->each_glob, owner, bad);
+		pd->elem = xcalloc(1, sizeof(*pd->elem));
+		compile_data(b, pt, wd->elem, pd->elem, owner, bad);
+		b->names.n = mark;
+		return;
+	}
+	if (!wd->path) {
+		*bad = 1;
+		return;
+	}
+	struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL };
+	*bad |= tmpl_compile(&pd->path, wd->path, &sc, IN_PATH, b->d, wd->loc,
+			     owner) < 0;
+}
+
+static void
+pdata_release(struct pdata *pd, const struct wf_foreach *fe)
+{
+	tmpl_release(&pd->path);
+	if (pd->elem) {
+		pdata_release(pd->elem, pd->each);
+		free(pd->elem);
+	}
+	if (fe && pd->each_lo) {
+		for (size_t k = 0; k < fe->n; k++) {
+			tmpl_release(&pd->each_lo[k]);
+			tmpl_release(&pd->each_hi[k]);
+			tmpl_release(&pd->each_glob[k]);
+			if (pd->each_items[k]) {
+				for (size_t j = 0; j < fe->v[k].nitems; j++)
+					tmpl_release(&pd->each_items[k][j]);
+				free(pd->each_items[k]);
+			}
+		}
+	}
+	free(pd->each_lo);
+	free(pd->each_hi);
+	free(pd->each_glob);
+	free(pd->each_items);
+}
+
+/* Shell words that must run through /bin/sh even when alone. */
+static bool
+shell_word(const char *w, size_t n)
+{
+	static const char *const words[] = {
+		"!", ".", ":", "[", "alias", "bg", "break", "case", "cd",
+		"command", "continue", "do", "done", "elif", "else", "esac",
+		"eval", "exec", "exit", "export", "false", "fc", "fg", "fi",
+		"for", "getopts", "hash", "if", "jobs", "kill", "local", "read",
+		"readonly", "return", "set", "shift", "source", "test", "then",
+		"times", "trap", "true", "type", "ulimit", "umask", "unalias",
+		"unset", "until", "wait", "while",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == n && !memcmp(words[i], w, n))
+			return true;
+	return false;
+}
+
+static char *
+find_on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *e = strchr(path, ':');
+		size_t n = e ? (size_t)(e - path) : strlen(path);
+		if (n) {
+			char *cand = xasprintf("%.*s/%s", (int)n, path, prog);
+			struct stat st;
+			if (!access(cand, X_OK) && !stat(cand, &st) &&
+			    S_ISREG(st.st_mode))
+				return cand;
+			free(cand);
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
+/*
+ * Decide whether run can be exec'd without a shell, as make does: literal
+ * text of plain word characters and blanks only, a literal first word that
+ * is no shell builtin or keyword and is found on PATH.
+ */
+static void
+classify_run(struct ptask *pt)
+{
+	const struct tmpl *t = &pt->run;
+	pt->simple = false;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->v[i].kind != SEG_LIT)
+			continue;
+		for (size_t j = 0; j < t->v[i].len; j++) {
+			unsigned char c = (unsigned char)t->v[i].s[j];
+			if (!safe_char(c) && c != ' ' && c != '\t')
+				return;
+		}
+	}
+	if (!t->n || t->v[0].kind != SEG_LIT)
+		return;
+	const char *w = t->v[0].s, *end = w + t->v[0].len;
+	while (w < end && (*w == ' ' || *w == '\t'))
+		w++;
+	const char *we = w;
+	while (we < end && *we != ' ' && *we != '\t')
+		we++;
+	if (we == w || (we == end && t->n > 1))
+		return; /* the first word holds a placeholder */
+	if (shell_word(w, (size_t)(we - w)))
+		return;
+	char *prog = xstrndup(w, (size_t)(we - w));
+	if (strchr(prog, '/')) {
+		pt->exe = prog;
+	} else {
+		pt->exe = find_on_path(prog);
+		free(prog);
+		if (!pt->exe)
+			return; /* let the shell say "not found" */
+	}
+	for (size_t i = 0; i < pt->wt->nenv; i++)
+		if (!strcmp(pt->wt->env[i].key, "PATH")) {
+			free(pt->exe);
+			pt->exe = NULL;
+			return;
+		}
+	pt->simple = true;
+}
+
+static int
+compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
+{
+	int bad = 0;
+	char *owner = xasprintf("task '%s'", wt->name ? wt->name : "?");
+	pt->wt = wt;
+	b->names.n = 0;
+	compile_foreach(b, pt, &wt->foreach, &pt->lo, &pt->hi, &pt->items,
+			&pt->glob, owner, &bad);
+	size_t task_scope = b->names.n;
+	pt->params = xcalloc(wt->nparams ? wt->nparams : 1, sizeof(*pt->params));
+	for (size_t i = 0; i < wt->nparams; i++) {
+		b->names.n = task_scope;
+		compile_data(b, pt, &wt->params[i].data, &pt->params[i], owner,
+			     &bad);
+	}
+	b->names.n = task_scope;
+	struct scope sc = { b->p->wf, b->names.v, b->names.n, wt };
+	if (wt->run) {
+		bad |= tmpl_compile(&pt->run, wt->run, &sc, IN_RUN, b->d,
+				    wt->run_loc, owner) < 0;
+		if (!bad)
+			classify_run(pt);
+	}
+	pt->env = xcalloc(wt->nenv ? wt->nenv : 1, sizeof(*pt->env));
+	for (size_t i = 0; i < wt->nenv; i++)
+		bad |= tmpl_compile(&pt->env[i], wt->env[i].val, &sc, IN_ENV,
+				    b->d, wt->env[i].loc, owner) < 0;
+	free(owner);
+	return bad ? -1 : 0;
+}
+
+/* ---- expansion ---- */
+
+typedef void (*combo_fn)(struct builder *b, void *arg);
+
+static const char *
+intern_value(struct builder *b, const char *s, size_t n)
+{
+	return arena_strndup(&b->p->dag.arena, s, n);
+}
+
+static int
+glob_values(struct builder *b, const struct wf_iter *it, const char *pattern,
+	    const char *owner, struct strvec *out)
+{
+	const char *wd = b->p->wf->workdir;
+	struct strbuf full = STRBUF_INIT;
+	if (pattern[0] != '/') {
+		for (const char *s = wd; *s; s++) {
+			if (strchr("*?[]\\", *s))
+				strbuf_addch(&full, '\\');
+			strbuf_addch(&full, *s);
+		}
+		strbuf_addch(&full, '/');
+	}
+	strbuf_adds(&full, pattern);
+	glob_t g;
+	int r = glob(full.buf, GLOB_ERR, NULL, &g);
+	strbuf_release(&full);
+	if (r == GLOB_NOMATCH) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: glob '%s' matches "
+			   "no file under %s", it->name, owner, pattern, wd);
+		return -1;
+	}
+	if (r) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: glob '%s' failed: "
+			   "%s", it->name, owner, pattern,
+			   r == GLOB_NOSPACE ? "out of memory" : strerror(errno));
+		return -1;
+	}
+	size_t skip = pattern[0] == '/' ? 0 : strlen(wd) + 1;
+	if (!strcmp(wd, "/") && pattern[0] != '/')
+		skip = 1;
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		VEC_PUSH(*out, xstrdup(g.gl_pathv[i] + skip));
+	globfree(&g);
+	return 0;
+}
+
+/*
+ * Call fn for every combination of the keys fe->v[k..n), pushing each
+ * value onto b->vals.  Returns -1 after reporting an error.
+ */
+static int
+each_combo(struct builder *b, const struct wf_foreach *fe, size_t k,
+	   struct tmpl *lo, struct tmpl *hi, struct tmpl **items,
+	   struct tmpl *glob, const char *owner, combo_fn fn, void *arg)
+{
+	if (k == fe->n) {
+		fn(b, arg);
+		return 0;
+	}
+	const struct wf_iter *it = &fe->v[k];
+	int r = 0;
+	switch (it->kind) {
+	case WF_ITER_RANGE: {
+		long long a, z;
+		struct errbuf err;
+		for (int side = 0; side < 2; side++) {
+			strbuf_reset(&b->sb);
+			render_raw(&b->sb, side ? &hi[k] : &lo[k], b->vals.v);
+			if (eval_int(b->sb.buf, side ? &z : &a, &err) < 0) {
+				diag_error(b->d, it->loc, "foreach '%s' of %s: range "
+					   "bound '%s' is not an integer expression "
+					   "(%s)", it->name, owner, b->sb.buf,
+					   err.msg);
+				return -1;
+			}
+		}
+		char num[32];
+		for (long long v = a; v <= z; v++) {
+			int n = snprintf(num, sizeof(num), "%lld", v);
+			VEC_PUSH(b->vals, intern_value(b, num, (size_t)n));
+			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
+				       arg);
+			b->vals.n--;
+			if (r < 0)
+				return r;
+		}
+		break;
+	}
+	case WF_ITER_LIST:
+		for (size_t j = 0; j < it->nitems; j++) {
+			strbuf_reset(&b->sb);
+			render_raw(&b->sb, &items[k][j], b->vals.v);
+			VEC_PUSH(b->vals, intern_value(b, b->sb.buf, b->sb.len));
+			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
+				       arg);
+			b->vals.n--;
+			if (r < 0)
+				return r;
+		}
+		break;
+	case WF_ITER_GLOB: {
+		struct strvec found = { 0 };
+		strbuf_reset(&b->sb);
+		render_raw(&b->sb, &glob[k], b->vals.v);
+		char *pat = xstrdup(b->sb.buf);
+		r = glob_values(b, it, pat, owner, &found);
+		free(pat);
+		for (size_t j = 0; !r && j < found.n; j++) {
+			VEC_PUSH(b->vals, intern_value(b, found.v[j],
+						       strlen(found.v[j])));
+			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
+				       arg);
+			b->vals.n--;
+		}
+		for (size_t j = 0; j < found.n; j++)
+			free(found.v[j]);
+		VEC_FREE(found);
+		break;
+	}
+	}
+	return r;
+}
+
+/* Read directory dir (a datum) from disk into the dag, to depth levels. */
+static void
+scan_dir(struct builder *b, uint32_t dir, unsigned depth)
+{
+	struct dag *g = &b->p->dag;
+	if (g->data.v[dir].flags & DATUM_SCANNED)
+		return;
+	g->data.v[dir].flags |= DATUM_SCANNED;
+	if (b->p->workdir_fd < 0 && g->data.v[dir].path[0] != '/')
+		return;
+	int fd = openat(b->p->workdir_fd, g->data.v[dir].path,
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	DIR *dp = fdopendir(fd);
+	if (!dp) {
+		close(fd);
+		return;
+	}
+	struct dirent *de;
+	struct strbuf path = STRBUF_INIT;
+	VEC(uint32_t) subdirs = { 0 };
+	while ((de = readdir(dp))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		strbuf_reset(&path);
+		strbuf_add(&path, g->data.v[dir].path, g->data.v[dir].len);
+		strbuf_addch(&path, '/');
+		strbuf_adds(&path, de->d_name);
+		uint32_t x = dag_intern(g, path.buf, path.len);
+		g->data.v[x].flags |= DATUM_ON_DISK;
+		if (depth > 1 && de->d_type == DT_DIR)
+			VEC_PUSH(subdirs, x);
+	}
+	closedir(dp);
+	strbuf_release(&path);
+	for (size_t i = 0; i < subdirs.n; i++)
+		scan_dir(b, subdirs.v[i], depth - 1);
+	VEC_FREE(subdirs);
+}
+
+struct data_arg {
+	const struct pdata *pd;
+	uint32_t task;
+	int mode;
+	unsigned param;
+	const char *owner;
+};
+
+static void expand_data(struct builder *b, const struct pdata *pd,
+			uint32_t task, int mode, unsigned param,
+			const char *owner);
+
+static void
+list_elem(struct builder *b, void *arg)
+{
+	struct data_arg *a = arg;
+	expand_data(b, a->pd->elem, a->task, a->mode, a->param, a->owner);
+}
+
+static void
+expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
+	    unsigned param, const char *owner)
+{
+	struct dag *g = &b->p->dag;
+	if (pd->kind == WF_LIST) {
+		struct data_arg a = { pd, task, mode, param, owner };
+		if (each_combo(b, pd->each, 0, pd->each_lo, pd->each_hi,
+			       pd->each_items, pd->each_glob, owner, list_elem,
+			       &a) < 0)
+			b->p->pt[g->tasks.v[task].tmpl].failed = true;
+		return;
+	}
+	strbuf_reset(&b->sb);
+	render_raw(&b->sb, &pd->path, b->vals.v);
+	char *norm = xmalloc(b->sb.len + 2);
+	size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
+	uint32_t x = dag_intern(g, norm, n);
+	free(norm);
+	bool is_dir = pd->kind == WF_DIR;
+	if (is_dir && (mode & DAG_READ))
+		scan_dir(b, x, (unsigned)pd->depth);
+	dag_add_access(g, task, x, mode, is_dir, (unsigned)pd->depth, param);
+}
+
+struct inst_arg {
+	struct ptask *pt;
+	uint32_t tmpl;
+	const char *owner;
+};
+
+static void
+add_instance(struct builder *b, void *arg)
+{
+	struct inst_arg *a = arg;
+	struct dag *g = &b->p->dag;
+	uint32_t t = dag_add_task(g, a->tmpl);
+	size_t nkeys = a->pt->wt->foreach.n;
+	for (size_t i = 0; i < nkeys; i++)
+		dag_add_bind(g, b->vals.v[i]);
+	const struct wf_task *wt = a->pt->wt;
+	for (size_t i = 0; i < wt->nparams; i++) {
+		int mode = wt->params[i].access == WF_IN	   ? DAG_READ
+			   : wt->params[i].access == WF_OUT ? DAG_WRITE
+							    : DAG_READ | DAG_WRITE;
+		expand_data(b, &a->pt->params[i], t, mode, (unsigned)i, a->owner);
+	}
+	dag_seal_task(g, t);
+	a->pt->ninst++;
+}
+
+/* Report inputs that neither exist nor are written by an earlier task. */
+static void
+check_inputs(struct builder *b)
+{
+	struct plan *p = b->p;
+	struct dag *g = &p->dag;
+	size_t *per_task = xcalloc(p->wf->ntasks ? p->wf->ntasks : 1,
+				   sizeof(size_t));
+	struct strbuf label = STRBUF_INIT;
+	for (size_t i = 0; i < g->inputs.n; i++) {
+		const struct dag_input *in = &g->inputs.v[i];
+		const struct dag_datum *x = &g->data.v[in->datum];
+		if (x->flags & DATUM_ON_DISK)
+			continue;
+		struct stat st;
+		int r = p->workdir_fd >= 0 || x->path[0] == '/'
+				? fstatat(p->workdir_fd, x->path, &st, 0)
+				: -1;
+		if (!r)
+			continue;
+		uint32_t tmpl = g->tasks.v[in->task].tmpl;
+		const struct wf_param *prm = &p->wf->tasks[tmpl].params[in->param];
+		p->ninputs_missing++;
+		if (per_task[tmpl]++ >= MAX_MISSING_PER_TASK)
+			continue;
+		strbuf_reset(&label);
+		plan_label(p, in->task, &label);
+		diag_error(b->d, prm->loc, "task %s: input '%s' (%s) does not "
+			   "exist and no earlier task writes it", label.buf,
+			   prm->name, x->path);
+	}
+	for (size_t i = 0; i < p->wf->ntasks; i++)
+		if (per_task[i] > MAX_MISSING_PER_TASK)
+			diag_error(b->d, p->wf->tasks[i].loc, "task '%s': %zu more "
+				   "missing inputs not shown",
+				   p->wf->tasks[i].name,
+				   per_task[i] - MAX_MISSING_PER_TASK);
+	strbuf_release(&label);
+	free(per_task);
+}
+
+int
+plan_build(struct plan *p, const struct workflow *wf, struct diags *d)
+{
+	memset(p, 0, sizeof(*p));
+	p->wf = wf;
+	dag_init(&p->dag);
+	p->workdir_fd = open(wf->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	p->pt = xcalloc(wf->ntasks ? wf->ntasks : 1, sizeof(*p->pt));
+	struct builder b;
+	memset(&b, 0, sizeof(b));
+	b.p = p;
+	b.d = d;
+	strbuf_init(&b.sb);
+	int bad = 0;
+	for (size_t i = 0; i < wf->ntasks; i++) {
+		if (compile_task(&b, &p->pt[i], &wf->tasks[i]) < 0)
+			p->pt[i].failed = true;
+		if (!wf->tasks[i].name || !wf->tasks[i].run)
+			p->pt[i].failed = true;
+		bad |= p->pt[i].failed;
+	}
+	if (!bad && !d->nerrors) {
+		for (size_t i = 0; i < wf->ntasks; i++) {
+			struct ptask *pt = &p->pt[i];
+			char *owner = xasprintf("task '%s'", wf->tasks[i].name);
+			struct inst_arg a = { pt, (uint32_t)i, owner };
+			pt->first = (uint32_t)p->dag.tasks.n;
+			b.vals.n = 0;
+			if (each_combo(&b, &wf->tasks[i].foreach, 0, pt->lo, pt->hi,
+				       pt->items, pt->glob, owner, add_instance,
+				       &a) < 0)
+				pt->failed = true;
+			free(owner);
+		}
+		if (!d->nerrors)
+			check_inputs(&b);
+	}
+	dag_finalize(&p->dag);
+	strbuf_release(&b.sb);
+	VEC_FREE(b.names);
+	VEC_FREE(b.vals);
+	return d->nerrors ? -1 : 0;
+}
+
+void
+plan_release(struct plan *p)
+{
+	if (!p->wf)
+		return;
+	for (size_t i = 0; i < p->wf->ntasks; i++) {
+		struct ptask *pt = &p->pt[i];
+		const struct wf_task *wt = &p->wf->tasks[i];
+		tmpl_release(&pt->run);
+		if (pt->env)
+			for (size_t j = 0; j < wt->nenv; j++)
+				tmpl_release(&pt->env[j]);
+		free(pt->env);
+		if (pt->params)
+			for (size_t j = 0; j < wt->nparams; j++)
+				pdata_release(&pt->params[j],
+					      wt->params[j].data.kind == WF_LIST
+						      ? &wt->params[j].data.each
+						      : NULL);
+		free(pt->params);
+		if (pt->lo) {
+			for (size_t k = 0; k < wt->foreach.n; k++) {
+				tmpl_release(&pt->lo[k]);
+				tmpl_release(&pt->hi[k]);
+				tmpl_release(&pt->glob[k]);
+				if (pt->items[k]) {
+					for (size_t j = 0; j < wt->foreach.v[k].nitems;
+					     j++)
+						tmpl_release(&pt->items[k][j]);
+					free(pt->items[k]);
+				}
+			}
+		}
+		free(pt->lo);
+		free(pt->hi);
+		free(pt->glob);
+		free(pt->items);
+		free(pt->exe);
+	}
+	free(p->pt);
+	dag_release(&p->dag);
+	if (p->workdir_fd >= 0)
+		close(p->workdir_fd);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- rendering instances ---- */
+
+static const char *const *
+task_vals(const struct plan *p, uint32_t t)
+{
+	return p->dag.binds.v + p->dag.tasks.v[t].bind;
+}
+
+void
+plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
+{
+	const struct dag_task *dt = &p->dag.tasks.v[t];
+	const struct tmpl *tm = &p->pt[dt->tmpl].run;
+	const char *const *vals = task_vals(p, t);
+	for (size_t i = 0; i < tm->n; i++) {
+		const struct seg *s = &tm->v[i];
+		switch (s->kind) {
+		case SEG_LIT:
+			strbuf_add(out, s->s, s->len);
+			break;
+		case SEG_VAR:
+			sq_quote(out, s->s, s->len);
+			break;
+		case SEG_BIND:
+			sq_quote(out, vals[s->idx], strlen(vals[s->idx]));
+			break;
+		case SEG_PARAM: {
+			bool first = true;
+			const struct dag_access *a = p->dag.acc.v + dt->acc;
+			for (uint32_t j = 0; j < dt->nacc; j++) {
+				if (a[j].param != s->idx)
+					continue;
+				const struct dag_datum *x =
+					&p->dag.data.v[a[j].datum];
+				if (!first)
+					strbuf_addch(out, ' ');
+				first = false;
+				sq_quote(out, x->path, x->len);
+			}
+			break;
+		}
+		}
+	}
+}
+
+bool
+plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
+	  struct strvec *argv)
+{
+	const struct dag_task *dt = &p->dag.tasks.v[t];
+	const struct ptask *pt = &p->pt[dt->tmpl];
+	if (!pt->simple)
+		return false;
+	const struct tmpl *tm = &pt->run;
+	const char *const *vals = task_vals(p, t);
+	/* Words are NUL-separated in buf; starts are offsets until the end. */
+	VEC(size_t) starts = { 0 };
+	bool in_word = false;
+	strbuf_reset(buf);
+#define START_WORD()                                                         \
+	do {                                                                 \
+		if (!in_word) {                                              \
+			VEC_PUSH(starts, buf->len);                          \
+			in_word = true;                                      \
+		}                                                            \
+	} while (0)
+#define END_WORD()                                                           \
+	do {                                                                 \
+		if (in_word) {                                               \
+			strbuf_addch(buf, '\0');                             \
+			in_word = false;                                     \
+		}                                                            \
+	} while (0)
+	for (size_t i = 0; i < tm->n; i++) {
+		const struct seg *s = &tm->v[i];
+		switch (s->kind) {
+		case SEG_LIT:
+			for (size_t j = 0; j < s->len; j++) {
+				char c = s->s[j];
+				if (c == ' ' || c == '\t') {
+					END_WORD();
+				} else {
+					START_WORD();
+					strbuf_addch(buf, c);
+				}
+			}
+			break;
+		case SEG_VAR:
+			START_WORD();
+			strbuf_add(buf, s->s, s->len);
+			break;
+		case SEG_BIND:
+			START_WORD();
+			strbuf_adds(buf, vals[s->idx]);
+			break;
+		case SEG_PARAM: {
+			bool first = true;
+			const struct dag_access *a = p->dag.acc.v + dt->acc;
+			for (uint32_t j = 0; j < dt->nacc; j++) {
+				if (a[j].param != s->idx)
+					continue;
+				const struct dag_datum *x =
+					&p->dag.data.v[a[j].datum];
+				if (!first)
+					END_WORD();
+				first = false;
+				START_WORD();
+				strbuf_add(buf, x->path, x->len);
+			}
+			break;
+		}
+		}
+	}
+	END_WORD();
+#undef START_WORD
+#undef END_WORD
+	argv->n = 0;
+	for (size_t i = 0; i < starts.n; i++)
+		VEC_PUSH(*argv, buf->buf + starts.v[i]);
+	VEC_PUSH(*argv, NULL);
+	argv->n--;
+	if (argv->n)
+		argv->v[0] = pt->exe;
+	VEC_FREE(starts);
+	return argv->n > 0;
+}
+
+void
+plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out)
+{
+	const struct dag_task *dt = &p->dag.tasks.v[t];
+	const struct ptask *pt = &p->pt[dt->tmpl];
+	const struct tmpl *tm = &pt->env[i];
+	const char *const *vals = task_vals(p, t);
+	strbuf_adds(out, pt->wt->env[i].key);
+	strbuf_addch(out, '=');
+	for (size_t k = 0; k < tm->n; k++) {
+		const struct seg *s = &tm->v[k];
+		if (s->kind != SEG_PARAM) {
+			struct tmpl one = { (struct seg *)s, 1 };
+			render_raw(out, &one, vals);
+			continue;
+		}
+		bool first = true;
+		const struct dag_access *a = p->dag.acc.v + dt->acc;
+		for (uint32_t j = 0; j < dt->nacc; j++) {
+			if (a[j].param != s->idx)
+				continue;
+			if (!first)
+				strbuf_addch(out, ' ');
+			first = false;
+			strbuf_adds(out, p->dag.data.v[a[j].datum].path);
+		}
+	}
+}
+
+void
+plan_tag(const struct plan *p, uint32_t t, struct strbuf *out)
+{
+	const struct dag_task *dt = &p->dag.tasks.v[t];
+	const struct wf_foreach *fe = &p->wf->tasks[dt->tmpl].foreach;
+	const char *const *vals = task_vals(p, t);
+	for (size_t i = 0; i < fe->n; i++) {
+		if (i)
+			strbuf_addch(out, ',');
+		strbuf_addf(out, "%s=%s", fe->v[i].name, vals[i]);
+	}
+}
+
+void
+plan_label(const struct plan *p, uint32_t t, struct strbuf *out)
+{
+	const struct dag_task *dt = &p->dag.tasks.v[t];
+	strbuf_addf(out, "'%s'", p->wf->tasks[dt->tmpl].name);
+	if (p->wf->tasks[dt->tmpl].foreach.n) {
+		strbuf_adds(out, " (");
+		plan_tag(p, t, out);
+		strbuf_addch(out, ')');
+	}
+}

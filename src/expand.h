@@ -1,0 +1,97 @@
+/*
+ * expand: from workflow templates to the task instances of a dag.  It
+ * compiles every string with {placeholders} once (reporting unknown names
+ * with a suggestion), enumerates foreach keys (ranges of integer
+ * expressions, lists, globs; several keys are a cross product, the first
+ * key outermost), renders paths, scans the directories that collections
+ * read, checks that every input exists, and renders each instance's command
+ * on demand: as a shell command with every value shell-quoted, or, when the
+ * command needs no shell, directly as an argv.
+ *
+ * The plan owns the dag and the compiled templates; the workflow must
+ * outlive it.
+ */
+#ifndef WFRUN_EXPAND_H
+#define WFRUN_EXPAND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dag.h"
+#include "workflow.h"
+
+enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM };
+
+struct seg {
+	enum seg_kind kind;
+	uint32_t idx;     /* BIND: value slot; PARAM: parameter index */
+	const char *s;    /* LIT: text (not NUL-terminated); VAR: value */
+	size_t len;
+};
+
+struct tmpl {
+	struct seg *v;
+	size_t n;
+};
+
+struct pdata {
+	enum wf_data_kind kind;
+	struct tmpl path;
+	long depth;
+	struct pdata *elem;
+	struct wf_foreach *each;  /* the workflow's, not owned */
+	struct tmpl *each_lo, *each_hi, **each_items, *each_glob;
+};
+
+struct ptask {
+	const struct wf_task *wt;
+	struct tmpl run;
+	struct tmpl *env;
+	struct pdata *params;
+	struct tmpl *lo, *hi, **items, *glob; /* per foreach key */
+	bool simple;       /* run needs no shell */
+	char *exe;         /* simple: the program, resolved on PATH */
+	uint32_t ninst;
+	uint32_t first;    /* first instance */
+	bool failed;       /* expansion stopped on an error */
+	char *text;        /* owns the literal text the segments point into */
+};
+
+struct plan {
+	const struct workflow *wf;
+	struct dag dag;
+	struct ptask *pt;
+	int workdir_fd;   /* -1 if the workdir does not exist yet */
+	size_t ninputs_missing;
+};
+
+/*
+ * Compile, expand and check the workflow.  Errors go to d; returns 0 when
+ * d holds no error.  The plan must be released either way.
+ */
+int plan_build(struct plan *p, const struct workflow *wf, struct diags *d);
+void plan_release(struct plan *p);
+
+/* The shell form of task t's command (every value quoted). */
+void plan_command(const struct plan *p, uint32_t t, struct strbuf *out);
+/*
+ * The argv of a task whose command needs no shell: words are built in buf,
+ * argv points into it.  Returns false (and builds nothing) when the
+ * command needs /bin/sh.
+ */
+bool plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
+	       struct strvec *argv);
+/* KEY=VALUE environment additions of task t, values unquoted. */
+void plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out);
+/* "i=3,j=a" */
+void plan_tag(const struct plan *p, uint32_t t, struct strbuf *out);
+/* "name (i=3)" or "name" */
+void plan_label(const struct plan *p, uint32_t t, struct strbuf *out);
+
+/* Append s to out, single-quoted for sh unless it is made only of safe
+ * characters. */
+void sq_quote(struct strbuf *out, const char *s, size_t n);
+/* Evaluate an integer expression (+ - * / % parentheses, unary -). */
+int eval_int(const char *s, long long *out, struct errbuf *err);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * runner: runs a plan on this machine.  It owns the loop, the executor, the
+ * scheduler queues, the trace and the progress display, and alone touches
+ * the dag's run-time state (one thread: no locks).  It chdirs into the
+ * workdir, creates output directories before each task, launches ready
+ * tasks while cores are free, and on each finished task checks its outputs,
+ * writes the trace row and releases its successors.
+ */
+#ifndef WFRUN_RUNNER_H
+#define WFRUN_RUNNER_H
+
+#include <stdbool.h>
+
+#include "expand.h"
+
+struct runner_opts {
+	long cores;              /* cores of the local worker, >= 1 */
+	bool keep_going;         /* -k: run what does not depend on a failure */
+	const char *trace_path;  /* absolute, or NULL for the default */
+};
+
+/* Run every task; returns the exit status (0, 1 or 130). */
+int runner_run(struct plan *p, const struct runner_opts *o);
+
+#endif

@@ -1,0 +1,83 @@
+#include "sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void
+sched_init(struct sched *s, size_t nnames, const long *cores)
+{
+	s->q = xcalloc(nnames ? nnames : 1, sizeof(*s->q));
+	s->nq = nnames;
+	s->nready = 0;
+	for (size_t i = 0; i < nnames; i++)
+		s->q[i].cores = cores[i];
+}
+
+void
+sched_release(struct sched *s)
+{
+	for (size_t i = 0; i < s->nq; i++)
+		free(s->q[i].heap);
+	free(s->q);
+	memset(s, 0, sizeof(*s));
+}
+
+void
+sched_push(struct sched *s, uint32_t name, uint32_t task)
+{
+	struct sched_queue *q = &s->q[name];
+	ALLOC_GROW(q->heap, q->n + 1, q->alloc);
+	size_t i = q->n++;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (q->heap[parent] <= task)
+			break;
+		q->heap[i] = q->heap[parent];
+		i = parent;
+	}
+	q->heap[i] = task;
+	s->nready++;
+}
+
+static uint32_t
+heap_pop(struct sched_queue *q)
+{
+	uint32_t top = q->heap[0];
+	uint32_t last = q->heap[--q->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= q->n)
+			break;
+		if (c + 1 < q->n && q->heap[c + 1] < q->heap[c])
+			c++;
+		if (last <= q->heap[c])
+			break;
+		q->heap[i] = q->heap[c];
+		i = c;
+	}
+	if (q->n)
+		q->heap[i] = last;
+	return top;
+}
+
+uint32_t
+sched_pop(struct sched *s, long free_cores, uint32_t *name)
+{
+	size_t best = s->nq;
+	for (size_t i = 0; i < s->nq; i++) {
+		struct sched_queue *q = &s->q[i];
+		if (!q->n || q->cores > free_cores)
+			continue;
+		if (best == s->nq || q->heap[0] < s->q[best].heap[0])
+			best = i;
+	}
+	if (best == s->nq)
+		return UINT32_MAX;
+	s->nready--;
+	if (name)
+		*name = (uint32_t)best;
+	return heap_pop(&s->q[best]);
+}

@@ -1,0 +1,33 @@
+/*
+ * sched: which ready task runs next.  Pure: no I/O, no clock.  Ready tasks
+ * wait in one queue per task name (a min-heap by program order), because
+ * every instance of a name asks for the same resources; the next task is
+ * the earliest in program order among the queues whose demand fits the
+ * free capacity, so a task that fits is never held up behind a larger one
+ * (backfilling).  A pick costs O(task names + log n).
+ */
+#ifndef WFRUN_SCHED_H
+#define WFRUN_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sched_queue {
+	uint32_t *heap;
+	size_t n, alloc;
+	long cores; /* what each task of this name takes */
+};
+
+struct sched {
+	struct sched_queue *q;
+	size_t nq;
+	size_t nready;
+};
+
+void sched_init(struct sched *s, size_t nnames, const long *cores);
+void sched_release(struct sched *s);
+void sched_push(struct sched *s, uint32_t name, uint32_t task);
+/* Pop the next task that fits in free_cores; UINT32_MAX if none fits. */
+uint32_t sched_pop(struct sched *s, long free_cores, uint32_t *name);
+
+#endif

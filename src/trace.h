@@ -1,0 +1,42 @@
+/*
+ * trace: trace.tsv, one row per task attempt, written as tasks end.  The
+ * columns are fixed (DESIGN.md §6); a column whose value this run does not
+ * know is left empty, never invented.  Times are Unix epoch seconds with
+ * microseconds, durations are seconds.
+ *
+ * Columns: task_id name tag worker kind cores storage_bw epoch status exit
+ * attempt submit start complete queue_s realtime_s cpu_user_s cpu_sys_s
+ * peak_rss_kb read_bytes write_bytes
+ */
+#ifndef WFRUN_TRACE_H
+#define WFRUN_TRACE_H
+
+#include <stdio.h>
+
+#include "util.h"
+
+struct trace_row {
+	unsigned long task_id;
+	const char *name, *tag, *worker, *kind;
+	long cores;
+	const char *status;
+	int exit_code;      /* -1: none */
+	int attempt;
+	double submit, start, complete;
+	double cpu_user, cpu_sys;
+	long peak_rss_kb;   /* -1: unknown */
+	long long read_bytes, write_bytes; /* -1: unknown */
+};
+
+struct trace {
+	FILE *fp;
+	char *path;
+};
+
+/* Open (truncating) and write the header; -1 with err filled. */
+int trace_open(struct trace *t, const char *path, struct errbuf *err);
+void trace_write(struct trace *t, const struct trace_row *r);
+/* Flush and close; -1 with err filled if anything failed to write. */
+int trace_close(struct trace *t, struct errbuf *err);
+
+#endif

@@ -1,0 +1,477 @@
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int log_level = 1;
+char strbuf_empty[1];
+
+static NORETURN void
+oom(size_t n)
+{
+	fprintf(stderr, "wfrun: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb);
+}
+
+void
+bug_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "wfrun: BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("wfrun: fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* strbuf */
+
+void
+strbuf_init(struct strbuf *sb)
+{
+	sb->buf = strbuf_empty;
+	sb->len = sb->alloc = 0;
+}
+
+void
+strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb);
+}
+
+void
+strbuf_reset(struct strbuf *sb)
+{
+	strbuf_setlen(sb, 0);
+}
+
+void
+strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	if (len > (sb->alloc ? sb->alloc - 1 : 0))
+		BUG("strbuf_setlen beyond allocation");
+	sb->len = len;
+	if (sb->alloc)
+		sb->buf[len] = '\0';
+}
+
+void
+strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	if (need <= sb->alloc)
+		return;
+	size_t na = sb->alloc ? sb->alloc * 2 : 64;
+	while (na < need)
+		na *= 2;
+	if (!sb->alloc) {
+		sb->buf = xmalloc(na);
+		sb->buf[0] = '\0';
+	} else {
+		sb->buf = xrealloc(sb->buf, na);
+	}
+	sb->alloc = na;
+}
+
+void
+strbuf_add(struct strbuf *sb, const void *data, size_t n)
+{
+	strbuf_grow(sb, n);
+	memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void
+strbuf_adds(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void
+strbuf_addch(struct strbuf *sb, int c)
+{
+	strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = (char)c;
+	sb->buf[sb->len] = '\0';
+}
+
+void
+strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		BUG("vsnprintf failed");
+	strbuf_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void
+strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *
+strbuf_detach(struct strbuf *sb)
+{
+	char *r = sb->alloc ? sb->buf : xstrdup("");
+	strbuf_init(sb);
+	return r;
+}
+
+/* arena */
+
+struct arena_block {
+	struct arena_block *next;
+	char data[];
+};
+
+void
+arena_init(struct arena *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void
+arena_release(struct arena *a)
+{
+	struct arena_block *b = a->head;
+	while (b) {
+		struct arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	arena_init(a);
+}
+
+void *
+arena_alloc(struct arena *a, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	if (!a->head || a->used + n > a->cap) {
+		size_t cap = n > 65536 ? n : 65536;
+		struct arena_block *b = xmalloc(sizeof(*b) + cap);
+		b->next = a->head;
+		a->head = b;
+		a->used = 0;
+		a->cap = cap;
+		a->total += cap;
+	}
+	void *p = a->head->data + a->used;
+	a->used += n;
+	return p;
+}
+
+char *
+arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* hmap: FNV-1a, linear probing, load factor <= 1/2 */
+
+uint32_t
+hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+void
+hmap_init(struct hmap *m)
+{
+	m->e = NULL;
+	m->cap = m->n = 0;
+}
+
+void
+hmap_release(struct hmap *m)
+{
+	free(m->e);
+	hmap_init(m);
+}
+
+static struct hmap_entry *
+hmap_find(const struct hmap *m, const char *key, size_t klen, uint32_t h)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct hmap_entry *e = &m->e[i];
+		if (!e->key)
+			return e;
+		if (e->hash == h && e->klen == klen && !memcmp(e->key, key, klen))
+			return e;
+	}
+}
+
+static void
+hmap_rehash(struct hmap *m, size_t cap)
+{
+	struct hmap_entry *old = m->e;
+	size_t ocap = m->cap;
+	m->e = xcalloc(cap, sizeof(*m->e));
+	m->cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].key)
+			*hmap_find(m, old[i].key, old[i].klen, old[i].hash) = old[i];
+	free(old);
+}
+
+uint64_t *
+hmap_get(const struct hmap *m, const char *key, size_t klen)
+{
+	if (!m->n)
+		return NULL;
+	struct hmap_entry *e = hmap_find(m, key, klen, hash_bytes(key, klen));
+	return e->key ? &e->val : NULL;
+}
+
+uint64_t *
+hmap_put(struct hmap *m, const char *key, size_t klen, uint64_t val, int *found)
+{
+	if ((m->n + 1) * 2 > m->cap)
+		hmap_rehash(m, m->cap ? m->cap * 2 : 64);
+	uint32_t h = hash_bytes(key, klen);
+	struct hmap_entry *e = hmap_find(m, key, klen, h);
+	if (e->key) {
+		if (found)
+			*found = 1;
+		return &e->val;
+	}
+	if (klen > UINT32_MAX)
+		BUG("hmap key too long");
+	e->key = key;
+	e->klen = (uint32_t)klen;
+	e->hash = h;
+	e->val = val;
+	m->n++;
+	if (found)
+		*found = 0;
+	return &e->val;
+}
+
+/* messages */
+
+static void
+vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+error_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("wfrun: error: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+warning_msg(const char *fmt, ...)
+{
+	va_list ap;
+	if (log_level < 1)
+		return;
+	va_start(ap, fmt);
+	vmsg("wfrun: warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+info_msg(const char *fmt, ...)
+{
+	va_list ap;
+	if (log_level < 1)
+		return;
+	va_start(ap, fmt);
+	vmsg("wfrun: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+verbose_msg(const char *fmt, ...)
+{
+	va_list ap;
+	if (log_level < 2)
+		return;
+	va_start(ap, fmt);
+	vmsg("wfrun: ", fmt, ap);
+	va_end(ap);
+}
+
+int
+errprintf(struct errbuf *err, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+double
+clock_real(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double
+clock_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t v = prev + cost;
+			if (row[j] + 1 < v)
+				v = row[j] + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *
+closest_word(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	size_t bestd = (size_t)-1;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, cands[i]);
+		if (d < bestd) {
+			bestd = d;
+			best = cands[i];
+		}
+	}
+	size_t wl = strlen(word);
+	size_t limit = wl <= 3 ? 1 : wl <= 6 ? 2 : 3;
+	return bestd <= limit ? best : NULL;
+}
+
+int
+parse_long(const char *s, long *out)
+{
+	char *end;
+	if (!*s)
+		return -1;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,167 @@
+/*
+ * util: the small pieces every other module uses — checked allocation, a
+ * growable string (strbuf), a growable vector (VEC), a string-keyed hash map
+ * (hmap), a string arena, messages and clocks.  It depends on nothing but
+ * libc, owns no global state except the log verbosity, and never exits
+ * except through die()/BUG() when an invariant or allocation fails.
+ */
+#ifndef WFRUN_UTIL_H
+#define WFRUN_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WFRUN_VERSION "0.1.0"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define NORETURN __attribute__((noreturn))
+#else
+#define PRINTF(f, a)
+#define NORETURN
+#endif
+
+/* Allocation: these never return NULL; they abort with a message on OOM. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
+
+/* Grow an array to hold at least n elements; alloc is its capacity. */
+#define ALLOC_GROW(p, n, alloc)                                            \
+	do {                                                               \
+		if ((size_t)(n) > (alloc)) {                               \
+			size_t na_ = (alloc) ? (alloc)*2 : 8;              \
+			if (na_ < (size_t)(n))                             \
+				na_ = (size_t)(n);                         \
+			(p) = xrealloc((p), na_ * sizeof(*(p)));           \
+			(alloc) = na_;                                     \
+		}                                                          \
+	} while (0)
+
+/* A vector of T: v[0..n) valid, v is NULL while alloc is 0. */
+#define VEC(T)                                                             \
+	struct {                                                           \
+		T *v;                                                      \
+		size_t n, alloc;                                           \
+	}
+/* A vector of strings (ownership is the user's to state). */
+struct strvec {
+	char **v;
+	size_t n, alloc;
+};
+
+#define VEC_PUSH(vec, x)                                                   \
+	do {                                                               \
+		ALLOC_GROW((vec).v, (vec).n + 1, (vec).alloc);             \
+		(vec).v[(vec).n++] = (x);                                  \
+	} while (0)
+#define VEC_FREE(vec)                                                      \
+	do {                                                               \
+		free((vec).v);                                             \
+		(vec).v = NULL;                                            \
+		(vec).n = (vec).alloc = 0;                                 \
+	} while (0)
+
+/* Fatal internal invariant violation: a bug in wfrun, not bad input. */
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+NORETURN void bug_at(const char *file, int line, const char *fmt, ...)
+	PRINTF(3, 4);
+/* Fatal error of the environment (cannot allocate, cannot write a log). */
+NORETURN void die(const char *fmt, ...) PRINTF(1, 2);
+
+/*
+ * strbuf: buf is never NULL (it points to a shared empty string until the
+ * first addition) and is always NUL-terminated at buf[len].
+ */
+struct strbuf {
+	char *buf;
+	size_t len, alloc;
+};
+extern char strbuf_empty[];
+#define STRBUF_INIT { strbuf_empty, 0, 0 }
+void strbuf_init(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t n);
+void strbuf_adds(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PRINTF(2, 3);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Give the buffer to the caller (who frees it); sb is re-initialised. */
+char *strbuf_detach(struct strbuf *sb);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+
+/*
+ * arena: a bump allocator for many small strings that live as long as the
+ * arena (interned paths and expanded values).  Freed all at once.
+ */
+struct arena {
+	struct arena_block *head;
+	size_t used, cap;
+	size_t total;
+};
+void arena_init(struct arena *a);
+void arena_release(struct arena *a);
+void *arena_alloc(struct arena *a, size_t n);
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+
+/*
+ * hmap: open addressing, string keys owned by the caller (they must outlive
+ * the map), 64-bit values.  No deletion: wfrun's maps only grow.
+ */
+struct hmap_entry {
+	const char *key;
+	uint32_t klen;
+	uint32_t hash;
+	uint64_t val;
+};
+struct hmap {
+	struct hmap_entry *e;
+	size_t cap, n;
+};
+uint32_t hash_bytes(const void *p, size_t n);
+void hmap_init(struct hmap *m);
+void hmap_release(struct hmap *m);
+/* Return the value slot for key, or NULL. */
+uint64_t *hmap_get(const struct hmap *m, const char *key, size_t klen);
+/* Insert key if missing (with value val); return the value slot and set
+ * *found when the key was already there. */
+uint64_t *hmap_put(struct hmap *m, const char *key, size_t klen, uint64_t val,
+		   int *found);
+
+/* Messages to stderr; log_level: 0 quiet, 1 normal, 2 verbose. */
+extern int log_level;
+void error_msg(const char *fmt, ...) PRINTF(1, 2);
+void warning_msg(const char *fmt, ...) PRINTF(1, 2);
+void info_msg(const char *fmt, ...) PRINTF(1, 2);
+void verbose_msg(const char *fmt, ...) PRINTF(1, 2);
+
+/*
+ * Error buffer filled by library code that returns -1; errprintf() always
+ * returns -1 so callers can write `return errprintf(err, ...)`.
+ */
+struct errbuf {
+	char msg[1024];
+};
+int errprintf(struct errbuf *err, const char *fmt, ...) PRINTF(2, 3);
+
+/* Clocks: wall time in seconds since the epoch, monotonic seconds. */
+double clock_real(void);
+double clock_mono(void);
+
+/* Edit distance, for "did you mean" suggestions. */
+size_t edit_distance(const char *a, const char *b);
+/* The candidate closest to word if it is close enough, else NULL. */
+const char *closest_word(const char *word, const char *const *cands, size_t n);
+
+/* Parse a whole decimal integer; -1 on junk or overflow. */
+int parse_long(const char *s, long *out);
+
+#endif

@@ -1,0 +1,1162 @@
+#include "workflow.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "path.h"
+
+/* diags */
+
+void
+diags_init(struct diags *d, const char *file)
+{
+	memset(d, 0, sizeof(*d));
+	d->file = file;
+}
+
+void
+diags_release(struct diags *d)
+{
+	for (size_t i = 0; i < d->list.n; i++)
+		free(d->list.v[i].msg);
+	VEC_FREE(d->list);
+	d->nerrors = 0;
+}
+
+static void
+diag_vadd(struct diags *d, struct wf_loc loc, bool warning, const char *fmt,
+	  va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_vaddf(&sb, fmt, ap);
+	struct diag g = { strbuf_detach(&sb), loc, warning };
+	VEC_PUSH(d->list, g);
+	if (!warning)
+		d->nerrors++;
+}
+
+void
+diag_error(struct diags *d, struct wf_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vadd(d, loc, false, fmt, ap);
+	va_end(ap);
+}
+
+void
+diag_warning(struct diags *d, struct wf_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vadd(d, loc, true, fmt, ap);
+	va_end(ap);
+}
+
+static int
+diag_cmp(const void *a, const void *b)
+{
+	const struct diag *x = a, *y = b;
+	if (x->loc.line != y->loc.line)
+		return x->loc.line < y->loc.line ? -1 : 1;
+	if (x->loc.col != y->loc.col)
+		return x->loc.col < y->loc.col ? -1 : 1;
+	return 0;
+}
+
+void
+diags_print(struct diags *d, FILE *fp)
+{
+	/* A stable sort keeps the order of messages at one position. */
+	for (size_t i = 1; i < d->list.n; i++) {
+		struct diag tmp = d->list.v[i];
+		size_t j = i;
+		while (j > 0 && diag_cmp(&d->list.v[j - 1], &tmp) > 0) {
+			d->list.v[j] = d->list.v[j - 1];
+			j--;
+		}
+		d->list.v[j] = tmp;
+	}
+	for (size_t i = 0; i < d->list.n; i++) {
+		struct diag *g = &d->list.v[i];
+		const char *kind = g->warning ? "warning" : "error";
+		if (g->loc.line)
+			fprintf(fp, "%s:%u:%u: %s: %s\n", d->file, g->loc.line,
+				g->loc.col, kind, g->msg);
+		else
+			fprintf(fp, "%s: %s: %s\n", d->file, kind, g->msg);
+	}
+}
+
+/* parsing helpers */
+
+struct ctx {
+	yaml_document_t doc;
+	struct diags *d;
+	struct workflow *wf;
+	size_t visits; /* guards against alias bombs */
+};
+
+#define MAX_VISITS 10000000
+
+static struct wf_loc
+loc_of(const yaml_node_t *n)
+{
+	struct wf_loc l = { (unsigned)n->start_mark.line + 1,
+			    (unsigned)n->start_mark.column + 1 };
+	return l;
+}
+
+static yaml_node_t *
+node_at(struct ctx *c, int idx)
+{
+	if (++c->visits > MAX_VISITS)
+		return NULL;
+	return yaml_document_get_node(&c->doc, idx);
+}
+
+static const char *
+type_name(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		return "a scalar";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	default:
+		return "nothing";
+	}
+}
+
+static bool
+is_null(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE)
+		return false;
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *s = (const char *)n->data.scalar.value;
+	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+	       !strcmp(s, "NULL");
+}
+
+/* The scalar text of n, or NULL with an error naming what was expected. */
+static const char *
+scalar(struct ctx *c, yaml_node_t *n, const char *what)
+{
+	if (n->type != YAML_SCALAR_NODE) {
+		diag_error(c->d, loc_of(n), "%s must be a scalar, not %s", what,
+			   type_name(n));
+		return NULL;
+	}
+	const char *s = (const char *)n->data.scalar.value;
+	if (strlen(s) != n->data.scalar.length) {
+		diag_error(c->d, loc_of(n), "%s contains a NUL character", what);
+		return NULL;
+	}
+	return s;
+}
+
+static bool
+is_mapping(struct ctx *c, yaml_node_t *n, const char *what)
+{
+	if (n->type == YAML_MAPPING_NODE)
+		return true;
+	diag_error(c->d, loc_of(n), "%s must be a mapping (key: value), not %s",
+		   what, type_name(n));
+	return false;
+}
+
+static bool
+is_identifier(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+static int
+parse_int_node(struct ctx *c, yaml_node_t *n, const char *what, long min,
+	       long *out)
+{
+	const char *s = scalar(c, n, what);
+	long v;
+	if (!s)
+		return -1;
+	if (parse_long(s, &v) < 0) {
+		diag_error(c->d, loc_of(n), "%s must be an integer, not '%s'", what,
+			   s);
+		return -1;
+	}
+	if (v < min) {
+		diag_error(c->d, loc_of(n), "%s must be at least %ld, not %ld", what,
+			   min, v);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+parse_bool_node(struct ctx *c, yaml_node_t *n, const char *what, bool *out)
+{
+	const char *s = scalar(c, n, what);
+	if (!s)
+		return -1;
+	if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "True")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "False")) {
+		*out = false;
+		return 0;
+	}
+	diag_error(c->d, loc_of(n), "%s must be true or false, not '%s'", what, s);
+	return -1;
+}
+
+/*
+ * Walk a mapping's pairs, reporting duplicate keys and keys not in allowed
+ * (with a suggestion).  Calls fn for each accepted pair.
+ */
+typedef void (*pair_fn)(struct ctx *c, const char *key, yaml_node_t *k,
+			yaml_node_t *v, void *arg);
+
+static void
+each_pair(struct ctx *c, yaml_node_t *map, const char *what,
+	  const char *const *allowed, size_t nallowed, pair_fn fn, void *arg)
+{
+	yaml_node_pair_t *p;
+	struct hmap seen;
+	hmap_init(&seen);
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+		if (!k || !v) {
+			diag_error(c->d, loc_of(map),
+				   "document too large (aliases expand to more "
+				   "than %d nodes)", MAX_VISITS);
+			break;
+		}
+		const char *key = scalar(c, k, "a key");
+		if (!key)
+			continue;
+		int found;
+		hmap_put(&seen, key, strlen(key), 0, &found);
+		if (found) {
+			diag_error(c->d, loc_of(k), "duplicate key '%s' in %s", key,
+				   what);
+			continue;
+		}
+		if (allowed) {
+			size_t i;
+			for (i = 0; i < nallowed; i++)
+				if (!strcmp(key, allowed[i]))
+					break;
+			if (i == nallowed) {
+				const char *sug = closest_word(key, allowed, nallowed);
+				if (sug)
+					diag_error(c->d, loc_of(k),
+						   "unknown key '%s' in %s; did you "
+						   "mean '%s'?", key, what, sug);
+				else
+					diag_error(c->d, loc_of(k),
+						   "unknown key '%s' in %s", key,
+						   what);
+				continue;
+			}
+		}
+		fn(c, key, k, v, arg);
+	}
+	hmap_release(&seen);
+}
+
+/* foreach */
+
+static int parse_range(const char *s, char **lo, char **hi);
+
+struct foreach_arg {
+	struct wf_foreach *fe;
+	const char *what;
+};
+
+static void
+foreach_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+	     void *arg)
+{
+	struct foreach_arg *fa = arg;
+	struct wf_iter it = { 0 };
+	it.loc = loc_of(k);
+	if (!is_identifier(key)) {
+		diag_error(c->d, loc_of(k),
+			   "foreach key '%s' is not a name (letters, digits and "
+			   "_, not starting with a digit)", key);
+		return;
+	}
+	if (!strcmp(key, "in") || !strcmp(key, "out") || !strcmp(key, "inout")) {
+		diag_error(c->d, loc_of(k), "'%s' cannot be a foreach key: it is "
+			   "reserved for parameters", key);
+		return;
+	}
+	if (workflow_var(c->wf, key, strlen(key))) {
+		diag_error(c->d, loc_of(k), "foreach key '%s' hides the var of the "
+			   "same name; rename one of them", key);
+		return;
+	}
+	if (v->type == YAML_SCALAR_NODE) {
+		const char *s = scalar(c, v, "a foreach range");
+		if (!s)
+			return;
+		it.kind = WF_ITER_RANGE;
+		if (parse_range(s, &it.lo, &it.hi) < 0) {
+			diag_error(c->d, loc_of(v),
+				   "foreach '%s': '%s' is not a range \"A..B\"; give "
+				   "a list ([a, b]) or {glob: pattern} for other "
+				   "values", key, s);
+			return;
+		}
+	} else if (v->type == YAML_SEQUENCE_NODE) {
+		it.kind = WF_ITER_LIST;
+		yaml_node_item_t *i;
+		size_t n = v->data.sequence.items.top - v->data.sequence.items.start;
+		it.items = xcalloc(n, sizeof(char *));
+		it.item_locs = xcalloc(n, sizeof(struct wf_loc));
+		for (i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+		     i++) {
+			yaml_node_t *e = node_at(c, *i);
+			if (!e)
+				break;
+			const char *s = scalar(c, e, "a foreach value");
+			if (!s)
+				continue;
+			it.item_locs[it.nitems] = loc_of(e);
+			it.items[it.nitems++] = xstrdup(s);
+		}
+	} else {
+		yaml_node_pair_t *p = v->data.mapping.pairs.start;
+		yaml_node_t *gk = NULL, *gv = NULL;
+		if (v->data.mapping.pairs.top - p == 1) {
+			gk = node_at(c, p->key);
+			gv = node_at(c, p->value);
+		}
+		const char *gs = gk && gk->type == YAML_SCALAR_NODE
+					 ? (const char *)gk->data.scalar.value
+					 : NULL;
+		if (!gs || strcmp(gs, "glob")) {
+			diag_error(c->d, loc_of(v), "foreach '%s' must be a range "
+				   "\"A..B\", a list, or {glob: pattern}", key);
+			return;
+		}
+		const char *s = scalar(c, gv, "a glob pattern");
+		if (!s)
+			return;
+		if (!*s) {
+			diag_error(c->d, loc_of(gv), "empty glob pattern");
+			return;
+		}
+		it.kind = WF_ITER_GLOB;
+		it.glob = xstrdup(s);
+	}
+	for (size_t i = 0; i < fa->fe->n; i++)
+		if (!strcmp(fa->fe->v[i].name, key))
+			BUG("duplicate foreach key passed each_pair");
+	it.name = xstrdup(key);
+	fa->fe->v = xrealloc(fa->fe->v, (fa->fe->n + 1) * sizeof(it));
+	fa->fe->v[fa->fe->n++] = it;
+}
+
+static void
+parse_foreach(struct ctx *c, yaml_node_t *v, struct wf_foreach *fe,
+	      const char *what)
+{
+	if (is_null(v))
+		return;
+	if (!is_mapping(c, v, "foreach"))
+		return;
+	struct foreach_arg fa = { fe, what };
+	each_pair(c, v, "foreach", NULL, 0, foreach_pair, &fa);
+}
+
+/* Split "A..B" at the "..": both sides non-empty after trimming. */
+static int
+parse_range(const char *s, char **lo, char **hi)
+{
+	const char *dots = strstr(s, "..");
+	if (!dots)
+		return -1;
+	const char *a = s, *ae = dots, *b = dots + 2, *be = s + strlen(s);
+	while (a < ae && isspace((unsigned char)*a))
+		a++;
+	while (ae > a && isspace((unsigned char)ae[-1]))
+		ae--;
+	while (b < be && isspace((unsigned char)*b))
+		b++;
+	while (be > b && isspace((unsigned char)be[-1]))
+		be--;
+	if (a == ae || b == be || strstr(b, ".."))
+		return -1;
+	*lo = xstrndup(a, (size_t)(ae - a));
+	*hi = xstrndup(b, (size_t)(be - b));
+	return 0;
+}
+
+/* data */
+
+static void parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
+		       const char *pname, int nesting);
+
+struct coll_arg {
+	struct wf_data *data;
+	const char *pname;
+	int nesting;
+	yaml_node_t *depth, *dir, *list, *each;
+};
+
+static void
+coll_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+	  void *arg)
+{
+	(void)c;
+	(void)k;
+	struct coll_arg *a = arg;
+	if (!strcmp(key, "dir"))
+		a->dir = v;
+	else if (!strcmp(key, "depth"))
+		a->depth = v;
+	else if (!strcmp(key, "list"))
+		a->list = v;
+	else if (!strcmp(key, "foreach"))
+		a->each = v;
+}
+
+static void
+parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
+	   const char *pname, int nesting)
+{
+	static const char *const keys[] = { "dir", "depth", "list", "foreach" };
+	data->loc = loc_of(v);
+	if (nesting > 16) {
+		diag_error(c->d, loc_of(v), "parameter '%s': collections nest more "
+			   "than 16 levels", pname);
+		return;
+	}
+	if (v->type == YAML_SCALAR_NODE) {
+		const char *s = scalar(c, v, "a path");
+		if (!s)
+			return;
+		if (!*s) {
+			diag_error(c->d, loc_of(v), "parameter '%s' has an empty "
+				   "path", pname);
+			return;
+		}
+		data->kind = WF_FILE;
+		data->path = xstrdup(s);
+		return;
+	}
+	if (v->type != YAML_MAPPING_NODE) {
+		diag_error(c->d, loc_of(v), "parameter '%s' must be a path, "
+			   "{dir: D, depth: N} or {list: P, foreach: {...}}, not %s",
+			   pname, type_name(v));
+		return;
+	}
+	struct coll_arg a = { data, pname, nesting, NULL, NULL, NULL, NULL };
+	each_pair(c, v, "a collection", keys, ARRAY_SIZE(keys), coll_pair, &a);
+	if (a.dir && a.list) {
+		diag_error(c->d, loc_of(v), "parameter '%s': a collection has "
+			   "either dir or list, not both", pname);
+		return;
+	}
+	if (a.dir) {
+		const char *s = scalar(c, a.dir, "a collection dir");
+		if (a.each)
+			diag_error(c->d, loc_of(a.each), "parameter '%s': foreach "
+				   "belongs to list collections, not dir", pname);
+		if (!s)
+			return;
+		if (!*s) {
+			diag_error(c->d, loc_of(a.dir), "parameter '%s' has an "
+				   "empty dir", pname);
+			return;
+		}
+		data->kind = WF_DIR;
+		data->path = xstrdup(s);
+		data->depth = 1;
+		if (a.depth)
+			parse_int_node(c, a.depth, "depth", 1, &data->depth);
+		return;
+	}
+	if (a.list) {
+		if (a.depth)
+			diag_error(c->d, loc_of(a.depth), "parameter '%s': depth "
+				   "belongs to dir collections; put it on the "
+				   "list's element", pname);
+		if (!a.each) {
+			diag_error(c->d, loc_of(v), "parameter '%s': a list "
+				   "collection needs foreach: {key: values}",
+				   pname);
+			return;
+		}
+		data->kind = WF_LIST;
+		data->elem = xcalloc(1, sizeof(*data->elem));
+		parse_data(c, a.list, data->elem, pname, nesting + 1);
+		parse_foreach(c, a.each, &data->each, "a list collection");
+		return;
+	}
+	diag_error(c->d, loc_of(v), "parameter '%s': a collection needs dir: or "
+		   "list:", pname);
+}
+
+struct params_arg {
+	struct wf_task *t;
+	enum wf_access access;
+};
+
+static void
+param_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+	   void *arg)
+{
+	struct params_arg *pa = arg;
+	struct wf_task *t = pa->t;
+	if (!is_identifier(key)) {
+		diag_error(c->d, loc_of(k), "parameter name '%s' is not a name "
+			   "(letters, digits and _)", key);
+		return;
+	}
+	for (size_t i = 0; i < t->nparams; i++)
+		if (!strcmp(t->params[i].name, key)) {
+			diag_error(c->d, loc_of(k), "parameter '%s' is declared "
+				   "twice (in %s and %s); give each its own name",
+				   key, wf_access_name(t->params[i].access),
+				   wf_access_name(pa->access));
+			return;
+		}
+	t->params = xrealloc(t->params, (t->nparams + 1) * sizeof(*t->params));
+	struct wf_param *p = &t->params[t->nparams++];
+	memset(p, 0, sizeof(*p));
+	p->name = xstrdup(key);
+	p->access = pa->access;
+	p->loc = loc_of(k);
+	parse_data(c, v, &p->data, key, 0);
+}
+
+static void
+parse_params(struct ctx *c, yaml_node_t *v, struct wf_task *t,
+	     enum wf_access access)
+{
+	if (is_null(v))
+		return;
+	if (!is_mapping(c, v, wf_access_name(access)))
+		return;
+	struct params_arg pa = { t, access };
+	each_pair(c, v, wf_access_name(access), NULL, 0, param_pair, &pa);
+}
+
+static void
+kv_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+	void *arg)
+{
+	VEC(struct wf_kv) *vec = arg;
+	const char *s = scalar(c, v, "a value");
+	if (!s)
+		return;
+	struct wf_kv kv = { xstrdup(key), xstrdup(s), loc_of(k) };
+	VEC_PUSH(*vec, kv);
+}
+
+static int
+parse_bw(struct ctx *c, yaml_node_t *v, struct wf_bw *bw)
+{
+	const char *s = scalar(c, v, "storage_bw");
+	if (!s)
+		return -1;
+	char *end;
+	if (!strcmp(s, "auto")) {
+		bw->kind = WF_BW_AUTO;
+		return 0;
+	}
+	if (!strncmp(s, "auto(", 5)) {
+		double a[3];
+		const char *p = s + 5;
+		int i;
+		for (i = 0; i < 3; i++) {
+			errno = 0;
+			a[i] = strtod(p, &end);
+			if (end == p || errno || !isfinite(a[i]))
+				break;
+			while (isspace((unsigned char)*end))
+				end++;
+			if (*end != (i == 2 ? ')' : ','))
+				break;
+			p = end + 1;
+		}
+		if (i < 3 || *p) {
+			diag_error(c->d, loc_of(v), "storage_bw '%s' is not "
+				   "auto(min,max,delta), e.g. \"auto(2,256,2)\"", s);
+			return -1;
+		}
+		if (a[0] <= 0 || a[1] < a[0] || a[2] <= 1) {
+			diag_error(c->d, loc_of(v), "storage_bw '%s': need 0 < min "
+				   "<= max and delta > 1", s);
+			return -1;
+		}
+		bw->kind = WF_BW_AUTO_BOUNDED;
+		bw->min = a[0];
+		bw->max = a[1];
+		bw->delta = a[2];
+		return 0;
+	}
+	errno = 0;
+	double x = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(x) || x <= 0) {
+		diag_error(c->d, loc_of(v), "storage_bw must be a bandwidth in MB/s "
+			   "(a number > 0), auto, or \"auto(min,max,delta)\"; not "
+			   "'%s'", s);
+		return -1;
+	}
+	bw->kind = WF_BW_STATIC;
+	bw->value = x;
+	return 0;
+}
+
+static const char *const task_keys[] = {
+	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
+	"storage_bw", "retries", "on_failure", "timeout", "env", "run",
+};
+
+struct task_arg {
+	struct wf_task *t;
+	yaml_node_t *io, *cores, *bw, *on_failure;
+};
+
+static void
+task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+	  void *arg)
+{
+	struct task_arg *ta = arg;
+	struct wf_task *t = ta->t;
+	(void)k;
+	if (!strcmp(key, "name")) {
+		/* handled first, by parse_task */
+	} else if (!strcmp(key, "foreach")) {
+		parse_foreach(c, v, &t->foreach, "a task");
+	} else if (!strcmp(key, "in")) {
+		parse_params(c, v, t, WF_IN);
+	} else if (!strcmp(key, "out")) {
+		parse_params(c, v, t, WF_OUT);
+	} else if (!strcmp(key, "inout")) {
+		parse_params(c, v, t, WF_INOUT);
+	} else if (!strcmp(key, "cores")) {
+		ta->cores = v;
+		t->cores_loc = loc_of(v);
+		parse_int_node(c, v, "cores", 1, &t->cores);
+	} else if (!strcmp(key, "memory")) {
+		const char *s = scalar(c, v, "memory");
+		if (s && (t->memory = parse_memory(s)) <= 0) {
+			diag_error(c->d, loc_of(v), "memory must be a size with a "
+				   "unit, e.g. 512M or 4G; not '%s'", s);
+			t->memory = 0;
+		}
+	} else if (!strcmp(key, "io")) {
+		ta->io = v;
+		parse_bool_node(c, v, "io", &t->io);
+	} else if (!strcmp(key, "storage_bw")) {
+		ta->bw = v;
+		parse_bw(c, v, &t->storage_bw);
+	} else if (!strcmp(key, "retries")) {
+		parse_int_node(c, v, "retries", 0, &t->retries);
+	} else if (!strcmp(key, "on_failure")) {
+		static const char *const pol[] = { "fail", "retry", "ignore",
+						   "cancel_successors" };
+		const char *s = scalar(c, v, "on_failure");
+		size_t i;
+		if (!s)
+			return;
+		for (i = 0; i < ARRAY_SIZE(pol); i++)
+			if (!strcmp(s, pol[i]))
+				break;
+		if (i == ARRAY_SIZE(pol)) {
+			const char *sug = closest_word(s, pol, ARRAY_SIZE(pol));
+			diag_error(c->d, loc_of(v), "on_failure must be fail, retry, "
+				   "ignore or cancel_successors, not '%s'%s%s%s", s,
+				   sug ? "; did you mean '" : "", sug ? sug : "",
+				   sug ? "'?" : "");
+			return;
+		}
+		t->on_failure = (enum wf_on_failure)i;
+		t->on_failure_set = true;
+	} else if (!strcmp(key, "timeout")) {
+		const char *s = scalar(c, v, "timeout");
+		if (s && (t->timeout = parse_duration(s)) <= 0) {
+			diag_error(c->d, loc_of(v), "timeout must be a duration such "
+				   "as 90s, 30m, 2h or 1h30m; not '%s'", s);
+			t->timeout = 0;
+		}
+	} else if (!strcmp(key, "env")) {
+		VEC(struct wf_kv) env = { 0 };
+		if (is_null(v))
+			return;
+		if (!is_mapping(c, v, "env"))
+			return;
+		each_pair(c, v, "env", NULL, 0, kv_pair, &env);
+		for (size_t i = 0; i < env.n; i++)
+			if (!is_identifier(env.v[i].key))
+				diag_error(c->d, env.v[i].loc, "env name '%s' is not a "
+					   "valid variable name", env.v[i].key);
+		t->env = env.v;
+		t->nenv = env.n;
+	} else if (!strcmp(key, "run")) {
+		const char *s = scalar(c, v, "run");
+		t->run_loc = loc_of(v);
+		if (!s)
+			return;
+		const char *p = s;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p) {
+			diag_error(c->d, loc_of(v), "task '%s' has an empty run "
+				   "command", t->name ? t->name : "?");
+			return;
+		}
+		t->run = xstrdup(s);
+	}
+}
+
+static void
+parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
+{
+	t->loc = loc_of(n);
+	t->cores = 1;
+	if (!is_mapping(c, n, "a task"))
+		return;
+	/* The name first, so that every later message can use it. */
+	yaml_node_pair_t *p;
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+		if (!k || !v || k->type != YAML_SCALAR_NODE ||
+		    strcmp((const char *)k->data.scalar.value, "name"))
+			continue;
+		const char *s = scalar(c, v, "a task name");
+		if (s && !*s)
+			diag_error(c->d, loc_of(v), "empty task name");
+		else if (s && !is_identifier(s) && !strchr(s, '-'))
+			diag_error(c->d, loc_of(v), "task name '%s' must use "
+				   "letters, digits, '_' and '-'", s);
+		else if (s) {
+			const char *q;
+			for (q = s; *q; q++)
+				if (!isalnum((unsigned char)*q) && *q != '_' &&
+				    *q != '-')
+					break;
+			if (*q)
+				diag_error(c->d, loc_of(v), "task name '%s' must "
+					   "use letters, digits, '_' and '-'", s);
+			else
+				t->name = xstrdup(s);
+		}
+		break;
+	}
+	if (!t->name && p == n->data.mapping.pairs.top) {
+		diag_error(c->d, loc_of(n), "task %zu has no name: add name: ...",
+			   index + 1);
+	}
+	struct task_arg ta = { t, NULL, NULL, NULL, NULL };
+	each_pair(c, n, "a task", task_keys, ARRAY_SIZE(task_keys), task_pair,
+		  &ta);
+	if (!t->run && !ta.io && p != n->data.mapping.pairs.top) {
+		/* fallthrough to the check below */
+	}
+	if (!t->run) {
+		bool has_run = false;
+		for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+		     p++) {
+			yaml_node_t *k = node_at(c, p->key);
+			if (k && k->type == YAML_SCALAR_NODE &&
+			    !strcmp((const char *)k->data.scalar.value, "run"))
+				has_run = true;
+		}
+		if (!has_run)
+			diag_error(c->d, loc_of(n), "task '%s' has no run command: "
+				   "add run: ...", t->name ? t->name : "?");
+	}
+	if (t->io && ta.cores) {
+		diag_error(c->d, t->cores_loc, "task '%s' is an I/O task (io: true), "
+			   "which takes no cores; remove cores", t->name ? t->name
+								: "?");
+	}
+	if (t->io)
+		t->cores = 0;
+	if (ta.bw && !t->io)
+		diag_error(c->d, loc_of(ta.bw), "storage_bw applies to I/O tasks; "
+			   "add io: true to task '%s'", t->name ? t->name : "?");
+}
+
+static void
+var_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+	 void *arg)
+{
+	(void)arg;
+	struct workflow *wf = c->wf;
+	if (!is_identifier(key)) {
+		diag_error(c->d, loc_of(k), "var name '%s' is not a name (letters, "
+			   "digits and _, not starting with a digit)", key);
+		return;
+	}
+	if (!strcmp(key, "in") || !strcmp(key, "out") || !strcmp(key, "inout")) {
+		diag_error(c->d, loc_of(k), "'%s' cannot be a var name: it is "
+			   "reserved for parameters", key);
+		return;
+	}
+	const char *s = scalar(c, v, "a var value");
+	if (!s)
+		return;
+	wf->vars = xrealloc(wf->vars, (wf->nvars + 1) * sizeof(*wf->vars));
+	struct wf_kv *kv = &wf->vars[wf->nvars++];
+	kv->key = xstrdup(key);
+	kv->val = xstrdup(s);
+	kv->loc = loc_of(k);
+}
+
+struct top_arg {
+	yaml_node_t *name, *workdir, *vars, *tasks;
+};
+
+static void
+top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+	 void *arg)
+{
+	(void)c;
+	(void)k;
+	struct top_arg *a = arg;
+	if (!strcmp(key, "name"))
+		a->name = v;
+	else if (!strcmp(key, "workdir"))
+		a->workdir = v;
+	else if (!strcmp(key, "vars"))
+		a->vars = v;
+	else if (!strcmp(key, "tasks"))
+		a->tasks = v;
+}
+
+static void
+load_doc(struct ctx *c, const char *path)
+{
+	static const char *const top_keys[] = { "name", "workdir", "vars",
+						"tasks" };
+	struct workflow *wf = c->wf;
+	yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+	struct wf_loc l1 = { 1, 1 };
+	if (!root || is_null(root)) {
+		diag_error(c->d, l1, "the workflow is empty: it needs tasks:");
+		return;
+	}
+	if (!is_mapping(c, root, "the workflow"))
+		return;
+	struct top_arg a = { 0 };
+	each_pair(c, root, "the workflow", top_keys, ARRAY_SIZE(top_keys),
+		  top_pair, &a);
+	if (a.name) {
+		const char *s = scalar(c, a.name, "name");
+		if (s)
+			wf->name = xstrdup(s);
+	}
+	if (!wf->name) {
+		const char *b = strrchr(path, '/');
+		b = b ? b + 1 : path;
+		const char *dot = strrchr(b, '.');
+		wf->name = dot && dot != b ? xstrndup(b, (size_t)(dot - b))
+					   : xstrdup(b);
+	}
+	char *dir = path_dirname(path);
+	char *base = path_absolute(dir);
+	free(dir);
+	if (a.workdir) {
+		const char *s = scalar(c, a.workdir, "workdir");
+		if (s && !*s)
+			diag_error(c->d, loc_of(a.workdir), "workdir is empty; "
+				   "omit it to use the workflow file's directory");
+		else if (s) {
+			char *j = path_join(base, s);
+			wf->workdir = path_normalize(j);
+			free(j);
+		}
+	}
+	if (!wf->workdir)
+		wf->workdir = xstrdup(base);
+	free(base);
+	if (a.vars && !is_null(a.vars) && is_mapping(c, a.vars, "vars"))
+		each_pair(c, a.vars, "vars", NULL, 0, var_pair, NULL);
+	if (!a.tasks) {
+		diag_error(c->d, loc_of(root), "the workflow has no tasks: add "
+			   "tasks: with a list of tasks");
+		return;
+	}
+	if (a.tasks->type != YAML_SEQUENCE_NODE) {
+		diag_error(c->d, loc_of(a.tasks), "tasks must be a list (each item "
+			   "starting with '- name: ...'), not %s",
+			   type_name(a.tasks));
+		return;
+	}
+	yaml_node_item_t *i;
+	size_t n = a.tasks->data.sequence.items.top -
+		   a.tasks->data.sequence.items.start;
+	if (!n)
+		diag_error(c->d, loc_of(a.tasks), "tasks is empty");
+	wf->tasks = xcalloc(n, sizeof(*wf->tasks));
+	struct hmap names;
+	hmap_init(&names);
+	for (i = a.tasks->data.sequence.items.start;
+	     i < a.tasks->data.sequence.items.top; i++) {
+		yaml_node_t *tn = node_at(c, *i);
+		if (!tn) {
+			diag_error(c->d, loc_of(a.tasks), "document too large");
+			break;
+		}
+		struct wf_task *t = &wf->tasks[wf->ntasks];
+		parse_task(c, tn, t, wf->ntasks);
+		wf->ntasks++;
+		if (t->name) {
+			int found;
+			uint64_t *slot = hmap_put(&names, t->name, strlen(t->name),
+						  wf->ntasks - 1, &found);
+			if (found)
+				diag_error(c->d, t->loc, "duplicate task name '%s' "
+					   "(first at line %u); task names must be "
+					   "unique", t->name,
+					   wf->tasks[*slot].loc.line);
+		}
+	}
+	hmap_release(&names);
+}
+
+int
+workflow_load(struct workflow *wf, const char *path, struct diags *d)
+{
+	memset(wf, 0, sizeof(*wf));
+	wf->file = xstrdup(path);
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		struct wf_loc l0 = { 0, 0 };
+		diag_error(d, l0, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	yaml_parser_t parser;
+	struct ctx c;
+	memset(&c, 0, sizeof(c));
+	c.d = d;
+	c.wf = wf;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, fp);
+	if (!yaml_parser_load(&parser, &c.doc)) {
+		struct wf_loc l = { (unsigned)parser.problem_mark.line + 1,
+				    (unsigned)parser.problem_mark.column + 1 };
+		if (parser.context)
+			diag_error(d, l, "YAML syntax error: %s %s (line %zu)",
+				   parser.problem ? parser.problem : "error",
+				   parser.context,
+				   (size_t)parser.context_mark.line + 1);
+		else
+			diag_error(d, l, "YAML syntax error: %s",
+				   parser.problem ? parser.problem : "error");
+		yaml_parser_delete(&parser);
+		fclose(fp);
+		return -1;
+	}
+	load_doc(&c, path);
+	/* A second document is almost always a mistake. */
+	yaml_document_t extra;
+	if (yaml_parser_load(&parser, &extra)) {
+		if (yaml_document_get_root_node(&extra)) {
+			yaml_node_t *r = yaml_document_get_root_node(&extra);
+			diag_error(d, loc_of(r), "a second YAML document ('---') "
+				   "follows; a workflow file holds one");
+		}
+		yaml_document_delete(&extra);
+	}
+	yaml_document_delete(&c.doc);
+	yaml_parser_delete(&parser);
+	fclose(fp);
+	return 0;
+}
+
+static void
+foreach_release(struct wf_foreach *fe)
+{
+	for (size_t i = 0; i < fe->n; i++) {
+		struct wf_iter *it = &fe->v[i];
+		free(it->name);
+		free(it->lo);
+		free(it->hi);
+		for (size_t j = 0; j < it->nitems; j++)
+			free(it->items[j]);
+		free(it->items);
+		free(it->item_locs);
+		free(it->glob);
+	}
+	free(fe->v);
+	fe->v = NULL;
+	fe->n = 0;
+}
+
+static void
+data_release(struct wf_data *d)
+{
+	free(d->path);
+	if (d->elem) {
+		data_release(d->elem);
+		free(d->elem);
+	}
+	foreach_release(&d->each);
+}
+
+void
+workflow_release(struct workflow *wf)
+{
+	for (size_t i = 0; i < wf->ntasks; i++) {
+		struct wf_task *t = &wf->tasks[i];
+		free(t->name);
+		foreach_release(&t->foreach);
+		for (size_t j = 0; j < t->nparams; j++) {
+			free(t->params[j].name);
+			data_release(&t->params[j].data);
+		}
+		free(t->params);
+		for (size_t j = 0; j < t->nenv; j++) {
+			free(t->env[j].key);
+			free(t->env[j].val);
+		}
+		free(t->env);
+		free(t->run);
+	}
+	free(wf->tasks);
+	for (size_t i = 0; i < wf->nvars; i++) {
+		free(wf->vars[i].key);
+		free(wf->vars[i].val);
+	}
+	free(wf->vars);
+	free(wf->file);
+	free(wf->name);
+	free(wf->workdir);
+	memset(wf, 0, sizeof(*wf));
+}
+
+const struct wf_kv *
+workflow_var(const struct workflow *wf, const char *name, size_t len)
+{
+	for (size_t i = 0; i < wf->nvars; i++)
+		if (strlen(wf->vars[i].key) == len &&
+		    !memcmp(wf->vars[i].key, name, len))
+			return &wf->vars[i];
+	return NULL;
+}
+
+const char *
+wf_access_name(enum wf_access a)
+{
+	switch (a) {
+	case WF_IN:
+		return "in";
+	case WF_OUT:
+		return "out";
+	case WF_INOUT:
+		return "inout";
+	}
+	BUG("bad access %d", (int)a);
+}
+
+double
+parse_duration(const char *s)
+{
+	double total = 0;
+	bool any = false;
+	while (*s) {
+		char *end;
+		errno = 0;
+		double v = strtod(s, &end);
+		if (end == s || errno || v < 0 || !isfinite(v))
+			return -1;
+		s = end;
+		double mul;
+		switch (*s) {
+		case 'h':
+			mul = 3600;
+			s++;
+			break;
+		case 'm':
+			mul = 60;
+			s++;
+			break;
+		case 's':
+			mul = 1;
+			s++;
+			break;
+		case 'd':
+			mul = 86400;
+			s++;
+			break;
+		case '\0':
+			if (any)
+				return -1;
+			mul = 1;
+			break;
+		default:
+			return -1;
+		}
+		total += v * mul;
+		any = true;
+	}
+	return any ? total : -1;
+}
+
+long long
+parse_memory(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v <= 0 || !isfinite(v))
+		return -1;
+	while (isspace((unsigned char)*end))
+		end++;
+	double mul;
+	switch (toupper((unsigned char)*end)) {
+	case 'B':
+		mul = 1;
+		break;
+	case 'K':
+		mul = 1024.0;
+		break;
+	case 'M':
+		mul = 1024.0 * 1024;
+		break;
+	case 'G':
+		mul = 1024.0 * 1024 * 1024;
+		break;
+	case 'T':
+		mul = 1024.0 * 1024 * 1024 * 1024;
+		break;
+	default:
+		return -1;
+	}
+	end++;
+	if (mul > 1 && (*end == 'B' || *end == 'b'))
+		end++;
+	else if (mul > 1 && *end == 'i' && (end[1] == 'B' || end[1] == 'b'))
+		end += 2;
+	if (*end)
+		return -1;
+	double b = v * mul;
+	if (b > 9e18)
+		return -1;
+	return (long long)b;
+}
