@@ -668,7 +668,7 @@ glob_values(struct builder *b, const struct wf_iter *it, const char *pattern,
 	}
 	strbuf_adds(&full, pattern);
 	glob_t g;
-	int r = glob(full.buf, GLOB_ERR, NULL, &g);
+	int r = glob(full.buf, 0, NULL, &g);
 	strbuf_release(&full);
 	if (r == GLOB_NOMATCH) {
 		diag_error(b->d, it->loc, "foreach '%s' of %s: glob '%s' matches "

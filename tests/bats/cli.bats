@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# The command line: subcommands, options, help and exit statuses.
+load helper
+
+hello() {
+	wf <<'EOF2'
+name: hello
+tasks:
+  - name: greet
+    foreach: {who: [world, moon]}
+    out: {f: "greet/{who}.txt"}
+    run: "echo hello {who} > {out.f}"
+EOF2
+}
+
+@test "--help describes every command and exits 0" {
+	run "$WFRUN" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"usage: wfrun [run] [options] WORKFLOW.yaml"* ]]
+	[[ "$output" == *"check"* && "$output" == *"dag"* ]]
+	[[ "$output" == *"--dry-run"* && "$output" == *"--keep-going"* && "$output" == *"--trace FILE"* ]]
+}
+
+@test "--version prints the version" {
+	run "$WFRUN" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^wfrun\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+}
+
+@test "no arguments is a usage error (exit 2)" {
+	run "$WFRUN"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"usage:"* ]]
+}
+
+@test "an unknown option is a usage error" {
+	hello
+	run "$WFRUN" --frobnicate wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unrecognized option"* ]]
+}
+
+@test "a missing workflow file names the file" {
+	run "$WFRUN" nope.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"nope.yaml: error: cannot open: No such file or directory"* ]]
+}
+
+@test "wfrun FILE is wfrun run FILE" {
+	hello
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
+	[ "$(cat greet/world.txt)" = "hello world" ]
+	rm -r greet
+	run "$WFRUN" run -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat greet/moon.txt)" = "hello moon" ]
+}
+
+@test "-j must be a positive number" {
+	hello
+	run "$WFRUN" -j 0 wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"-j/--cores wants a number of cores >= 1, not '0'"* ]]
+	run "$WFRUN" --cores=x wf.yaml
+	[ "$status" -eq 2 ]
+}
+
+@test "-n prints the commands in program order and runs nothing" {
+	hello
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "# 'greet' (who=world)" ]
+	[ "${lines[2]}" = "echo hello world > greet/world.txt" ]
+	[ "${lines[4]}" = "echo hello moon > greet/moon.txt" ]
+	[ ! -e greet ]
+	[ ! -e .wfrun ]
+}
+
+@test "check prints a summary: instances per name, edges, inputs" {
+	echo data >input.txt
+	wf <<'EOF2'
+name: summary
+tasks:
+  - name: split
+    foreach: {i: "1..3"}
+    in: {src: input.txt}
+    out: {part: "p{i}"}
+    run: "cp {in.src} {out.part}"
+  - name: join
+    in: {parts: {list: "p{i}", foreach: {i: "1..3"}}}
+    out: {all: all.txt}
+    run: "cat {in.parts} > {out.all}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "wf.yaml: ok" ]
+	[[ "$output" == *"task instances: 4"* ]]
+	[[ "$output" == *"  split 3"* ]]
+	[[ "$output" == *"  join  1"* ]]
+	[[ "$output" == *"edges: 3"* ]]
+	[[ "$output" == *"inputs that must exist: 1"*"  input.txt"* ]]
+	[ ! -e p1 ]
+}
+
+@test "dag prints instances, --names one node per task name" {
+	echo x >in.txt
+	wf <<'EOF2'
+name: g
+tasks:
+  - name: a
+    foreach: {i: "1..2"}
+    in: {x: in.txt}
+    out: {y: "y{i}"}
+    run: "cp {in.x} {out.y}"
+  - name: b
+    in: {ys: {list: "y{i}", foreach: {i: "1..2"}}}
+    out: {z: z}
+    run: "cat {in.ys} > {out.z}"
+EOF2
+	run "$WFRUN" dag wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 'digraph "g" {' ]
+	[[ "$output" == *'t1 [label="a\ni=1"];'* ]]
+	[[ "$output" == *"t1 -> t3;"* && "$output" == *"t2 -> t3;"* ]]
+	run "$WFRUN" dag --names wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'n1 [label="a\n2 tasks"];'* ]]
+	[[ "$output" == *'n2 [label="b"];'* ]]
+	[ "$(grep -c -- '->' <<<"$output")" -eq 1 ]
+}
+
+@test "-v prints each task start and end; -q prints nothing" {
+	hello
+	run "$WFRUN" -v -j 1 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: start 'greet' (who=world): echo hello world > greet/world.txt"* ]]
+	[[ "$output" == *"wfrun: done 'greet' (who=moon) in "* ]]
+	[[ "$output" == *"wfrun: 2 tasks done in "* ]]
+}
+
+@test "--trace writes the trace where asked" {
+	hello
+	run "$WFRUN" -q --trace my/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	[ -f my/trace.tsv ]
+	[ "$(wc -l <my/trace.tsv)" -eq 3 ]
+	[ ! -e .wfrun/trace.tsv ]
+}
+
+@test "workdir is relative to the workflow file" {
+	mkdir sub
+	wf sub/wf.yaml <<'EOF2'
+workdir: results
+tasks:
+  - name: t
+    out: {f: here.txt}
+    run: "pwd > {out.f}"
+EOF2
+	run "$WFRUN" -q sub/wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat sub/results/here.txt)" = "$PWD/sub/results" ]
+	[ -f sub/results/.wfrun/trace.tsv ]
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env bats
+# Running: failures, -k, logs, trace, core limits, interrupts.
+load helper
+
+failing() {
+	wf <<'EOF2'
+tasks:
+  - name: bad
+    out: {f: bad.txt}
+    run: "echo some context >&2; echo the reason >&2; exit 3"
+  - name: after-bad
+    in: {f: bad.txt}
+    out: {g: after.txt}
+    run: "cp {in.f} {out.g}"
+  - name: slow
+    out: {s: slow.txt}
+    run: "sleep 1; echo ok > {out.s}"
+  - name: independent
+    foreach: {i: "1..3"}
+    out: {f: "ind{i}.txt"}
+    run: "touch {out.f}"
+EOF2
+}
+
+@test "a failing task: stderr tail shown, no new launches, exit 1" {
+	failing
+	run "$WFRUN" -j 2 wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"wfrun: error: task 'bad' failed with exit status 3 (stderr: $PWD/.wfrun/logs/bad/1.err)"* ]]
+	[[ "$output" == *"  | some context"*"  | the reason"* ]]
+	[[ "$output" == *"waiting for 1 running task (use -k to keep going)"* ]]
+	# the running task finished; nothing new started
+	[ "$(cat slow.txt)" = ok ]
+	[ ! -e after.txt ]
+	[ ! -e ind1.txt ]
+	[[ "$output" == *"1 task failed, 1 done, 4 not run"* ]]
+	[ "$(trace_col status | sort | uniq -c | tr -s ' ' | tr '\n' ,)" = " 1 COMPLETED, 1 FAILED," ]
+	[ "$(trace_col exit | head -1)" = 3 ]
+}
+
+@test "-k runs what does not depend on the failure" {
+	failing
+	run "$WFRUN" -k -j 2 wf.yaml
+	[ "$status" -eq 1 ]
+	[ ! -e after.txt ]
+	[ -e ind1.txt ] && [ -e ind2.txt ] && [ -e ind3.txt ] && [ -e slow.txt ]
+	[[ "$output" == *"1 task failed, 4 done, 1 not run"* ]]
+}
+
+@test "a task that exits 0 without its output fails" {
+	wf <<'EOF2'
+tasks:
+  - name: lazy
+    out: {f: promised.txt}
+    run: "true"
+EOF2
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"task 'lazy' exited 0 but did not create its output 'f' (promised.txt)"* ]]
+}
+
+@test "a command that cannot be found fails with 127" {
+	wf <<'EOF2'
+tasks:
+  - name: t
+    out: {f: x}
+    run: "no-such-program-here {out.f}"
+EOF2
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"failed with exit status 127"* ]]
+	[[ "$output" == *"no-such-program-here: not found"* ]]
+}
+
+@test "stdout and stderr go to per-task logs; empty logs are removed" {
+	wf <<'EOF2'
+tasks:
+  - name: talk
+    foreach: {i: "1..2"}
+    out: {f: "t{i}"}
+    run: "echo out {i}; echo err {i} >&2; touch {out.f}"
+  - name: quiet
+    out: {f: q}
+    run: "touch {out.f}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat .wfrun/logs/talk/2.out)" = "out 2" ]
+	[ "$(cat .wfrun/logs/talk/2.err)" = "err 2" ]
+	[ ! -e .wfrun/logs/quiet/3.out ]
+	[ ! -e .wfrun/logs/quiet/3.err ]
+}
+
+@test "trace.tsv: the columns of the design, one row per task" {
+	wf <<'EOF2'
+tasks:
+  - name: work
+    foreach: {i: "1..3"}
+    cores: 2
+    out: {f: "w{i}"}
+    run: "head -c 100000 /dev/zero > {out.f}"
+EOF2
+	run "$WFRUN" -q -j 4 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(head -1 .wfrun/trace.tsv)" = "$(printf 'task_id\tname\ttag\tworker\tkind\tcores\tstorage_bw\tepoch\tstatus\texit\tattempt\tsubmit\tstart\tcomplete\tqueue_s\trealtime_s\tcpu_user_s\tcpu_sys_s\tpeak_rss_kb\tread_bytes\twrite_bytes')" ]
+	[ "$(trace_col task_id | sort -n | tr '\n' ' ')" = "1 2 3 " ]
+	[ "$(trace_col tag | sort | tr '\n' ' ')" = "i=1 i=2 i=3 " ]
+	[ "$(trace_col worker | sort -u)" = local ]
+	[ "$(trace_col kind | sort -u)" = compute ]
+	[ "$(trace_col cores | sort -u)" = 2 ]
+	[ "$(trace_col storage_bw | sort -u)" = "" ]
+	[ "$(trace_col exit | sort -u)" = 0 ]
+	# storage bytes are counted in pages: at least what was written
+	for b in $(trace_col write_bytes); do [ "$b" -ge 100000 ] && [ "$b" -lt 200000 ]; done
+	# times are epoch seconds with microseconds; start <= complete
+	awk -F'\t' 'NR > 1 && !($12 ~ /^[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]$/ && $13 <= $14 && $12 <= $13 && $19 > 0) { exit 1 }' .wfrun/trace.tsv
+}
+
+@test "tasks never use more cores than given" {
+	wf <<'EOF2'
+tasks:
+  - name: two
+    foreach: {i: "1..4"}
+    cores: 2
+    out: {f: "a{i}"}
+    run: "sleep 0.3; touch {out.f}"
+  - name: one
+    foreach: {i: "1..4"}
+    out: {f: "b{i}"}
+    run: "sleep 0.2; touch {out.f}"
+EOF2
+	run "$WFRUN" -q -j 3 wf.yaml
+	[ "$status" -eq 0 ]
+	# the peak of the sum of cores over the start/complete intervals
+	peak=$(awk -F'\t' 'NR > 1 { print $13, $6; print $14, -$6 }' .wfrun/trace.tsv |
+		sort -k1,1n -k2,2n | awk '{ c += $2; if (c > m) m = c } END { print m }')
+	[ "$peak" -le 3 ]
+	[ "$peak" -ge 2 ]
+}
+
+@test "SIGINT kills running tasks (whole process groups), writes the trace, exits 130" {
+	wf <<'EOF2'
+tasks:
+  - name: done-fast
+    out: {f: fast}
+    run: "touch {out.f}"
+  - name: hang
+    foreach: {i: "1..2"}
+    out: {f: "h{i}"}
+    run: "sleep 300 & sleep 300; touch {out.f}"
+EOF2
+	"$WFRUN" -j 4 wf.yaml 2>err.txt &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(pgrep -fc 'sleep 300')" -ge 4 ] && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 130 ]
+	grep -q "interrupted (Interrupt): stopping 2 running tasks" err.txt
+	for _ in $(seq 50); do
+		[ "$(pgrep -fc 'sleep 300')" -eq 0 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -fc 'sleep 300')" -eq 0 ]
+	[ "$(trace_col status | sort | tr '\n' ' ')" = "ABORTED ABORTED COMPLETED " ]
+}
+
+@test "an I/O task runs (as a 1-core task until I/O scheduling lands)" {
+	wf <<'EOF2'
+tasks:
+  - name: ck
+    io: true
+    storage_bw: 100
+    out: {f: ck}
+    run: "touch {out.f}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(trace_col kind)" = io ]
+}

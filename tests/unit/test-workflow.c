@@ -1,0 +1,103 @@
+/* Unit tests of the workflow loader: values, errors and their positions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "tap.h"
+#include "workflow.h"
+
+static struct workflow wf;
+static struct diags dg;
+
+static int
+load(const char *yaml)
+{
+	workflow_release(&wf);
+	diags_release(&dg);
+	const char *path = write_tmp(yaml);
+	diags_init(&dg, path);
+	if (workflow_load(&wf, path, &dg) < 0)
+		return -1;
+	return dg.nerrors ? -1 : 0;
+}
+
+static const char *
+err(size_t i)
+{
+	return i < dg.list.n ? dg.list.v[i].msg : "";
+}
+
+int
+main(void)
+{
+	diags_init(&dg, "");
+	is_int(load("name: x\n"
+		    "vars: {n: 3}\n"
+		    "tasks:\n"
+		    "  - name: a\n"
+		    "    cores: 2\n"
+		    "    memory: 4G\n"
+		    "    timeout: 1h30m\n"
+		    "    retries: 2\n"
+		    "    on_failure: ignore\n"
+		    "    env: {OMP_NUM_THREADS: \"2\"}\n"
+		    "    run: \"true\"\n"
+		    "  - name: b\n"
+		    "    io: true\n"
+		    "    storage_bw: \"auto(2,256,2)\"\n"
+		    "    run: \"true\"\n"),
+	       0, "a workflow with every key loads");
+	is_int(wf.ntasks, 2, "two tasks");
+	is_int(wf.tasks[0].cores, 2, "cores");
+	is_int(wf.tasks[0].memory, 4LL << 30, "memory 4G");
+	is_int((long)wf.tasks[0].timeout, 5400, "timeout 1h30m");
+	is_int(wf.tasks[0].retries, 2, "retries");
+	is_int(wf.tasks[0].on_failure, WF_IGNORE, "on_failure");
+	is_int(wf.tasks[1].cores, 0, "I/O tasks take no cores");
+	is_int(wf.tasks[1].storage_bw.kind, WF_BW_AUTO_BOUNDED, "bounded auto");
+	is_int((long)wf.tasks[1].storage_bw.max, 256, "auto max");
+
+	ok(load("tasks:\n  - name: a\n    run: [x\n") < 0, "YAML syntax error");
+	ok(strstr(err(0), "YAML syntax error") != NULL, "named as such: %s", err(0));
+
+	ok(load("tasks:\n  - name: a\n    foreeach: {i: \"1..2\"}\n    run: x\n") < 0,
+	   "unknown key");
+	is_str(err(0), "unknown key 'foreeach' in a task; did you mean 'foreach'?",
+	       "with a suggestion");
+	is_int(dg.list.v[0].loc.line, 3, "line of the key");
+	is_int(dg.list.v[0].loc.col, 5, "column of the key");
+
+	ok(load("tasks:\n  - name: a\n    cores: two\n    run: x\n"
+		"  - name: a\n    run: \"\"\n") < 0, "several errors");
+	is_int(dg.nerrors, 3, "all reported: cores, duplicate name, empty run");
+	is_str(err(0), "cores must be an integer, not 'two'", "wrong type");
+
+	ok(load("tasks:\n  - name: a\n    storage_bw: 100\n    run: x\n") < 0,
+	   "storage_bw without io");
+	is_str(err(0), "storage_bw applies to I/O tasks; add io: true to task 'a'",
+	       "explained");
+
+	ok(load("tasks:\n  - name: a\n    foreach: {i: [1, 2], i: [3]}\n    run: x\n") < 0,
+	   "duplicate key");
+	is_str(err(0), "duplicate key 'i' in foreach", "duplicate key named");
+
+	ok(load("tasks:\n  - name: a\n    in: {x: f}\n    out: {x: g}\n    run: x\n") < 0,
+	   "a parameter declared twice");
+	is_str(err(0), "parameter 'x' is declared twice (in in and out); give each its own name",
+	       "explained");
+
+	ok(load("tasks: {a: 1}\n") < 0, "tasks must be a list");
+	ok(load("") < 0, "an empty file");
+	is_str(err(0), "the workflow is empty: it needs tasks:", "empty explained");
+
+	is_int((long)parse_duration("90s"), 90, "90s");
+	is_int((long)parse_duration("2h"), 7200, "2h");
+	is_int((long)parse_duration("45"), 45, "plain seconds");
+	ok(parse_duration("5x") < 0, "bad unit");
+	is_int(parse_memory("512M"), 512LL << 20, "512M");
+	is_int(parse_memory("1GiB"), 1LL << 30, "1GiB");
+	ok(parse_memory("12") < 0, "a size needs a unit");
+	workflow_release(&wf);
+	diags_release(&dg);
+	return done_testing();
+}
