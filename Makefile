@@ -36,11 +36,15 @@ CMD_OBJ = $(CMD_SRC:cmd/%.c=$(BUILD)/cmd/%.o)
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
+ifdef SANITIZE
+all: $(BUILD)/wfrun
+else
 all: $(BUILD)/wfrun wfrun
+endif
 
-# The top-level ./wfrun always points at the build of the last `make`.
-wfrun: $(BUILD)/wfrun
-	ln -sf $(BUILD)/wfrun wfrun
+# ./wfrun points at the optimised build (never the sanitizer one).
+wfrun: build/wfrun
+	ln -sf build/wfrun wfrun
 
 $(BUILD)/libwfrun.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
