@@ -54,7 +54,6 @@ struct ptask {
 	uint32_t ninst;
 	uint32_t first;    /* first instance */
 	bool failed;       /* expansion stopped on an error */
-	char *text;        /* owns the literal text the segments point into */
 };
 
 struct plan {

@@ -43,6 +43,7 @@ struct runner {
 	size_t nready, aready;
 	struct strbuf cmd, words, path;
 	struct strvec argv;
+	char *sh_argv[4];       /* sh -c COMMAND */
 	/* progress */
 	bool tty;
 	bool line_shown;
@@ -150,7 +151,7 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl)
 	r->submit[t] = clock_real();
 	p->dag.tasks.v[t].state = TASK_RUNNING;
 
-	static char *sh_argv[4] = { "sh", "-c", NULL, NULL };
+	char **sh_argv = r->sh_argv;
 	if (plan_argv(p, t, &r->words, &r->argv)) {
 		job.exe = r->argv.v[0];
 		job.argv = r->argv.v;
@@ -435,6 +436,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	strbuf_init(&r.cmd);
 	strbuf_init(&r.words);
 	strbuf_init(&r.path);
+	r.sh_argv[0] = "sh";
+	r.sh_argv[1] = "-c";
 
 	if (mkdir_p(p->wf->workdir, 0777) < 0 || chdir(p->wf->workdir) < 0) {
 		error_msg("cannot use the workdir %s: %s", p->wf->workdir,

@@ -801,6 +801,50 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 			   "add io: true to task '%s'", t->name ? t->name : "?");
 }
 
+/*
+ * A var's value is literal text in which {name} is the value of a var
+ * defined above it and {{ and }} are braces.  NULL after an error.
+ */
+static char *
+resolve_var(struct ctx *c, const char *key, const char *s, struct wf_loc loc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	while (*s) {
+		if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
+			strbuf_addch(&sb, s[0]);
+			s += 2;
+			continue;
+		}
+		if (*s == '}') {
+			diag_error(c->d, loc, "var '%s': '}' closes no placeholder; "
+				   "write '}}' for a literal brace", key);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		if (*s != '{') {
+			strbuf_addch(&sb, *s++);
+			continue;
+		}
+		const char *e = strchr(s, '}');
+		const struct wf_kv *ref =
+			e ? workflow_var(c->wf, s + 1, (size_t)(e - s - 1)) : NULL;
+		if (!ref) {
+			if (e && (size_t)(e - s - 1) == strlen(key) &&
+			    !strncmp(s + 1, key, strlen(key)))
+				diag_error(c->d, loc, "var '%s' refers to itself", key);
+			else
+				diag_error(c->d, loc, "var '%s': '%.*s' names no var "
+					   "defined above it; write '{{' for a literal "
+					   "brace", key, e ? (int)(e - s + 1) : 1, s);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		strbuf_adds(&sb, ref->val);
+		s = e + 1;
+	}
+	return strbuf_detach(&sb);
+}
+
 static void
 var_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	 void *arg)
@@ -820,10 +864,13 @@ var_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	const char *s = scalar(c, v, "a var value");
 	if (!s)
 		return;
+	char *val = resolve_var(c, key, s, loc_of(v));
+	if (!val)
+		return;
 	wf->vars = xrealloc(wf->vars, (wf->nvars + 1) * sizeof(*wf->vars));
 	struct wf_kv *kv = &wf->vars[wf->nvars++];
 	kv->key = xstrdup(key);
-	kv->val = xstrdup(s);
+	kv->val = val;
 	kv->loc = loc_of(k);
 }
 

@@ -168,3 +168,25 @@ EOF2
 	[ -f deep/er/and/deeper/f.txt ]
 	[ -f made/dir/x ]
 }
+
+@test "vars may use vars defined above them" {
+	wf <<'EOF2'
+vars: {sample: NA12878, dir: "data/{sample}", file: "{dir}/{sample}.txt", lit: "{{x}}"}
+tasks:
+  - name: t
+    out: {f: "{file}"}
+    run: "echo {lit} > {out.f}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat data/NA12878/NA12878.txt)" = "{x}" ]
+	wf <<'EOF2'
+vars: {a: "{b}", b: 1}
+tasks:
+  - name: t
+    run: "true"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:1:11: error: var 'a': '{b}' names no var defined above it; write '{{' for a literal brace" ]
+}
