@@ -31,6 +31,7 @@ struct runner {
 	struct sched sched;
 	struct trace trace;
 	struct loop_timer kill_timer;
+	struct loop_timer tick;  /* redraws the progress line on a terminal */
 	long free_cores;
 	long *cores;            /* per task name */
 	bool *logdir_made;      /* per task name */
@@ -83,6 +84,14 @@ progress(struct runner *r, bool force)
 			 r->done, r->total, r->ex->running, r->failed,
 			 now - r->t0);
 	}
+}
+
+static void
+tick(void *arg)
+{
+	struct runner *r = arg;
+	progress(r, true);
+	loop_timer_arm(&r->loop, &r->tick, 1.0, tick, r);
 }
 
 static void
@@ -375,7 +384,6 @@ on_done(const struct exec_result *res, void *arg)
 		}
 	}
 	strbuf_release(&why);
-	progress(r, false);
 }
 
 static void
@@ -469,6 +477,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 
 	verbose_msg("running %zu tasks of '%s' with %ld cores in %s", r.total,
 		    p->wf->name, o->cores, p->wf->workdir);
+	if (r.tty)
+		loop_timer_arm(&r.loop, &r.tick, 1.0, tick, &r);
 	for (;;) {
 		dispatch(&r);
 		if (!r.ex->running)
@@ -478,6 +488,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	}
 	progress_clear(&r);
 	loop_timer_cancel(&r.loop, &r.kill_timer);
+	loop_timer_cancel(&r.loop, &r.tick);
 
 	int rc = r.interrupted ? 130 : r.failed ? 1 : 0;
 	if (trace_close(&r.trace, &err) < 0) {
