@@ -22,7 +22,7 @@ cmd_check(int argc, char **argv)
 	long cores = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+j:qv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:qv", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			if ((cores = parse_cores_arg(optarg)) < 0)

@@ -90,7 +90,7 @@ cmd_dag(int argc, char **argv)
 	bool names = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+qv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
 		switch (c) {
 		case 'N':
 			names = true;

@@ -44,7 +44,7 @@ cmd_run(int argc, char **argv)
 	char *trace = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+j:nkqv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:nkqv", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			if ((o.cores = parse_cores_arg(optarg)) < 0)

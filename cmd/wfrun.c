@@ -34,7 +34,7 @@ usage(FILE *fp)
 	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++)
 		fprintf(fp, "  %-8s %s\n", subcmds[i].name, subcmds[i].help);
 	fputs("\n"
-	      "run options:\n"
+	      "run options (-j also for check):\n"
 	      "  -j, --cores N      use N cores (default: all of this machine)\n"
 	      "  -n, --dry-run      print the commands in a valid order, run nothing\n"
 	      "  -k, --keep-going   after a failure, run what does not depend on it\n"
@@ -133,7 +133,10 @@ load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
 	struct diags d;
 	diags_init(&d, file);
 	memset(p, 0, sizeof(*p));
-	if (workflow_load(wf, file, &d) == 0 && !d.nerrors) {
+	if (workflow_load(wf, file, &d) == 0) {
+		/* Templates are checked even when some keys were wrong, so
+		 * one run reports both; expansion needs a clean file. */
+		plan_build(p, wf, &d, d.nerrors == 0);
 		for (size_t i = 0; i < wf->ntasks; i++) {
 			const struct wf_task *t = &wf->tasks[i];
 			if (t->cores > cores)
@@ -143,7 +146,6 @@ load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
 					   t->cores, cores,
 					   cores == 1 ? "is" : "are");
 		}
-		plan_build(p, wf, &d);
 	}
 	int rc = 0;
 	if (d.nerrors) {

@@ -550,8 +550,16 @@ find_on_path(const char *prog)
 			char *cand = xasprintf("%.*s/%s", (int)n, path, prog);
 			struct stat st;
 			if (!access(cand, X_OK) && !stat(cand, &st) &&
-			    S_ISREG(st.st_mode))
+			    S_ISREG(st.st_mode)) {
+				/* Tasks run in the workdir: a relative
+				 * PATH entry means the invocation's. */
+				if (cand[0] != '/') {
+					char *abs = path_absolute(cand);
+					free(cand);
+					cand = abs;
+				}
 				return cand;
+			}
 			free(cand);
 		}
 		path += n;
@@ -844,7 +852,19 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	render_raw(&b->sb, &pd->path, b->vals.v);
 	char *norm = xmalloc(b->sb.len + 2);
 	size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
-	uint32_t x = dag_intern(g, norm, n);
+	/* One file, one datum: an absolute path inside the workdir is
+	 * named relative to it, as every relative path is. */
+	const char *name = norm;
+	size_t wl = strlen(b->p->wf->workdir);
+	if (norm[0] == '/' && n > wl && !strncmp(norm, b->p->wf->workdir, wl) &&
+	    (norm[wl] == '/' || wl == 1)) {
+		name = norm + (wl == 1 ? 1 : wl + 1);
+		n -= (size_t)(name - norm);
+	} else if (norm[0] == '/' && n == wl && !strcmp(norm, b->p->wf->workdir)) {
+		name = ".";
+		n = 1;
+	}
+	uint32_t x = dag_intern(g, name, n);
 	free(norm);
 	bool is_dir = pd->kind == WF_DIR;
 	if (is_dir && (mode & DAG_READ))
@@ -920,7 +940,8 @@ check_inputs(struct builder *b)
 }
 
 int
-plan_build(struct plan *p, const struct workflow *wf, struct diags *d)
+plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
+	   bool expand)
 {
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
@@ -940,7 +961,7 @@ plan_build(struct plan *p, const struct workflow *wf, struct diags *d)
 			p->pt[i].failed = true;
 		bad |= p->pt[i].failed;
 	}
-	if (!bad && !d->nerrors) {
+	if (!bad && !d->nerrors && expand) {
 		for (size_t i = 0; i < wf->ntasks; i++) {
 			struct ptask *pt = &p->pt[i];
 			char *owner = xasprintf("task '%s'", wf->tasks[i].name);
@@ -951,6 +972,10 @@ plan_build(struct plan *p, const struct workflow *wf, struct diags *d)
 				       pt->items, pt->glob, owner, add_instance,
 				       &a) < 0)
 				pt->failed = true;
+			else if (!pt->ninst)
+				diag_warning(d, wf->tasks[i].loc, "task '%s' has no "
+					     "instances: its foreach is empty",
+					     wf->tasks[i].name);
 			free(owner);
 		}
 		if (!d->nerrors)

@@ -65,10 +65,13 @@ struct plan {
 };
 
 /*
- * Compile, expand and check the workflow.  Errors go to d; returns 0 when
- * d holds no error.  The plan must be released either way.
+ * Compile every template, then (when expand is true and nothing failed)
+ * expand the tasks into the dag and check that inputs exist.  Errors go to
+ * d; returns 0 when d holds no error.  The plan must be released either
+ * way.
  */
-int plan_build(struct plan *p, const struct workflow *wf, struct diags *d);
+int plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
+	       bool expand);
 void plan_release(struct plan *p);
 
 /* The shell form of task t's command (every value quoted). */

@@ -157,7 +157,6 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl)
 	memset(&job, 0, sizeof(job));
 	job.task = t;
 	r->free_cores -= r->cores[tmpl];
-	r->submit[t] = clock_real();
 	p->dag.tasks.v[t].state = TASK_RUNNING;
 
 	char **sh_argv = r->sh_argv;
@@ -349,9 +348,12 @@ on_done(const struct exec_result *res, void *arg)
 		r->done++;
 		r->nready = 0;
 		dag_complete(g, t, &r->ready, &r->nready, &r->aready);
-		for (size_t i = 0; i < r->nready; i++)
+		double now = clock_real();
+		for (size_t i = 0; i < r->nready; i++) {
+			r->submit[r->ready[i]] = now;
 			sched_push(&r->sched, g->tasks.v[r->ready[i]].tmpl,
 				   r->ready[i]);
+		}
 		if (log_level >= 2) {
 			struct strbuf lab = STRBUF_INIT;
 			plan_label(p, t, &lab);
@@ -368,10 +370,13 @@ on_done(const struct exec_result *res, void *arg)
 			plan_label(p, t, &lab);
 			progress_clear(r);
 			log_path(r, t, "err", &r->path);
-			error_msg("task %s %s (stderr: %s/%s)", lab.buf, why.buf,
-				  p->wf->workdir, r->path.buf);
-			if (res->started && !res->err_empty)
+			if (res->started && !res->err_empty) {
+				error_msg("task %s %s (stderr: %s/%s)", lab.buf,
+					  why.buf, p->wf->workdir, r->path.buf);
 				show_tail(r->path.buf);
+			} else {
+				error_msg("task %s %s", lab.buf, why.buf);
+			}
 			strbuf_release(&lab);
 			if (!r->o->keep_going && !r->stop) {
 				r->stop = true;
@@ -471,9 +476,12 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		/* I/O tasks run as 1-core tasks until I/O scheduling exists. */
 		r.cores[i] = p->wf->tasks[i].io ? 1 : p->wf->tasks[i].cores;
 	sched_init(&r.sched, nt, r.cores);
+	double now = clock_real();
 	for (uint32_t t = 0; t < r.total; t++)
-		if (p->dag.tasks.v[t].state == TASK_READY)
+		if (p->dag.tasks.v[t].state == TASK_READY) {
+			r.submit[t] = now;
 			sched_push(&r.sched, p->dag.tasks.v[t].tmpl, t);
+		}
 
 	verbose_msg("running %zu tasks of '%s' with %ld cores in %s", r.total,
 		    p->wf->name, o->cores, p->wf->workdir);

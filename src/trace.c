@@ -27,6 +27,7 @@ trace_open(struct trace *t, const char *path, struct errbuf *err)
 		return errprintf(err, "cannot write the trace %s: %s", path,
 				 strerror(errno));
 	fputs(header, t->fp);
+	fflush(t->fp);
 	return 0;
 }
 
@@ -65,6 +66,8 @@ trace_write(struct trace *t, const struct trace_row *r)
 	if (r->write_bytes >= 0)
 		fprintf(fp, "%lld", r->write_bytes);
 	fputc('\n', fp);
+	/* A row is on disk when its task is over, even if wfrun is killed. */
+	fflush(fp);
 }
 
 int

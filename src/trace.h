@@ -4,6 +4,9 @@
  * know is left empty, never invented.  Times are Unix epoch seconds with
  * microseconds, durations are seconds.
  *
+ * submit is when the task became ready (all its predecessors done), so
+ * queue_s = start - submit is the time it waited for free cores.
+ *
  * Columns: task_id name tag worker kind cores storage_bw epoch status exit
  * attempt submit start complete queue_s realtime_s cpu_user_s cpu_sys_s
  * peak_rss_kb read_bytes write_bytes

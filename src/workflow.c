@@ -747,20 +747,19 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 		    strcmp((const char *)k->data.scalar.value, "name"))
 			continue;
 		const char *s = scalar(c, v, "a task name");
-		if (s && !*s)
+		if (s && !*s) {
 			diag_error(c->d, loc_of(v), "empty task name");
-		else if (s && !is_identifier(s) && !strchr(s, '-'))
-			diag_error(c->d, loc_of(v), "task name '%s' must use "
-				   "letters, digits, '_' and '-'", s);
-		else if (s) {
-			const char *q;
-			for (q = s; *q; q++)
-				if (!isalnum((unsigned char)*q) && *q != '_' &&
-				    *q != '-')
-					break;
+		} else if (s) {
+			const char *q = s;
+			if (isalpha((unsigned char)*q) || *q == '_')
+				for (q++; *q; q++)
+					if (!isalnum((unsigned char)*q) && *q != '_' &&
+					    *q != '-')
+						break;
 			if (*q)
 				diag_error(c->d, loc_of(v), "task name '%s' must "
-					   "use letters, digits, '_' and '-'", s);
+					   "start with a letter or '_' and use "
+					   "letters, digits, '_' and '-'", s);
 			else
 				t->name = xstrdup(s);
 		}

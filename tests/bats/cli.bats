@@ -163,3 +163,26 @@ EOF2
 	[ "$(cat sub/results/here.txt)" = "$PWD/sub/results" ]
 	[ -f sub/results/.wfrun/trace.tsv ]
 }
+
+@test "options may follow the workflow file" {
+	hello
+	run "$WFRUN" wf.yaml -q -j 1
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
+	[ -f greet/moon.txt ]
+}
+
+@test "a program found through a relative PATH entry runs from the workdir" {
+	mkdir bin sub
+	printf '#!/bin/sh\necho mine > "$1"\n' >bin/myprog
+	chmod +x bin/myprog
+	wf sub/wf.yaml <<'EOF2'
+tasks:
+  - name: t
+    out: {f: o.txt}
+    run: "myprog {out.f}"
+EOF2
+	PATH="bin:$PATH" run "$WFRUN" -q sub/wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat sub/o.txt)" = mine ]
+}

@@ -193,3 +193,28 @@ EOF2
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "wf.yaml:3:15: error: foreach 'f' of task 'a': glob 'data/*.fq' matches no file under $PWD" ]
 }
+
+@test "key errors and placeholder errors are reported together" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    cores: x
+    out: {o: o}
+    run: "touch {out.oo}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:12: error: cores must be an integer, not 'x'" ]
+	[[ "${lines[1]}" == "wf.yaml:5:10: error: run of task 'a': {out.oo}: the task has no out parameter 'oo'"* ]]
+}
+
+@test "task names start with a letter or _" {
+	wf <<'EOF2'
+tasks:
+  - name: 1st-pass
+    run: "true"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:2:11: error: task name '1st-pass' must start with a letter or '_' and use letters, digits, '_' and '-'" ]
+}

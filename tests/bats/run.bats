@@ -56,7 +56,8 @@ tasks:
 EOF2
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"task 'lazy' exited 0 but did not create its output 'f' (promised.txt)"* ]]
+	# the empty stderr log was removed, so it is not named
+	[[ "$output" == *"wfrun: error: task 'lazy' exited 0 but did not create its output 'f' (promised.txt)"$'\n'* ]]
 }
 
 @test "a command that cannot be found fails with 127" {
@@ -179,4 +180,30 @@ EOF2
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(trace_col kind)" = io ]
+}
+
+@test "trace rows reach the file as tasks end; queue_s counts the wait for cores" {
+	wf <<'EOF2'
+tasks:
+  - name: quick
+    foreach: {i: "1..2"}
+    out: {f: "q{i}"}
+    run: "sleep 0.5; touch {out.f}"
+  - name: long
+    out: {f: l}
+    run: "sleep 3; touch {out.f}"
+EOF2
+	"$WFRUN" -q -j 1 wf.yaml &
+	pid=$!
+	for _ in $(seq 50); do
+		[ -f .wfrun/trace.tsv ] && [ "$(wc -l <.wfrun/trace.tsv)" -ge 3 ] && break
+		sleep 0.1
+	done
+	[ "$(wc -l <.wfrun/trace.tsv)" -ge 3 ]
+	kill -0 "$pid"
+	wait "$pid"
+	[ "$(wc -l <.wfrun/trace.tsv)" -eq 4 ]
+	# with one core, the second quick task waited for the first
+	q=$(awk -F'\t' '$1 == 2 { print ($15 >= 0.4) }' .wfrun/trace.tsv)
+	[ "$q" = 1 ]
 }

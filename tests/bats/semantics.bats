@@ -190,3 +190,34 @@ EOF2
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "wf.yaml:1:11: error: var 'a': '{b}' names no var defined above it; write '{{' for a literal brace" ]
 }
+
+@test "an absolute path inside the workdir is the same datum as the relative one" {
+	wf <<EOF2
+tasks:
+  - name: w
+    out: {f: x.txt}
+    run: "sleep 0.3; echo v1 > {out.f}"
+  - name: r
+    in: {f: "$PWD/x.txt"}
+    out: {g: g.txt}
+    run: "cat {in.f} > {out.g}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"edges: 1"* && "$output" == *"inputs that must exist: 0"* ]]
+	run "$WFRUN" -q -j 2 wf.yaml
+	[ "$(cat g.txt)" = v1 ]
+}
+
+@test "a foreach that expands to nothing is a warning" {
+	wf <<'EOF2'
+tasks:
+  - name: none
+    foreach: {i: "5..4"}
+    out: {f: "x{i}"}
+    run: "touch {out.f}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "wf.yaml:2:5: warning: task 'none' has no instances: its foreach is empty" ]
+}

@@ -37,7 +37,7 @@ build(const char *yaml)
 	diags_init(&dg, path);
 	if (workflow_load(&wf, path, &dg) < 0 || dg.nerrors)
 		return -1;
-	return plan_build(&pl, &wf, &dg);
+	return plan_build(&pl, &wf, &dg, true);
 }
 
 static void
