@@ -15,7 +15,7 @@ WARN = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
        -Wmissing-prototypes -Wno-unused-parameter
 DEPFLAGS = -MMD -MP
 LIBS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 libxml-2.0 2>/dev/null)
-LIBS_LDLIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
+LIBS_LDLIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 libxml-2.0 2>/dev/null || echo -lyaml -lxml2)
 
 ifdef SANITIZE
 SAN = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -30,7 +30,7 @@ ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 LDLIBS_ALL = $(LIBS_LDLIBS) -lpthread $(LDLIBS)
 
 LIB_SRC = $(wildcard src/*.c)
-LIB_OBJ = $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
+LIB_OBJ = $(LIB_SRC:src/%.c=$(BUILD)/src/%.o) $(BUILD)/gen/xsd.o
 CMD_SRC = cmd/wfrun.c cmd/cmd-run.c cmd/cmd-check.c cmd/cmd-dag.c
 CMD_OBJ = $(CMD_SRC:cmd/%.c=$(BUILD)/cmd/%.o)
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
@@ -51,6 +51,16 @@ $(BUILD)/libwfrun.a: $(LIB_OBJ)
 
 $(BUILD)/wfrun: $(CMD_OBJ) $(BUILD)/libwfrun.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libwfrun.a $(LDLIBS_ALL)
+
+# The schema is compiled in, so an uninstalled wfrun validates as an
+# installed one does.
+$(BUILD)/gen/xsd.c: resources/wfrun-resources.xsd
+	@mkdir -p $(dir $@)
+	{ echo 'const char wfrun_resources_xsd[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } >$@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -90,10 +100,13 @@ install: all
 	install -m 755 $(BUILD)/wfrun $(DESTDIR)$(BINDIR)/wfrun
 	install -m 644 man/wfrun.1 $(DESTDIR)$(MANDIR)/man1/wfrun.1
 	install -m 644 man/wfrun-workflow.5 $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5
+	install -d $(DESTDIR)$(DATADIR)
+	install -m 644 resources/wfrun-resources.xsd $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/wfrun $(DESTDIR)$(MANDIR)/man1/wfrun.1 \
-	      $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5
+	      $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5 \
+	      $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
 
 clean:
 	rm -rf build build-san wfrun

@@ -13,7 +13,7 @@ static void
 remove_tmp_dirs(void)
 {
 	for (int i = 0; i < ntmp_dirs; i++) {
-		char cmd[128];
+		char cmd[2100];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_dirs[i]);
 		if (system(cmd) != 0)
 			fprintf(stderr, "cannot remove %s\n", tmp_dirs[i]);

@@ -1,0 +1,264 @@
+#include "resources.h"
+
+#include <errno.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlschemas.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Generated from resources/wfrun-resources.xsd by the Makefile. */
+extern const char wfrun_resources_xsd[];
+
+struct xml_ctx {
+	struct diags *d;
+};
+
+static void
+structured_error(void *arg, xmlErrorPtr e)
+{
+	struct xml_ctx *x = arg;
+	struct wf_loc loc = { e->line > 0 ? (unsigned)e->line : 0,
+			      e->int2 > 0 ? (unsigned)e->int2 : 1 };
+	char *msg = xstrdup(e->message ? e->message : "invalid XML");
+	size_t n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	/* libxml2 says "Element 'x': ..." — keep its words, they name the
+	 * element and what the schema wanted, except for the identity
+	 * constraints, whose wording only a schema author reads easily. */
+	const char *key = strstr(msg, "Duplicate key-sequence [");
+	if (key && strstr(msg, "'workerName'"))
+		diag_error(x->d, loc, "duplicate worker name %.*s: worker names "
+			   "must be unique", (int)strcspn(key + 24, "]"), key + 24);
+	else if (key && strstr(msg, "'storageName'"))
+		diag_error(x->d, loc, "duplicate storage name %.*s: storage "
+			   "names must be unique", (int)strcspn(key + 24, "]"),
+			   key + 24);
+	else if (strstr(msg, "'workdirStorage'"))
+		diag_error(x->d, loc, "the workdir names a storage that no "
+			   "<storage name=\"...\"> element defines");
+	else
+		diag_error(x->d, loc, "%s", msg);
+	free(msg);
+}
+
+char *
+expand_tilde(const char *p)
+{
+	if (p[0] != '~' || (p[1] && p[1] != '/'))
+		return xstrdup(p);
+	const char *home = getenv("HOME");
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : "/";
+	}
+	return xasprintf("%s%s", home, p + 1);
+}
+
+static char *
+prop(xmlNodePtr n, const char *name)
+{
+	xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+	if (!v)
+		return NULL;
+	char *s = xstrdup((const char *)v);
+	xmlFree(v);
+	return s;
+}
+
+static char *
+text(xmlNodePtr n)
+{
+	xmlChar *v = xmlNodeGetContent(n);
+	char *s = xstrdup(v ? (const char *)v : "");
+	xmlFree(v);
+	/* trim */
+	char *a = s, *e = s + strlen(s);
+	while (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r')
+		a++;
+	while (e > a && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		e--;
+	char *r = xstrndup(a, (size_t)(e - a));
+	free(s);
+	return r;
+}
+
+static bool
+is(xmlNodePtr n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE &&
+	       !strcmp((const char *)n->name, name);
+}
+
+static struct wf_loc
+line_of(xmlNodePtr n)
+{
+	struct wf_loc l = { (unsigned)xmlGetLineNo(n), 1 };
+	return l;
+}
+
+static void
+load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
+{
+	struct worker_spec *w = &c->workers[c->nworkers++];
+	memset(w, 0, sizeof(*w));
+	w->line = (unsigned)xmlGetLineNo(n);
+	w->name = prop(n, "name");
+	w->host = prop(n, "host");
+	char *port = prop(n, "port");
+	w->port = port ? atoi(port) : 22;
+	free(port);
+	w->user = prop(n, "user");
+	w->keepalive = 15;
+	w->timeout = 20;
+	w->local = w->host && (!strcmp(w->host, "localhost"));
+	for (xmlNodePtr k = n->children; k; k = k->next) {
+		if (is(k, "cores")) {
+			char *s = text(k);
+			w->cores = atol(s);
+			free(s);
+		} else if (is(k, "memory")) {
+			char *s = text(k), *u = prop(k, "unit");
+			long long mul = 1LL << 30;
+			if (u && !strcmp(u, "MB"))
+				mul = 1LL << 20;
+			else if (u && !strcmp(u, "TB"))
+				mul = 1LL << 40;
+			w->memory = atoll(s) * mul;
+			free(s);
+			free(u);
+		} else if (is(k, "io-executors")) {
+			char *s = text(k);
+			w->io_executors = atol(s);
+			free(s);
+		} else if (is(k, "disk")) {
+			char *s = prop(k, "bandwidth");
+			w->disk_bw = s ? strtod(s, NULL) : 0;
+			free(s);
+		} else if (is(k, "workdir")) {
+			char *s = text(k), *sh = prop(k, "shared");
+			w->workdir = expand_tilde(s);
+			w->shared = sh && (!strcmp(sh, "true") || !strcmp(sh, "1"));
+			w->storage = prop(k, "storage");
+			free(s);
+			free(sh);
+			if (w->workdir[0] != '/')
+				diag_error(d, line_of(k), "worker '%s': workdir '%s' "
+					   "must be an absolute path", w->name,
+					   w->workdir);
+		} else if (is(k, "ssh")) {
+			char *id = prop(k, "identity"), *kh = prop(k, "known-hosts");
+			char *ka = prop(k, "keepalive"), *to = prop(k, "timeout");
+			if (id)
+				w->identity = expand_tilde(id);
+			if (kh)
+				w->known_hosts = expand_tilde(kh);
+			if (ka)
+				w->keepalive = atoi(ka);
+			if (to)
+				w->timeout = atoi(to);
+			free(id);
+			free(kh);
+			free(ka);
+			free(to);
+			if (w->local)
+				diag_warning(d, line_of(k), "worker '%s' runs on "
+					     "localhost without SSH; its <ssh> is "
+					     "ignored", w->name);
+		}
+	}
+	if (!w->known_hosts)
+		w->known_hosts = expand_tilde("~/.ssh/known_hosts");
+	if (w->storage && !w->shared)
+		diag_error(d, line_of(n), "worker '%s': a workdir on storage '%s' "
+			   "must be shared=\"true\"", w->name, w->storage);
+	if (!w->local && !w->workdir)
+		diag_error(d, line_of(n), "worker '%s' on %s needs a <workdir> "
+			   "(an absolute path on that host)", w->name, w->host);
+}
+
+int
+resources_load(struct cluster *c, const char *path, struct diags *d)
+{
+	memset(c, 0, sizeof(*c));
+	c->file = xstrdup(path);
+	size_t before = d->nerrors;
+	struct xml_ctx x = { d };
+	struct wf_loc l0 = { 0, 0 };
+
+	if (access(path, R_OK) < 0) {
+		diag_error(d, l0, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	xmlSchemaParserCtxtPtr pctx = xmlSchemaNewMemParserCtxt(
+		wfrun_resources_xsd, (int)strlen(wfrun_resources_xsd));
+	xmlSchemaPtr schema = pctx ? xmlSchemaParse(pctx) : NULL;
+	if (!schema)
+		BUG("the built-in resources schema does not parse");
+	xmlParserCtxtPtr ctx = xmlNewParserCtxt();
+	xmlSetStructuredErrorFunc(&x, structured_error);
+	xmlDocPtr doc = xmlCtxtReadFile(ctx, path, NULL,
+					XML_PARSE_NONET | XML_PARSE_NOENT * 0);
+	if (doc) {
+		xmlSchemaValidCtxtPtr v = xmlSchemaNewValidCtxt(schema);
+		xmlSchemaSetValidStructuredErrors(v, structured_error, &x);
+		int r = xmlSchemaValidateDoc(v, doc);
+		xmlSchemaFreeValidCtxt(v);
+		if (r == 0) {
+			xmlNodePtr root = xmlDocGetRootElement(doc);
+			size_t nw = 0, ns = 0;
+			for (xmlNodePtr n = root->children; n; n = n->next) {
+				nw += is(n, "worker");
+				ns += is(n, "storage");
+			}
+			c->workers = xcalloc(nw ? nw : 1, sizeof(*c->workers));
+			c->storages = xcalloc(ns ? ns : 1, sizeof(*c->storages));
+			for (xmlNodePtr n = root->children; n; n = n->next) {
+				if (is(n, "worker")) {
+					load_worker(c, n, d);
+				} else if (is(n, "storage")) {
+					struct storage_spec *s =
+						&c->storages[c->nstorages++];
+					char *bw = prop(n, "bandwidth");
+					s->name = prop(n, "name");
+					s->bandwidth = bw ? strtod(bw, NULL) : 0;
+					s->line = (unsigned)xmlGetLineNo(n);
+					free(bw);
+				}
+			}
+		}
+		xmlFreeDoc(doc);
+	} else if (d->nerrors == before) {
+		diag_error(d, l0, "cannot read the resources file");
+	}
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	xmlFreeParserCtxt(ctx);
+	xmlSchemaFree(schema);
+	xmlSchemaFreeParserCtxt(pctx);
+	return d->nerrors == before ? 0 : -1;
+}
+
+void
+resources_release(struct cluster *c)
+{
+	for (size_t i = 0; i < c->nworkers; i++) {
+		struct worker_spec *w = &c->workers[i];
+		free(w->name);
+		free(w->host);
+		free(w->user);
+		free(w->workdir);
+		free(w->storage);
+		free(w->identity);
+		free(w->known_hosts);
+	}
+	free(c->workers);
+	for (size_t i = 0; i < c->nstorages; i++)
+		free(c->storages[i].name);
+	free(c->storages);
+	free(c->file);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,56 @@
+/*
+ * resources: the resources file (wfrun-resources(5)), read with libxml2
+ * and validated against resources/wfrun-resources.xsd, which is compiled
+ * into the binary so that an uninstalled wfrun validates exactly like an
+ * installed one.  This is the only file that includes libxml2.  It fills a
+ * struct cluster and reports every problem as file:line:col in a diags
+ * list; it never connects anywhere.
+ */
+#ifndef WFRUN_RESOURCES_H
+#define WFRUN_RESOURCES_H
+
+#include <stdbool.h>
+
+#include "workflow.h"
+
+struct storage_spec {
+	char *name;
+	double bandwidth; /* MB/s */
+	unsigned line;
+};
+
+struct worker_spec {
+	char *name;
+	char *host;
+	int port;
+	char *user;          /* NULL: the local user name */
+	bool local;          /* host is localhost: runs in-process, no SSH */
+	long cores;          /* 0: detected (local CPUs, or the agent's) */
+	long long memory;    /* bytes, 0: not given */
+	long io_executors;   /* 0: default */
+	double disk_bw;      /* MB/s, 0: not given */
+	char *workdir;       /* NULL: the workflow's workdir (local only) */
+	bool shared;         /* the workdir is the master's, same paths */
+	char *storage;       /* the <storage> a shared workdir lives on */
+	char *identity;      /* ~ expanded; NULL: defaults and ssh-agent */
+	char *known_hosts;   /* ~ expanded */
+	int keepalive;       /* seconds, 0: off */
+	int timeout;         /* seconds for connect and login */
+	unsigned line;
+};
+
+struct cluster {
+	char *file;
+	struct worker_spec *workers;
+	size_t nworkers;
+	struct storage_spec *storages;
+	size_t nstorages;
+};
+
+/* Returns 0 when d holds no new error.  Release the cluster either way. */
+int resources_load(struct cluster *c, const char *path, struct diags *d);
+void resources_release(struct cluster *c);
+/* "~/x" -> "$HOME/x"; a new string. */
+char *expand_tilde(const char *p);
+
+#endif
