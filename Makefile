@@ -37,9 +37,12 @@ UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 ifdef SANITIZE
-all: $(BUILD)/wfrun
+all: $(BUILD)/wfrun $(BUILD)/wfrun-worker
+STATIC =
 else
-all: $(BUILD)/wfrun wfrun
+all: $(BUILD)/wfrun $(BUILD)/wfrun-worker wfrun
+# The agent is uploaded to workers: static, so it needs no shared libs there.
+STATIC = -static
 endif
 
 # ./wfrun points at the optimised build (never the sanitizer one).
@@ -61,6 +64,9 @@ $(BUILD)/gen/xsd.c: resources/wfrun-resources.xsd
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
+$(BUILD)/wfrun-worker: $(BUILD)/cmd/wfrun-worker.o $(BUILD)/libwfrun.a
+	$(CC) $(ALL_LDFLAGS) $(STATIC) -o $@ $< $(BUILD)/libwfrun.a -lpthread
 
 $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -98,13 +104,14 @@ deps-check:
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(BUILD)/wfrun $(DESTDIR)$(BINDIR)/wfrun
+	install -m 755 $(BUILD)/wfrun-worker $(DESTDIR)$(BINDIR)/wfrun-worker
 	install -m 644 man/wfrun.1 $(DESTDIR)$(MANDIR)/man1/wfrun.1
 	install -m 644 man/wfrun-workflow.5 $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5
 	install -d $(DESTDIR)$(DATADIR)
 	install -m 644 resources/wfrun-resources.xsd $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/wfrun $(DESTDIR)$(MANDIR)/man1/wfrun.1 \
+	rm -f $(DESTDIR)$(BINDIR)/wfrun $(DESTDIR)$(BINDIR)/wfrun-worker $(DESTDIR)$(MANDIR)/man1/wfrun.1 \
 	      $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5 \
 	      $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
 
@@ -113,4 +120,4 @@ clean:
 
 .PHONY: all units check check-san demo deps deps-check install uninstall clean
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(BUILD)/cmd/wfrun-worker.d

@@ -45,6 +45,8 @@ struct exec_ops {
 	int (*submit)(struct exec *e, const struct exec_job *job);
 	/* Send sig to every running job's process group. */
 	void (*signal_all)(struct exec *e, int sig);
+	/* Send sig to the process group of one running job, if it runs. */
+	void (*signal_one)(struct exec *e, uint32_t task, int sig);
 	/* Called by the loop for SIGCHLD and other events of the backend. */
 	void (*on_sigchld)(struct exec *e);
 	void (*release)(struct exec *e);

@@ -169,6 +169,15 @@ local_signal_all(struct exec *e, int sig)
 }
 
 static void
+local_signal_one(struct exec *e, uint32_t task, int sig)
+{
+	struct exec_local *x = (struct exec_local *)e;
+	for (size_t i = 0; i < x->njobs; i++)
+		if (x->jobs[i].task == task)
+			kill(-x->jobs[i].pid, sig);
+}
+
+static void
 local_release(struct exec *e)
 {
 	struct exec_local *x = (struct exec_local *)e;
@@ -185,6 +194,7 @@ local_release(struct exec *e)
 static const struct exec_ops local_ops = {
 	local_submit,
 	local_signal_all,
+	local_signal_one,
 	local_on_sigchld,
 	local_release,
 };

@@ -537,38 +537,6 @@ shell_word(const char *w, size_t n)
 	return false;
 }
 
-static char *
-find_on_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *e = strchr(path, ':');
-		size_t n = e ? (size_t)(e - path) : strlen(path);
-		if (n) {
-			char *cand = xasprintf("%.*s/%s", (int)n, path, prog);
-			struct stat st;
-			if (!access(cand, X_OK) && !stat(cand, &st) &&
-			    S_ISREG(st.st_mode)) {
-				/* Tasks run in the workdir: a relative
-				 * PATH entry means the invocation's. */
-				if (cand[0] != '/') {
-					char *abs = path_absolute(cand);
-					free(cand);
-					cand = abs;
-				}
-				return cand;
-			}
-			free(cand);
-		}
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return NULL;
-}
-
 /*
  * Decide whether run can be exec'd without a shell, as make does: literal
  * text of plain word characters and blanks only, a literal first word that
@@ -604,7 +572,7 @@ classify_run(struct ptask *pt)
 	if (strchr(prog, '/')) {
 		pt->exe = prog;
 	} else {
-		pt->exe = find_on_path(prog);
+		pt->exe = path_search(prog);
 		free(prog);
 		if (!pt->exe)
 			return; /* let the shell say "not found" */

@@ -147,3 +147,33 @@ path_parent_len(const char *p, size_t n)
 		return -1;
 	return (long)(i - 1);
 }
+
+char *
+path_search(const char *prog)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *e = strchr(path, ':');
+		size_t n = e ? (size_t)(e - path) : strlen(path);
+		if (n) {
+			char *cand = xasprintf("%.*s/%s", (int)n, path, prog);
+			struct stat st;
+			if (!access(cand, X_OK) && !stat(cand, &st) &&
+			    S_ISREG(st.st_mode)) {
+				if (cand[0] != '/') {
+					char *abs = path_absolute(cand);
+					free(cand);
+					cand = abs;
+				}
+				return cand;
+			}
+			free(cand);
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}

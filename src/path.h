@@ -20,6 +20,9 @@ char *path_join(const char *dir, const char *p);
 char *path_absolute(const char *p);
 /* mkdir -p; 0 or -1 with errno. */
 int mkdir_p(const char *path, unsigned mode);
+/* The executable file prog names on $PATH (a relative PATH entry taken
+ * from the current directory, made absolute); NULL if none. */
+char *path_search(const char *prog);
 /* Length of the parent of a normalised path p[0..n), or -1 for none. */
 long path_parent_len(const char *p, size_t n);
 

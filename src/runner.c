@@ -14,9 +14,8 @@
 #include "loop.h"
 #include "path.h"
 #include "sched.h"
+#include "spawn.h"
 #include "trace.h"
-
-extern char **environ;
 
 /* Seconds between SIGTERM and SIGKILL when a run is interrupted. */
 #define KILL_GRACE 5.0
@@ -173,29 +172,15 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl)
 	char **envp = NULL;
 	struct strbuf *envs = NULL;
 	if (wt->nenv) {
-		size_t n = 0;
-		while (environ[n])
-			n++;
-		envp = xcalloc(n + wt->nenv + 1, sizeof(char *));
+		char **add = xcalloc(wt->nenv, sizeof(char *));
 		envs = xcalloc(wt->nenv, sizeof(*envs));
-		size_t k = 0;
 		for (size_t i = 0; i < wt->nenv; i++) {
 			strbuf_init(&envs[i]);
 			plan_env(p, t, i, &envs[i]);
-			envp[k++] = envs[i].buf;
+			add[i] = envs[i].buf;
 		}
-		for (size_t i = 0; i < n; i++) {
-			size_t j;
-			for (j = 0; j < wt->nenv; j++) {
-				size_t kl = strlen(wt->env[j].key);
-				if (!strncmp(environ[i], wt->env[j].key, kl) &&
-				    environ[i][kl] == '=')
-					break;
-			}
-			if (j == wt->nenv)
-				envp[k++] = environ[i];
-		}
-		envp[k] = NULL;
+		envp = spawn_env(add, wt->nenv);
+		free(add);
 		job.envp = envp;
 	}
 	struct strbuf outp = STRBUF_INIT;

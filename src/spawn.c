@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern char **environ;
@@ -58,4 +59,29 @@ spawn_task(const struct spawn_req *req, struct errbuf *err)
 		return -1;
 	}
 	return pid;
+}
+
+char **
+spawn_env(char *const *add, size_t n)
+{
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = xcalloc(ne + n + 1, sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		envp[k++] = add[i];
+	for (size_t i = 0; i < ne; i++) {
+		size_t j;
+		for (j = 0; j < n; j++) {
+			size_t kl = strcspn(add[j], "=");
+			if (!strncmp(environ[i], add[j], kl) &&
+			    environ[i][kl] == '=')
+				break;
+		}
+		if (j == n)
+			envp[k++] = environ[i];
+	}
+	envp[k] = NULL;
+	return envp;
 }

@@ -26,6 +26,13 @@ struct spawn_req {
  * gets them back with default dispositions. */
 void spawn_signal_set(sigset_t *set);
 
+/*
+ * The environment of this process with add[0..n) ("NAME=VALUE") added or
+ * replacing variables of the same name.  The array is malloc'd, the
+ * strings are borrowed: free only the array.
+ */
+char **spawn_env(char *const *add, size_t n);
+
 /* Returns the pid (also the process group id), or -1 with err filled. */
 pid_t spawn_task(const struct spawn_req *req, struct errbuf *err);
 

@@ -1,0 +1,81 @@
+/*
+ * proto: the protocol between the master and a worker agent
+ * (wfrun-worker), documented here and only here.  Pure: it encodes and
+ * decodes, it never reads or writes a file descriptor.
+ *
+ * Version 1.  The agent runs over one SSH exec channel: the master writes
+ * to its stdin, the agent answers on its stdout; its stderr is for humans.
+ * A message is one line: fields separated by one TAB, ended by LF.  In a
+ * field, "\\" is a backslash, "\t" a TAB, "\n" a LF, "\r" a CR; no other
+ * byte is escaped and no other escape exists.  The first field is the
+ * message's type.  Numbers are decimal; times are Unix epoch seconds with
+ * microseconds.  A line longer than PROTO_MAX_LINE is an error.
+ *
+ * Agent -> master
+ *   HELLO    version arch ncpus pid          first line, once
+ *   DONE     id wstatus start end utime stime maxrss_kb read_bytes
+ *            write_bytes out_empty err_empty
+ *                                             the task ended (wait status
+ *                                             as from wait4; -1 bytes when
+ *                                             unknown)
+ *   FAILED   id message                       the task could not start
+ *   BYE                                       the agent is exiting
+ *
+ * Master -> agent
+ *   RUN      id cwd out_log err_log nenv ENV... exe ARGV...
+ *                                             start a task in cwd (logs are
+ *                                             absolute paths; ENV are
+ *                                             NAME=VALUE added to the
+ *                                             agent's environment; exe is
+ *                                             looked up on the agent's PATH
+ *                                             when it has no '/')
+ *   KILL     id signo                         signal one task's group
+ *   KILLALL  signo                            signal every task's group
+ *   EXIT                                      kill every task, say BYE, exit
+ *
+ * End of input on the agent's stdin is EXIT: when the connection drops,
+ * the agent kills its tasks (SIGTERM, SIGKILL 5 s later) and exits, so no
+ * process is left behind on the worker.  An unknown message type is
+ * ignored with a warning on stderr (a newer master may send more).
+ */
+#ifndef WFRUN_PROTO_H
+#define WFRUN_PROTO_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+#define PROTO_VERSION 1
+#define PROTO_MAX_LINE (1 << 20)
+
+/* Append one escaped field (preceded by a TAB unless first). */
+void proto_field(struct strbuf *line, const char *s, int first);
+void proto_fieldf(struct strbuf *line, const char *fmt, ...) PRINTF(2, 3);
+/* End the line. */
+void proto_end(struct strbuf *line);
+
+/* A decoded message: fields point into the decoder's buffer and are valid
+ * until the next call to proto_next(). */
+struct proto_msg {
+	char **f;
+	size_t n;
+};
+
+struct proto_decoder {
+	struct strbuf in;     /* bytes received, not yet decoded */
+	size_t pos;           /* start of the next line in in */
+	struct strbuf cur;    /* the current line, unescaped in place */
+	VEC(char *) fields;
+};
+
+void proto_decoder_init(struct proto_decoder *d);
+void proto_decoder_release(struct proto_decoder *d);
+void proto_feed(struct proto_decoder *d, const char *buf, size_t n);
+/*
+ * Decode the next complete message: 1 and *m filled, 0 when no whole line
+ * is buffered, -1 on a malformed line (err filled; the line is dropped).
+ */
+int proto_next(struct proto_decoder *d, struct proto_msg *m,
+	       struct errbuf *err);
+
+#endif
