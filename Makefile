@@ -14,8 +14,8 @@ PKG_CONFIG ?= pkg-config
 WARN = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
        -Wmissing-prototypes -Wno-unused-parameter
 DEPFLAGS = -MMD -MP
-LIBS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 libxml-2.0 2>/dev/null)
-LIBS_LDLIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 libxml-2.0 2>/dev/null || echo -lyaml -lxml2)
+LIBS_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1 libxml-2.0 libssh2 2>/dev/null)
+LIBS_LDLIBS := $(shell $(PKG_CONFIG) --libs yaml-0.1 libxml-2.0 libssh2 2>/dev/null || echo -lyaml -lxml2 -lssh2)
 
 ifdef SANITIZE
 SAN = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resources.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -15,18 +16,23 @@ cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "cores", required_argument, NULL, 'j' },
+		{ "resources", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long cores = 0;
+	const char *resources = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:qv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:qvr:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			if ((cores = parse_cores_arg(optarg)) < 0)
 				return EXIT_USAGE;
+			break;
+		case 'r':
+			resources = optarg;
 			break;
 		case 'q':
 			log_level = 0;
@@ -40,14 +46,22 @@ cmd_check(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc) {
-		error_msg("usage: wfrun check [-j N] WORKFLOW.yaml");
+		error_msg("usage: wfrun check [-j N] [-r RESOURCES.xml] WORKFLOW.yaml");
 		return EXIT_USAGE;
 	}
 	if (!cores)
 		cores = local_cores();
+	struct cluster cl;
 	struct workflow wf;
 	struct plan p;
-	int rc = load_plan(argv[optind], cores, &wf, &p);
+	memset(&cl, 0, sizeof(cl));
+	memset(&wf, 0, sizeof(wf));
+	memset(&p, 0, sizeof(p));
+	int rc = resources ? load_cluster(resources, &cl) : 0;
+	if (!rc)
+		rc = load_plan(argv[optind],
+			       cluster_max_cores(resources ? &cl : NULL, cores), &wf,
+			       &p);
 	if (!rc && log_level >= 1) {
 		const struct dag *g = &p.dag;
 		size_t width = 4;
@@ -67,7 +81,22 @@ cmd_check(int argc, char **argv)
 			printf("  %s\n", g->data.v[g->inputs.v[i].datum].path);
 		if (ninputs > MAX_INPUTS_SHOWN)
 			printf("  ... and %zu more\n", ninputs - MAX_INPUTS_SHOWN);
+		if (resources) {
+			printf("workers: %zu (%s)\n", cl.nworkers, resources);
+			for (size_t i = 0; i < cl.nworkers; i++) {
+				const struct worker_spec *w = &cl.workers[i];
+				printf("  %s: %s", w->name, w->local ? "this machine"
+								     : w->host);
+				if (w->cores)
+					printf(", %ld cores", w->cores);
+				if (!w->local)
+					printf(", %s workdir %s",
+					       w->shared ? "shared" : "own", w->workdir);
+				printf("\n");
+			}
+		}
 	}
+	resources_release(&cl);
 	plan_release(&p);
 	workflow_release(&wf);
 	return rc;

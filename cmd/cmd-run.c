@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec.h"
 #include "path.h"
+#include "resources.h"
 #include "runner.h"
 #include "util.h"
 #include "wfrun.h"
@@ -35,16 +37,20 @@ cmd_run(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "keep-going", no_argument, NULL, 'k' },
 		{ "trace", required_argument, NULL, 'T' },
+		{ "resources", required_argument, NULL, 'r' },
+		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct runner_opts o = { 0, false, NULL };
+	struct runner_opts o;
+	memset(&o, 0, sizeof(o));
 	bool dry = false;
 	char *trace = NULL;
+	const char *resources = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:nkqv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:nkqvr:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			if ((o.cores = parse_cores_arg(optarg)) < 0)
@@ -59,6 +65,12 @@ cmd_run(int argc, char **argv)
 		case 'T':
 			free(trace);
 			trace = path_absolute(optarg);
+			break;
+		case 'r':
+			resources = optarg;
+			break;
+		case 'A':
+			o.accept_new_host_keys = true;
 			break;
 		case 'q':
 			log_level = 0;
@@ -83,17 +95,35 @@ cmd_run(int argc, char **argv)
 	if (!o.cores)
 		o.cores = local_cores();
 	o.trace_path = trace;
+	struct cluster cl;
+	memset(&cl, 0, sizeof(cl));
 	struct workflow wf;
 	struct plan p;
-	int rc = load_plan(argv[optind], o.cores, &wf, &p);
+	memset(&wf, 0, sizeof(wf));
+	memset(&p, 0, sizeof(p));
+	int rc = resources ? load_cluster(resources, &cl) : 0;
+	if (!rc)
+		rc = load_plan(argv[optind], cluster_max_cores(resources ? &cl : NULL,
+							       o.cores),
+			       &wf, &p);
 	if (!rc) {
-		if (dry)
+		if (dry) {
 			dry_run(&p);
-		else
+		} else {
+			char *agent = agent_path();
+			o.cluster = resources ? &cl : NULL;
+			o.agent_path = agent;
+			if (resources && ssh_global_init())
+				die("cannot initialise libssh2");
 			rc = runner_run(&p, &o);
+			if (resources)
+				ssh_global_exit();
+			free(agent);
+		}
 	}
 	plan_release(&p);
 	workflow_release(&wf);
+	resources_release(&cl);
 	free(trace);
 	return rc;
 }

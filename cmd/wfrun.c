@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "path.h"
+#include "resources.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -38,6 +40,10 @@ usage(FILE *fp)
 	      "  -j, --cores N      use N cores (default: all of this machine)\n"
 	      "  -n, --dry-run      print the commands in a valid order, run nothing\n"
 	      "  -k, --keep-going   after a failure, run what does not depend on it\n"
+	      "  -r, --resources FILE  run on the workers of a resources file\n"
+	      "                     (wfrun-resources(5)); also for check\n"
+	      "      --accept-new-host-keys  add unknown SSH host keys to\n"
+	      "                     known_hosts (changed keys are always refused)\n"
 	      "      --trace FILE   write the trace there (default:\n"
 	      "                     WORKDIR/.wfrun/trace.tsv)\n"
 	      "common options:\n"
@@ -47,7 +53,8 @@ usage(FILE *fp)
 	      "  -V, --version      show the version\n"
 	      "\n"
 	      "exit status: 0 all tasks succeeded, 1 a task failed, 2 usage or\n"
-	      "workflow error, 130 interrupted.  See wfrun(1).\n", fp);
+	      "workflow error, 3 no worker reachable, 130 interrupted.  See\n"
+	      "wfrun(1).\n", fp);
 }
 
 /* Options taking a separate argument, so their value is not taken for
@@ -56,7 +63,8 @@ static int
 takes_arg(const char *a)
 {
 	return !strcmp(a, "-j") || !strcmp(a, "--cores") ||
-	       !strcmp(a, "--trace");
+	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
+	       !strcmp(a, "--resources");
 }
 
 int
@@ -158,4 +166,62 @@ load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
 	}
 	diags_release(&d);
 	return rc;
+}
+
+int
+load_cluster(const char *file, struct cluster *c)
+{
+	struct diags d;
+	diags_init(&d, file);
+	resources_load(c, file, &d);
+	for (size_t i = 0; i < c->nworkers; i++) {
+		const struct worker_spec *w = &c->workers[i];
+		struct wf_loc l = { w->line, 1 };
+		if (!w->local && !w->shared && w->workdir)
+			diag_error(&d, l, "worker '%s': workdirs that are not "
+				   "shared (shared=\"false\", the default) are not "
+				   "supported yet: mount the workflow's workdir at "
+				   "the same path on %s and set shared=\"true\"",
+				   w->name, w->host);
+	}
+	int rc = 0;
+	if (d.nerrors) {
+		diags_print(&d, stderr);
+		fprintf(stderr, "wfrun: %zu error%s in %s; nothing was run\n",
+			d.nerrors, d.nerrors == 1 ? "" : "s", file);
+		rc = EXIT_USAGE;
+	} else if (d.list.n && log_level >= 1) {
+		diags_print(&d, stderr);
+	}
+	diags_release(&d);
+	return rc;
+}
+
+long
+cluster_max_cores(const struct cluster *c, long local)
+{
+	if (!c)
+		return local;
+	long most = 0;
+	for (size_t i = 0; i < c->nworkers; i++) {
+		const struct worker_spec *w = &c->workers[i];
+		long n = w->cores ? w->cores : w->local ? local : 1L << 30;
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
+char *
+agent_path(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return xstrdup("wfrun-worker");
+	buf[n] = '\0';
+	char *dir = path_dirname(buf);
+	char *p = xasprintf("%s/wfrun-worker", dir);
+	free(dir);
+	return p;
 }

@@ -27,6 +27,14 @@ int cmd_dag(int argc, char **argv);
  */
 int load_plan(const char *file, long cores, struct workflow *wf,
 	      struct plan *p);
+struct cluster;
+/* Load a resources file, printing every error; 0 or EXIT_USAGE. */
+int load_cluster(const char *file, struct cluster *c);
+/* The most cores one worker of c offers (cores when c is NULL); a remote
+ * worker whose cores are not given counts as unlimited until it answers. */
+long cluster_max_cores(const struct cluster *c, long local);
+/* The wfrun-worker beside this binary, to upload to workers. */
+char *agent_path(void);
 /* The cores of this machine (the CPUs this process may run on). */
 long local_cores(void);
 /* Parse the argument of -j; prints an error and returns -1 when bad. */

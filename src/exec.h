@@ -18,9 +18,11 @@
 
 struct exec_job {
 	uint32_t task;
-	const char *exe;
-	char *const *argv;
-	char *const *envp;   /* NULL: inherit */
+	const char *exe;     /* local path of the program (local backend) */
+	char *const *argv;   /* argv[0] is the program as written: a remote
+				agent looks it up on its own PATH */
+	char *const *envp;   /* NULL: inherit (local backend) */
+	char *const *env_add; /* NULL-ended NAME=VALUE the task adds (remote) */
 	const char *cwd;
 	const char *out_path, *err_path;
 };
@@ -34,7 +36,8 @@ struct exec_result {
 	long maxrss_kb;
 	long long read_bytes, write_bytes; /* -1 when unknown */
 	bool out_empty, err_empty; /* logs were empty (and are removed) */
-	char error[1100];     /* why it could not start */
+	bool lost;           /* its worker was lost: run it again elsewhere */
+	char error[2100];     /* why it could not start */
 };
 
 typedef void (*exec_done_fn)(const struct exec_result *r, void *arg);
@@ -52,13 +55,43 @@ struct exec_ops {
 	void (*release)(struct exec *e);
 };
 
+enum exec_state {
+	EXEC_CONNECTING,  /* not yet able to take jobs */
+	EXEC_READY,
+	EXEC_FAILED,      /* could not be reached; error says why */
+	EXEC_LOST,        /* was ready, then the connection ended */
+	EXEC_CLOSED,      /* shut down on purpose */
+};
+
+/* Called in the loop thread when a backend changes state. */
+typedef void (*exec_state_fn)(struct exec *e, void *arg);
+
 struct exec {
 	const struct exec_ops *ops;
 	exec_done_fn done;
+	exec_state_fn on_state;
 	void *arg;
 	size_t running;
+	enum exec_state state;
+	char error[2048];     /* why it failed or was lost */
+	long ncpus;           /* CPUs the worker reported, 0 if unknown */
 };
 
 struct exec *exec_local_new(exec_done_fn done, void *arg);
+
+struct worker_spec;
+struct exec_ssh_opts {
+	bool accept_new_host_keys;
+	const char *agent_path;  /* the local wfrun-worker to upload */
+};
+/* Start connecting to w in a thread of its own; the result arrives
+ * through on_state in the loop thread.  Needs ssh_global_init() first. */
+struct exec *exec_ssh_new(const struct worker_spec *w,
+			  const struct exec_ssh_opts *o, struct loop *loop,
+			  exec_done_fn done, exec_state_fn on_state, void *arg);
+/* libssh2's global init; call once from the main thread before any
+ * exec_ssh_new, and ssh_global_exit() after the last release. */
+int ssh_global_init(void);
+void ssh_global_exit(void);
 
 #endif

@@ -206,5 +206,6 @@ exec_local_new(exec_done_fn done, void *arg)
 	x->base.ops = &local_ops;
 	x->base.done = done;
 	x->base.arg = arg;
+	x->base.state = EXEC_READY;
 	return &x->base;
 }

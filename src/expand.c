@@ -1123,10 +1123,15 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 		VEC_PUSH(*argv, buf->buf + starts.v[i]);
 	VEC_PUSH(*argv, NULL);
 	argv->n--;
-	if (argv->n)
-		argv->v[0] = pt->exe;
 	VEC_FREE(starts);
 	return argv->n > 0;
+}
+
+const char *
+plan_exe(const struct plan *p, uint32_t t)
+{
+	const struct ptask *pt = &p->pt[p->dag.tasks.v[t].tmpl];
+	return pt->simple ? pt->exe : NULL;
 }
 
 void

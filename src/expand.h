@@ -83,6 +83,10 @@ void plan_command(const struct plan *p, uint32_t t, struct strbuf *out);
  */
 bool plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 	       struct strvec *argv);
+/* The program of a command that needs no shell, found on this machine's
+ * PATH (argv[0] of plan_argv() keeps the word as written); NULL when the
+ * command needs the shell. */
+const char *plan_exe(const struct plan *p, uint32_t t);
 /* KEY=VALUE environment additions of task t, values unquoted. */
 void plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out);
 /* "i=3,j=a" */

@@ -13,6 +13,7 @@
 #include "exec.h"
 #include "loop.h"
 #include "path.h"
+#include "resources.h"
 #include "sched.h"
 #include "spawn.h"
 #include "trace.h"
@@ -22,16 +23,28 @@
 /* Lines of a failed task's stderr shown on the terminal. */
 #define TAIL_LINES 10
 
+/* A place tasks run: this machine or an SSH worker. */
+struct rworker {
+	const char *name;
+	struct exec *ex;
+	const char *cwd;       /* where its tasks run; NULL: ours */
+	long cores, free;
+	bool usable;           /* connected and not lost */
+	bool reported;         /* its failure was reported */
+};
+
 struct runner {
 	struct plan *p;
 	const struct runner_opts *o;
 	struct loop loop;
-	struct exec *ex;
+	struct rworker *w;
+	size_t nw;
+	size_t running;         /* over all workers */
+	uint16_t *where;        /* per task: its worker while it runs */
 	struct sched sched;
 	struct trace trace;
 	struct loop_timer kill_timer;
 	struct loop_timer tick;  /* redraws the progress line on a terminal */
-	long free_cores;
 	long *cores;            /* per task name */
 	bool *logdir_made;      /* per task name */
 	double *submit;         /* per task */
@@ -71,7 +84,7 @@ progress(struct runner *r, bool force)
 			return;
 		r->last_draw = now;
 		fprintf(stderr, "\r\033[K[%zu/%zu] running %zu, failed %zu, %.0fs",
-			r->done, r->total, r->ex->running, r->failed, now - r->t0);
+			r->done, r->total, r->running, r->failed, now - r->t0);
 		r->line_shown = true;
 		return;
 	}
@@ -80,7 +93,7 @@ progress(struct runner *r, bool force)
 	if (decile > r->last_decile && decile < 10 && now - r->t0 > 2.0) {
 		r->last_decile = decile;
 		info_msg("%zu/%zu tasks done, %zu running, %zu failed (%.0fs)",
-			 r->done, r->total, r->ex->running, r->failed,
+			 r->done, r->total, r->running, r->failed,
 			 now - r->t0);
 	}
 }
@@ -148,19 +161,23 @@ make_output_dirs(struct runner *r, uint32_t t)
 }
 
 static void
-launch(struct runner *r, uint32_t t, uint32_t tmpl)
+launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 {
 	struct plan *p = r->p;
 	const struct wf_task *wt = &p->wf->tasks[tmpl];
+	struct rworker *w = &r->w[wi];
 	struct exec_job job;
 	memset(&job, 0, sizeof(job));
 	job.task = t;
-	r->free_cores -= r->cores[tmpl];
+	job.cwd = w->cwd;
+	w->free -= r->cores[tmpl];
+	r->where[t] = (uint16_t)wi;
+	r->running++;
 	p->dag.tasks.v[t].state = TASK_RUNNING;
 
 	char **sh_argv = r->sh_argv;
 	if (plan_argv(p, t, &r->words, &r->argv)) {
-		job.exe = r->argv.v[0];
+		job.exe = plan_exe(p, t);
 		job.argv = r->argv.v;
 	} else {
 		strbuf_reset(&r->cmd);
@@ -180,8 +197,11 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl)
 			add[i] = envs[i].buf;
 		}
 		envp = spawn_env(add, wt->nenv);
-		free(add);
 		job.envp = envp;
+		/* the additions alone, NULL-ended, for remote agents */
+		add = xrealloc(add, (wt->nenv + 1) * sizeof(char *));
+		add[wt->nenv] = NULL;
+		job.env_add = add;
 	}
 	struct strbuf outp = STRBUF_INIT;
 	log_path(r, t, "out", &outp);
@@ -210,10 +230,11 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl)
 		res.read_bytes = res.write_bytes = -1;
 		snprintf(res.error, sizeof(res.error),
 			 "cannot create its output directories");
-		r->ex->done(&res, r->ex->arg);
+		w->ex->done(&res, w->ex->arg);
 	} else {
-		r->ex->ops->submit(r->ex, &job);
+		w->ex->ops->submit(w->ex, &job);
 	}
+	free((char **)job.env_add);
 	strbuf_release(&outp);
 	if (envs) {
 		for (size_t i = 0; i < wt->nenv; i++)
@@ -287,7 +308,15 @@ on_done(const struct exec_result *res, void *arg)
 	uint32_t t = res->task;
 	uint32_t tmpl = g->tasks.v[t].tmpl;
 	const struct wf_task *wt = &p->wf->tasks[tmpl];
-	r->free_cores += r->cores[tmpl];
+	struct rworker *w = &r->w[r->where[t]];
+	w->free += r->cores[tmpl];
+	r->running--;
+	if (res->lost) {
+		/* Its worker is gone: the task runs again elsewhere. */
+		g->tasks.v[t].state = TASK_READY;
+		sched_push(&r->sched, tmpl, t);
+		return;
+	}
 
 	struct strbuf why = STRBUF_INIT;
 	int exit_code = -1;
@@ -320,7 +349,7 @@ on_done(const struct exec_result *res, void *arg)
 	struct strbuf tag = STRBUF_INIT;
 	plan_tag(p, t, &tag);
 	struct trace_row row = {
-		t + 1, wt->name, tag.buf, "local", wt->io ? "io" : "compute",
+		t + 1, wt->name, tag.buf, w->name, wt->io ? "io" : "compute",
 		r->cores[tmpl], status, exit_code, 1, r->submit[t],
 		res->start, res->end, res->utime, res->stime,
 		res->started ? res->maxrss_kb : -1, res->read_bytes,
@@ -365,11 +394,11 @@ on_done(const struct exec_result *res, void *arg)
 			strbuf_release(&lab);
 			if (!r->o->keep_going && !r->stop) {
 				r->stop = true;
-				if (r->ex->running)
+				if (r->running)
 					info_msg("not starting new tasks; waiting "
 						 "for %zu running task%s (use -k to "
-						 "keep going)", r->ex->running,
-						 r->ex->running == 1 ? "" : "s");
+						 "keep going)", r->running,
+						 r->running == 1 ? "" : "s");
 			}
 		}
 	}
@@ -377,10 +406,17 @@ on_done(const struct exec_result *res, void *arg)
 }
 
 static void
+signal_all(struct runner *r, int sig)
+{
+	for (size_t i = 0; i < r->nw; i++)
+		if (r->w[i].ex->state == EXEC_READY)
+			r->w[i].ex->ops->signal_all(r->w[i].ex, sig);
+}
+
+static void
 kill_timer_fired(void *arg)
 {
-	struct runner *r = arg;
-	r->ex->ops->signal_all(r->ex, SIGKILL);
+	signal_all(arg, SIGKILL);
 }
 
 static void
@@ -388,7 +424,8 @@ on_signal(int signo, void *arg)
 {
 	struct runner *r = arg;
 	if (signo == SIGCHLD) {
-		r->ex->ops->on_sigchld(r->ex);
+		for (size_t i = 0; i < r->nw; i++)
+			r->w[i].ex->ops->on_sigchld(r->w[i].ex);
 		return;
 	}
 	r->interrupted++;
@@ -396,26 +433,133 @@ on_signal(int signo, void *arg)
 	progress_clear(r);
 	if (r->interrupted == 1) {
 		info_msg("interrupted (%s): stopping %zu running task%s",
-			 strsignal(signo), r->ex->running,
-			 r->ex->running == 1 ? "" : "s");
-		r->ex->ops->signal_all(r->ex, SIGTERM);
+			 strsignal(signo), r->running,
+			 r->running == 1 ? "" : "s");
+		signal_all(r, SIGTERM);
 		loop_timer_arm(&r->loop, &r->kill_timer, KILL_GRACE,
 			       kill_timer_fired, r);
 	} else {
-		r->ex->ops->signal_all(r->ex, SIGKILL);
+		signal_all(r, SIGKILL);
 	}
 }
 
+/*
+ * Start ready tasks while any fits: each goes to the usable worker with the
+ * most free cores, the only one worth asking (what does not fit there fits
+ * nowhere).  O(workers) per launch.
+ */
 static void
 dispatch(struct runner *r)
 {
 	while (!r->stop) {
+		size_t best = r->nw;
+		for (size_t i = 0; i < r->nw; i++)
+			if (r->w[i].usable &&
+			    (best == r->nw || r->w[i].free > r->w[best].free))
+				best = i;
+		if (best == r->nw)
+			break;
 		uint32_t tmpl;
-		uint32_t t = sched_pop(&r->sched, r->free_cores, &tmpl);
+		uint32_t t = sched_pop(&r->sched, r->w[best].free, &tmpl);
 		if (t == UINT32_MAX)
 			break;
-		launch(r, t, tmpl);
+		launch(r, t, tmpl, best);
 	}
+}
+
+static void
+on_state(struct exec *e, void *arg)
+{
+	struct runner *r = arg;
+	for (size_t i = 0; i < r->nw; i++) {
+		struct rworker *w = &r->w[i];
+		if (w->ex != e)
+			continue;
+		if (e->state == EXEC_READY) {
+			if (!w->cores)
+				w->cores = e->ncpus > 0 ? e->ncpus : 1;
+			w->free = w->cores;
+			w->usable = true;
+			verbose_msg("worker '%s' ready with %ld cores", w->name,
+				    w->cores);
+		} else if (e->state == EXEC_FAILED || e->state == EXEC_LOST) {
+			w->usable = false;
+			if (!w->reported) {
+				w->reported = true;
+				progress_clear(r);
+				if (e->state == EXEC_FAILED)
+					warning_msg("worker '%s' skipped: %s", w->name,
+						    e->error);
+				else
+					warning_msg("worker '%s' lost: %s; its "
+						    "running tasks go back to the "
+						    "queue", w->name, e->error);
+			}
+		}
+	}
+}
+
+/* Set up the workers; connect the remote ones and wait until each is
+ * ready or failed.  Returns how many are usable. */
+static size_t
+start_workers(struct runner *r)
+{
+	const struct runner_opts *o = r->o;
+	const struct cluster *c = o->cluster;
+	r->nw = c ? c->nworkers : 1;
+	r->w = xcalloc(r->nw, sizeof(*r->w));
+	if (!c) {
+		r->w[0].name = "local";
+		r->w[0].ex = exec_local_new(on_done, r);
+		r->w[0].cores = r->w[0].free = o->cores;
+		r->w[0].usable = true;
+		return 1;
+	}
+	struct exec_ssh_opts so = { o->accept_new_host_keys, o->agent_path };
+	size_t pending = 0;
+	for (size_t i = 0; i < r->nw; i++) {
+		const struct worker_spec *ws = &c->workers[i];
+		struct rworker *w = &r->w[i];
+		w->name = ws->name;
+		w->cores = ws->cores;
+		if (ws->local) {
+			w->ex = exec_local_new(on_done, r);
+			if (!w->cores)
+				w->cores = o->cores;
+			w->free = w->cores;
+			w->usable = true;
+		} else {
+			/* A shared workdir has the master's path there. */
+			w->cwd = r->p->wf->workdir;
+			w->ex = exec_ssh_new(ws, &so, &r->loop, on_done, on_state,
+					     r);
+			pending++;
+		}
+	}
+	if (pending)
+		verbose_msg("connecting to %zu worker%s", pending,
+			    pending == 1 ? "" : "s");
+	while (!r->interrupted) {
+		size_t waiting = 0;
+		for (size_t i = 0; i < r->nw; i++)
+			waiting += r->w[i].ex->state == EXEC_CONNECTING;
+		if (!waiting)
+			break;
+		loop_run_once(&r->loop);
+	}
+	size_t usable = 0;
+	for (size_t i = 0; i < r->nw; i++)
+		usable += r->w[i].usable;
+	return usable;
+}
+
+static size_t
+usable_workers(const struct runner *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nw; i++)
+		n += r->w[i].usable;
+	return n;
 }
 
 int
@@ -427,7 +571,6 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.p = p;
 	r.o = o;
 	r.total = p->dag.tasks.n;
-	r.free_cores = o->cores;
 	r.t0 = clock_mono();
 	r.tty = isatty(2) && log_level >= 1;
 	r.last_decile = 0;
@@ -451,39 +594,68 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	}
 	if (loop_init(&r.loop, on_signal, &r) < 0)
 		die("cannot set up signal handling: %s", strerror(errno));
-	r.ex = exec_local_new(on_done, &r);
 
 	size_t nt = p->wf->ntasks;
 	r.cores = xcalloc(nt ? nt : 1, sizeof(long));
 	r.logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
 	r.submit = xcalloc(r.total ? r.total : 1, sizeof(double));
+	r.where = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	for (size_t i = 0; i < nt; i++)
 		/* I/O tasks run as 1-core tasks until I/O scheduling exists. */
 		r.cores[i] = p->wf->tasks[i].io ? 1 : p->wf->tasks[i].cores;
 	sched_init(&r.sched, nt, r.cores);
-	double now = clock_real();
-	for (uint32_t t = 0; t < r.total; t++)
-		if (p->dag.tasks.v[t].state == TASK_READY) {
-			r.submit[t] = now;
-			sched_push(&r.sched, p->dag.tasks.v[t].tmpl, t);
-		}
 
-	verbose_msg("running %zu tasks of '%s' with %ld cores in %s", r.total,
-		    p->wf->name, o->cores, p->wf->workdir);
-	if (r.tty)
-		loop_timer_arm(&r.loop, &r.tick, 1.0, tick, &r);
-	for (;;) {
-		dispatch(&r);
-		if (!r.ex->running)
-			break;
-		progress(&r, false);
-		loop_run_once(&r.loop);
+	int rc = 0;
+	bool lost_all = false;
+	if (!start_workers(&r)) {
+		error_msg("no worker can be reached; nothing was run");
+		rc = r.interrupted ? 130 : 3;
 	}
-	progress_clear(&r);
+	for (size_t i = 0; !rc && i < nt; i++) {
+		long most = 0;
+		for (size_t k = 0; k < r.nw; k++)
+			if (r.w[k].usable && r.w[k].cores > most)
+				most = r.w[k].cores;
+		if (r.cores[i] > most && p->pt[i].ninst) {
+			error_msg("task '%s' asks for %ld cores but no reachable "
+				  "worker has more than %ld; nothing was run",
+				  p->wf->tasks[i].name, r.cores[i], most);
+			rc = 2;
+		}
+	}
+	if (!rc) {
+		double now = clock_real();
+		for (uint32_t t = 0; t < r.total; t++)
+			if (p->dag.tasks.v[t].state == TASK_READY) {
+				r.submit[t] = now;
+				sched_push(&r.sched, p->dag.tasks.v[t].tmpl, t);
+			}
+		verbose_msg("running %zu tasks of '%s' in %s", r.total,
+			    p->wf->name, p->wf->workdir);
+		if (r.tty)
+			loop_timer_arm(&r.loop, &r.tick, 1.0, tick, &r);
+		for (;;) {
+			dispatch(&r);
+			if (!r.running) {
+				if (!usable_workers(&r) && r.sched.nready &&
+				    !r.stop) {
+					progress_clear(&r);
+					error_msg("every worker was lost; %zu tasks "
+						  "could not run",
+						  r.total - r.done - r.failed);
+					lost_all = true;
+				}
+				break;
+			}
+			progress(&r, false);
+			loop_run_once(&r.loop);
+		}
+		progress_clear(&r);
+		rc = r.interrupted ? 130 : lost_all ? 3 : r.failed ? 1 : 0;
+	}
 	loop_timer_cancel(&r.loop, &r.kill_timer);
 	loop_timer_cancel(&r.loop, &r.tick);
 
-	int rc = r.interrupted ? 130 : r.failed ? 1 : 0;
 	if (trace_close(&r.trace, &err) < 0) {
 		error_msg("%s", err.msg);
 		if (!rc)
@@ -491,22 +663,27 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	}
 	size_t not_run = r.total - r.done - r.failed;
 	double secs = clock_mono() - r.t0;
-	if (r.interrupted)
+	const char *tdir = o->trace_path ? "" : p->wf->workdir;
+	const char *tsep = o->trace_path ? "" : "/";
+	if (rc == 2 || (rc == 3 && !r.done && !r.failed))
+		; /* said above */
+	else if (r.interrupted)
 		info_msg("interrupted after %.1fs: %zu done, %zu stopped, %zu not "
 			 "run (trace: %s%s%s)", secs, r.done, r.failed, not_run,
-			 o->trace_path ? "" : p->wf->workdir,
-			 o->trace_path ? "" : "/", tpath);
-	else if (r.failed)
+			 tdir, tsep, tpath);
+	else if (r.failed || lost_all)
 		info_msg("%zu task%s failed, %zu done, %zu not run, in %.1fs "
 			 "(trace: %s%s%s)", r.failed, r.failed == 1 ? "" : "s",
-			 r.done, not_run, secs,
-			 o->trace_path ? "" : p->wf->workdir,
-			 o->trace_path ? "" : "/", tpath);
+			 r.done, not_run, secs, tdir, tsep, tpath);
 	else
 		info_msg("%zu task%s done in %.1fs", r.done,
 			 r.done == 1 ? "" : "s", secs);
 
-	r.ex->ops->release(r.ex);
+	for (size_t i = 0; i < r.nw; i++)
+		if (r.w[i].ex)
+			r.w[i].ex->ops->release(r.w[i].ex);
+	free(r.w);
+	free(r.where);
 	loop_release(&r.loop);
 	sched_release(&r.sched);
 	free(r.cores);

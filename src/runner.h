@@ -1,6 +1,6 @@
 /*
- * runner: runs a plan on this machine.  It owns the loop, the executor, the
- * scheduler queues, the trace and the progress display, and alone touches
+ * runner: runs a plan on its workers (this machine, or the workers of a
+ * resources file).  It owns the loop, the executors, the scheduler queues, the trace and the progress display, and alone touches
  * the dag's run-time state (one thread: no locks).  It chdirs into the
  * workdir, creates output directories before each task, launches ready
  * tasks while cores are free, and on each finished task checks its outputs,
@@ -13,13 +13,18 @@
 
 #include "expand.h"
 
+struct cluster;
+
 struct runner_opts {
 	long cores;              /* cores of the local worker, >= 1 */
 	bool keep_going;         /* -k: run what does not depend on a failure */
 	const char *trace_path;  /* absolute, or NULL for the default */
+	const struct cluster *cluster; /* -r: workers; NULL: this machine */
+	bool accept_new_host_keys;
+	const char *agent_path;  /* the wfrun-worker to upload to workers */
 };
 
-/* Run every task; returns the exit status (0, 1 or 130). */
+/* Run every task; returns the exit status (0, 1, 3 or 130). */
 int runner_run(struct plan *p, const struct runner_opts *o);
 
 #endif

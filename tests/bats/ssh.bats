@@ -1,0 +1,245 @@
+#!/usr/bin/env bats
+# SSH workers: real sshd hosts from ../shared/testcluster (loopback), with
+# real keys and host-key checking, and a workdir shared by all of them.
+load helper
+
+setup_file() {
+	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
+	export C="$BATS_FILE_TMPDIR/c"
+	"$TESTCLUSTER" up -q --shared 3 "$C"
+	# one worker element per host of the cluster
+	{
+		echo '<resources>'
+		while read -r n h p u k wd; do
+			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
+			echo "    <cores>2</cores>"
+			echo "    <workdir shared=\"true\">$wd</workdir>"
+			echo "    <ssh identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
+			echo "  </worker>"
+		done <"$C/hosts"
+		echo '</resources>'
+	} >"$C/cluster.xml"
+}
+
+teardown_file() {
+	"$TESTCLUSTER" down -q "$C"
+}
+
+setup() {
+	W="$C/shared/t$BATS_TEST_NUMBER"
+	mkdir -p "$W"
+	cd "$W" || exit 1
+}
+
+# The resources file with worker w1 alone.
+only_w1() {
+	awk '/<worker name="w[23]"/ { skip = 1 } !skip { print } /<\/worker>/ { skip = 0 }' "$C/cluster.xml"
+}
+
+spread() {
+	wf <<'EOF2'
+tasks:
+  - name: who
+    foreach: {i: "1..12"}
+    out: {f: "out/{i}.txt"}
+    run: "sleep 0.3; echo $TESTCLUSTER_WORKER {i} > {out.f}"
+  - name: all
+    in: {d: {dir: out}}
+    out: {f: all.txt}
+    run: "cat {in.d}/* | sort -k2n > {out.f}"
+EOF2
+}
+
+@test "a workflow runs across three workers, spread over them" {
+	spread
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <all.txt)" -eq 12 ]
+	# each worker ran tasks, and the trace names them
+	[ "$(awk '{print $1}' all.txt | sort -u | tr '\n' ' ')" = "w1 w2 w3 " ]
+	[ "$(trace_col worker | sort -u | tr '\n' ' ')" = "w1 w2 w3 " ]
+	# no worker ran more than its 2 cores at once
+	for w in w1 w2 w3; do
+		peak=$(awk -F'\t' -v w=$w 'NR > 1 && $4 == w { print $13, 1; print $14, -1 }' .wfrun/trace.tsv |
+			sort -k1,1n -k2,2n | awk '{ c += $2; if (c > m) m = c } END { print m }')
+		[ "$peak" -le 2 ]
+	done
+}
+
+@test "outputs are byte-identical to a local run" {
+	wf <<'EOF2'
+vars: {n: 20}
+tasks:
+  - name: gen
+    foreach: {i: "1..{n}"}
+    out: {f: "g/{i}"}
+    run: "seq {i} 3 200 > {out.f}"
+  - name: init
+    out: {t: total}
+    run: "echo start > {out.t}"
+  - name: acc
+    foreach: {i: "1..{n}"}
+    in: {f: "g/{i}"}
+    inout: {t: total}
+    run: "sum {in.f} >> {inout.t}"
+EOF2
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	mv total remote-total
+	rm -r g
+	run "$WFRUN" -q -j 1 wf.yaml
+	[ "$status" -eq 0 ]
+	cmp total remote-total
+}
+
+@test "check -r validates the resources and lists the workers" {
+	spread
+	run "$WFRUN" check -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"workers: 3"* && "$output" == *"  w2: 127.0.0.1, 2 cores, shared workdir $C/shared"* ]]
+	printf '<resources>\n  <worker name="x" host="h">\n    <cores>0</cores>\n  </worker>\n</resources>\n' >bad.xml
+	run "$WFRUN" check -r bad.xml wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "bad.xml:3:1: error: Element 'cores': '0' is not a valid value of the atomic type 'xs:positiveInteger'." ]]
+}
+
+@test "a task needing more cores than any worker has is refused before the run" {
+	wf <<'EOF2'
+tasks:
+  - name: big
+    cores: 3
+    out: {f: f}
+    run: "touch {out.f}"
+EOF2
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"task 'big' asks for 3 cores but only 2 are available"* ]]
+}
+
+@test "an unknown host key is refused with its fingerprint; --accept-new-host-keys adds it" {
+	spread
+	: >kh
+	only_w1 | sed "s|known-hosts=\"[^\"]*\"|known-hosts=\"$PWD/kh\"|" >w1.xml
+	run "$WFRUN" -r w1.xml wf.yaml
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"worker 'w1' skipped: the host key of [127.0.0.1]:"*" is not in $PWD/kh (ssh-ed25519 key SHA256:"*"--accept-new-host-keys"* ]]
+	[[ "$output" == *"no worker can be reached; nothing was run"* ]]
+	run "$WFRUN" -q --accept-new-host-keys -r w1.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <kh)" -eq 1 ]
+	# the recorded key is the one ssh-keygen finds for that host
+	port=$(awk '$1 == "w1" { print $3 }' "$C/hosts")
+	ssh-keygen -F "[127.0.0.1]:$port" -f kh >/dev/null
+}
+
+@test "a changed host key is refused, even with --accept-new-host-keys" {
+	spread
+	p1=$(awk '$1 == "w1" { print $3 }' "$C/hosts")
+	p2=$(awk '$1 == "w2" { print $3 }' "$C/hosts")
+	# w1's entry carries w2's key: what a changed key looks like
+	grep "\[127.0.0.1\]:$p2 " "$C/known_hosts" | sed "s/:$p2 /:$p1 /" >kh
+	only_w1 |
+		sed "s|known-hosts=\"[^\"]*\"|known-hosts=\"$PWD/kh\"|" >w1.xml
+	run "$WFRUN" --accept-new-host-keys -r w1.xml wf.yaml
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"the ssh-ed25519 host key of [127.0.0.1]:$p1 (SHA256:"*") does NOT match the one in $PWD/kh"* ]]
+	[ "$(wc -l <kh)" -eq 1 ]
+}
+
+@test "a wrong key is refused with a message naming worker, user and key" {
+	spread
+	ssh-keygen -q -t ed25519 -N '' -f wrongkey
+	only_w1 |
+		sed "s|identity=\"[^\"]*\"|identity=\"$PWD/wrongkey\"|" >w1.xml
+	run "$WFRUN" -r w1.xml wf.yaml
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"worker 'w1' skipped: login as root on 127.0.0.1 failed; tried key $PWD/wrongkey ("* ]]
+}
+
+@test "an unreachable worker is skipped when the others can run the workflow" {
+	spread
+	sed 's|</resources>|  <worker name="gone" host="127.0.0.1" port="9"><workdir shared="true">/x</workdir></worker>\n</resources>|' \
+		"$C/cluster.xml" >four.xml
+	run "$WFRUN" -r four.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"worker 'gone' skipped: cannot connect to 127.0.0.1 port 9: Connection refused"* ]]
+	[ "$(wc -l <all.txt)" -eq 12 ]
+}
+
+@test "the agent is uploaded when a host lacks it" {
+	spread
+	rm -rf "$C/shared/.wfrun/bin"
+	run "$WFRUN" -v -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"uploaded the agent to $C/shared/.wfrun/bin/wfrun-worker-"* ]]
+	[ -x "$C"/shared/.wfrun/bin/wfrun-worker-* ]
+}
+
+@test "many tasks at once on one worker through one connection" {
+	only_w1 | sed 's|<cores>2</cores>|<cores>60</cores>|' >w1.xml
+	wf <<'EOF2'
+tasks:
+  - name: nap
+    foreach: {i: "1..60"}
+    out: {f: "n/{i}"}
+    run: "sleep 2; touch {out.f}"
+EOF2
+	SECONDS=0
+	run "$WFRUN" -q -r w1.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(ls n | wc -l)" -eq 60 ]
+	# far beyond MaxSessions 10: they overlapped (60 x 2 s sequentially)
+	[ "$SECONDS" -lt 30 ]
+}
+
+@test "Ctrl-C kills remote tasks and leaves no agent or task on any worker" {
+	wf <<'EOF2'
+tasks:
+  - name: hang
+    foreach: {i: "1..6"}
+    out: {f: "h{i}"}
+    run: "sleep 303 & sleep 304; touch {out.f}"
+EOF2
+	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(pgrep -fc 'sleep 30[34]')" -ge 12 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -fc 'sleep 30[34]')" -ge 12 ]
+	kill -INT "$pid"
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 130 ]
+	for _ in $(seq 50); do
+		[ "$(pgrep -fc 'sleep 30[34]|wfrun-worker')" -eq 0 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -fc 'sleep 30[34]')" -eq 0 ]
+	[ "$(pgrep -fc 'wfrun-worker')" -eq 0 ]
+}
+
+@test "a worker lost mid-run: its tasks run again on the others" {
+	wf <<'EOF2'
+tasks:
+  - name: slow
+    foreach: {i: "1..9"}
+    out: {f: "s/{i}"}
+    run: "sleep 1.5; echo $TESTCLUSTER_WORKER > {out.f}"
+EOF2
+	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(pgrep -fc 'sleep 1.5')" -ge 6 ] && break
+		sleep 0.1
+	done
+	# kill w2's agent: its channel closes, as when the host goes away
+	agent=$(pgrep -f 'wfrun-worker' | while read -r p; do
+		grep -qz '^TESTCLUSTER_WORKER=w2$' /proc/$p/environ && echo $p; done | head -1)
+	[ -n "$agent" ]
+	kill -9 "$agent"
+	wait "$pid"
+	grep -q "worker 'w2' lost: " err.txt
+	[ "$(ls s | wc -l)" -eq 9 ]
+	[ "$(trace_col status | sort -u)" = COMPLETED ]
+	[ "$(cat s/* | grep -c w2)" -lt 9 ]
+}
