@@ -135,6 +135,23 @@ parse_cores_arg(const char *s)
 	return v;
 }
 
+/* Print the errors (and warnings) of file; release d; 0 or EXIT_USAGE. */
+static int
+report_diags(struct diags *d, const char *file)
+{
+	int rc = 0;
+	if (d->nerrors) {
+		diags_print(d, stderr);
+		fprintf(stderr, "wfrun: %zu error%s in %s; nothing was run\n",
+			d->nerrors, d->nerrors == 1 ? "" : "s", file);
+		rc = EXIT_USAGE;
+	} else if (d->list.n && log_level >= 1) {
+		diags_print(d, stderr);
+	}
+	diags_release(d);
+	return rc;
+}
+
 int
 load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
 {
@@ -155,17 +172,7 @@ load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
 					   cores == 1 ? "is" : "are");
 		}
 	}
-	int rc = 0;
-	if (d.nerrors) {
-		diags_print(&d, stderr);
-		fprintf(stderr, "wfrun: %zu error%s in %s; nothing was run\n",
-			d.nerrors, d.nerrors == 1 ? "" : "s", file);
-		rc = EXIT_USAGE;
-	} else if (d.list.n && log_level >= 1) {
-		diags_print(&d, stderr);
-	}
-	diags_release(&d);
-	return rc;
+	return report_diags(&d, file);
 }
 
 int
@@ -184,17 +191,7 @@ load_cluster(const char *file, struct cluster *c)
 				   "the same path on %s and set shared=\"true\"",
 				   w->name, w->host);
 	}
-	int rc = 0;
-	if (d.nerrors) {
-		diags_print(&d, stderr);
-		fprintf(stderr, "wfrun: %zu error%s in %s; nothing was run\n",
-			d.nerrors, d.nerrors == 1 ? "" : "s", file);
-		rc = EXIT_USAGE;
-	} else if (d.list.n && log_level >= 1) {
-		diags_print(&d, stderr);
-	}
-	diags_release(&d);
-	return rc;
+	return report_diags(&d, file);
 }
 
 long
