@@ -27,7 +27,7 @@ endif
 
 ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -iquote src $(LIBS_CFLAGS) $(SAN) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
-LDLIBS_ALL = $(LIBS_LDLIBS) -lpthread $(LDLIBS)
+LDLIBS_ALL = $(LIBS_LDLIBS) -lpthread -lm $(LDLIBS)
 
 LIB_SRC = $(wildcard src/*.c)
 LIB_OBJ = $(LIB_SRC:src/%.c=$(BUILD)/src/%.o) $(BUILD)/gen/xsd.o
@@ -107,12 +107,14 @@ install: all
 	install -m 755 $(BUILD)/wfrun-worker $(DESTDIR)$(BINDIR)/wfrun-worker
 	install -m 644 man/wfrun.1 $(DESTDIR)$(MANDIR)/man1/wfrun.1
 	install -m 644 man/wfrun-workflow.5 $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5
+	install -m 644 man/wfrun-resources.5 $(DESTDIR)$(MANDIR)/man5/wfrun-resources.5
 	install -d $(DESTDIR)$(DATADIR)
 	install -m 644 resources/wfrun-resources.xsd $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/wfrun $(DESTDIR)$(BINDIR)/wfrun-worker $(DESTDIR)$(MANDIR)/man1/wfrun.1 \
 	      $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5 \
+	      $(DESTDIR)$(MANDIR)/man5/wfrun-resources.5 \
 	      $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
 
 clean:

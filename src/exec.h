@@ -83,6 +83,7 @@ struct worker_spec;
 struct exec_ssh_opts {
 	bool accept_new_host_keys;
 	const char *agent_path;  /* the local wfrun-worker to upload */
+	const char *workdir;     /* must exist there (shared), or NULL */
 };
 /* Start connecting to w in a thread of its own; the result arrives
  * through on_state in the loop thread.  Needs ssh_global_init() first. */

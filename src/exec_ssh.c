@@ -23,6 +23,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +274,13 @@ check_host_key(struct ssh_host *h, char *err, size_t errlen)
 	struct libssh2_knownhost *found = NULL;
 	int r = libssh2_knownhost_checkp(kh, w->host, w->port, key, len, mask,
 					 &found);
+	if (r == LIBSSH2_KNOWNHOST_CHECK_MISMATCH && w->port != 22 && found &&
+	    found->name && found->name[0] != '[') {
+		/* libssh2 applies a plain "host" entry to every port; OpenSSH
+		 * applies it to port 22 only, so this key is unknown, not
+		 * changed. */
+		r = LIBSSH2_KNOWNHOST_CHECK_NOTFOUND;
+	}
 	int rc = 0;
 	char hostspec[300];
 	if (w->port == 22)
@@ -342,7 +350,10 @@ login_user(const struct worker_spec *w)
 	if (w->user)
 		return w->user;
 	const char *u = getenv("USER");
-	return u && *u ? u : "root";
+	if (u && *u)
+		return u;
+	struct passwd *pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "root";
 }
 
 static int
@@ -603,6 +614,20 @@ setup(struct ssh_host *h, char *err, size_t errlen)
 		libssh2_keepalive_config(h->s, 1, (unsigned)w->keepalive);
 	if (ensure_agent(h, err, errlen) < 0)
 		return -1;
+	if (h->o.workdir) {
+		struct strbuf cmd = STRBUF_INIT;
+		int status = -1;
+		strbuf_adds(&cmd, "test -d ");
+		sq_quote(&cmd, h->o.workdir, strlen(h->o.workdir));
+		int rr = remote_run(h, cmd.buf, NULL, &status);
+		strbuf_release(&cmd);
+		if (rr < 0 || status) {
+			snprintf(err, errlen, "the workflow's workdir %s is not on "
+				 "%s: a shared workdir must be mounted at the same "
+				 "path on every worker", h->o.workdir, w->host);
+			return -1;
+		}
+	}
 	h->ch = libssh2_channel_open_session(h->s);
 	if (!h->ch) {
 		snprintf(err, errlen, "cannot open a channel on %s: %s", w->host,
@@ -713,7 +738,11 @@ ssh_thread(void *arg)
 		if (libssh2_channel_eof(h->ch)) {
 			if (stop)
 				break;
-			goto lost;
+			strbuf_release(&pending);
+			strbuf_release(&rerr);
+			set_state(h, EXEC_LOST, "the agent on %s exited or its "
+				  "connection closed", h->w->host);
+			return NULL;
 		}
 		if (stop && clock_mono() - stop_at > BYE_WAIT)
 			break;

@@ -1,5 +1,7 @@
 #include "resources.h"
 
+#include "path.h"
+
 #include <errno.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -101,6 +103,34 @@ line_of(xmlNodePtr n)
 	return l;
 }
 
+/* A path of the file: ~ expanded, relative ones taken from the directory
+ * of the resources file (wfrun runs in the workflow's workdir later). */
+static char *
+file_path(const struct cluster *c, const char *p)
+{
+	char *e = expand_tilde(p);
+	if (e[0] == '/')
+		return e;
+	char *dir = path_dirname(c->file);
+	char *j = path_join(dir, e);
+	char *abs = path_absolute(j);
+	free(dir);
+	free(j);
+	free(e);
+	return abs;
+}
+
+/* xs:boolean after whitespace collapsing. */
+static bool
+is_true(const char *s)
+{
+	if (!s)
+		return false;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return !strncmp(s, "true", 4) || s[0] == '1';
+}
+
 static void
 load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 {
@@ -142,7 +172,7 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 		} else if (is(k, "workdir")) {
 			char *s = text(k), *sh = prop(k, "shared");
 			w->workdir = expand_tilde(s);
-			w->shared = sh && (!strcmp(sh, "true") || !strcmp(sh, "1"));
+			w->shared = is_true(sh);
 			w->storage = prop(k, "storage");
 			free(s);
 			free(sh);
@@ -150,13 +180,17 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 				diag_error(d, line_of(k), "worker '%s': workdir '%s' "
 					   "must be an absolute path", w->name,
 					   w->workdir);
+			else if (w->local)
+				diag_warning(d, line_of(k), "worker '%s' runs on "
+					     "localhost in the workflow's workdir; "
+					     "its <workdir> is ignored", w->name);
 		} else if (is(k, "ssh")) {
 			char *id = prop(k, "identity"), *kh = prop(k, "known-hosts");
 			char *ka = prop(k, "keepalive"), *to = prop(k, "timeout");
 			if (id)
-				w->identity = expand_tilde(id);
+				w->identity = file_path(c, id);
 			if (kh)
-				w->known_hosts = expand_tilde(kh);
+				w->known_hosts = file_path(c, kh);
 			if (ka)
 				w->keepalive = atoi(ka);
 			if (to)

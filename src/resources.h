@@ -23,7 +23,7 @@ struct worker_spec {
 	char *name;
 	char *host;
 	int port;
-	char *user;          /* NULL: the local user name */
+	char *user;          /* NULL: $USER, else this user's name */
 	bool local;          /* host is localhost: runs in-process, no SSH */
 	long cores;          /* 0: detected (local CPUs, or the agent's) */
 	long long memory;    /* bytes, 0: not given */
@@ -32,8 +32,9 @@ struct worker_spec {
 	char *workdir;       /* NULL: the workflow's workdir (local only) */
 	bool shared;         /* the workdir is the master's, same paths */
 	char *storage;       /* the <storage> a shared workdir lives on */
-	char *identity;      /* ~ expanded; NULL: defaults and ssh-agent */
-	char *known_hosts;   /* ~ expanded */
+	char *identity;      /* absolute (~ expanded, relative to the
+				resources file); NULL: ssh-agent, defaults */
+	char *known_hosts;   /* likewise */
 	int keepalive;       /* seconds, 0: off */
 	int timeout;         /* seconds for connect and login */
 	unsigned line;

@@ -480,8 +480,8 @@ on_state(struct exec *e, void *arg)
 				w->cores = e->ncpus > 0 ? e->ncpus : 1;
 			w->free = w->cores;
 			w->usable = true;
-			verbose_msg("worker '%s' ready with %ld cores", w->name,
-				    w->cores);
+			verbose_msg("worker '%s' ready with %ld core%s", w->name,
+				    w->cores, w->cores == 1 ? "" : "s");
 		} else if (e->state == EXEC_FAILED || e->state == EXEC_LOST) {
 			w->usable = false;
 			if (!w->reported) {
@@ -515,7 +515,8 @@ start_workers(struct runner *r)
 		r->w[0].usable = true;
 		return 1;
 	}
-	struct exec_ssh_opts so = { o->accept_new_host_keys, o->agent_path };
+	struct exec_ssh_opts so = { o->accept_new_host_keys, o->agent_path,
+				    r->p->wf->workdir };
 	size_t pending = 0;
 	for (size_t i = 0; i < r->nw; i++) {
 		const struct worker_spec *ws = &c->workers[i];

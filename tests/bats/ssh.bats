@@ -243,3 +243,28 @@ EOF2
 	[ "$(trace_col status | sort -u)" = COMPLETED ]
 	[ "$(cat s/* | grep -c w2)" -lt 9 ]
 }
+
+@test "a known_hosts entry without a port does not speak for other ports" {
+	spread
+	p2=$(awk '$1 == "w2" { print $3 }' "$C/hosts")
+	# a plain "127.0.0.1 key" line (port 22) holding another key
+	grep "\[127.0.0.1\]:$p2 " "$C/known_hosts" | sed "s/^\[127.0.0.1\]:$p2 /127.0.0.1 /" >kh
+	only_w1 | sed "s|known-hosts=\"[^\"]*\"|known-hosts=\"$PWD/kh\"|" >w1.xml
+	run "$WFRUN" -r w1.xml wf.yaml
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"is not in $PWD/kh"* ]]
+	run "$WFRUN" -q --accept-new-host-keys -r w1.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <kh)" -eq 2 ]
+}
+
+@test "relative key and known_hosts paths are taken from the resources file's directory" {
+	spread
+	mkdir -p conf
+	cp "$C/id_ed25519" conf/key
+	cp "$C/known_hosts" conf/kh
+	only_w1 | sed -e 's|identity="[^"]*"|identity="key"|' -e 's|known-hosts="[^"]*"|known-hosts="kh"|' >conf/w1.xml
+	run "$WFRUN" -q -r conf/w1.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[ -f all.txt ]
+}

@@ -1,0 +1,197 @@
+#include "autobw.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static long
+concurrency(double B, double c)
+{
+	/* floor(B / c), robust to B / c landing a hair under an integer */
+	return (long)floor(B / c + 1e-9);
+}
+
+static void
+begin_epoch(struct autobw *a, double c)
+{
+	a->epoch++;
+	a->c = c;
+	a->k = concurrency(a->B, c);
+	a->joined = a->finished = 0;
+	a->partial = false;
+	a->sum = 0;
+}
+
+void
+autobw_init(struct autobw *a, double B, long executors, bool bounded,
+	    double min, double max, double delta)
+{
+	memset(a, 0, sizeof(*a));
+	a->B = B;
+	a->executors = executors > 0 ? executors : 1;
+	a->bounded = bounded;
+	a->min = min;
+	a->max = max;
+	a->delta = delta;
+	a->phase = AUTOBW_LEARNING;
+	double c0 = bounded ? min : B / (double)a->executors;
+	if (concurrency(B, c0) < 1)
+		c0 = B;
+	begin_epoch(a, c0);
+}
+
+void
+autobw_release(struct autobw *a)
+{
+	free(a->reg);
+	a->reg = NULL;
+	a->nreg = 0;
+}
+
+bool
+autobw_can_start(const struct autobw *a)
+{
+	return a->phase == AUTOBW_LEARNED || a->joined < a->k;
+}
+
+double
+autobw_constraint(const struct autobw *a)
+{
+	return a->phase == AUTOBW_LEARNED ? a->chosen : a->c;
+}
+
+int
+autobw_epoch(const struct autobw *a)
+{
+	return a->phase == AUTOBW_LEARNED ? 0 : a->epoch;
+}
+
+void
+autobw_started(struct autobw *a)
+{
+	if (a->phase == AUTOBW_LEARNING)
+		a->joined++;
+}
+
+static void
+reg_add(struct autobw *a, double c, long k, double t)
+{
+	a->reg = xrealloc(a->reg, (a->nreg + 1) * sizeof(*a->reg));
+	a->reg[a->nreg].c = c;
+	a->reg[a->nreg].k = k;
+	a->reg[a->nreg].t = t;
+	a->nreg++;
+}
+
+static void
+finish_learning(struct autobw *a)
+{
+	a->phase = AUTOBW_LEARNED;
+	/* With nothing registered, run unconstrained-but-fair: the first c. */
+	a->chosen = a->nreg ? autobw_choose(a, a->reg[a->nreg - 1].k) : a->c;
+}
+
+/* The epoch is over: register it or stop, and start the next. */
+static void
+end_epoch(struct autobw *a, bool full)
+{
+	double mean = a->joined ? a->sum / (double)a->joined : 0;
+	long k = a->joined;
+	if (!full) {
+		/* A partial epoch measured a lower concurrency than planned. */
+		if (a->nreg == 0 && k > 0)
+			reg_add(a, a->c, k, mean);
+		finish_learning(a);
+		return;
+	}
+	if (a->bounded) {
+		reg_add(a, a->c, a->k, mean);
+		double next = a->c * a->delta;
+		if (next > a->max + 1e-9 || concurrency(a->B, next) < 1) {
+			finish_learning(a);
+			return;
+		}
+		a->prev_mean = mean;
+		begin_epoch(a, next);
+		return;
+	}
+	if (a->epoch > 1 && !(mean <= a->prev_mean / 2)) {
+		/* halving the concurrency did not halve the time: stop, and
+		 * leave this epoch out */
+		finish_learning(a);
+		return;
+	}
+	reg_add(a, a->c, a->k, mean);
+	double next = a->c * 2;
+	if (concurrency(a->B, next) < 1) {
+		finish_learning(a);
+		return;
+	}
+	a->prev_mean = mean;
+	begin_epoch(a, next);
+}
+
+bool
+autobw_finished(struct autobw *a, int epoch, double secs)
+{
+	if (a->phase != AUTOBW_LEARNING || epoch != a->epoch)
+		return false; /* a straggler of an earlier phase */
+	a->finished++;
+	a->sum += secs;
+	if (a->finished < a->k)
+		return false;
+	end_epoch(a, !a->partial);
+	return true;
+}
+
+void
+autobw_no_more_ready(struct autobw *a)
+{
+	if (a->phase != AUTOBW_LEARNING || a->joined >= a->k)
+		return;
+	if (a->joined == 0)
+		return; /* nothing measured yet: wait for tasks */
+	/* Close the epoch with those that joined, once they have finished;
+	 * shrink k so that their finishing ends it. */
+	a->k = a->joined;
+	a->partial = true;
+	if (a->finished >= a->joined)
+		end_epoch(a, false);
+}
+
+double
+autobw_objective(const struct autobw *a, long n, size_t i)
+{
+	const struct autobw_entry *e = &a->reg[i];
+	long k = e->k > 0 ? e->k : 1;
+	long waves = n / k, r = n % k;
+	double T = (double)waves * e->t;
+	if (r > 0) {
+		double est = e->t;
+		long bestk = 0;
+		for (size_t j = 0; j < a->nreg; j++)
+			if (a->reg[j].k >= r && (!bestk || a->reg[j].k < bestk)) {
+				bestk = a->reg[j].k;
+				est = a->reg[j].t;
+			}
+		T += est;
+	}
+	return T;
+}
+
+double
+autobw_choose(const struct autobw *a, long n)
+{
+	double best = 0, bestT = 0;
+	for (size_t i = 0; i < a->nreg; i++) {
+		double T = autobw_objective(a, n, i);
+		if (!best || T < bestT - 1e-12 ||
+		    (fabs(T - bestT) <= 1e-12 && a->reg[i].c > best)) {
+			best = a->reg[i].c;
+			bestT = T;
+		}
+	}
+	return best;
+}

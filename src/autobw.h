@@ -1,0 +1,97 @@
+/*
+ * autobw: the learner of automatic storage-bandwidth constraints
+ * (storage_bw: auto and auto(min,max,delta)), one per task name, exactly
+ * as DESIGN.md §4 describes the paper's mechanism.  Pure: it is told when
+ * tasks of its name start and finish and how long they took, and answers
+ * which constraint the next task gets.  No clock, no I/O.
+ *
+ * Learning runs in epochs.  Epoch i uses constraint c_i, so that
+ * k_i = floor(B / c_i) tasks share the device; it ends when the tasks that
+ * joined it have all finished, and records their mean time t_i.
+ *   auto:             c_1 = B / executors (the lowest constraint that lets
+ *                     every I/O executor run), c_(i+1) = 2 c_i; learning goes
+ *                     on while t_i <= t_(i-1) / 2 (halving the concurrency at
+ *                     least halves the task time); the epoch that breaks the
+ *                     rule is not registered.  It also ends when doubling c
+ *                     would leave fewer than one task on the device.
+ *   auto(min,max,d):  c_1 = min, c_(i+1) = d c_i while c <= max; every epoch
+ *                     is registered.
+ * The registry maps each registered constraint to its mean time.
+ *
+ * Choices the design leaves open, made here (and in wfrun-workflow(5)):
+ *   - An epoch takes the first k tasks that start under it.  When no more
+ *     tasks of the name are ready before k have joined, the epoch ends with
+ *     those that joined, and is registered with that concurrency only if it
+ *     is the first epoch (there is nothing to compare it with); otherwise it
+ *     ends learning without being registered, as a broken rule does.
+ *   - The objective for n ready tasks is T(n, c) = floor(n / k_c) t_c +
+ *     (r > 0 ? est(r) : 0) with r = n mod k_c, where est(r) is the time of
+ *     the registered constraint with the smallest concurrency that still
+ *     holds r tasks at once (k >= r), or t_c if none does: a last, partial
+ *     wave runs at most as congested as that epoch did.  The least T wins;
+ *     ties go to the highest c (least congestion).
+ */
+#ifndef WFRUN_AUTOBW_H
+#define WFRUN_AUTOBW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct autobw_entry {
+	double c;      /* constraint, MB/s */
+	long k;        /* floor(B / c) */
+	double t;      /* mean task time at that constraint, s */
+};
+
+enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
+
+struct autobw {
+	double B;
+	long executors;
+	bool bounded;
+	double min, max, delta;
+	enum autobw_phase phase;
+	/* the current epoch */
+	int epoch;         /* 1-based */
+	double c;          /* its constraint */
+	long k;            /* its concurrency */
+	long joined, finished;
+	bool partial;      /* closed early: fewer than k tasks joined */
+	double sum;        /* of the task times */
+	double prev_mean;  /* t_(i-1), 0 before the first */
+	/* results */
+	struct autobw_entry *reg;
+	size_t nreg;
+	double chosen;     /* after learning */
+};
+
+/* bounded: auto(min,max,delta); else auto.  B > 0, executors >= 1. */
+void autobw_init(struct autobw *a, double B, long executors, bool bounded,
+		 double min, double max, double delta);
+void autobw_release(struct autobw *a);
+
+/* While learning: may another task join the current epoch now?  (After
+ * learning this is always true: the constraint alone limits them.) */
+bool autobw_can_start(const struct autobw *a);
+/* The constraint the next task starts with: c of the current epoch while
+ * learning, then the chosen one. */
+double autobw_constraint(const struct autobw *a);
+/* The epoch a task started now belongs to (0 after learning). */
+int autobw_epoch(const struct autobw *a);
+
+/* A task of this name started under the current epoch. */
+void autobw_started(struct autobw *a);
+/* A task of epoch `epoch` finished after `secs` seconds.  Returns true
+ * when this ended an epoch (look at phase, epoch, reg). */
+bool autobw_finished(struct autobw *a, int epoch, double secs);
+/* No more tasks of the name are ready now while an epoch still has room:
+ * close it with the tasks that joined (see above). */
+void autobw_no_more_ready(struct autobw *a);
+
+/* The constraint with the least T(n, c) among the registry (ties: the
+ * highest c); 0 when the registry is empty. */
+double autobw_choose(const struct autobw *a, long n);
+/* T(n, c) for a registered c (exposed for tests and reports). */
+double autobw_objective(const struct autobw *a, long n, size_t entry);
+
+#endif

@@ -1,0 +1,109 @@
+/* Unit tests of the storage-bandwidth learner, after the paper's Fig. 17. */
+#include <math.h>
+
+#include "autobw.h"
+#include "tap.h"
+
+/* Run one full epoch in which every task takes secs. */
+static void
+epoch(struct autobw *a, double secs)
+{
+	int e = autobw_epoch(a);
+	long k = a->k;
+	for (long i = 0; i < k; i++) {
+		autobw_started(a);
+	}
+	for (long i = 0; i < k; i++)
+		autobw_finished(a, e, secs);
+}
+
+int
+main(void)
+{
+	struct autobw a;
+
+	/* Unbounded, B = 450 MB/s, 225 I/O executors: c starts at 2. */
+	autobw_init(&a, 450, 225, false, 0, 0, 0);
+	is_int((long)autobw_constraint(&a), 2, "unbounded starts at B / executors = 2");
+	is_int(a.k, 225, "225 tasks share the device");
+	ok(autobw_can_start(&a), "tasks may join");
+	epoch(&a, 100);
+	is_int((long)autobw_constraint(&a), 4, "then 4");
+	is_int(a.k, 112, "floor(450 / 4) = 112");
+	epoch(&a, 40);    /* 40 <= 100 / 2: go on */
+	is_int((long)autobw_constraint(&a), 8, "then 8");
+	epoch(&a, 15);    /* 15 <= 20: go on */
+	is_int((long)autobw_constraint(&a), 16, "then 16");
+	is_int(autobw_epoch(&a), 4, "the 4th epoch");
+	epoch(&a, 10);    /* 10 > 7.5: stop, not registered */
+	ok(a.phase == AUTOBW_LEARNED, "learning stops after the 4th epoch");
+	is_int(a.nreg, 3, "registry of 3 (2, 4, 8)");
+	is_int((long)a.reg[2].c, 8, "the last registered is 8");
+	is_int((long)autobw_choose(&a, 2304), 8, "the choice for 2304 tasks is 8");
+	is_int((long)autobw_constraint(&a), 8, "and tasks now get 8");
+	is_int(autobw_epoch(&a), 0, "no epoch after learning");
+	ok(autobw_can_start(&a), "the constraint alone limits tasks now");
+	autobw_release(&a);
+
+	/* Bounded auto(2,256,2): 8 epochs, all registered; choose 8. */
+	autobw_init(&a, 450, 225, true, 2, 256, 2);
+	double t[] = { 100, 45, 14, 9, 8, 7, 6.5, 6.4 };
+	int n_epochs = 0;
+	while (a.phase == AUTOBW_LEARNING && n_epochs < 20) {
+		epoch(&a, t[n_epochs < 8 ? n_epochs : 7]);
+		n_epochs++;
+	}
+	is_int(n_epochs, 8, "bounded runs 8 epochs (2 .. 256)");
+	is_int(a.nreg, 8, "every epoch is registered");
+	is_int((long)a.reg[7].c, 256, "up to 256");
+	is_int(a.reg[7].k, 1, "one task at 256 MB/s");
+	is_int((long)autobw_choose(&a, 2304), 8, "the choice is 8");
+	/* T(2304, 8) = floor(2304/56) * 14 + est(8): 41 waves of 14 s, and
+	 * the 8 left run as in the epoch of least k >= 8 (c=32, k=14: 8 s) */
+	ok(fabs(autobw_objective(&a, 2304, 2) - (41 * 14 + 8)) < 1e-9,
+	   "objective with a remainder uses the epoch of least k >= r");
+	autobw_release(&a);
+
+	/* Ties go to the highest constraint (least congestion). */
+	autobw_init(&a, 100, 10, true, 10, 20, 2);
+	epoch(&a, 10); /* c=10, k=10 */
+	epoch(&a, 5);  /* c=20, k=5 */
+	ok(a.phase == AUTOBW_LEARNED, "bounded ends past max");
+	is_int(a.nreg, 2, "two entries");
+	/* n = 10: T(10) = 1 x 10 = 10; T(20) = 2 x 5 = 10: a tie */
+	is_int((long)autobw_choose(&a, 10), 20, "a tie goes to the highest c");
+	/* n = 11: T(10) = 10 + est(1) = 10 + 5 = 15; T(20) = 2 x 5 + 5 = 15 */
+	is_int((long)autobw_choose(&a, 11), 20, "still a tie with remainders");
+	/* n = 3: T(10) = est(3) = 5 (k=5 holds 3); T(20) = 5 */
+	is_int((long)autobw_choose(&a, 3), 20, "few tasks: least congestion");
+	autobw_release(&a);
+
+	/* Re-evaluation: the choice changes with n. */
+	autobw_init(&a, 100, 10, true, 10, 50, 5);
+	epoch(&a, 4);  /* c=10, k=10, t=4 */
+	epoch(&a, 1);  /* c=50, k=2, t=1 */
+	is_int((long)autobw_choose(&a, 2), 50, "2 tasks: one wave at k=2 (1 s) beats k=10 (4 s)");
+	is_int((long)autobw_choose(&a, 100), 10, "100 tasks: 10 waves of 4 s beat 50 waves of 1 s");
+	autobw_release(&a);
+
+	/* Fewer tasks than an epoch's concurrency. */
+	autobw_init(&a, 450, 225, false, 0, 0, 0);
+	for (int i = 0; i < 30; i++)
+		autobw_started(&a);
+	autobw_no_more_ready(&a);
+	ok(a.phase == AUTOBW_LEARNING, "waits for the 30 that joined");
+	for (int i = 0; i < 30; i++)
+		autobw_finished(&a, 1, 2.0);
+	ok(a.phase == AUTOBW_LEARNED, "a partial first epoch ends learning");
+	is_int(a.nreg, 1, "registered with its real concurrency");
+	is_int(a.reg[0].k, 30, "k = 30");
+	is_int((long)autobw_constraint(&a), 2, "the constraint stays 2");
+	autobw_release(&a);
+
+	/* A straggler from an earlier epoch does not count. */
+	autobw_init(&a, 100, 50, false, 0, 0, 0); /* c=2, k=50 */
+	ok(!autobw_finished(&a, 7, 1.0), "a task of another epoch is ignored");
+	is_int(a.finished, 0, "nothing counted");
+	autobw_release(&a);
+	return done_testing();
+}
