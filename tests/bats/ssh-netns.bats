@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# SSH workers as separate hosts: one network namespace per worker (own IP,
+# port 22), from ../shared/testcluster --netns, with a shared workdir.
+load helper
+
+setup_file() {
+	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
+	export C="$BATS_FILE_TMPDIR/n"
+	"$TESTCLUSTER" up -q --netns --no-fallback --shared 2 "$C"
+	{
+		echo '<resources>'
+		while read -r n h p u k wd; do
+			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
+			echo "    <cores>2</cores>"
+			echo "    <workdir shared=\"true\">$wd</workdir>"
+			echo "    <ssh identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
+			echo "  </worker>"
+		done <"$C/hosts"
+		echo '</resources>'
+	} >"$C/cluster.xml"
+}
+
+teardown_file() {
+	"$TESTCLUSTER" down -q "$C"
+}
+
+setup() {
+	W="$C/shared/t$BATS_TEST_NUMBER"
+	mkdir -p "$W"
+	cd "$W" || exit 1
+}
+
+@test "netns: workers on their own addresses at port 22 run the workflow" {
+	grep -q '^TESTCLUSTER_MODE=netns$' "$C/cluster.env"
+	[ "$(awk '{ print $3 }' "$C/hosts" | sort -u)" = 22 ]
+	wf <<'EOF2'
+tasks:
+  - name: who
+    foreach: {i: "1..8"}
+    out: {f: "out/{i}.txt"}
+    run: "sleep 0.2; echo $(hostname) {i} > {out.f}"
+  - name: all
+    in: {d: {dir: out}}
+    out: {f: all.txt}
+    run: "cat {in.d}/* > {out.f}"
+EOF2
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <all.txt)" -eq 8 ]
+	[ "$(awk '{print $1}' all.txt | sort -u | tr '\n' ' ')" = "w1 w2 " ]
+	[ "$(trace_col worker | sort -u | tr '\n' ' ')" = "w1 w2 " ]
+}
+
+@test "netns: Ctrl-C leaves nothing behind on either host" {
+	wf <<'EOF2'
+tasks:
+  - name: hang
+    foreach: {i: "1..4"}
+    out: {f: "h{i}"}
+    run: "sleep 305; touch {out.f}"
+EOF2
+	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(pgrep -fc 'sleep 305')" -ge 4 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -fc 'sleep 305')" -ge 4 ]
+	kill -INT "$pid"
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 130 ]
+	for _ in $(seq 50); do
+		[ "$(pgrep -fc 'sleep 305|wfrun-worker')" -eq 0 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -fc 'sleep 305|wfrun-worker')" -eq 0 ]
+}
