@@ -14,3 +14,30 @@ wf() {
 trace_col() {
 	awk -F'\t' -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print $k }' "${2:-.wfrun/trace.tsv}"
 }
+
+# cluster_up DIR OPTIONS... N: start testcluster workers with a shared
+# workdir and write DIR/cluster.xml with one 2-core worker per host.
+cluster_up() {
+	local dir=$1
+	shift
+	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
+	"$TESTCLUSTER" up -q --shared "$@" "$dir" || return 1
+	{
+		echo '<resources>'
+		while read -r n h p u k wd; do
+			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
+			echo "    <cores>2</cores>"
+			echo "    <workdir shared=\"true\">$wd</workdir>"
+			echo "    <ssh identity=\"$k\" known-hosts=\"$dir/known_hosts\"/>"
+			echo "  </worker>"
+		done <"$dir/hosts"
+		echo '</resources>'
+	} >"$dir/cluster.xml"
+}
+
+# Each test in its own directory of the cluster's shared workdir.
+cluster_setup() {
+	W="$C/shared/t$BATS_TEST_NUMBER"
+	mkdir -p "$W"
+	cd "$W" || exit 1
+}

@@ -4,20 +4,8 @@
 load helper
 
 setup_file() {
-	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
 	export C="$BATS_FILE_TMPDIR/n"
-	"$TESTCLUSTER" up -q --netns --no-fallback --shared 2 "$C"
-	{
-		echo '<resources>'
-		while read -r n h p u k wd; do
-			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
-			echo "    <cores>2</cores>"
-			echo "    <workdir shared=\"true\">$wd</workdir>"
-			echo "    <ssh identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
-			echo "  </worker>"
-		done <"$C/hosts"
-		echo '</resources>'
-	} >"$C/cluster.xml"
+	cluster_up "$C" --netns --no-fallback 2
 }
 
 teardown_file() {
@@ -25,9 +13,7 @@ teardown_file() {
 }
 
 setup() {
-	W="$C/shared/t$BATS_TEST_NUMBER"
-	mkdir -p "$W"
-	cd "$W" || exit 1
+	cluster_setup
 }
 
 @test "netns: workers on their own addresses at port 22 run the workflow" {

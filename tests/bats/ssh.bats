@@ -4,21 +4,8 @@
 load helper
 
 setup_file() {
-	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
 	export C="$BATS_FILE_TMPDIR/c"
-	"$TESTCLUSTER" up -q --shared 3 "$C"
-	# one worker element per host of the cluster
-	{
-		echo '<resources>'
-		while read -r n h p u k wd; do
-			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
-			echo "    <cores>2</cores>"
-			echo "    <workdir shared=\"true\">$wd</workdir>"
-			echo "    <ssh identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
-			echo "  </worker>"
-		done <"$C/hosts"
-		echo '</resources>'
-	} >"$C/cluster.xml"
+	cluster_up "$C" 3
 }
 
 teardown_file() {
@@ -26,9 +13,7 @@ teardown_file() {
 }
 
 setup() {
-	W="$C/shared/t$BATS_TEST_NUMBER"
-	mkdir -p "$W"
-	cd "$W" || exit 1
+	cluster_setup
 }
 
 # The resources file with worker w1 alone.
