@@ -39,6 +39,8 @@ cmd_run(int argc, char **argv)
 		{ "trace", required_argument, NULL, 'T' },
 		{ "resources", required_argument, NULL, 'r' },
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
+		{ "io-executors", required_argument, NULL, 'I' },
+		{ "no-io", no_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -71,6 +73,20 @@ cmd_run(int argc, char **argv)
 			break;
 		case 'A':
 			o.accept_new_host_keys = true;
+			break;
+		case 'I': {
+			long v;
+			if (parse_long(optarg, &v) < 0 || v < 1) {
+				error_msg("--io-executors wants a number >= 1, not "
+					  "'%s'", optarg);
+				free(trace);
+				return EXIT_USAGE;
+			}
+			o.io_executors = v;
+			break;
+		}
+		case 'B':
+			o.no_io = true;
 			break;
 		case 'q':
 			log_level = 0;

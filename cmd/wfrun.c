@@ -42,6 +42,9 @@ usage(FILE *fp)
 	      "  -k, --keep-going   after a failure, run what does not depend on it\n"
 	      "  -r, --resources FILE  run on the workers of a resources file\n"
 	      "                     (wfrun-resources(5)); also for check\n"
+	      "      --io-executors N  I/O tasks (io: true) this machine runs at\n"
+	      "                     once beside compute (default: two per core)\n"
+	      "      --no-io        run I/O tasks as 1-core compute tasks (baseline)\n"
 	      "      --accept-new-host-keys  add unknown SSH host keys to\n"
 	      "                     known_hosts (changed keys are always refused)\n"
 	      "      --trace FILE   write the trace there (default:\n"
@@ -64,7 +67,7 @@ takes_arg(const char *a)
 {
 	return !strcmp(a, "-j") || !strcmp(a, "--cores") ||
 	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
-	       !strcmp(a, "--resources");
+	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors");
 }
 
 int

@@ -29,7 +29,9 @@ struct rworker {
 	struct exec *ex;
 	const char *cwd;       /* where its tasks run; NULL: ours */
 	long cores, free;
+	long io, io_free;      /* I/O executors */
 	bool usable;           /* connected and not lost */
+	bool tried;            /* dispatch: asked in this round */
 	bool reported;         /* its failure was reported */
 };
 
@@ -45,7 +47,8 @@ struct runner {
 	struct trace trace;
 	struct loop_timer kill_timer;
 	struct loop_timer tick;  /* redraws the progress line on a terminal */
-	long *cores;            /* per task name */
+	long *cores;            /* per task name: cores each instance takes */
+	bool *io;               /* per task name: takes an I/O executor */
 	bool *logdir_made;      /* per task name */
 	double *submit;         /* per task */
 	size_t total, done, failed;
@@ -170,7 +173,10 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 	memset(&job, 0, sizeof(job));
 	job.task = t;
 	job.cwd = w->cwd;
-	w->free -= r->cores[tmpl];
+	if (r->io[tmpl])
+		w->io_free--;
+	else
+		w->free -= r->cores[tmpl];
 	r->where[t] = (uint16_t)wi;
 	r->running++;
 	p->dag.tasks.v[t].state = TASK_RUNNING;
@@ -309,7 +315,10 @@ on_done(const struct exec_result *res, void *arg)
 	uint32_t tmpl = g->tasks.v[t].tmpl;
 	const struct wf_task *wt = &p->wf->tasks[tmpl];
 	struct rworker *w = &r->w[r->where[t]];
-	w->free += r->cores[tmpl];
+	if (r->io[tmpl])
+		w->io_free++;
+	else
+		w->free += r->cores[tmpl];
 	r->running--;
 	if (res->lost) {
 		/* Its worker is gone: the task runs again elsewhere. */
@@ -444,27 +453,46 @@ on_signal(int signo, void *arg)
 }
 
 /*
- * Start ready tasks while any fits: each goes to the usable worker with the
- * most free cores, the only one worth asking (what does not fit there fits
- * nowhere).  O(workers) per launch.
+ * Start ready tasks while any fits.  Workers are asked from the one with
+ * the most free cores down, so compute spreads out; each answers with the
+ * earliest ready task that fits its free cores or I/O executors.
+ * O(workers^2 + workers x names) per launch; workers are few.
  */
 static void
 dispatch(struct runner *r)
 {
 	while (!r->stop) {
-		size_t best = r->nw;
+		bool launched = false;
 		for (size_t i = 0; i < r->nw; i++)
-			if (r->w[i].usable &&
-			    (best == r->nw || r->w[i].free > r->w[best].free))
-				best = i;
-		if (best == r->nw)
+			r->w[i].tried = false;
+		for (;;) {
+			size_t best = r->nw;
+			for (size_t i = 0; i < r->nw; i++)
+				if (r->w[i].usable && !r->w[i].tried &&
+				    (best == r->nw || r->w[i].free > r->w[best].free))
+					best = i;
+			if (best == r->nw)
+				break;
+			r->w[best].tried = true;
+			uint32_t tmpl;
+			uint32_t t = sched_pop(&r->sched, r->w[best].free,
+					       r->w[best].io_free, &tmpl);
+			if (t != UINT32_MAX) {
+				launch(r, t, tmpl, best);
+				launched = true;
+				break;
+			}
+		}
+		if (!launched)
 			break;
-		uint32_t tmpl;
-		uint32_t t = sched_pop(&r->sched, r->w[best].free, &tmpl);
-		if (t == UINT32_MAX)
-			break;
-		launch(r, t, tmpl, best);
 	}
+}
+
+/* I/O executors of a worker that does not say: two per core. */
+static long
+default_io(long cores)
+{
+	return cores > 0 ? 2 * cores : 2;
 }
 
 static void
@@ -479,6 +507,9 @@ on_state(struct exec *e, void *arg)
 			if (!w->cores)
 				w->cores = e->ncpus > 0 ? e->ncpus : 1;
 			w->free = w->cores;
+			if (!w->io)
+				w->io = default_io(w->cores);
+			w->io_free = w->io;
 			w->usable = true;
 			verbose_msg("worker '%s' ready with %ld core%s", w->name,
 				    w->cores, w->cores == 1 ? "" : "s");
@@ -512,6 +543,8 @@ start_workers(struct runner *r)
 		r->w[0].name = "local";
 		r->w[0].ex = exec_local_new(on_done, r);
 		r->w[0].cores = r->w[0].free = o->cores;
+		r->w[0].io = r->w[0].io_free =
+			o->io_executors ? o->io_executors : default_io(o->cores);
 		r->w[0].usable = true;
 		return 1;
 	}
@@ -523,11 +556,16 @@ start_workers(struct runner *r)
 		struct rworker *w = &r->w[i];
 		w->name = ws->name;
 		w->cores = ws->cores;
+		w->io = ws->io_executors;
 		if (ws->local) {
 			w->ex = exec_local_new(on_done, r);
 			if (!w->cores)
 				w->cores = o->cores;
 			w->free = w->cores;
+			if (!w->io)
+				w->io = o->io_executors ? o->io_executors
+							: default_io(w->cores);
+			w->io_free = w->io;
 			w->usable = true;
 		} else {
 			/* A shared workdir has the master's path there. */
@@ -598,13 +636,17 @@ runner_run(struct plan *p, const struct runner_opts *o)
 
 	size_t nt = p->wf->ntasks;
 	r.cores = xcalloc(nt ? nt : 1, sizeof(long));
+	r.io = xcalloc(nt ? nt : 1, sizeof(bool));
 	r.logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
 	r.submit = xcalloc(r.total ? r.total : 1, sizeof(double));
 	r.where = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
-	for (size_t i = 0; i < nt; i++)
-		/* I/O tasks run as 1-core tasks until I/O scheduling exists. */
-		r.cores[i] = p->wf->tasks[i].io ? 1 : p->wf->tasks[i].cores;
-	sched_init(&r.sched, nt, r.cores);
+	for (size_t i = 0; i < nt; i++) {
+		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
+		r.io[i] = p->wf->tasks[i].io && !o->no_io;
+		r.cores[i] = r.io[i] ? 0 : p->wf->tasks[i].io ? 1
+							    : p->wf->tasks[i].cores;
+	}
+	sched_init(&r.sched, nt, r.cores, r.io);
 
 	int rc = 0;
 	bool lost_all = false;
@@ -688,6 +730,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	loop_release(&r.loop);
 	sched_release(&r.sched);
 	free(r.cores);
+	free(r.io);
 	free(r.logdir_made);
 	free(r.submit);
 	free(r.ready);

@@ -21,6 +21,8 @@ struct runner_opts {
 	const char *trace_path;  /* absolute, or NULL for the default */
 	const struct cluster *cluster; /* -r: workers; NULL: this machine */
 	bool accept_new_host_keys;
+	long io_executors;       /* of the local worker; 0: two per core */
+	bool no_io;              /* --no-io: I/O tasks run as compute tasks */
 	const char *agent_path;  /* the wfrun-worker to upload to workers */
 };
 

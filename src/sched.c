@@ -6,13 +6,15 @@
 #include "util.h"
 
 void
-sched_init(struct sched *s, size_t nnames, const long *cores)
+sched_init(struct sched *s, size_t nnames, const long *cores, const bool *io)
 {
 	s->q = xcalloc(nnames ? nnames : 1, sizeof(*s->q));
 	s->nq = nnames;
 	s->nready = 0;
-	for (size_t i = 0; i < nnames; i++)
+	for (size_t i = 0; i < nnames; i++) {
 		s->q[i].cores = cores[i];
+		s->q[i].io = io && io[i];
+	}
 }
 
 void
@@ -64,12 +66,12 @@ heap_pop(struct sched_queue *q)
 }
 
 uint32_t
-sched_pop(struct sched *s, long free_cores, uint32_t *name)
+sched_pop(struct sched *s, long free_cores, long free_io, uint32_t *name)
 {
 	size_t best = s->nq;
 	for (size_t i = 0; i < s->nq; i++) {
 		struct sched_queue *q = &s->q[i];
-		if (!q->n || q->cores > free_cores)
+		if (!q->n || (q->io ? free_io < 1 : q->cores > free_cores))
 			continue;
 		if (best == s->nq || q->heap[0] < s->q[best].heap[0])
 			best = i;

@@ -4,11 +4,14 @@
  * every instance of a name asks for the same resources; the next task is
  * the earliest in program order among the queues whose demand fits the
  * free capacity, so a task that fits is never held up behind a larger one
- * (backfilling).  A pick costs O(task names + log n).
+ * (backfilling).  A compute task takes cores; an I/O task takes one I/O
+ * executor and no core, so I/O overlaps with compute.  A pick costs
+ * O(task names + log n).
  */
 #ifndef WFRUN_SCHED_H
 #define WFRUN_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +19,7 @@ struct sched_queue {
 	uint32_t *heap;
 	size_t n, alloc;
 	long cores; /* what each task of this name takes */
+	bool io;    /* takes an I/O executor instead of cores */
 };
 
 struct sched {
@@ -24,10 +28,14 @@ struct sched {
 	size_t nready;
 };
 
-void sched_init(struct sched *s, size_t nnames, const long *cores);
+/* io may be NULL: every name is compute. */
+void sched_init(struct sched *s, size_t nnames, const long *cores,
+		const bool *io);
 void sched_release(struct sched *s);
 void sched_push(struct sched *s, uint32_t name, uint32_t task);
-/* Pop the next task that fits in free_cores; UINT32_MAX if none fits. */
-uint32_t sched_pop(struct sched *s, long free_cores, uint32_t *name);
+/* Pop the next task that fits in free_cores and free_io executors;
+ * UINT32_MAX if none fits. */
+uint32_t sched_pop(struct sched *s, long free_cores, long free_io,
+		   uint32_t *name);
 
 #endif

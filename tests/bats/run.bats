@@ -168,18 +168,56 @@ EOF2
 	[ "$(trace_col status | sort | tr '\n' ' ')" = "ABORTED ABORTED COMPLETED " ]
 }
 
-@test "an I/O task runs (as a 1-core task until I/O scheduling lands)" {
+io_overlap() {
 	wf <<'EOF2'
 tasks:
-  - name: ck
+  - name: compute
+    out: {f: c}
+    run: "sleep 1.5; touch {out.f}"
+  - name: ckpt
+    foreach: {i: "1..4"}
     io: true
-    storage_bw: 100
-    out: {f: ck}
-    run: "touch {out.f}"
+    out: {f: "k{i}"}
+    run: "sleep 0.5; touch {out.f}"
 EOF2
-	run "$WFRUN" -q wf.yaml
+}
+
+# The peak number of rows of kind $1 running at once, from the trace.
+peak_kind() {
+	awk -F'\t' -v k="$1" 'NR > 1 && $5 == k { print $13, 1; print $14, -1 }' .wfrun/trace.tsv |
+		sort -k1,1n -k2,2n | awk '{ c += $2; if (c > m) m = c } END { print m + 0 }'
+}
+
+@test "I/O tasks take no core: they run while every core is busy" {
+	io_overlap
+	run "$WFRUN" -q -j 1 --io-executors 2 wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(trace_col kind)" = io ]
+	[ "$(trace_col kind | sort | uniq -c | tr -s ' ' | tr '\n' ,)" = " 1 compute, 4 io," ]
+	[ "$(awk -F'\t' 'NR > 1 && $5 == "io" { print $6 }' .wfrun/trace.tsv | sort -u)" = 0 ]
+	# every I/O task ended before the 1-core compute task did
+	c_end=$(awk -F'\t' '$2 == "compute" { print $14 }' .wfrun/trace.tsv)
+	io_end=$(awk -F'\t' '$2 == "ckpt" { print $14 }' .wfrun/trace.tsv | sort -n | tail -1)
+	awk -v a="$io_end" -v b="$c_end" 'BEGIN { exit !(a < b) }'
+	# never more than the 2 executors at once, and both were used
+	[ "$(peak_kind io)" -eq 2 ]
+}
+
+@test "--no-io runs I/O tasks as 1-core compute tasks (the baseline)" {
+	io_overlap
+	run "$WFRUN" -q -j 1 --no-io wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(awk -F'\t' 'NR > 1 && $5 == "io" { print $6 }' .wfrun/trace.tsv | sort -u)" = 1 ]
+	# one core: nothing overlaps
+	all=$(awk -F'\t' 'NR > 1 { print $13, 1; print $14, -1 }' .wfrun/trace.tsv |
+		sort -k1,1n -k2,2n | awk '{ c += $2; if (c > m) m = c } END { print m }')
+	[ "$all" -eq 1 ]
+}
+
+@test "--io-executors must be a positive number" {
+	io_overlap
+	run "$WFRUN" --io-executors 0 wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--io-executors wants a number >= 1, not '0'"* ]]
 }
 
 @test "trace rows reach the file as tasks end; queue_s counts the wait for cores" {
