@@ -83,14 +83,18 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libwfrun.a
 units: $(UNIT_BIN)
 
 # Every test, unit and bats; the last line is "N passed, N failed".
-check: deps-check all units
+# (A sub-make builds: pkg-config's answers above were taken before
+# deps-check could install the libraries on a fresh machine.)
+check: deps-check
+	@$(MAKE) --no-print-directory all units
 	@BUILD=$(BUILD) tests/run-all
 
 # The same under AddressSanitizer and UBSan.
 check-san:
 	$(MAKE) SANITIZE=address,undefined check
 
-demo: deps-check all
+demo: deps-check
+	@$(MAKE) --no-print-directory all
 	./wfrun -j 2 workflows/checkpoint.yaml
 	@echo "demo: outputs in workflows/out-checkpoint (trace: workflows/out-checkpoint/.wfrun/trace.tsv)"
 
