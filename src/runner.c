@@ -35,6 +35,11 @@ struct rworker {
 	bool reported;         /* its failure was reported */
 };
 
+struct deadline {
+	double when;  /* clock_mono() */
+	uint32_t task;
+};
+
 struct runner {
 	struct plan *p;
 	const struct runner_opts *o;
@@ -47,6 +52,12 @@ struct runner {
 	struct trace trace;
 	struct loop_timer kill_timer;
 	struct loop_timer tick;  /* redraws the progress line on a terminal */
+	/* timeouts: a min-heap of deadlines of running tasks, one timer
+	 * armed to the earliest */
+	struct deadline *dl;
+	size_t ndl, adl;
+	struct loop_timer dl_timer;
+	uint8_t *timed_out;     /* per task */
 	long *cores;            /* per task name: cores each instance takes */
 	bool *io;               /* per task name: takes an I/O executor */
 	bool *logdir_made;      /* per task name */
@@ -164,6 +175,70 @@ make_output_dirs(struct runner *r, uint32_t t)
 }
 
 static void
+dl_push(struct runner *r, double when, uint32_t task)
+{
+	ALLOC_GROW(r->dl, r->ndl + 1, r->adl);
+	size_t i = r->ndl++;
+	while (i > 0 && r->dl[(i - 1) / 2].when > when) {
+		r->dl[i] = r->dl[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	r->dl[i].when = when;
+	r->dl[i].task = task;
+}
+
+static struct deadline
+dl_pop(struct runner *r)
+{
+	struct deadline top = r->dl[0], last = r->dl[--r->ndl];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= r->ndl)
+			break;
+		if (c + 1 < r->ndl && r->dl[c + 1].when < r->dl[c].when)
+			c++;
+		if (last.when <= r->dl[c].when)
+			break;
+		r->dl[i] = r->dl[c];
+		i = c;
+	}
+	if (r->ndl)
+		r->dl[i] = last;
+	return top;
+}
+
+static void dl_fired(void *arg);
+
+static void
+dl_arm(struct runner *r)
+{
+	if (r->ndl)
+		loop_timer_arm(&r->loop, &r->dl_timer,
+			       r->dl[0].when - clock_mono(), dl_fired, r);
+	else
+		loop_timer_cancel(&r->loop, &r->dl_timer);
+}
+
+/* Kill the process group of every running task past its timeout; the
+ * kill then ends the task as a failure (see on_done). */
+static void
+dl_fired(void *arg)
+{
+	struct runner *r = arg;
+	double now = clock_mono();
+	while (r->ndl && r->dl[0].when <= now) {
+		struct deadline d = dl_pop(r);
+		if (r->p->dag.tasks.v[d.task].state != TASK_RUNNING)
+			continue; /* it ended in time */
+		r->timed_out[d.task] = 1;
+		struct rworker *w = &r->w[r->where[d.task]];
+		w->ex->ops->signal_one(w->ex, d.task, SIGKILL);
+	}
+	dl_arm(r);
+}
+
+static void
 launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 {
 	struct plan *p = r->p;
@@ -239,6 +314,14 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		w->ex->done(&res, w->ex->arg);
 	} else {
 		w->ex->ops->submit(w->ex, &job);
+		if (wt->timeout > 0 &&
+		    p->dag.tasks.v[t].state == TASK_RUNNING) {
+			bool first = !r->ndl || clock_mono() + wt->timeout <
+							r->dl[0].when;
+			dl_push(r, clock_mono() + wt->timeout, t);
+			if (first)
+				dl_arm(r);
+		}
 	}
 	free((char **)job.env_add);
 	strbuf_release(&outp);
@@ -337,9 +420,13 @@ on_done(const struct exec_result *res, void *arg)
 			strbuf_addf(&why, "failed with exit status %d", exit_code);
 	} else if (WIFSIGNALED(res->wstatus)) {
 		exit_code = 128 + WTERMSIG(res->wstatus);
-		strbuf_addf(&why, "was killed by signal %d (%s)",
-			    WTERMSIG(res->wstatus),
-			    strsignal(WTERMSIG(res->wstatus)));
+		if (r->timed_out[t])
+			strbuf_addf(&why, "timed out after %gs and was killed",
+				    wt->timeout);
+		else
+			strbuf_addf(&why, "was killed by signal %d (%s)",
+				    WTERMSIG(res->wstatus),
+				    strsignal(WTERMSIG(res->wstatus)));
 	}
 	if (!why.len) {
 		uint32_t miss = missing_output(r, t);
@@ -640,6 +727,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
 	r.submit = xcalloc(r.total ? r.total : 1, sizeof(double));
 	r.where = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
+	r.timed_out = xcalloc(r.total ? r.total : 1, 1);
 	for (size_t i = 0; i < nt; i++) {
 		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
 		r.io[i] = p->wf->tasks[i].io && !o->no_io;
@@ -698,6 +786,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	}
 	loop_timer_cancel(&r.loop, &r.kill_timer);
 	loop_timer_cancel(&r.loop, &r.tick);
+	loop_timer_cancel(&r.loop, &r.dl_timer);
 
 	if (trace_close(&r.trace, &err) < 0) {
 		error_msg("%s", err.msg);
@@ -727,6 +816,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			r.w[i].ex->ops->release(r.w[i].ex);
 	free(r.w);
 	free(r.where);
+	free(r.timed_out);
+	free(r.dl);
 	loop_release(&r.loop);
 	sched_release(&r.sched);
 	free(r.cores);

@@ -245,3 +245,26 @@ EOF2
 	q=$(awk -F'\t' '$1 == 2 { print ($15 >= 0.4) }' .wfrun/trace.tsv)
 	[ "$q" = 1 ]
 }
+
+@test "timeout: a task past its time is killed (its whole group) and fails" {
+	wf <<'EOF2'
+tasks:
+  - name: stuck
+    timeout: 1s
+    out: {f: never}
+    run: "sleep 306 & sleep 307; touch {out.f}"
+  - name: fine
+    timeout: 1m
+    out: {f: ok}
+    run: "sleep 0.2; touch {out.f}"
+EOF2
+	SECONDS=0
+	run "$WFRUN" -j 2 wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$SECONDS" -lt 20 ]
+	[[ "$output" == *"wfrun: error: task 'stuck' timed out after 1s and was killed"* ]]
+	[ -e ok ]
+	[ ! -e never ]
+	[ "$(pgrep -fc 'sleep 30[67]')" -eq 0 ]
+	[ "$(awk -F'\t' '$2 == "stuck" { print $9, $10 }' .wfrun/trace.tsv)" = "FAILED 137" ]
+}
