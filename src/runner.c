@@ -38,6 +38,7 @@ struct rworker {
 struct deadline {
 	double when;  /* clock_mono() */
 	uint32_t task;
+	uint8_t launch; /* which launch of the task it is for */
 };
 
 struct runner {
@@ -58,6 +59,7 @@ struct runner {
 	size_t ndl, adl;
 	struct loop_timer dl_timer;
 	uint8_t *timed_out;     /* per task */
+	uint8_t *launches;      /* per task, counted modulo 256 */
 	long *cores;            /* per task name: cores each instance takes */
 	bool *io;               /* per task name: takes an I/O executor */
 	bool *logdir_made;      /* per task name */
@@ -175,7 +177,7 @@ make_output_dirs(struct runner *r, uint32_t t)
 }
 
 static void
-dl_push(struct runner *r, double when, uint32_t task)
+dl_push(struct runner *r, double when, uint32_t task, uint8_t launch)
 {
 	ALLOC_GROW(r->dl, r->ndl + 1, r->adl);
 	size_t i = r->ndl++;
@@ -185,6 +187,7 @@ dl_push(struct runner *r, double when, uint32_t task)
 	}
 	r->dl[i].when = when;
 	r->dl[i].task = task;
+	r->dl[i].launch = launch;
 }
 
 static struct deadline
@@ -229,8 +232,9 @@ dl_fired(void *arg)
 	double now = clock_mono();
 	while (r->ndl && r->dl[0].when <= now) {
 		struct deadline d = dl_pop(r);
-		if (r->p->dag.tasks.v[d.task].state != TASK_RUNNING)
-			continue; /* it ended in time */
+		if (r->p->dag.tasks.v[d.task].state != TASK_RUNNING ||
+		    r->launches[d.task] != d.launch)
+			continue; /* it ended in time (or runs again, requeued) */
 		r->timed_out[d.task] = 1;
 		struct rworker *w = &r->w[r->where[d.task]];
 		w->ex->ops->signal_one(w->ex, d.task, SIGKILL);
@@ -253,6 +257,7 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 	else
 		w->free -= r->cores[tmpl];
 	r->where[t] = (uint16_t)wi;
+	r->launches[t]++;
 	r->running++;
 	p->dag.tasks.v[t].state = TASK_RUNNING;
 
@@ -318,7 +323,7 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		    p->dag.tasks.v[t].state == TASK_RUNNING) {
 			bool first = !r->ndl || clock_mono() + wt->timeout <
 							r->dl[0].when;
-			dl_push(r, clock_mono() + wt->timeout, t);
+			dl_push(r, clock_mono() + wt->timeout, t, r->launches[t]);
 			if (first)
 				dl_arm(r);
 		}
@@ -728,6 +733,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.submit = xcalloc(r.total ? r.total : 1, sizeof(double));
 	r.where = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	r.timed_out = xcalloc(r.total ? r.total : 1, 1);
+	r.launches = xcalloc(r.total ? r.total : 1, 1);
 	for (size_t i = 0; i < nt; i++) {
 		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
 		r.io[i] = p->wf->tasks[i].io && !o->no_io;
@@ -817,6 +823,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(r.w);
 	free(r.where);
 	free(r.timed_out);
+	free(r.launches);
 	free(r.dl);
 	loop_release(&r.loop);
 	sched_release(&r.sched);
