@@ -420,11 +420,10 @@ struct builder {
 	struct strbuf sb;
 	VEC(const char *) names; /* scope stack of foreach key names */
 	VEC(const char *) vals;  /* current values, parallel to names */
-	size_t missing;          /* missing-input errors of this task */
 };
 
 static void
-compile_foreach(struct builder *b, struct ptask *pt, const struct wf_foreach *fe,
+compile_foreach(struct builder *b, const struct wf_foreach *fe,
 		struct tmpl **lo, struct tmpl **hi, struct tmpl ***items,
 		struct tmpl **glob, const char *owner, int *bad)
 {
@@ -464,11 +463,10 @@ compile_foreach(struct builder *b, struct ptask *pt, const struct wf_foreach *fe
 		}
 		VEC_PUSH(b->names, it->name);
 	}
-	(void)pt;
 }
 
 static void
-compile_data(struct builder *b, struct ptask *pt, const struct wf_data *wd,
+compile_data(struct builder *b, const struct wf_data *wd,
 	     struct pdata *pd, const char *owner, int *bad)
 {
 	pd->kind = wd->kind;
@@ -476,10 +474,10 @@ compile_data(struct builder *b, struct ptask *pt, const struct wf_data *wd,
 	if (wd->kind == WF_LIST) {
 		size_t mark = b->names.n;
 		pd->each = (struct wf_foreach *)&wd->each;
-		compile_foreach(b, pt, &wd->each, &pd->each_lo, &pd->each_hi,
+		compile_foreach(b, &wd->each, &pd->each_lo, &pd->each_hi,
 				&pd->each_items, &pd->each_glob, owner, bad);
 		pd->elem = xcalloc(1, sizeof(*pd->elem));
-		compile_data(b, pt, wd->elem, pd->elem, owner, bad);
+		compile_data(b, wd->elem, pd->elem, owner, bad);
 		b->names.n = mark;
 		return;
 	}
@@ -593,13 +591,13 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 	char *owner = xasprintf("task '%s'", wt->name ? wt->name : "?");
 	pt->wt = wt;
 	b->names.n = 0;
-	compile_foreach(b, pt, &wt->foreach, &pt->lo, &pt->hi, &pt->items,
+	compile_foreach(b, &wt->foreach, &pt->lo, &pt->hi, &pt->items,
 			&pt->glob, owner, &bad);
 	size_t task_scope = b->names.n;
 	pt->params = xcalloc(wt->nparams ? wt->nparams : 1, sizeof(*pt->params));
 	for (size_t i = 0; i < wt->nparams; i++) {
 		b->names.n = task_scope;
-		compile_data(b, pt, &wt->params[i].data, &pt->params[i], owner,
+		compile_data(b, &wt->params[i].data, &pt->params[i], owner,
 			     &bad);
 	}
 	b->names.n = task_scope;
@@ -934,7 +932,6 @@ plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 			struct ptask *pt = &p->pt[i];
 			char *owner = xasprintf("task '%s'", wf->tasks[i].name);
 			struct inst_arg a = { pt, (uint32_t)i, owner };
-			pt->first = (uint32_t)p->dag.tasks.n;
 			b.vals.n = 0;
 			if (each_combo(&b, &wf->tasks[i].foreach, 0, pt->lo, pt->hi,
 				       pt->items, pt->glob, owner, add_instance,
@@ -1057,14 +1054,16 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 		return false;
 	const struct tmpl *tm = &pt->run;
 	const char *const *vals = task_vals(p, t);
-	/* Words are NUL-separated in buf; starts are offsets until the end. */
-	VEC(size_t) starts = { 0 };
+	/* Words are NUL-separated in buf, which may move while it grows:
+	 * argv holds their offsets until the end, then pointers.  Nothing
+	 * is allocated once buf and argv have grown to a command's size. */
 	bool in_word = false;
 	strbuf_reset(buf);
+	argv->n = 0;
 #define START_WORD()                                                         \
 	do {                                                                 \
 		if (!in_word) {                                              \
-			VEC_PUSH(starts, buf->len);                          \
+			VEC_PUSH(*argv, (char *)(uintptr_t)buf->len);        \
 			in_word = true;                                      \
 		}                                                            \
 	} while (0)
@@ -1118,12 +1117,10 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 	END_WORD();
 #undef START_WORD
 #undef END_WORD
-	argv->n = 0;
-	for (size_t i = 0; i < starts.n; i++)
-		VEC_PUSH(*argv, buf->buf + starts.v[i]);
+	for (size_t i = 0; i < argv->n; i++)
+		argv->v[i] = buf->buf + (uintptr_t)argv->v[i];
 	VEC_PUSH(*argv, NULL);
 	argv->n--;
-	VEC_FREE(starts);
 	return argv->n > 0;
 }
 

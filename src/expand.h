@@ -52,7 +52,6 @@ struct ptask {
 	bool simple;       /* run needs no shell */
 	char *exe;         /* simple: the program, resolved on PATH */
 	uint32_t ninst;
-	uint32_t first;    /* first instance */
 	bool failed;       /* expansion stopped on an error */
 };
 

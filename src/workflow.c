@@ -286,16 +286,11 @@ each_pair(struct ctx *c, yaml_node_t *map, const char *what,
 
 static int parse_range(const char *s, char **lo, char **hi);
 
-struct foreach_arg {
-	struct wf_foreach *fe;
-	const char *what;
-};
-
 static void
 foreach_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	     void *arg)
 {
-	struct foreach_arg *fa = arg;
+	struct wf_foreach *fe = arg;
 	struct wf_iter it = { 0 };
 	it.loc = loc_of(k);
 	if (!is_identifier(key)) {
@@ -368,24 +363,22 @@ foreach_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		it.kind = WF_ITER_GLOB;
 		it.glob = xstrdup(s);
 	}
-	for (size_t i = 0; i < fa->fe->n; i++)
-		if (!strcmp(fa->fe->v[i].name, key))
+	for (size_t i = 0; i < fe->n; i++)
+		if (!strcmp(fe->v[i].name, key))
 			BUG("duplicate foreach key passed each_pair");
 	it.name = xstrdup(key);
-	fa->fe->v = xrealloc(fa->fe->v, (fa->fe->n + 1) * sizeof(it));
-	fa->fe->v[fa->fe->n++] = it;
+	fe->v = xrealloc(fe->v, (fe->n + 1) * sizeof(it));
+	fe->v[fe->n++] = it;
 }
 
 static void
-parse_foreach(struct ctx *c, yaml_node_t *v, struct wf_foreach *fe,
-	      const char *what)
+parse_foreach(struct ctx *c, yaml_node_t *v, struct wf_foreach *fe)
 {
 	if (is_null(v))
 		return;
 	if (!is_mapping(c, v, "foreach"))
 		return;
-	struct foreach_arg fa = { fe, what };
-	each_pair(c, v, "foreach", NULL, 0, foreach_pair, &fa);
+	each_pair(c, v, "foreach", NULL, 0, foreach_pair, fe);
 }
 
 /* Split "A..B" at the "..": both sides non-empty after trimming. */
@@ -510,7 +503,7 @@ parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
 		data->kind = WF_LIST;
 		data->elem = xcalloc(1, sizeof(*data->elem));
 		parse_data(c, a.list, data->elem, pname, nesting + 1);
-		parse_foreach(c, a.each, &data->each, "a list collection");
+		parse_foreach(c, a.each, &data->each);
 		return;
 	}
 	diag_error(c->d, loc_of(v), "parameter '%s': a collection needs dir: or "
@@ -636,7 +629,7 @@ static const char *const task_keys[] = {
 
 struct task_arg {
 	struct wf_task *t;
-	yaml_node_t *io, *cores, *bw, *on_failure;
+	yaml_node_t *io, *cores, *bw, *run;
 };
 
 static void
@@ -649,7 +642,7 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	if (!strcmp(key, "name")) {
 		/* handled first, by parse_task */
 	} else if (!strcmp(key, "foreach")) {
-		parse_foreach(c, v, &t->foreach, "a task");
+		parse_foreach(c, v, &t->foreach);
 	} else if (!strcmp(key, "in")) {
 		parse_params(c, v, t, WF_IN);
 	} else if (!strcmp(key, "out")) {
@@ -716,6 +709,7 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		t->env = env.v;
 		t->nenv = env.n;
 	} else if (!strcmp(key, "run")) {
+		ta->run = v;
 		const char *s = scalar(c, v, "run");
 		t->run_loc = loc_of(v);
 		if (!s)
@@ -772,22 +766,10 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 	struct task_arg ta = { t, NULL, NULL, NULL, NULL };
 	each_pair(c, n, "a task", task_keys, ARRAY_SIZE(task_keys), task_pair,
 		  &ta);
-	if (!t->run && !ta.io && p != n->data.mapping.pairs.top) {
-		/* fallthrough to the check below */
-	}
-	if (!t->run) {
-		bool has_run = false;
-		for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-		     p++) {
-			yaml_node_t *k = node_at(c, p->key);
-			if (k && k->type == YAML_SCALAR_NODE &&
-			    !strcmp((const char *)k->data.scalar.value, "run"))
-				has_run = true;
-		}
-		if (!has_run)
-			diag_error(c->d, loc_of(n), "task '%s' has no run command: "
-				   "add run: ...", t->name ? t->name : "?");
-	}
+	/* A run key that was there but wrong has its own error. */
+	if (!ta.run)
+		diag_error(c->d, loc_of(n), "task '%s' has no run command: "
+			   "add run: ...", t->name ? t->name : "?");
 	if (t->io && ta.cores) {
 		diag_error(c->d, t->cores_loc, "task '%s' is an I/O task (io: true), "
 			   "which takes no cores; remove cores", t->name ? t->name
