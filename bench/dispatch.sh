@@ -42,23 +42,8 @@ export OMPI_MCA_ess_singleton_isolated=1
 [ -x "$WFRUN" ] || { echo "dispatch.sh: no wfrun binary at $WFRUN (run make, or set WFRUN)" >&2; exit 2; }
 WFRUN=$(cd "$(dirname "$WFRUN")" && pwd)/$(basename "$WFRUN")
 
-mkdir -p "$BENCH_TMP"
-tmp=$(mktemp -d "$BENCH_TMP/dispatch.XXXXXX")
-cleanup() {
-	if [ "${KEEP:-0}" = 1 ] || [ -e "$tmp/keep" ]; then
-		echo "scratch kept in $tmp" >&2
-	else
-		rm -rf "$tmp"
-		rmdir "$BENCH_TMP" 2>/dev/null || true
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# Run a private copy: a rebuild during the benchmark must not mix binaries.
-wfrun_src=$WFRUN
-cp "$WFRUN" "$tmp/wfrun"
-WFRUN=$tmp/wfrun
+# shellcheck source=bench/scratch.sh
+. "$here/scratch.sh" dispatch
 
 now() { date +%s.%N; }
 

@@ -16,22 +16,8 @@ WFRUN=${WFRUN:-$here/../wfrun}
 TESTCLUSTER=${TESTCLUSTER:-$here/../../shared/testcluster/testcluster}
 N=${N:-5000}
 SAMPLE=${SAMPLE:-200}
-work=$(mktemp -d "${TMPDIR:-/tmp}/wfrun-rdisp.XXXXXX")
-C="$work/c"
-cleanup() { "$TESTCLUSTER" down -q "$C" >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-"$TESTCLUSTER" up -q --shared 1 "$C"
-read -r name host port user key wd <"$C/hosts"
-cat >"$C/cluster.xml" <<EOF2
-<resources>
-  <worker name="$name" host="$host" port="$port" user="$user">
-    <cores>2</cores>
-    <workdir shared="true">$wd</workdir>
-    <ssh identity="$key" known-hosts="$C/known_hosts"/>
-  </worker>
-</resources>
-EOF2
+# shellcheck source=bench/one-worker.sh
+. "$here/one-worker.sh"
 mkdir -p "$wd/b"
 cat >"$wd/b/wf.yaml" <<EOF2
 tasks:

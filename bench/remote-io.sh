@@ -11,23 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 WFRUN=${WFRUN:-$here/../wfrun}
 TESTCLUSTER=${TESTCLUSTER:-$here/../../shared/testcluster/testcluster}
 N=${N:-200}
-work=$(mktemp -d "${TMPDIR:-/tmp}/wfrun-rio.XXXXXX")
-C="$work/c"
-cleanup() { "$TESTCLUSTER" down -q "$C" >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-"$TESTCLUSTER" up -q --shared 1 "$C"
-read -r name host port user key wd <"$C/hosts"
-cat >"$C/cluster.xml" <<EOF2
-<resources>
-  <worker name="$name" host="$host" port="$port" user="$user">
-    <cores>2</cores>
-    <io-executors>$N</io-executors>
-    <workdir shared="true">$wd</workdir>
-    <ssh identity="$key" known-hosts="$C/known_hosts"/>
-  </worker>
-</resources>
-EOF2
+IO_EXECUTORS=$N
+# shellcheck source=bench/one-worker.sh
+. "$here/one-worker.sh"
 mkdir -p "$wd/b"
 cat >"$wd/b/wf.yaml" <<EOF2
 tasks:

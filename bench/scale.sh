@@ -33,23 +33,8 @@ if ! "$TIME" -v true >/dev/null 2>&1; then
 	exit 2
 fi
 
-mkdir -p "$BENCH_TMP"
-tmp=$(mktemp -d "$BENCH_TMP/scale.XXXXXX")
-cleanup() {
-	if [ "${KEEP:-0}" = 1 ] || [ -e "$tmp/keep" ]; then
-		echo "scratch kept in $tmp" >&2
-	else
-		rm -rf "$tmp"
-		rmdir "$BENCH_TMP" 2>/dev/null || true
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# Run a private copy: a rebuild during the benchmark must not mix binaries.
-wfrun_src=$WFRUN
-cp "$WFRUN" "$tmp/wfrun"
-WFRUN=$tmp/wfrun
+# shellcheck source=bench/scratch.sh
+. "$here/scratch.sh" scale
 
 mkdir -p "$tmp/w"
 echo "reference input" >"$tmp/w/ref.txt"
