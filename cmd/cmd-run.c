@@ -41,6 +41,8 @@ cmd_run(int argc, char **argv)
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "io-executors", required_argument, NULL, 'I' },
 		{ "no-io", no_argument, NULL, 'B' },
+		{ "disk-bw", required_argument, NULL, 'D' },
+		{ "relearn", no_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -87,6 +89,21 @@ cmd_run(int argc, char **argv)
 		}
 		case 'B':
 			o.no_io = true;
+			break;
+		case 'D': {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (end == optarg || *end || !(v > 0) || v > 1e9) {
+				error_msg("--disk-bw wants the disk's bandwidth in "
+					  "MB/s, a number > 0, not '%s'", optarg);
+				free(trace);
+				return EXIT_USAGE;
+			}
+			o.disk_bw = v;
+			break;
+		}
+		case 'L':
+			o.relearn = true;
 			break;
 		case 'q':
 			log_level = 0;

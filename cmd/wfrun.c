@@ -45,6 +45,9 @@ usage(FILE *fp)
 	      "      --io-executors N  I/O tasks (io: true) this machine runs at\n"
 	      "                     once beside compute (default: two per core)\n"
 	      "      --no-io        run I/O tasks as 1-core compute tasks (baseline)\n"
+	      "      --disk-bw MBPS this machine's disk bandwidth, for storage_bw\n"
+	      "                     (measure it with 'wfrun probe')\n"
+	      "      --relearn      forget what storage_bw: auto learned before\n"
 	      "      --accept-new-host-keys  add unknown SSH host keys to\n"
 	      "                     known_hosts (changed keys are always refused)\n"
 	      "      --trace FILE   write the trace there (default:\n"
@@ -67,7 +70,8 @@ takes_arg(const char *a)
 {
 	return !strcmp(a, "-j") || !strcmp(a, "--cores") ||
 	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
-	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors");
+	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors") ||
+	       !strcmp(a, "--disk-bw");
 }
 
 int

@@ -99,6 +99,7 @@ end_epoch(struct autobw *a, bool full)
 {
 	double mean = a->joined ? a->sum / (double)a->joined : 0;
 	long k = a->joined;
+	a->last_mean = mean;
 	if (!full) {
 		/* A partial epoch measured a lower concurrency than planned. */
 		if (a->nreg == 0 && k > 0)
@@ -159,6 +160,34 @@ autobw_no_more_ready(struct autobw *a)
 	a->partial = true;
 	if (a->finished >= a->joined)
 		end_epoch(a, false);
+}
+
+bool
+autobw_stop(struct autobw *a)
+{
+	if (a->phase != AUTOBW_LEARNING || a->joined > 0)
+		return false;
+	finish_learning(a);
+	return true;
+}
+
+void
+autobw_abandon(struct autobw *a, int epoch)
+{
+	if (a->phase == AUTOBW_LEARNING && epoch == a->epoch && a->joined > 0)
+		a->joined--;
+}
+
+void
+autobw_preload(struct autobw *a, const struct autobw_entry *reg, size_t n,
+	       long ready)
+{
+	free(a->reg);
+	a->reg = xmalloc((n ? n : 1) * sizeof(*reg));
+	memcpy(a->reg, reg, n * sizeof(*reg));
+	a->nreg = n;
+	a->phase = AUTOBW_LEARNED;
+	a->chosen = n ? autobw_choose(a, ready) : a->c;
 }
 
 double

@@ -59,6 +59,7 @@ struct autobw {
 	bool partial;      /* closed early: fewer than k tasks joined */
 	double sum;        /* of the task times */
 	double prev_mean;  /* t_(i-1), 0 before the first */
+	double last_mean;  /* of the epoch that ended last */
 	/* results */
 	struct autobw_entry *reg;
 	size_t nreg;
@@ -87,6 +88,16 @@ bool autobw_finished(struct autobw *a, int epoch, double secs);
 /* No more tasks of the name are ready now while an epoch still has room:
  * close it with the tasks that joined (see above). */
 void autobw_no_more_ready(struct autobw *a);
+
+/* Beyond the paper.  Stop learning before the current epoch takes any
+ * task (when the tasks left cannot repay it); false if it has begun. */
+bool autobw_stop(struct autobw *a);
+/* A task that joined epoch `epoch` will not finish (its worker was lost):
+ * its place in the epoch is free again. */
+void autobw_abandon(struct autobw *a, int epoch);
+/* Start learned, from a registry kept by an earlier run (n entries). */
+void autobw_preload(struct autobw *a, const struct autobw_entry *reg,
+		    size_t n, long ready);
 
 /* The constraint with the least T(n, c) among the registry (ties: the
  * highest c); 0 when the registry is empty. */

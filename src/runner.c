@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "iopol.h"
 #include "loop.h"
 #include "path.h"
 #include "resources.h"
@@ -50,6 +51,10 @@ struct runner {
 	size_t running;         /* over all workers */
 	uint16_t *where;        /* per task: its worker while it runs */
 	struct sched sched;
+	struct iopol pol;       /* storage-bandwidth constraints */
+	struct iopol_grant *grant; /* per task while it runs */
+	size_t dispatch_w;      /* dispatch: the worker being asked */
+	FILE *events;           /* events.jsonl */
 	struct trace trace;
 	struct loop_timer kill_timer;
 	struct loop_timer tick;  /* redraws the progress line on a terminal */
@@ -223,6 +228,71 @@ dl_arm(struct runner *r)
 		loop_timer_cancel(&r->loop, &r->dl_timer);
 }
 
+/* Where the registries of storage_bw: auto are kept, in the workdir. */
+#define REGISTRY ".wfrun/storage_bw.tsv"
+
+/* events.jsonl beside the trace. */
+static char *
+events_path(const char *trace_path)
+{
+	char *dir = path_dirname(trace_path);
+	struct strbuf b = STRBUF_INIT;
+	strbuf_addf(&b, "%s/events.jsonl", dir);
+	free(dir);
+	return strbuf_detach(&b);
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* A scheduler decision, one JSON object per line (wfrun(1), FILES). */
+static void
+on_event(const struct iopol_event *e, void *arg)
+{
+	struct runner *r = arg;
+	const char *name = r->p->wf->tasks[e->name].name;
+	if (!strcmp(e->ev, "constraint")) {
+		verbose_msg("storage_bw of '%s': %g MB/s (%s, %ld ready)", name,
+			    e->c, e->why, e->n);
+		if (!strcmp(e->why, "learned") &&
+		    iopol_registry_save(&r->pol, REGISTRY) < 0)
+			warning_msg("cannot save %s/%s: %s", r->p->wf->workdir,
+				    REGISTRY, strerror(errno));
+	}
+	FILE *f = r->events;
+	if (!f)
+		return;
+	fprintf(f, "{\"t\":%.6f,\"ev\":\"%s\",\"name\":", clock_real(), e->ev);
+	json_str(f, name);
+	fputs(",\"device\":", f);
+	json_str(f, e->device);
+	if (strcmp(e->ev, "constraint"))
+		fprintf(f, ",\"epoch\":%d", e->epoch);
+	fprintf(f, ",\"c\":%g,\"k\":%ld", e->c, e->k);
+	if (!strcmp(e->ev, "epoch_end"))
+		fprintf(f, ",\"tasks\":%ld,\"mean_s\":%.6f,\"registered\":%s",
+			e->tasks, e->mean_s, e->registered ? "true" : "false");
+	if (!strcmp(e->ev, "constraint")) {
+		fprintf(f, ",\"n\":%ld,\"why\":", e->n);
+		json_str(f, e->why);
+	}
+	fputs("}\n", f);
+	fflush(f);
+}
+
 /* Kill the process group of every running task past its timeout; the
  * kill then ends the task as a failure (see on_done). */
 static void
@@ -256,6 +326,8 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		w->io_free--;
 	else
 		w->free -= r->cores[tmpl];
+	r->grant[t] = iopol_start(&r->pol, tmpl, wi,
+				  (long)r->sched.q[tmpl].n);
 	r->where[t] = (uint16_t)wi;
 	r->launches[t]++;
 	r->running++;
@@ -410,10 +482,13 @@ on_done(const struct exec_result *res, void *arg)
 	r->running--;
 	if (res->lost) {
 		/* Its worker is gone: the task runs again elsewhere. */
+		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
 		g->tasks.v[t].state = TASK_READY;
 		sched_push(&r->sched, tmpl, t);
 		return;
 	}
+	iopol_finish(&r->pol, tmpl, r->where[t], r->grant[t],
+		     res->started ? res->end - res->start : 0);
 
 	struct strbuf why = STRBUF_INIT;
 	int exit_code = -1;
@@ -451,7 +526,8 @@ on_done(const struct exec_result *res, void *arg)
 	plan_tag(p, t, &tag);
 	struct trace_row row = {
 		t + 1, wt->name, tag.buf, w->name, wt->io ? "io" : "compute",
-		r->cores[tmpl], status, exit_code, 1, r->submit[t],
+		r->cores[tmpl], r->grant[t].c, r->grant[t].epoch, status,
+		exit_code, 1, r->submit[t],
 		res->start, res->end, res->utime, res->stime,
 		res->started ? res->maxrss_kb : -1, res->read_bytes,
 		res->write_bytes,
@@ -468,6 +544,10 @@ on_done(const struct exec_result *res, void *arg)
 			r->submit[r->ready[i]] = now;
 			sched_push(&r->sched, g->tasks.v[r->ready[i]].tmpl,
 				   r->ready[i]);
+		}
+		for (size_t i = 0; i < r->nready; i++) {
+			uint32_t n = g->tasks.v[r->ready[i]].tmpl;
+			iopol_ready(&r->pol, n, (long)r->sched.q[n].n);
 		}
 		if (log_level >= 2) {
 			struct strbuf lab = STRBUF_INIT;
@@ -550,8 +630,29 @@ on_signal(int signo, void *arg)
  * earliest ready task that fits its free cores or I/O executors.
  * O(workers^2 + workers x names) per launch; workers are few.
  */
+static bool
+io_ok(uint32_t name, void *arg)
+{
+	struct runner *r = arg;
+	return iopol_may_start(&r->pol, name, r->dispatch_w);
+}
+
+static void dispatch_round(struct runner *r);
+
+/* Start what can start; then close learning epochs that hold the others
+ * up (iopol_close_idle) and start what that lets through. */
 static void
 dispatch(struct runner *r)
+{
+	for (;;) {
+		dispatch_round(r);
+		if (r->stop || !iopol_close_idle(&r->pol, !r->running))
+			break;
+	}
+}
+
+static void
+dispatch_round(struct runner *r)
 {
 	while (!r->stop) {
 		bool launched = false;
@@ -567,8 +668,10 @@ dispatch(struct runner *r)
 				break;
 			r->w[best].tried = true;
 			uint32_t tmpl;
-			uint32_t t = sched_pop(&r->sched, r->w[best].free,
-					       r->w[best].io_free, &tmpl);
+			r->dispatch_w = best;
+			uint32_t t = sched_pop_if(&r->sched, r->w[best].free,
+						  r->w[best].io_free, io_ok, r,
+						  &tmpl);
 			if (t != UINT32_MAX) {
 				launch(r, t, tmpl, best);
 				launched = true;
@@ -602,6 +705,7 @@ on_state(struct exec *e, void *arg)
 			if (!w->io)
 				w->io = default_io(w->cores);
 			w->io_free = w->io;
+			r->pol.w[i].io_executors = w->io;
 			w->usable = true;
 			verbose_msg("worker '%s' ready with %ld core%s", w->name,
 				    w->cores, w->cores == 1 ? "" : "s");
@@ -622,6 +726,40 @@ on_state(struct exec *e, void *arg)
 	}
 }
 
+/* The device each worker's I/O tasks write: the <storage> its shared
+ * workdir lives on, else its own disk (--disk-bw for this machine). */
+static void
+add_devices(struct runner *r)
+{
+	const struct cluster *c = r->o->cluster;
+	struct strbuf dev = STRBUF_INIT;
+	for (size_t i = 0; i < r->nw; i++) {
+		const struct worker_spec *ws = c ? &c->workers[i] : NULL;
+		long io = ws && ws->io_executors ? ws->io_executors
+			  : !ws || ws->local	  ? r->o->io_executors
+						  : 0;
+		if (!io)
+			io = default_io(ws && ws->cores ? ws->cores
+							: r->o->cores);
+		const struct storage_spec *st = NULL;
+		for (size_t k = 0; ws && ws->storage && k < c->nstorages; k++)
+			if (!strcmp(c->storages[k].name, ws->storage))
+				st = &c->storages[k];
+		strbuf_reset(&dev);
+		if (st) {
+			iopol_add_worker(&r->pol, st->name, st->name,
+					 st->bandwidth, io);
+			continue;
+		}
+		strbuf_addf(&dev, "disk@%s", ws ? ws->name : "local");
+		double B = ws && ws->disk_bw > 0 ? ws->disk_bw
+			   : !ws || ws->local	 ? r->o->disk_bw
+						 : 0;
+		iopol_add_worker(&r->pol, dev.buf, "disk", B, io);
+	}
+	strbuf_release(&dev);
+}
+
 /* Set up the workers; connect the remote ones and wait until each is
  * ready or failed.  Returns how many are usable. */
 static size_t
@@ -631,6 +769,7 @@ start_workers(struct runner *r)
 	const struct cluster *c = o->cluster;
 	r->nw = c ? c->nworkers : 1;
 	r->w = xcalloc(r->nw, sizeof(*r->w));
+	add_devices(r);
 	if (!c) {
 		r->w[0].name = "local";
 		r->w[0].ex = exec_local_new(on_done, r);
@@ -682,6 +821,29 @@ start_workers(struct runner *r)
 	for (size_t i = 0; i < r->nw; i++)
 		usable += r->w[i].usable;
 	return usable;
+}
+
+/* A constrained I/O task that no usable worker can run: say why, once. */
+static bool
+unfit_everywhere(struct runner *r, uint32_t name)
+{
+	char buf[512];
+	const char *why = NULL;
+	for (size_t k = 0; k < r->nw; k++) {
+		if (!r->w[k].usable)
+			continue;
+		const char *w = iopol_unfit(&r->pol, name, k, buf, sizeof(buf));
+		if (!w)
+			return false;
+		why = w;
+	}
+	if (!why)
+		return false;
+	error_msg("task '%s' has a storage_bw, but %s (give a disk's "
+		  "bandwidth with --disk-bw MBPS, or <disk bandwidth=\"MBPS\"/> "
+		  "in the resources file; 'wfrun probe' measures it); nothing "
+		  "was run", r->p->wf->tasks[name].name, why);
+	return true;
 }
 
 static size_t
@@ -741,6 +903,20 @@ runner_run(struct plan *p, const struct runner_opts *o)
 							    : p->wf->tasks[i].cores;
 	}
 	sched_init(&r.sched, nt, r.cores, r.io);
+	uint32_t *ninst = xcalloc(nt ? nt : 1, sizeof(uint32_t));
+	for (size_t i = 0; i < nt; i++)
+		ninst[i] = p->pt[i].ninst;
+	iopol_init(&r.pol, p->wf, ninst, o->no_io, on_event, &r);
+	free(ninst);
+	r.pol.relearn = o->relearn;
+	if (iopol_registry_load(&r.pol, REGISTRY) < 0)
+		warning_msg("cannot read %s/%s: %s; storage_bw: auto learns "
+			    "again", p->wf->workdir, REGISTRY, strerror(errno));
+	r.grant = xcalloc(r.total ? r.total : 1, sizeof(*r.grant));
+	char *epath = events_path(tpath);
+	r.events = fopen(epath, "w");
+	if (!r.events)
+		warning_msg("cannot write %s: %s", epath, strerror(errno));
 
 	int rc = 0;
 	bool lost_all = false;
@@ -759,6 +935,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 				  p->wf->tasks[i].name, r.cores[i], most);
 			rc = 2;
 		}
+		if (!rc && p->pt[i].ninst && unfit_everywhere(&r, i))
+			rc = 2;
 	}
 	if (!rc) {
 		double now = clock_real();
@@ -767,6 +945,9 @@ runner_run(struct plan *p, const struct runner_opts *o)
 				r.submit[t] = now;
 				sched_push(&r.sched, p->dag.tasks.v[t].tmpl, t);
 			}
+		for (uint32_t i = 0; i < nt; i++)
+			if (r.sched.q[i].n)
+				iopol_ready(&r.pol, i, (long)r.sched.q[i].n);
 		verbose_msg("running %zu tasks of '%s' in %s", r.total,
 			    p->wf->name, p->wf->workdir);
 		if (r.tty)
@@ -827,6 +1008,14 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(r.dl);
 	loop_release(&r.loop);
 	sched_release(&r.sched);
+	if (iopol_registry_save(&r.pol, REGISTRY) < 0)
+		warning_msg("cannot save %s/%s: %s", p->wf->workdir, REGISTRY,
+			    strerror(errno));
+	iopol_release(&r.pol);
+	free(r.grant);
+	if (r.events && fclose(r.events))
+		warning_msg("error writing %s: %s", epath, strerror(errno));
+	free(epath);
 	free(r.cores);
 	free(r.io);
 	free(r.logdir_made);

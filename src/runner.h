@@ -24,6 +24,8 @@ struct runner_opts {
 	long io_executors;       /* of the local worker; 0: two per core */
 	bool no_io;              /* --no-io: I/O tasks run as compute tasks */
 	const char *agent_path;  /* the wfrun-worker to upload to workers */
+	double disk_bw;          /* MB/s of this machine's disk, 0: unknown */
+	bool relearn;            /* forget the kept storage_bw registries */
 };
 
 /* Run every task; returns the exit status (0, 1, 3 or 130). */

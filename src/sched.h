@@ -37,5 +37,10 @@ void sched_push(struct sched *s, uint32_t name, uint32_t task);
  * UINT32_MAX if none fits. */
 uint32_t sched_pop(struct sched *s, long free_cores, long free_io,
 		   uint32_t *name);
+/* The same, among the I/O names that may (io_ok) start now as well: the
+ * storage-bandwidth constraints (iopol). */
+typedef bool (*sched_io_ok)(uint32_t name, void *arg);
+uint32_t sched_pop_if(struct sched *s, long free_cores, long free_io,
+		      sched_io_ok io_ok, void *arg, uint32_t *name);
 
 #endif

@@ -49,8 +49,13 @@ trace_write(struct trace *t, const struct trace_row *r)
 	put_field(fp, r->name);
 	fputc('\t', fp);
 	put_field(fp, r->tag);
-	fprintf(fp, "\t%s\t%s\t%ld\t\t\t%s\t", r->worker, r->kind, r->cores,
-		r->status);
+	fprintf(fp, "\t%s\t%s\t%ld\t", r->worker, r->kind, r->cores);
+	if (r->storage_bw > 0)
+		fprintf(fp, "%g", r->storage_bw);
+	fputc('\t', fp);
+	if (r->epoch > 0)
+		fprintf(fp, "%d", r->epoch);
+	fprintf(fp, "\t%s\t", r->status);
 	if (r->exit_code >= 0)
 		fprintf(fp, "%d", r->exit_code);
 	fprintf(fp, "\t%d\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t",

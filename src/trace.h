@@ -5,7 +5,8 @@
  * microseconds, durations are seconds.
  *
  * submit is when the task became ready (all its predecessors done), so
- * queue_s = start - submit is the time it waited for free cores.
+ * queue_s = start - submit is the time it waited for free cores (and,
+ * for an I/O task, for its share of the storage bandwidth).
  *
  * Columns: task_id name tag worker kind cores storage_bw epoch status exit
  * attempt submit start complete queue_s realtime_s cpu_user_s cpu_sys_s
@@ -22,6 +23,8 @@ struct trace_row {
 	unsigned long task_id;
 	const char *name, *tag, *worker, *kind;
 	long cores;
+	double storage_bw;  /* MB/s it held, 0: unconstrained (empty) */
+	int epoch;          /* learning epoch, 0: none (empty) */
 	const char *status;
 	int exit_code;      /* -1: none */
 	int attempt;

@@ -1,0 +1,516 @@
+#include "iopol.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define NONE UINT32_MAX
+/* Constraints add up in floating point: allow for the last bit. */
+#define EPS 1e-9
+
+void
+iopol_init(struct iopol *p, const struct workflow *wf, const uint32_t *ninst,
+	   bool no_io, iopol_event_fn event, void *arg)
+{
+	memset(p, 0, sizeof(*p));
+	p->wf = wf;
+	p->nn = wf->ntasks;
+	p->nm = xcalloc(p->nn ? p->nn : 1, sizeof(*p->nm));
+	for (size_t i = 0; i < p->nn; i++) {
+		p->nm[i].io = wf->tasks[i].io && !no_io;
+		p->nm[i].bw = wf->tasks[i].storage_bw;
+		if (!p->nm[i].io)
+			p->nm[i].bw.kind = WF_BW_NONE;
+		p->nm[i].left = ninst[i];
+		p->nm[i].learn_dev = NONE;
+	}
+	p->event = event;
+	p->arg = arg;
+}
+
+void
+iopol_release(struct iopol *p)
+{
+	for (size_t i = 0; i < p->nn; i++)
+		if (p->nm[i].has_learner)
+			autobw_release(&p->nm[i].a);
+	for (size_t i = 0; i < p->ndev; i++)
+		free(p->dev[i].name);
+	for (size_t i = 0; i < p->nsaved; i++) {
+		free(p->saved[i].key);
+		free(p->saved[i].reg);
+	}
+	free(p->saved);
+	free(p->nm);
+	free(p->dev);
+	free(p->w);
+	memset(p, 0, sizeof(*p));
+}
+
+void
+iopol_add_worker(struct iopol *p, const char *dev, const char *kind, double B,
+		 long io_executors)
+{
+	uint32_t d;
+	for (d = 0; d < p->ndev; d++)
+		if (!strcmp(p->dev[d].name, dev))
+			break;
+	if (d == p->ndev) {
+		p->dev = xrealloc(p->dev, (p->ndev + 1) * sizeof(*p->dev));
+		p->dev[d].name = xstrdup(dev);
+		p->dev[d].kind = kind;
+		p->dev[d].B = B;
+		p->dev[d].used = 0;
+		p->dev[d].learner = NONE;
+		p->ndev++;
+	}
+	p->w = xrealloc(p->w, (p->nw + 1) * sizeof(*p->w));
+	p->w[p->nw].dev = d;
+	p->w[p->nw].io_executors = io_executors > 0 ? io_executors : 1;
+	p->nw++;
+}
+
+static bool
+constrained(const struct iopol_name *nm)
+{
+	return nm->bw.kind != WF_BW_NONE;
+}
+
+const char *
+iopol_unfit(const struct iopol *p, uint32_t name, size_t wi, char *buf,
+	    size_t len)
+{
+	const struct iopol_name *nm = &p->nm[name];
+	const struct iopol_device *D = &p->dev[p->w[wi].dev];
+	if (!constrained(nm))
+		return NULL;
+	if (D->B <= 0) {
+		snprintf(buf, len, "the bandwidth of %s is not known", D->name);
+		return buf;
+	}
+	if (nm->bw.kind == WF_BW_STATIC && nm->bw.value > D->B + EPS) {
+		snprintf(buf, len, "storage_bw %g MB/s is more than the %g MB/s "
+			 "of %s", nm->bw.value, D->B, D->name);
+		return buf;
+	}
+	if (nm->bw.kind == WF_BW_AUTO_BOUNDED && nm->bw.min > D->B + EPS) {
+		snprintf(buf, len, "auto's minimum %g MB/s is more than the %g "
+			 "MB/s of %s", nm->bw.min, D->B, D->name);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The constraint a new learner would start with on worker wi. */
+static double
+first_c(const struct iopol *p, const struct iopol_name *nm, size_t wi)
+{
+	double B = p->dev[p->w[wi].dev].B;
+	double c = nm->bw.kind == WF_BW_AUTO_BOUNDED
+			   ? nm->bw.min
+			   : B / (double)p->w[wi].io_executors;
+	return c > B ? B : c;
+}
+
+/* Room for c more MB/s on D.  A learned constraint larger than a smaller
+ * device still lets one task run there at a time. */
+static bool
+room(const struct iopol_device *D, double c)
+{
+	return D->used + c <= D->B + EPS || D->used <= EPS;
+}
+
+bool
+iopol_may_start(struct iopol *p, uint32_t name, size_t wi)
+{
+	const struct iopol_name *nm = &p->nm[name];
+	if (!nm->io)
+		return true;
+	struct iopol_device *D = &p->dev[p->w[wi].dev];
+	if (D->learner != NONE && D->learner != name) {
+		/* another name learns on this device */
+		D->waiting = true;
+		return false;
+	}
+	if (!constrained(nm))
+		return true;
+	if (D->B <= 0)
+		return false;
+	switch (nm->bw.kind) {
+	case WF_BW_STATIC:
+		return D->used + nm->bw.value <= D->B + EPS;
+	default:
+		break;
+	}
+	if (!nm->has_learner)
+		return D->learner == NONE && room(D, first_c(p, nm, wi));
+	if (nm->a.phase == AUTOBW_LEARNING)
+		return wi == nm->learn_worker && autobw_can_start(&nm->a) &&
+		       room(D, nm->a.c);
+	return room(D, nm->a.chosen);
+}
+
+static void
+emit(struct iopol *p, struct iopol_event *e)
+{
+	if (p->event)
+		p->event(e, p->arg);
+}
+
+static long
+k_of(const struct iopol *p, const struct iopol_name *nm, double c)
+{
+	double B = nm->learn_dev != NONE ? p->dev[nm->learn_dev].B : 0;
+	return c > 0 ? (long)floor(B / c + 1e-9) : 0;
+}
+
+static void
+emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct iopol_event e = { "constraint", name,
+				 p->dev[nm->learn_dev].name, 0, nm->a.chosen,
+				 k_of(p, nm, nm->a.chosen), 0, 0, false, n,
+				 why };
+	nm->reported = nm->a.chosen;
+	emit(p, &e);
+}
+
+static void
+emit_epoch_begin(struct iopol *p, uint32_t name)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct iopol_event e = { "epoch_begin", name,
+				 p->dev[nm->learn_dev].name, nm->a.epoch,
+				 nm->a.c, nm->a.k, 0, 0, false, 0, NULL };
+	emit(p, &e);
+}
+
+static void
+spec(const struct wf_bw *bw, char *buf, size_t len)
+{
+	if (bw->kind == WF_BW_AUTO_BOUNDED)
+		snprintf(buf, len, "auto(%g,%g,%g)", bw->min, bw->max,
+			 bw->delta);
+	else
+		snprintf(buf, len, "auto");
+}
+
+static char *
+registry_key(const struct iopol *p, uint32_t name, uint32_t dev)
+{
+	char sp[128];
+	struct strbuf k = STRBUF_INIT;
+	spec(&p->nm[name].bw, sp, sizeof(sp));
+	strbuf_addf(&k, "%s\t%s\t%.6g\t%s", p->wf->tasks[name].name,
+		    p->dev[dev].kind, p->dev[dev].B, sp);
+	return strbuf_detach(&k);
+}
+
+static const struct iopol_saved *
+saved_find(const struct iopol *p, const char *key)
+{
+	for (size_t i = 0; i < p->nsaved; i++)
+		if (!strcmp(p->saved[i].key, key))
+			return &p->saved[i];
+	return NULL;
+}
+
+/* An auto name with a registry from an earlier run for one of the
+ * devices starts learned: no learning node. */
+static void
+try_preload(struct iopol *p, uint32_t name, long ready)
+{
+	struct iopol_name *nm = &p->nm[name];
+	if (p->relearn || nm->has_learner || !p->nsaved)
+		return;
+	for (size_t wi = 0; wi < p->nw; wi++) {
+		uint32_t d = p->w[wi].dev;
+		if (p->dev[d].B <= 0)
+			continue;
+		char *key = registry_key(p, name, d);
+		const struct iopol_saved *s = saved_find(p, key);
+		free(key);
+		if (!s || !s->nreg)
+			continue;
+		autobw_init(&nm->a, p->dev[d].B, p->w[wi].io_executors,
+			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
+			    nm->bw.max, nm->bw.delta);
+		autobw_preload(&nm->a, s->reg, s->nreg,
+			       ready > 0 ? ready : nm->left);
+		nm->has_learner = true;
+		nm->learn_dev = d;
+		nm->learn_worker = SIZE_MAX;
+		emit_constraint(p, name, ready, "registry");
+		return;
+	}
+}
+
+struct iopol_grant
+iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
+{
+	struct iopol_grant g = { 0, 0 };
+	struct iopol_name *nm = &p->nm[name];
+	if (nm->left > 0)
+		nm->left--;
+	if (!constrained(nm))
+		return g;
+	struct iopol_device *D = &p->dev[p->w[wi].dev];
+	if (nm->bw.kind == WF_BW_STATIC) {
+		g.c = nm->bw.value;
+		D->used += g.c;
+		return g;
+	}
+	if (!nm->has_learner) {
+		autobw_init(&nm->a, D->B, p->w[wi].io_executors,
+			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
+			    nm->bw.max, nm->bw.delta);
+		nm->has_learner = true;
+		nm->learn_worker = wi;
+		nm->learn_dev = p->w[wi].dev;
+		D->learner = name;
+		emit_epoch_begin(p, name);
+	}
+	(void)ready;
+	g.c = autobw_constraint(&nm->a);
+	g.epoch = autobw_epoch(&nm->a);
+	D->used += g.c;
+	if (g.epoch) {
+		autobw_started(&nm->a);
+		if (nm->left == 0)
+			autobw_no_more_ready(&nm->a); /* no more will come */
+	}
+	return g;
+}
+
+/* Learning is over: free the device and say what was chosen. */
+static void
+learned(struct iopol *p, uint32_t name, long ready)
+{
+	struct iopol_name *nm = &p->nm[name];
+	p->dev[nm->learn_dev].learner = NONE;
+	long n = ready > 0 ? ready : nm->left;
+	if (n > 0 && nm->a.nreg)
+		nm->a.chosen = autobw_choose(&nm->a, n);
+	emit_constraint(p, name, n, "learned");
+}
+
+/* Say how an epoch ended (its values from before it ended), then what
+ * comes next: another epoch, or the choice. */
+static void
+epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long joined,
+	    size_t nreg_before)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct autobw *a = &nm->a;
+	struct iopol_event e = { "epoch_end", name, p->dev[nm->learn_dev].name,
+				 epoch, c, joined, joined, a->last_mean,
+				 a->nreg > nreg_before, 0, NULL };
+	emit(p, &e);
+	if (a->phase == AUTOBW_LEARNING && a->epoch >= 2 &&
+	    nm->left < 2 * a->k)
+		autobw_stop(a); /* too few tasks left to repay an epoch */
+	if (a->phase == AUTOBW_LEARNING)
+		emit_epoch_begin(p, name);
+	else
+		learned(p, name, 0);
+}
+
+void
+iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
+	     double secs)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct iopol_device *D = &p->dev[p->w[wi].dev];
+	D->used -= g.c;
+	if (D->used < EPS)
+		D->used = 0;
+	if (!g.epoch || !nm->has_learner)
+		return;
+	struct autobw *a = &nm->a;
+	double c = a->c;
+	long joined = a->joined;
+	int epoch = a->epoch;
+	size_t nreg = a->nreg;
+	if (autobw_finished(a, g.epoch, secs))
+		epoch_ended(p, name, epoch, c, joined, nreg);
+}
+
+size_t
+iopol_close_idle(struct iopol *p, bool force)
+{
+	size_t closed = 0;
+	for (uint32_t i = 0; i < p->nn; i++) {
+		struct iopol_name *nm = &p->nm[i];
+		struct autobw *a = &nm->a;
+		if (!nm->has_learner || a->phase != AUTOBW_LEARNING ||
+		    a->finished < a->joined)
+			continue; /* not learning, or its tasks still run */
+		if (!force && !p->dev[nm->learn_dev].waiting)
+			continue;
+		double c = a->c;
+		long joined = a->joined;
+		int epoch = a->epoch;
+		size_t nreg = a->nreg;
+		if (joined > 0) {
+			autobw_no_more_ready(a);
+			epoch_ended(p, i, epoch, c, joined, nreg);
+		} else {
+			autobw_stop(a);
+			learned(p, i, 0);
+		}
+		closed++;
+	}
+	for (size_t d = 0; d < p->ndev; d++)
+		p->dev[d].waiting = false;
+	return closed;
+}
+
+void
+iopol_abandon(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct iopol_device *D = &p->dev[p->w[wi].dev];
+	D->used -= g.c;
+	if (D->used < EPS)
+		D->used = 0;
+	nm->left++;
+	if (g.epoch && nm->has_learner)
+		autobw_abandon(&nm->a, g.epoch);
+}
+
+void
+iopol_ready(struct iopol *p, uint32_t name, long ready)
+{
+	struct iopol_name *nm = &p->nm[name];
+	if (nm->bw.kind != WF_BW_AUTO && nm->bw.kind != WF_BW_AUTO_BOUNDED)
+		return;
+	if (!nm->has_learner) {
+		try_preload(p, name, ready);
+		return;
+	}
+	if (nm->a.phase != AUTOBW_LEARNED || !nm->a.nreg || ready <= 0)
+		return;
+	nm->a.chosen = autobw_choose(&nm->a, ready);
+	if (nm->a.chosen != nm->reported)
+		emit_constraint(p, name, ready, "reevaluated");
+}
+
+/* --- registries kept across runs --------------------------------------- */
+
+static void
+saved_put(struct iopol *p, char *key, const struct autobw_entry *reg,
+	  size_t n)
+{
+	struct iopol_saved *s = NULL;
+	for (size_t i = 0; i < p->nsaved; i++)
+		if (!strcmp(p->saved[i].key, key)) {
+			s = &p->saved[i];
+			free(key);
+			free(s->reg);
+			break;
+		}
+	if (!s) {
+		p->saved = xrealloc(p->saved,
+				    (p->nsaved + 1) * sizeof(*p->saved));
+		s = &p->saved[p->nsaved++];
+		s->key = key;
+	}
+	s->reg = xmalloc((n ? n : 1) * sizeof(*reg));
+	memcpy(s->reg, reg, n * sizeof(*reg));
+	s->nreg = n;
+}
+
+int
+iopol_registry_load(struct iopol *p, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!len || line[0] == '#')
+			continue;
+		char *tab = line;
+		for (int i = 0; i < 4 && tab; i++)
+			tab = strchr(tab + (i > 0), '\t');
+		if (!tab)
+			continue; /* not four key fields and a list */
+		*tab = '\0';
+		struct autobw_entry *reg = NULL;
+		size_t n = 0;
+		bool bad = false;
+		for (char *e = strtok(tab + 1, ","); e; e = strtok(NULL, ",")) {
+			struct autobw_entry x;
+			if (sscanf(e, "%lf:%ld:%lf", &x.c, &x.k, &x.t) != 3 ||
+			    !(x.c > 0) || x.k < 1 || !(x.t >= 0)) {
+				bad = true;
+				break;
+			}
+			reg = xrealloc(reg, (n + 1) * sizeof(*reg));
+			reg[n++] = x;
+		}
+		if (!bad && n)
+			saved_put(p, xstrdup(line), reg, n);
+		free(reg);
+	}
+	free(line);
+	bool err = ferror(f);
+	fclose(f);
+	return err ? -1 : 0;
+}
+
+int
+iopol_registry_save(struct iopol *p, const char *path)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < p->nn; i++) {
+		struct iopol_name *nm = &p->nm[i];
+		if (!nm->has_learner || nm->a.phase != AUTOBW_LEARNED ||
+		    !nm->a.nreg || nm->learn_worker == SIZE_MAX)
+			continue; /* nothing new learned */
+		saved_put(p, registry_key(p, i, nm->learn_dev), nm->a.reg,
+			  nm->a.nreg);
+		any = true;
+	}
+	if (!any)
+		return 0;
+	struct strbuf tmp = STRBUF_INIT;
+	strbuf_addf(&tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp.buf, "w");
+	if (!f) {
+		strbuf_release(&tmp);
+		return -1;
+	}
+	fprintf(f, "# wfrun storage_bw registries: name, device, MB/s, spec, "
+		   "constraint:concurrency:mean seconds\n");
+	for (size_t i = 0; i < p->nsaved; i++) {
+		fprintf(f, "%s\t", p->saved[i].key);
+		for (size_t j = 0; j < p->saved[i].nreg; j++)
+			fprintf(f, "%s%.9g:%ld:%.9g", j ? "," : "",
+				p->saved[i].reg[j].c, p->saved[i].reg[j].k,
+				p->saved[i].reg[j].t);
+		fputc('\n', f);
+	}
+	int rc = 0;
+	if (fflush(f) || fsync(fileno(f)) < 0)
+		rc = -1;
+	if (fclose(f) || rc < 0 || rename(tmp.buf, path) < 0) {
+		int e = errno;
+		unlink(tmp.buf);
+		errno = e;
+		rc = -1;
+	}
+	strbuf_release(&tmp);
+	return rc;
+}

@@ -1,0 +1,147 @@
+/*
+ * iopol: which I/O task may start on which worker, under storage-bandwidth
+ * constraints (DESIGN.md §4).  Each worker writes one device: its own disk,
+ * or the shared <storage> its workdir lives on; a device of bandwidth B
+ * (MB/s) holds constrained I/O tasks whose constraints c add up to at
+ * most B, so floor(B / c) tasks of one name share it.  A task name with
+ * storage_bw: auto or auto(min,max,delta) has one learner (autobw) that
+ * runs on one worker, its active learning node: while it learns, no other
+ * I/O task starts on that worker's device and the name's tasks start
+ * nowhere else, so its measurements are clean.  When learning ends, the
+ * chosen constraint applies on every device, and is re-evaluated for the
+ * number of ready tasks each time more become ready.
+ *
+ * Beyond the paper: the registry of a name can come from an earlier run
+ * (autobw_preload; see iopol_registry_*), and learning stops before an
+ * epoch when fewer than twice its concurrency of the name's tasks are
+ * left to run (the epoch could not be repaid).
+ *
+ * May-start answers have one side effect: they mark a device that held
+ * back another name's I/O task (see iopol_close_idle).
+ *
+ * Pure: no clock and no I/O except the registry file functions; the
+ * runner and `wfrun sim` (a virtual clock) drive it alike.  What it
+ * decides is reported through an event callback.
+ */
+#ifndef WFRUN_IOPOL_H
+#define WFRUN_IOPOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "autobw.h"
+#include "workflow.h"
+
+struct iopol_event {
+	const char *ev;     /* epoch_begin, epoch_end, constraint */
+	uint32_t name;      /* task template */
+	const char *device;
+	int epoch;
+	double c;
+	long k;
+	long tasks;         /* epoch_end: how many ran in it */
+	double mean_s;      /* epoch_end */
+	bool registered;    /* epoch_end */
+	long n;             /* constraint: ready tasks it was chosen for */
+	const char *why;    /* constraint: learned, registry, reevaluated */
+};
+typedef void (*iopol_event_fn)(const struct iopol_event *e, void *arg);
+
+struct iopol_device {
+	char *name;         /* "disk@WORKER" or the <storage> name */
+	const char *kind;   /* registry key: "disk" or the storage name */
+	double B;           /* MB/s, 0: unknown */
+	double used;        /* reserved by running constrained tasks */
+	uint32_t learner;   /* the name learning on it, or UINT32_MAX */
+	bool waiting;       /* another I/O task was held back by it */
+};
+
+struct iopol_name {
+	bool io;
+	struct wf_bw bw;
+	long left;          /* instances not started yet */
+	bool has_learner;
+	struct autobw a;
+	size_t learn_worker;
+	uint32_t learn_dev;
+	double reported;    /* the constraint last reported */
+};
+
+struct iopol_worker {
+	uint32_t dev;
+	long io_executors;
+};
+
+/* A registry entry read from or written to the registry file. */
+struct iopol_saved {
+	char *key;          /* name \t device kind \t B \t spec */
+	struct autobw_entry *reg;
+	size_t nreg;
+};
+
+struct iopol {
+	const struct workflow *wf;
+	struct iopol_name *nm;
+	size_t nn;
+	struct iopol_device *dev;
+	size_t ndev;
+	struct iopol_worker *w;
+	size_t nw;
+	iopol_event_fn event;
+	void *arg;
+	struct iopol_saved *saved;
+	size_t nsaved;
+	bool relearn;       /* ignore the saved registries */
+};
+
+/* What a started task holds: c MB/s of its device (0: unconstrained) and
+ * the learning epoch it belongs to (0: none). */
+struct iopol_grant {
+	double c;
+	int epoch;
+};
+
+/* ninst[i]: instances of task i; no_io: the baseline, nothing is I/O. */
+void iopol_init(struct iopol *p, const struct workflow *wf,
+		const uint32_t *ninst, bool no_io, iopol_event_fn event,
+		void *arg);
+void iopol_release(struct iopol *p);
+/* Worker wi (added in order 0, 1, ...) writes the device named dev of
+ * bandwidth B (0: unknown); kind names it in the registry. */
+void iopol_add_worker(struct iopol *p, const char *dev, const char *kind,
+		      double B, long io_executors);
+
+/* Why task name i cannot run on worker wi at all, or NULL. */
+const char *iopol_unfit(const struct iopol *p, uint32_t name, size_t wi,
+			char *buf, size_t len);
+/* May an instance of name start on worker wi now?  No side effects. */
+bool iopol_may_start(struct iopol *p, uint32_t name, size_t wi);
+/* It starts there now (after iopol_may_start said yes). */
+struct iopol_grant iopol_start(struct iopol *p, uint32_t name, size_t wi,
+			       long ready);
+/* It finished (well or not) after secs. */
+void iopol_finish(struct iopol *p, uint32_t name, size_t wi,
+		  struct iopol_grant g, double secs);
+/* It will not finish (its worker was lost) and goes back to the queue. */
+void iopol_abandon(struct iopol *p, uint32_t name, size_t wi,
+		   struct iopol_grant g);
+/* A learning epoch with no task running can wait for more of its tasks
+ * only while that holds nothing up.  Close such epochs (with the tasks
+ * that ran in them) when force (nothing runs anywhere: they would wait
+ * for ever) or when another I/O task was held back by their device since
+ * the last call.  Returns how many were closed; clears the held-back
+ * marks. */
+size_t iopol_close_idle(struct iopol *p, bool force);
+/* More tasks of name became ready: ready of them wait now. */
+void iopol_ready(struct iopol *p, uint32_t name, long ready);
+
+/* Registries kept across runs: a TSV file of lines
+ * "name \t kind \t B \t spec \t c:k:t,c:k:t,...".  Load returns -1 with
+ * errno when the file exists but cannot be read; a line it cannot parse
+ * is skipped. */
+int iopol_registry_load(struct iopol *p, const char *path);
+/* Writes every learned registry (and the others loaded) atomically. */
+int iopol_registry_save(struct iopol *p, const char *path);
+
+#endif

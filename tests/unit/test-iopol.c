@@ -1,0 +1,183 @@
+/* Unit tests of iopol: storage-bandwidth reservations per device, the
+ * active learning node, early stop, re-evaluation and kept registries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iopol.h"
+#include "tap.h"
+
+static char evlog[8192];
+
+static void
+on_event(const struct iopol_event *e, void *arg)
+{
+	size_t n = strlen(evlog);
+	if (!strcmp(e->ev, "epoch_end"))
+		snprintf(evlog + n, sizeof(evlog) - n, "end%d(%g,%ld,%s) ",
+			 e->epoch, e->c, e->tasks, e->registered ? "reg" : "no");
+	else if (!strcmp(e->ev, "epoch_begin"))
+		snprintf(evlog + n, sizeof(evlog) - n, "begin%d(%g,%ld) ",
+			 e->epoch, e->c, e->k);
+	else
+		snprintf(evlog + n, sizeof(evlog) - n, "%s(%g,%s) ", e->ev,
+			 e->c, e->why);
+}
+
+static struct wf_task tasks[3];
+static struct workflow wf = { .tasks = tasks, .ntasks = 3 };
+
+static void
+setup(struct iopol *p, struct wf_bw bw, uint32_t n)
+{
+	memset(tasks, 0, sizeof(tasks));
+	tasks[0].name = "ckpt";
+	tasks[0].io = true;
+	tasks[0].storage_bw = bw;
+	tasks[1].name = "copy"; /* I/O, unconstrained */
+	tasks[1].io = true;
+	tasks[2].name = "work"; /* compute */
+	tasks[2].cores = 1;
+	uint32_t ninst[3] = { n, 10, 10 };
+	evlog[0] = '\0';
+	iopol_init(p, &wf, ninst, false, on_event, NULL);
+	iopol_add_worker(p, "disk@w1", "disk", 100, 8);
+	iopol_add_worker(p, "disk@w2", "disk", 100, 8);
+}
+
+/* Start every task of name 0 that may start on worker 0; return how many. */
+static long
+fill(struct iopol *p, struct iopol_grant *g, long ready)
+{
+	long n = 0;
+	while (iopol_may_start(p, 0, 0))
+		g[n] = iopol_start(p, 0, 0, ready - n), n++;
+	return n;
+}
+
+int
+main(void)
+{
+	struct iopol p;
+	struct iopol_grant g[64];
+	char buf[256];
+
+	/* Static: floor(100 / 30) = 3 share a device. */
+	setup(&p, (struct wf_bw){ WF_BW_STATIC, 30, 0, 0, 0 }, 100);
+	is_int(fill(&p, g, 100), 3, "static 30 of 100 MB/s: 3 at once");
+	ok(iopol_may_start(&p, 0, 1), "the other worker's disk is its own");
+	ok(iopol_may_start(&p, 1, 0), "unconstrained I/O is not limited");
+	ok(iopol_may_start(&p, 2, 0), "compute is not limited");
+	iopol_finish(&p, 0, 0, g[0], 1.0);
+	ok(iopol_may_start(&p, 0, 0), "a finished task frees its share");
+	ok(!iopol_unfit(&p, 0, 0, buf, sizeof(buf)), "30 fits in 100");
+	iopol_release(&p);
+
+	setup(&p, (struct wf_bw){ WF_BW_STATIC, 150, 0, 0, 0 }, 100);
+	ok(iopol_unfit(&p, 0, 0, buf, sizeof(buf)) &&
+		   strstr(buf, "more than the 100 MB/s of disk@w1"),
+	   "a constraint above B is unfit: %s", buf);
+	iopol_release(&p);
+
+	/* Unbounded auto on B = 100 with 8 executors: c = 12.5, k = 8. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 200);
+	is_int(fill(&p, g, 200), 8, "first epoch: every executor (k = 8)");
+	ok(!iopol_may_start(&p, 1, 0),
+	   "no other I/O task on the learning node's device");
+	ok(iopol_may_start(&p, 1, 1), "other devices take other I/O tasks");
+	ok(iopol_may_start(&p, 2, 0), "compute still goes to the learning node");
+	ok(!iopol_may_start(&p, 0, 1), "the learning name runs only there");
+	for (int i = 0; i < 8; i++)
+		iopol_finish(&p, 0, 0, g[i], 8.0);
+	is_int(fill(&p, g, 192), 4, "second epoch: c = 25, k = 4");
+	is_int((long)g[0].c, 25, "granted 25 MB/s");
+	is_int(g[0].epoch, 2, "in epoch 2");
+	for (int i = 0; i < 4; i++)
+		iopol_finish(&p, 0, 0, g[i], 3.0); /* 3 <= 8/2: go on */
+	is_int(fill(&p, g, 188), 2, "third epoch: c = 50, k = 2");
+	for (int i = 0; i < 2; i++)
+		iopol_finish(&p, 0, 0, g[i], 2.5); /* 2.5 > 1.5: stop */
+	is_str(evlog,
+	       "begin1(12.5,8) end1(12.5,8,reg) begin2(25,4) end2(25,4,reg) "
+	       "begin3(50,2) end3(50,2,no) constraint(25,learned) ",
+	       "epochs, the broken rule, the choice (25: 4 per 3 s)");
+	ok(iopol_may_start(&p, 1, 0), "learning over: the device is free");
+	is_int(fill(&p, g, 186), 4, "then 4 at once on worker 1's disk");
+	ok(iopol_may_start(&p, 0, 1), "and on every device");
+	is_int(g[0].epoch, 0, "no epoch after learning");
+
+	/* Re-evaluation: with 1 ready task, 50 MB/s alone is not in the
+	 * registry; 25 (k = 4, 3 s) beats 12.5 (k = 8, 8 s). */
+	evlog[0] = '\0';
+	iopol_ready(&p, 0, 1);
+	is_str(evlog, "", "n = 1: still 25, nothing said");
+
+	/* The registry is kept, and a second run starts learned. */
+	char path[] = "/tmp/wfrun-iopol-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	ok(iopol_registry_save(&p, path) == 0, "registry saved");
+	iopol_release(&p);
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 200);
+	ok(iopol_registry_load(&p, path) == 0, "registry loaded");
+	iopol_ready(&p, 0, 50);
+	is_str(evlog, "constraint(25,registry) ", "chosen from the registry");
+	is_int(fill(&p, g, 50), 4, "4 at once, no learning");
+	ok(iopol_may_start(&p, 1, 0), "no learning node");
+	iopol_release(&p);
+
+	/* --relearn: the registry is ignored. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 200);
+	ok(iopol_registry_load(&p, path) == 0, "registry loaded again");
+	p.relearn = true;
+	iopol_ready(&p, 0, 50);
+	is_int(fill(&p, g, 50), 8, "relearn: the first epoch again");
+	iopol_release(&p);
+
+	/* Another spec, or another bandwidth, is another registry. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO_BOUNDED, 0, 10, 40, 2 }, 200);
+	ok(iopol_registry_load(&p, path) == 0, "loaded");
+	iopol_ready(&p, 0, 50);
+	is_str(evlog, "", "auto(10,40,2) does not take auto's registry");
+	is_int(fill(&p, g, 50), 10, "bounded starts at min: floor(100/10)");
+	iopol_release(&p);
+	unlink(path);
+
+	/* Early stop: 14 tasks; epoch 1 takes 8, leaving 6 < 2 x 4. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 14);
+	is_int(fill(&p, g, 14), 8, "epoch 1: 8");
+	for (int i = 0; i < 8; i++)
+		iopol_finish(&p, 0, 0, g[i], 8.0);
+	is_str(evlog, "begin1(12.5,8) end1(12.5,8,reg) constraint(12.5,learned) ",
+	       "too few left to repay a second epoch: learning stops");
+	iopol_release(&p);
+
+	/* The last tasks of a name close a short epoch. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 3);
+	is_int(fill(&p, g, 3), 3, "only 3 tasks in all");
+	ok(!iopol_may_start(&p, 0, 0), "the epoch is closed at 3");
+	for (int i = 0; i < 3; i++)
+		iopol_finish(&p, 0, 0, g[i], 1.0);
+	is_str(evlog, "begin1(12.5,8) end1(12.5,3,reg) constraint(12.5,learned) ",
+	       "registered with the 3 that joined");
+	iopol_release(&p);
+
+	/* A lost task's place in the epoch is taken again. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 100);
+	is_int(fill(&p, g, 100), 8, "epoch 1 full");
+	iopol_abandon(&p, 0, 0, g[7]);
+	ok(iopol_may_start(&p, 0, 0), "one place free again");
+	iopol_release(&p);
+
+	/* Unknown bandwidth: constrained tasks cannot run there. */
+	memset(tasks, 0, sizeof(tasks));
+	setup(&p, (struct wf_bw){ WF_BW_STATIC, 10, 0, 0, 0 }, 10);
+	iopol_add_worker(&p, "disk@w3", "disk", 0, 8);
+	ok(iopol_unfit(&p, 0, 2, buf, sizeof(buf)) &&
+		   strstr(buf, "bandwidth of disk@w3 is not known"),
+	   "no B: unfit (%s)", buf);
+	ok(!iopol_may_start(&p, 0, 2), "and never starts there");
+	iopol_release(&p);
+	return done_testing();
+}
