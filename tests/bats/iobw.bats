@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# Storage-bandwidth constraints: static, auto, auto(min,max,delta), the
+# registry kept across runs, and what the trace and events.jsonl say.
+load helper
+
+# The most tasks of the trace that ran at the same time (an end and a start
+# at the same instant do not overlap).
+max_overlap() {
+	awk -F'\t' 'NR > 1 { print $13, 1; print $14, -1 }' .wfrun/trace.tsv |
+		sort -k1,1n -k2,2n |
+		awk '{ n += $2; if (n > m) m = n } END { print m + 0 }'
+}
+
+ckpt() { # ckpt N STORAGE_BW [SECONDS]
+	wf <<EOF
+tasks:
+  - name: ckpt
+    foreach: {i: "1..$1"}
+    io: true
+    storage_bw: $2
+    out: {f: "out/{i}"}
+    run: "sleep ${3:-0.3}; echo {i} > {out.f}"
+EOF
+}
+
+@test "static storage_bw: at most floor(B / c) share the disk" {
+	ckpt 12 30
+	run "$WFRUN" -q -j 2 --io-executors 8 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(max_overlap)" -le 3 ]
+	[ "$(trace_col storage_bw | sort -u)" = 30 ]
+	[ -z "$(trace_col epoch | sort -u)" ]
+	[ "$(ls out | wc -l)" -eq 12 ]
+}
+
+@test "without a constraint the same tasks do overlap beyond 3" {
+	ckpt 12 30
+	sed -i '/storage_bw/d' wf.yaml
+	run "$WFRUN" -q -j 2 --io-executors 8 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(max_overlap)" -gt 3 ]
+	[ -z "$(trace_col storage_bw | sort -u)" ]
+}
+
+@test "storage_bw needs the disk's bandwidth: a clear error, nothing run" {
+	ckpt 3 30
+	run "$WFRUN" -j 2 wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"error: task 'ckpt' has a storage_bw, but the bandwidth of disk@local is not known (give a disk's bandwidth with --disk-bw MBPS"* ]]
+	[ ! -e out ]
+}
+
+@test "a constraint above the disk's bandwidth is refused" {
+	ckpt 3 300
+	run "$WFRUN" -j 2 --disk-bw 100 wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"storage_bw 300 MB/s is more than the 100 MB/s of disk@local"* ]]
+}
+
+@test "--disk-bw wants a positive number" {
+	ckpt 1 30
+	run "$WFRUN" --disk-bw fast wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--disk-bw wants the disk's bandwidth in MB/s, a number > 0, not 'fast'"* ]]
+}
+
+@test "--no-io is the baseline: no constraint is applied" {
+	ckpt 4 30
+	run "$WFRUN" -q -j 2 --no-io wf.yaml
+	[ "$status" -eq 0 ]
+	[ -z "$(trace_col storage_bw | sort -u)" ]
+	[ "$(trace_col kind | sort -u)" = io ]
+	[ "$(trace_col cores | sort -u)" = 1 ]
+}
+
+@test "auto learns in epochs, says so in the trace and events.jsonl, and keeps the registry" {
+	# 4 executors on B = 100: c = 25 (4 at once), then 50 (2): sleeps do
+	# not get faster with less company, so learning stops at epoch 2.
+	ckpt 14 auto 0.5
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(max_overlap)" -le 4 ]
+	[ "$(trace_col epoch | sort | uniq -c | tr -s ' ' | tr '\n' ,)" = " 8 , 4 1, 2 2," ]
+	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort -u | tr '\t\n' ':,')" = "25:,25:1,50:2," ]
+	grep -q '^{"t":[0-9.]*,"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":1,"c":25,"k":4}$' .wfrun/events.jsonl
+	grep -q '"ev":"epoch_end","name":"ckpt","device":"disk@local","epoch":1,"c":25,"k":4,"tasks":4,"mean_s":[0-9.]*,"registered":true}$' .wfrun/events.jsonl
+	grep -q '"ev":"epoch_end",.*"epoch":2,"c":50,"k":2,"tasks":2,.*"registered":false}$' .wfrun/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":4,"n":[0-9]*,"why":"learned"}$' .wfrun/events.jsonl
+	[ "$(grep -c . .wfrun/events.jsonl)" -eq 5 ]
+	grep -q $'^ckpt\tdisk\t100\tauto\t25:4:' .wfrun/storage_bw.tsv
+
+	# The next run starts from the registry: no epoch at all.
+	rm -rf out
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ -z "$(trace_col epoch | sort -u)" ]
+	[ "$(trace_col storage_bw | sort -u)" = 25 ]
+	[ "$(grep -c . .wfrun/events.jsonl)" -eq 1 ]
+	grep -q '"why":"registry"}$' .wfrun/events.jsonl
+
+	# Another disk bandwidth is another registry: it learns again.
+	rm -rf out
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 200 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(trace_col epoch | sort -u | tr '\n' ,)" = ",1,2," ]
+	[ "$(grep -c . .wfrun/storage_bw.tsv)" -eq 3 ] # comment + 2 registries
+
+	# --relearn forgets it.
+	rm -rf out
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 --relearn wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(trace_col epoch | sort -u | tr '\n' ,)" = ",1,2," ]
+}
+
+@test "auto(min,max,delta) runs every epoch and registers each" {
+	ckpt 30 '"auto(10,40,2)"' 0.2
+	run "$WFRUN" -q -j 2 --io-executors 16 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	# epochs at 10 (k = 10), 20 (5), 40 (2); then the choice
+	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | grep -v ':$' | awk -F'\t' '$2 != ""' | sort -u | tr '\t\n' ':,')" = "10:1,20:2,40:3," ]
+	[ "$(grep -c '"registered":true' .wfrun/events.jsonl)" -eq 3 ]
+	grep -q $'^ckpt\tdisk\t100\tauto(10,40,2)\t10:10:[0-9.]*,20:5:[0-9.]*,40:2:' .wfrun/storage_bw.tsv
+}
+
+@test "a learning epoch waiting for its tasks does not hold up the I/O they need" {
+	# ckpt i needs copy i, and both are I/O on the same disk: while ckpt
+	# learns, copies may not run there, so the epoch closes with what
+	# joined instead of waiting for ever.
+	wf <<'EOF'
+tasks:
+  - name: copy
+    foreach: {i: "1..6"}
+    io: true
+    out: {f: "c/{i}"}
+    run: "sleep 0.1; echo {i} > {out.f}"
+  - name: ckpt
+    foreach: {i: "1..6"}
+    io: true
+    storage_bw: auto
+    in: {f: "c/{i}"}
+    out: {g: "k/{i}"}
+    run: "cp {in.f} {out.g}"
+EOF
+	run timeout 60 "$WFRUN" -q -j 1 --io-executors 1 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat k/* | wc -l)" -eq 6 ]
+	grep -q '"why":"learned"' .wfrun/events.jsonl
+}
+
+@test "a localhost worker's <disk bandwidth> is its B" {
+	cat >r.xml <<'EOF'
+<resources>
+  <worker name="here" host="localhost">
+    <cores>2</cores>
+    <io-executors>8</io-executors>
+    <disk bandwidth="60"/>
+  </worker>
+</resources>
+EOF
+	ckpt 8 20
+	run "$WFRUN" -q -r r.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(max_overlap)" -le 3 ]
+	[ "$(trace_col worker | sort -u)" = here ]
+}
