@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "resources.h"
 #include "util.h"
 
 #define NONE UINT32_MAX
@@ -74,6 +75,46 @@ iopol_add_worker(struct iopol *p, const char *dev, const char *kind, double B,
 	p->w[p->nw].dev = d;
 	p->w[p->nw].io_executors = io_executors > 0 ? io_executors : 1;
 	p->nw++;
+}
+
+long
+iopol_default_io(long cores)
+{
+	return cores > 0 ? 2 * cores : 2;
+}
+
+void
+iopol_add_cluster(struct iopol *p, const struct cluster *c, long local_cores,
+		  long local_io, double local_disk_bw)
+{
+	size_t nw = c ? c->nworkers : 1;
+	struct strbuf dev = STRBUF_INIT;
+	for (size_t i = 0; i < nw; i++) {
+		const struct worker_spec *ws = c ? &c->workers[i] : NULL;
+		bool here = !ws || ws->local;
+		long io = ws && ws->io_executors ? ws->io_executors
+			  : here		  ? local_io
+						  : 0;
+		if (!io)
+			io = iopol_default_io(ws && ws->cores ? ws->cores
+							      : local_cores);
+		const struct storage_spec *st = NULL;
+		for (size_t k = 0; ws && ws->storage && k < c->nstorages; k++)
+			if (!strcmp(c->storages[k].name, ws->storage))
+				st = &c->storages[k];
+		if (st) {
+			iopol_add_worker(p, st->name, st->name, st->bandwidth,
+					 io);
+			continue;
+		}
+		strbuf_reset(&dev);
+		strbuf_addf(&dev, "disk@%s", ws ? ws->name : "local");
+		double B = ws && ws->disk_bw > 0 ? ws->disk_bw
+			   : here		 ? local_disk_bw
+						 : 0;
+		iopol_add_worker(p, dev.buf, "disk", B, io);
+	}
+	strbuf_release(&dev);
 }
 
 static bool

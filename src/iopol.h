@@ -112,6 +112,16 @@ void iopol_release(struct iopol *p);
 void iopol_add_worker(struct iopol *p, const char *dev, const char *kind,
 		      double B, long io_executors);
 
+struct cluster;
+/* I/O executors of a worker that does not say: two per core. */
+long iopol_default_io(long cores);
+/* Add every worker of c (NULL: this machine alone, named "local") with
+ * its device: the <storage> its workdir lives on, else its own disk.
+ * This machine's cores, I/O executors (0: default) and disk bandwidth
+ * (0: unknown) stand for what a localhost worker does not say. */
+void iopol_add_cluster(struct iopol *p, const struct cluster *c,
+		       long local_cores, long local_io, double local_disk_bw);
+
 /* Why task name i cannot run on worker wi at all, or NULL. */
 const char *iopol_unfit(const struct iopol *p, uint32_t name, size_t wi,
 			char *buf, size_t len);

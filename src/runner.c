@@ -242,22 +242,6 @@ events_path(const char *trace_path)
 	return strbuf_detach(&b);
 }
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 /* A scheduler decision, one JSON object per line (wfrun(1), FILES). */
 static void
 on_event(const struct iopol_event *e, void *arg)
@@ -272,25 +256,8 @@ on_event(const struct iopol_event *e, void *arg)
 			warning_msg("cannot save %s/%s: %s", r->p->wf->workdir,
 				    REGISTRY, strerror(errno));
 	}
-	FILE *f = r->events;
-	if (!f)
-		return;
-	fprintf(f, "{\"t\":%.6f,\"ev\":\"%s\",\"name\":", clock_real(), e->ev);
-	json_str(f, name);
-	fputs(",\"device\":", f);
-	json_str(f, e->device);
-	if (strcmp(e->ev, "constraint"))
-		fprintf(f, ",\"epoch\":%d", e->epoch);
-	fprintf(f, ",\"c\":%g,\"k\":%ld", e->c, e->k);
-	if (!strcmp(e->ev, "epoch_end"))
-		fprintf(f, ",\"tasks\":%ld,\"mean_s\":%.6f,\"registered\":%s",
-			e->tasks, e->mean_s, e->registered ? "true" : "false");
-	if (!strcmp(e->ev, "constraint")) {
-		fprintf(f, ",\"n\":%ld,\"why\":", e->n);
-		json_str(f, e->why);
-	}
-	fputs("}\n", f);
-	fflush(f);
+	if (r->events)
+		events_write(r->events, clock_real(), name, e);
 }
 
 /* Kill the process group of every running task past its timeout; the
@@ -683,13 +650,6 @@ dispatch_round(struct runner *r)
 	}
 }
 
-/* I/O executors of a worker that does not say: two per core. */
-static long
-default_io(long cores)
-{
-	return cores > 0 ? 2 * cores : 2;
-}
-
 static void
 on_state(struct exec *e, void *arg)
 {
@@ -703,7 +663,7 @@ on_state(struct exec *e, void *arg)
 				w->cores = e->ncpus > 0 ? e->ncpus : 1;
 			w->free = w->cores;
 			if (!w->io)
-				w->io = default_io(w->cores);
+				w->io = iopol_default_io(w->cores);
 			w->io_free = w->io;
 			r->pol.w[i].io_executors = w->io;
 			w->usable = true;
@@ -726,40 +686,6 @@ on_state(struct exec *e, void *arg)
 	}
 }
 
-/* The device each worker's I/O tasks write: the <storage> its shared
- * workdir lives on, else its own disk (--disk-bw for this machine). */
-static void
-add_devices(struct runner *r)
-{
-	const struct cluster *c = r->o->cluster;
-	struct strbuf dev = STRBUF_INIT;
-	for (size_t i = 0; i < r->nw; i++) {
-		const struct worker_spec *ws = c ? &c->workers[i] : NULL;
-		long io = ws && ws->io_executors ? ws->io_executors
-			  : !ws || ws->local	  ? r->o->io_executors
-						  : 0;
-		if (!io)
-			io = default_io(ws && ws->cores ? ws->cores
-							: r->o->cores);
-		const struct storage_spec *st = NULL;
-		for (size_t k = 0; ws && ws->storage && k < c->nstorages; k++)
-			if (!strcmp(c->storages[k].name, ws->storage))
-				st = &c->storages[k];
-		strbuf_reset(&dev);
-		if (st) {
-			iopol_add_worker(&r->pol, st->name, st->name,
-					 st->bandwidth, io);
-			continue;
-		}
-		strbuf_addf(&dev, "disk@%s", ws ? ws->name : "local");
-		double B = ws && ws->disk_bw > 0 ? ws->disk_bw
-			   : !ws || ws->local	 ? r->o->disk_bw
-						 : 0;
-		iopol_add_worker(&r->pol, dev.buf, "disk", B, io);
-	}
-	strbuf_release(&dev);
-}
-
 /* Set up the workers; connect the remote ones and wait until each is
  * ready or failed.  Returns how many are usable. */
 static size_t
@@ -769,13 +695,14 @@ start_workers(struct runner *r)
 	const struct cluster *c = o->cluster;
 	r->nw = c ? c->nworkers : 1;
 	r->w = xcalloc(r->nw, sizeof(*r->w));
-	add_devices(r);
+	iopol_add_cluster(&r->pol, c, r->o->cores, r->o->io_executors,
+			  r->o->disk_bw);
 	if (!c) {
 		r->w[0].name = "local";
 		r->w[0].ex = exec_local_new(on_done, r);
 		r->w[0].cores = r->w[0].free = o->cores;
 		r->w[0].io = r->w[0].io_free =
-			o->io_executors ? o->io_executors : default_io(o->cores);
+			o->io_executors ? o->io_executors : iopol_default_io(o->cores);
 		r->w[0].usable = true;
 		return 1;
 	}
@@ -795,7 +722,7 @@ start_workers(struct runner *r)
 			w->free = w->cores;
 			if (!w->io)
 				w->io = o->io_executors ? o->io_executors
-							: default_io(w->cores);
+							: iopol_default_io(w->cores);
 			w->io_free = w->io;
 			w->usable = true;
 		} else {
