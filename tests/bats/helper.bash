@@ -41,3 +41,23 @@ cluster_setup() {
 	mkdir -p "$W"
 	cd "$W" || exit 1
 }
+
+# Processes matching the pgrep -f pattern $1 that belong to this bats run
+# (their working directory is under its temporary directory, or, for a
+# worker agent, whose cwd is the login's home, their testcluster workdir
+# is), so that another test suite running on the machine at the same time
+# never counts or gets killed.
+mine() {
+	local root p
+	root=$(realpath "$BATS_RUN_TMPDIR")
+	pgrep -f "$1" | while read -r p; do
+		case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in
+		"$root"/*) echo "$p" ;;
+		*) { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null |
+			grep -q "^TESTCLUSTER_WORKDIR=$root/" && echo "$p" ;;
+		esac
+	done
+}
+pcount() {
+	mine "$1" | wc -l
+}

@@ -153,7 +153,7 @@ EOF2
 	"$WFRUN" -j 4 wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -fc 'sleep 300')" -ge 4 ] && break
+		[ "$(pcount 'sleep 300')" -ge 4 ] && break
 		sleep 0.1
 	done
 	kill -INT "$pid"
@@ -161,10 +161,10 @@ EOF2
 	[ "${status:-0}" -eq 130 ]
 	grep -q "interrupted (Interrupt): stopping 2 running tasks" err.txt
 	for _ in $(seq 50); do
-		[ "$(pgrep -fc 'sleep 300')" -eq 0 ] && break
+		[ "$(pcount 'sleep 300')" -eq 0 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc 'sleep 300')" -eq 0 ]
+	[ "$(pcount 'sleep 300')" -eq 0 ]
 	[ "$(trace_col status | sort | tr '\n' ' ')" = "ABORTED ABORTED COMPLETED " ]
 }
 
@@ -265,6 +265,6 @@ EOF2
 	[[ "$output" == *"wfrun: error: task 'stuck' timed out after 1s and was killed"* ]]
 	[ -e ok ]
 	[ ! -e never ]
-	[ "$(pgrep -fc 'sleep 30[67]')" -eq 0 ]
+	[ "$(pcount 'sleep 30[67]')" -eq 0 ]
 	[ "$(awk -F'\t' '$2 == "stuck" { print $9, $10 }' .wfrun/trace.tsv)" = "FAILED 137" ]
 }

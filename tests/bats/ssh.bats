@@ -188,19 +188,19 @@ EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -fc 'sleep 30[34]')" -ge 12 ] && break
+		[ "$(pcount 'sleep 30[34]')" -ge 12 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc 'sleep 30[34]')" -ge 12 ]
+	[ "$(pcount 'sleep 30[34]')" -ge 12 ]
 	kill -INT "$pid"
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 130 ]
 	for _ in $(seq 50); do
-		[ "$(pgrep -fc 'sleep 30[34]|wfrun-worker')" -eq 0 ] && break
+		[ "$(pcount 'sleep 30[34]|wfrun-worker')" -eq 0 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc 'sleep 30[34]')" -eq 0 ]
-	[ "$(pgrep -fc 'wfrun-worker')" -eq 0 ]
+	[ "$(pcount 'sleep 30[34]')" -eq 0 ]
+	[ "$(pcount 'wfrun-worker')" -eq 0 ]
 }
 
 @test "a worker lost mid-run: its tasks run again on the others" {
@@ -209,16 +209,16 @@ tasks:
   - name: slow
     foreach: {i: "1..9"}
     out: {f: "s/{i}"}
-    run: "sleep 1.5; echo $TESTCLUSTER_WORKER > {out.f}"
+    run: "sleep 4.5; echo $TESTCLUSTER_WORKER > {out.f}"
 EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -fc 'sleep 1.5')" -ge 6 ] && break
+		[ "$(pcount 'sleep 4.5')" -ge 6 ] && break
 		sleep 0.1
 	done
 	# kill w2's agent: its channel closes, as when the host goes away
-	agent=$(pgrep -f 'wfrun-worker' | while read -r p; do
+	agent=$(mine wfrun-worker | while read -r p; do
 		grep -qz '^TESTCLUSTER_WORKER=w2$' /proc/$p/environ && echo $p; done | head -1)
 	[ -n "$agent" ]
 	kill -9 "$agent"
