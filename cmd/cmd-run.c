@@ -90,18 +90,12 @@ cmd_run(int argc, char **argv)
 		case 'B':
 			o.no_io = true;
 			break;
-		case 'D': {
-			char *end;
-			double v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v > 0) || v > 1e9) {
-				error_msg("--disk-bw wants the disk's bandwidth in "
-					  "MB/s, a number > 0, not '%s'", optarg);
+		case 'D':
+			if ((o.disk_bw = parse_disk_bw(optarg)) < 0) {
 				free(trace);
 				return EXIT_USAGE;
 			}
-			o.disk_bw = v;
 			break;
-		}
 		case 'L':
 			o.relearn = true;
 			break;

@@ -20,6 +20,7 @@ static const struct subcmd {
 	{ "run", cmd_run, "run a workflow (the default)" },
 	{ "check", cmd_check, "validate a workflow and summarise its graph" },
 	{ "dag", cmd_dag, "print the task graph in Graphviz dot" },
+	{ "sim", cmd_sim, "simulate a run on a virtual clock (-m MODEL)" },
 };
 
 static void
@@ -28,6 +29,7 @@ usage(FILE *fp)
 	fputs("usage: wfrun [run] [options] WORKFLOW.yaml\n"
 	      "       wfrun check [options] WORKFLOW.yaml\n"
 	      "       wfrun dag [--names] WORKFLOW.yaml\n"
+	      "       wfrun sim -m MODEL [-r FILE] [options] WORKFLOW.yaml\n"
 	      "\n"
 	      "Runs a workflow of shell-command tasks whose order comes from the\n"
 	      "files they read and write (see wfrun-workflow(5)).\n"
@@ -52,6 +54,10 @@ usage(FILE *fp)
 	      "                     known_hosts (changed keys are always refused)\n"
 	      "      --trace FILE   write the trace there (default:\n"
 	      "                     WORKDIR/.wfrun/trace.tsv)\n"
+	      "sim options (and -r, -j, --io-executors, --disk-bw, --no-io):\n"
+	      "  -m, --model FILE   task times and device laws (wfrun(1), SIMULATION)\n"
+	      "      --trace FILE   write the simulated trace (and events.jsonl\n"
+	      "                     beside it); default: none\n"
 	      "common options:\n"
 	      "  -q, --quiet        print only errors\n"
 	      "  -v, --verbose      print each task as it starts and ends\n"
@@ -71,7 +77,8 @@ takes_arg(const char *a)
 	return !strcmp(a, "-j") || !strcmp(a, "--cores") ||
 	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
 	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors") ||
-	       !strcmp(a, "--disk-bw");
+	       !strcmp(a, "--disk-bw") || !strcmp(a, "-m") ||
+	       !strcmp(a, "--model");
 }
 
 int
@@ -142,8 +149,7 @@ parse_cores_arg(const char *s)
 	return v;
 }
 
-/* Print the errors (and warnings) of file; release d; 0 or EXIT_USAGE. */
-static int
+int
 report_diags(struct diags *d, const char *file)
 {
 	int rc = 0;
@@ -199,6 +205,28 @@ load_cluster(const char *file, struct cluster *c)
 				   w->name, w->host);
 	}
 	return report_diags(&d, file);
+}
+
+int
+load_cluster_spec(const char *file, struct cluster *c)
+{
+	struct diags d;
+	diags_init(&d, file);
+	resources_load(c, file, &d);
+	return report_diags(&d, file);
+}
+
+double
+parse_disk_bw(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v > 0) || v > 1e9) {
+		error_msg("--disk-bw wants the disk's bandwidth in MB/s, a "
+			  "number > 0, not '%s'", s);
+		return -1;
+	}
+	return v;
 }
 
 long

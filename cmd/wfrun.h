@@ -19,6 +19,7 @@ enum {
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dag(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 /*
  * Load file into wf and p, printing every error as file:line:col.  cores is
@@ -30,6 +31,14 @@ int load_plan(const char *file, long cores, struct workflow *wf,
 struct cluster;
 /* Load a resources file, printing every error; 0 or EXIT_USAGE. */
 int load_cluster(const char *file, struct cluster *c);
+/* Load a resources file as a description only (sim: nothing connects). */
+int load_cluster_spec(const char *file, struct cluster *c);
+/* Print the errors (and warnings) of file; release d; 0 or EXIT_USAGE. */
+struct diags;
+int report_diags(struct diags *d, const char *file);
+/* Parse the argument of --disk-bw (MB/s); prints an error and returns -1
+ * when bad. */
+double parse_disk_bw(const char *s);
 /* The most cores one worker of c offers (cores when c is NULL); a remote
  * worker whose cores are not given counts as unlimited until it answers. */
 long cluster_max_cores(const struct cluster *c, long local);

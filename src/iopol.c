@@ -191,9 +191,11 @@ iopol_may_start(struct iopol *p, uint32_t name, size_t wi)
 	}
 	if (!nm->has_learner)
 		return D->learner == NONE && room(D, first_c(p, nm, wi));
-	if (nm->a.phase == AUTOBW_LEARNING)
-		return wi == nm->learn_worker && autobw_can_start(&nm->a) &&
-		       room(D, nm->a.c);
+	if (nm->a.phase == AUTOBW_LEARNING) {
+		if (wi == nm->learn_worker)
+			return autobw_can_start(&nm->a) && room(D, nm->a.c);
+		return false; /* the name learns on one device only */
+	}
 	return room(D, nm->a.chosen);
 }
 

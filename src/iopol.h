@@ -6,10 +6,14 @@
  * most B, so floor(B / c) tasks of one name share it.  A task name with
  * storage_bw: auto or auto(min,max,delta) has one learner (autobw) that
  * runs on one worker, its active learning node: while it learns, no other
- * I/O task starts on that worker's device and the name's tasks start
- * nowhere else, so its measurements are clean.  When learning ends, the
- * chosen constraint applies on every device, and is re-evaluated for the
- * number of ready tasks each time more become ready.
+ * name's I/O task starts on that worker's device, so its measurements are
+ * clean, and the name's tasks run nowhere else (as in the paper: the
+ * other workers go on with compute and other I/O).  Letting other devices
+ * run them under the epoch's constraint, or under the best one registered
+ * so far, was tried in `wfrun sim` and lost: they take the tasks the
+ * epochs need, and the first epoch's constraint is the most congested.  When learning ends, the chosen
+ * constraint applies on every device, and is re-evaluated for the number
+ * of ready tasks each time more become ready.
  *
  * Beyond the paper: the registry of a name can come from an earlier run
  * (autobw_preload; see iopol_registry_*), and learning stops before an

@@ -164,4 +164,18 @@ const char *closest_word(const char *word, const char *const *cands, size_t n);
 /* Parse a whole decimal integer; -1 on junk or overflow. */
 int parse_long(const char *s, long *out);
 
+/* A min-heap of (when, id, aux) by when: timers and events in time order. */
+struct theap_item {
+	double when;
+	uint32_t id;
+	uint32_t aux;
+};
+struct theap {
+	struct theap_item *v;
+	size_t n, alloc;
+};
+void theap_push(struct theap *h, double when, uint32_t id, uint32_t aux);
+/* The earliest item, removed; the heap must not be empty. */
+struct theap_item theap_pop(struct theap *h);
+
 #endif

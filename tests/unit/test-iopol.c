@@ -168,6 +168,7 @@ main(void)
 	is_int(fill(&p, g, 100), 8, "epoch 1 full");
 	iopol_abandon(&p, 0, 0, g[7]);
 	ok(iopol_may_start(&p, 0, 0), "one place free again");
+	ok(!iopol_may_start(&p, 0, 1), "nor elsewhere while it has room");
 	iopol_release(&p);
 
 	/* Unknown bandwidth: constrained tasks cannot run there. */

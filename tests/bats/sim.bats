@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# wfrun sim: the scheduler and learner on a virtual clock with a model of
+# task times and of each device's congestion law.
+load helper
+
+writers() { # writers N [STORAGE_BW]
+	wf <<EOF
+tasks:
+  - name: w
+    foreach: {i: "1..$1"}
+    io: true
+${2:+    storage_bw: $2}
+    out: {f: "o/{i}"}
+    run: "echo never run > {out.f}"
+EOF
+}
+
+@test "sim: I/O tasks share a congested device by its law" {
+	writers 4
+	printf 'task w writes 100\ndevice * bandwidth 100 knee 1 alpha 1\n' >m.txt
+	run "$WFRUN" sim -m m.txt -j 2 wf.yaml
+	[ "$status" -eq 0 ]
+	# 4 at once: 100 / (1 + 3) = 25 MB/s for 400 MB
+	[ "${lines[0]}" = "makespan 16.000 s: 4 tasks on 1 worker (2 cores, 4 I/O executors)" ]
+	[ "${lines[1]}" = "  w: storage_bw none" ]
+	[ ! -e o ] # nothing runs, nothing is written
+	[ ! -e .wfrun ]
+}
+
+@test "sim: storage_bw limits the concurrency, and pays on a congested device" {
+	writers 4 100
+	printf 'task w writes 100\ndevice * bandwidth 100 knee 1 alpha 1\n' >m.txt
+	run "$WFRUN" sim -m m.txt -j 2 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "makespan 4.000 s: 4 tasks on 1 worker (2 cores, 4 I/O executors)" ]
+	[ "${lines[1]}" = "  w: storage_bw 100" ]
+}
+
+@test "sim: --no-io runs I/O tasks as 1-core compute tasks" {
+	writers 4
+	printf 'task w writes 100\ndevice * bandwidth 100 knee 1 alpha 1\n' >m.txt
+	run "$WFRUN" sim -m m.txt -j 2 --no-io wf.yaml
+	[ "$status" -eq 0 ]
+	# two at a time (2 cores): 100 / 2 = 50 MB/s, 2 s for 2 tasks; twice
+	[ "${lines[0]}" = "makespan 8.000 s: 4 tasks on 1 worker (2 cores, 4 I/O executors), I/O tasks as compute (--no-io)" ]
+}
+
+@test "sim: compute tasks, cores and the dependency graph" {
+	wf <<'EOF'
+tasks:
+  - name: a
+    foreach: {i: "1..4"}
+    out: {f: "a{i}"}
+    run: "true"
+  - name: b
+    cores: 2
+    in: {f: {list: "a{i}", foreach: {i: "1..4"}}}
+    out: {g: b}
+    run: "true"
+EOF
+	printf 'task a seconds 10\ntask b seconds 5 # the gather\n' >m.txt
+	run "$WFRUN" sim -m m.txt -j 2 --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "makespan 25.000 s: 5 tasks on 1 worker (2 cores, 4 I/O executors)" ]
+	[ "$(trace_col start t/trace.tsv | tr '\n' ' ')" = "0.000000 0.000000 10.000000 10.000000 20.000000 " ]
+	[ "$(trace_col status t/trace.tsv | sort -u)" = COMPLETED ]
+	[ -e t/events.jsonl ]
+}
+
+@test "sim: auto learns from the times it observes, as in the paper's Figure 17" {
+	# 12 workers of 48 cores and 225 I/O executors with 450 MB/s disks;
+	# 2,304 searches each followed by a 290 MB checkpoint.  The law is
+	# never given to the scheduler.
+	{
+		echo '<resources>'
+		for i in $(seq 1 12); do
+			echo "<worker name=\"n$i\" host=\"n$i.example\"><cores>48</cores><io-executors>225</io-executors><disk bandwidth=\"450\"/><workdir>/scratch</workdir></worker>"
+		done
+		echo '</resources>'
+	} >cl.xml
+	wf <<'EOF'
+tasks:
+  - name: search
+    foreach: {i: "1..2304"}
+    out: {f: "r/{i}"}
+    run: "true"
+  - name: ckpt
+    foreach: {i: "1..2304"}
+    io: true
+    storage_bw: auto
+    in: {f: "r/{i}"}
+    out: {g: "c/{i}"}
+    run: "true"
+EOF
+	printf 'task search seconds 60 jitter 0.1\ntask ckpt writes 290\ndevice * bandwidth 450 knee 56 alpha 0.01 stream 8\n' >m.txt
+	run "$WFRUN" sim -m m.txt -r cl.xml --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "  ckpt: storage_bw auto -> 8 MB/s after 4 epochs" ]
+	# epochs at 2, 4, 8, 16 (225, 112, 56, 28 tasks); the 4th breaks the
+	# rule and is not registered
+	[ "$(grep -o '"epoch":[0-9],"c":[0-9]*,"k":[0-9]*,"tasks":[0-9]*' t/events.jsonl | tr '\n' ' ')" = '"epoch":1,"c":2,"k":225,"tasks":225 "epoch":2,"c":4,"k":112,"tasks":112 "epoch":3,"c":8,"k":56,"tasks":56 "epoch":4,"c":16,"k":28,"tasks":28 ' ]
+	[ "$(grep -c '"registered":true' t/events.jsonl)" -eq 3 ]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@n1","c":8,' t/events.jsonl
+	# only the learning node ran ckpt tasks while learning
+	[ "$(awk -F'\t' '$8 != "" && NR > 1 { print $4 }' t/trace.tsv | sort -u)" = n1 ]
+}
+
+@test "sim: a bad model is reported with file, line and column" {
+	writers 2
+	printf 'task w writes 100\nbogus 3\ntask x seconds 1\ndevice * knee 2\ntask w seconds 1\n' >m.txt
+	run "$WFRUN" sim -m m.txt wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "m.txt:2:1: error: unknown statement 'bogus'; expected task, device or seed" ]
+	[ "${lines[1]}" = "m.txt:3:6: error: the workflow has no task named 'x'" ]
+	[ "${lines[2]}" = "m.txt:4:1: error: device '*' needs 'bandwidth B' with B > 0" ]
+	[ "${lines[3]}" = "m.txt:5:1: error: task 'w' is already modelled" ]
+}
+
+@test "sim: every task needs a model, every writing device a law" {
+	writers 2
+	: >m.txt
+	run "$WFRUN" sim -m m.txt wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"task 'w' has no line in the model: add 'task w seconds S' or 'task NAME writes MB'"* ]]
+	echo 'task w writes 10' >m.txt
+	run "$WFRUN" sim -m m.txt wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"the model has no law for device disk@local: add 'device disk@local bandwidth B ...' or 'device * bandwidth B ...'"* ]]
+	run "$WFRUN" sim wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sim needs a model: -m MODEL"* ]]
+}
