@@ -24,12 +24,26 @@ iopol_init(struct iopol *p, const struct workflow *wf, const uint32_t *ninst,
 	p->nn = wf->ntasks;
 	p->nm = xcalloc(p->nn ? p->nn : 1, sizeof(*p->nm));
 	for (size_t i = 0; i < p->nn; i++) {
-		p->nm[i].io = wf->tasks[i].io && !no_io;
-		p->nm[i].bw = wf->tasks[i].storage_bw;
-		if (!p->nm[i].io)
-			p->nm[i].bw.kind = WF_BW_NONE;
-		p->nm[i].left = ninst[i];
-		p->nm[i].learn_dev = NONE;
+		const struct wf_task *t = &wf->tasks[i];
+		struct iopol_name *nm = &p->nm[i];
+		nm->io = t->io && !no_io;
+		nm->bw = t->storage_bw;
+		if (!nm->io)
+			nm->bw.kind = WF_BW_NONE;
+		nm->learn_dev = NONE;
+		nm->key = t->learn_as ? t->learn_as : t->name;
+		/* tasks that learn as one share the first one's learner (the
+		 * workflow checked that their storage_bw is the same) */
+		nm->grp = (uint32_t)i;
+		bool learns = nm->bw.kind == WF_BW_AUTO ||
+			      nm->bw.kind == WF_BW_AUTO_BOUNDED;
+		for (size_t j = 0; j < i && t->learn_as && learns; j++)
+			if (!strcmp(p->nm[j].key, nm->key) &&
+			    p->nm[j].bw.kind == nm->bw.kind) {
+				nm->grp = p->nm[j].grp;
+				break;
+			}
+		p->nm[nm->grp].left += ninst[i];
 	}
 	p->event = event;
 	p->arg = arg;
@@ -127,6 +141,7 @@ const char *
 iopol_unfit(const struct iopol *p, uint32_t name, size_t wi, char *buf,
 	    size_t len)
 {
+	name = p->nm[name].grp;
 	const struct iopol_name *nm = &p->nm[name];
 	const struct iopol_device *D = &p->dev[p->w[wi].dev];
 	if (!constrained(nm))
@@ -170,6 +185,7 @@ room(const struct iopol_device *D, double c)
 bool
 iopol_may_start(struct iopol *p, uint32_t name, size_t wi)
 {
+	name = p->nm[name].grp;
 	const struct iopol_name *nm = &p->nm[name];
 	if (!nm->io)
 		return true;
@@ -217,7 +233,7 @@ static void
 emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 {
 	struct iopol_name *nm = &p->nm[name];
-	struct iopol_event e = { "constraint", name,
+	struct iopol_event e = { "constraint", name, nm->key,
 				 p->dev[nm->learn_dev].name, 0, nm->a.chosen,
 				 k_of(p, nm, nm->a.chosen), 0, 0, false, n,
 				 why };
@@ -229,7 +245,7 @@ static void
 emit_epoch_begin(struct iopol *p, uint32_t name)
 {
 	struct iopol_name *nm = &p->nm[name];
-	struct iopol_event e = { "epoch_begin", name,
+	struct iopol_event e = { "epoch_begin", name, nm->key,
 				 p->dev[nm->learn_dev].name, nm->a.epoch,
 				 nm->a.c, nm->a.k, 0, 0, false, 0, NULL };
 	emit(p, &e);
@@ -251,7 +267,7 @@ registry_key(const struct iopol *p, uint32_t name, uint32_t dev)
 	char sp[128];
 	struct strbuf k = STRBUF_INIT;
 	spec(&p->nm[name].bw, sp, sizeof(sp));
-	strbuf_addf(&k, "%s\t%s\t%.6g\t%s", p->wf->tasks[name].name,
+	strbuf_addf(&k, "%s\t%s\t%.6g\t%s", p->nm[name].key,
 		    p->dev[dev].kind, p->dev[dev].B, sp);
 	return strbuf_detach(&k);
 }
@@ -298,6 +314,7 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 struct iopol_grant
 iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 {
+	name = p->nm[name].grp;
 	struct iopol_grant g = { 0, 0 };
 	struct iopol_name *nm = &p->nm[name];
 	if (nm->left > 0)
@@ -352,8 +369,8 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long joined,
 {
 	struct iopol_name *nm = &p->nm[name];
 	struct autobw *a = &nm->a;
-	struct iopol_event e = { "epoch_end", name, p->dev[nm->learn_dev].name,
-				 epoch, c, joined, joined, a->last_mean,
+	struct iopol_event e = { "epoch_end", name, nm->key,
+				 p->dev[nm->learn_dev].name, epoch, c, joined, joined, a->last_mean,
 				 a->nreg > nreg_before, 0, NULL };
 	emit(p, &e);
 	if (a->phase == AUTOBW_LEARNING && a->epoch >= 2 &&
@@ -369,6 +386,7 @@ void
 iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	     double secs)
 {
+	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
 	struct iopol_device *D = &p->dev[p->w[wi].dev];
 	D->used -= g.c;
@@ -418,6 +436,7 @@ iopol_close_idle(struct iopol *p, bool force)
 void
 iopol_abandon(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g)
 {
+	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
 	struct iopol_device *D = &p->dev[p->w[wi].dev];
 	D->used -= g.c;
@@ -431,6 +450,7 @@ iopol_abandon(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g)
 void
 iopol_ready(struct iopol *p, uint32_t name, long ready)
 {
+	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
 	if (nm->bw.kind != WF_BW_AUTO && nm->bw.kind != WF_BW_AUTO_BOUNDED)
 		return;

@@ -15,6 +15,9 @@
  * constraint applies on every device, and is re-evaluated for the number
  * of ready tasks each time more become ready.
  *
+ * Tasks with the same learn_as (wfrun-workflow(5)) are one name here: an
+ * iterative workflow whose iterations are separate tasks learns once.
+ *
  * Beyond the paper: the registry of a name can come from an earlier run
  * (autobw_preload; see iopol_registry_*), and learning stops before an
  * epoch when fewer than twice its concurrency of the name's tasks are
@@ -39,7 +42,8 @@
 
 struct iopol_event {
 	const char *ev;     /* epoch_begin, epoch_end, constraint */
-	uint32_t name;      /* task template */
+	uint32_t name;      /* task template (the first of its learn_as) */
+	const char *key;    /* its learn_as, or its name */
 	const char *device;
 	int epoch;
 	double c;
@@ -64,7 +68,10 @@ struct iopol_device {
 struct iopol_name {
 	bool io;
 	struct wf_bw bw;
-	long left;          /* instances not started yet */
+	const char *key;    /* learn_as, or the task's name */
+	uint32_t grp;       /* the first task with the same key: its learner,
+			       left and epochs serve them all */
+	long left;          /* instances not started yet (of the group) */
 	bool has_learner;
 	struct autobw a;
 	size_t learn_worker;

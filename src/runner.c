@@ -247,7 +247,7 @@ static void
 on_event(const struct iopol_event *e, void *arg)
 {
 	struct runner *r = arg;
-	const char *name = r->p->wf->tasks[e->name].name;
+	const char *name = e->key;
 	if (!strcmp(e->ev, "constraint")) {
 		verbose_msg("storage_bw of '%s': %g MB/s (%s, %ld ready)", name,
 			    e->c, e->why, e->n);

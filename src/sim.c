@@ -316,8 +316,7 @@ on_event(const struct iopol_event *e, void *arg)
 	if (!strcmp(e->ev, "epoch_end"))
 		s->epochs[e->name]++;
 	if (s->o->events)
-		events_write(s->o->events, s->now, s->p->wf->tasks[e->name].name,
-			     e);
+		events_write(s->o->events, s->now, e->key, e);
 }
 
 static bool
@@ -596,13 +595,17 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	res->done = s.done;
 	res->nworkers = s.nw;
 	res->chosen = xcalloc(nt ? nt : 1, sizeof(double));
+	res->epochs = xcalloc(nt ? nt : 1, sizeof(int));
 	for (size_t i = 0; i < nt; i++) {
-		const struct iopol_name *nm = &s.pol.nm[i];
+		/* tasks that learn as one report their shared learner */
+		uint32_t g = s.pol.nm[i].grp;
+		const struct iopol_name *nm = &s.pol.nm[g];
 		res->chosen[i] = nm->bw.kind == WF_BW_STATIC ? nm->bw.value
 				 : nm->has_learner	     ? autobw_constraint(&nm->a)
 							     : 0;
+		res->epochs[i] = s.epochs[g];
 	}
-	res->epochs = s.epochs;
+	free(s.epochs);
 	sched_release(&s.sched);
 	iopol_release(&s.pol);
 	free(s.w);

@@ -622,9 +622,55 @@ parse_bw(struct ctx *c, yaml_node_t *v, struct wf_bw *bw)
 	return 0;
 }
 
+static bool
+same_bw(const struct wf_bw *a, const struct wf_bw *b)
+{
+	return a->kind == b->kind && a->value == b->value && a->min == b->min &&
+	       a->max == b->max && a->delta == b->delta;
+}
+
+/* Tasks that learn as one must ask for the same storage_bw. */
+static void
+check_learn_as(struct ctx *c, const struct workflow *wf)
+{
+	for (size_t i = 0; i < wf->ntasks; i++) {
+		const struct wf_task *t = &wf->tasks[i];
+		if (!t->learn_as || !t->name ||
+		    (t->storage_bw.kind != WF_BW_AUTO &&
+		     t->storage_bw.kind != WF_BW_AUTO_BOUNDED))
+			continue; /* said in parse_task */
+		for (size_t j = 0; j < i; j++) {
+			const struct wf_task *u = &wf->tasks[j];
+			const char *key = u->learn_as ? u->learn_as : u->name;
+			if (!key || strcmp(key, t->learn_as) ||
+			    (u->storage_bw.kind != WF_BW_AUTO &&
+			     u->storage_bw.kind != WF_BW_AUTO_BOUNDED))
+				continue;
+			if (!same_bw(&t->storage_bw, &u->storage_bw))
+				diag_error(c->d, t->learn_as_loc, "task '%s' learns "
+					   "as '%s' with task '%s' (line %u), so "
+					   "give both the same storage_bw", t->name,
+					   t->learn_as, u->name, u->loc.line);
+			break;
+		}
+	}
+}
+
+static bool
+is_task_name(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (s++; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+			return false;
+	return true;
+}
+
 static const char *const task_keys[] = {
 	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
-	"storage_bw", "retries", "on_failure", "timeout", "env", "run",
+	"storage_bw", "learn_as", "retries", "on_failure", "timeout", "env",
+	"run",
 };
 
 struct task_arg {
@@ -666,6 +712,15 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	} else if (!strcmp(key, "storage_bw")) {
 		ta->bw = v;
 		parse_bw(c, v, &t->storage_bw);
+	} else if (!strcmp(key, "learn_as")) {
+		const char *s = scalar(c, v, "learn_as");
+		t->learn_as_loc = loc_of(v);
+		if (s && !is_task_name(s))
+			diag_error(c->d, loc_of(v), "learn_as '%s' must be a task "
+				   "name: a letter or '_', then letters, digits, "
+				   "'_' and '-'", s);
+		else if (s)
+			t->learn_as = xstrdup(s);
 	} else if (!strcmp(key, "retries")) {
 		parse_int_node(c, v, "retries", 0, &t->retries);
 	} else if (!strcmp(key, "on_failure")) {
@@ -744,13 +799,7 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 		if (s && !*s) {
 			diag_error(c->d, loc_of(v), "empty task name");
 		} else if (s) {
-			const char *q = s;
-			if (isalpha((unsigned char)*q) || *q == '_')
-				for (q++; *q; q++)
-					if (!isalnum((unsigned char)*q) && *q != '_' &&
-					    *q != '-')
-						break;
-			if (*q)
+			if (!is_task_name(s))
 				diag_error(c->d, loc_of(v), "task name '%s' must "
 					   "start with a letter or '_' and use "
 					   "letters, digits, '_' and '-'", s);
@@ -780,6 +829,11 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 	if (ta.bw && !t->io)
 		diag_error(c->d, loc_of(ta.bw), "storage_bw applies to I/O tasks; "
 			   "add io: true to task '%s'", t->name ? t->name : "?");
+	if (t->learn_as && t->storage_bw.kind != WF_BW_AUTO &&
+	    t->storage_bw.kind != WF_BW_AUTO_BOUNDED)
+		diag_error(c->d, t->learn_as_loc, "learn_as applies to storage_bw: "
+			   "auto or \"auto(min,max,delta)\", which task '%s' does "
+			   "not have", t->name ? t->name : "?");
 }
 
 /*
@@ -965,6 +1019,7 @@ load_doc(struct ctx *c, const char *path)
 		}
 	}
 	hmap_release(&names);
+	check_learn_as(c, wf);
 }
 
 int
@@ -1053,6 +1108,7 @@ workflow_release(struct workflow *wf)
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		struct wf_task *t = &wf->tasks[i];
 		free(t->name);
+		free(t->learn_as);
 		foreach_release(&t->foreach);
 		for (size_t j = 0; j < t->nparams; j++) {
 			free(t->params[j].name);

@@ -109,6 +109,8 @@ struct wf_task {
 	long long memory;           /* bytes, 0 = not set */
 	bool io;
 	struct wf_bw storage_bw;
+	char *learn_as;             /* NULL: its name (storage_bw: auto) */
+	struct wf_loc learn_as_loc;
 	long retries;
 	enum wf_on_failure on_failure;
 	bool on_failure_set;

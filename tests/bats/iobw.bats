@@ -163,3 +163,66 @@ EOF
 	[ "$(max_overlap)" -le 3 ]
 	[ "$(trace_col worker | sort -u)" = here ]
 }
+
+@test "learn_as: tasks of several iterations learn once" {
+	wf <<'EOF2'
+tasks:
+  - name: ckpt1
+    foreach: {i: "1..14"}
+    io: true
+    storage_bw: auto
+    learn_as: ckpt
+    out: {f: "a/{i}"}
+    run: "sleep 0.5; echo {i} > {out.f}"
+  - name: ckpt2
+    foreach: {i: "1..6"}
+    io: true
+    storage_bw: auto
+    learn_as: ckpt
+    in: {f: "a/{i}"}
+    out: {g: "b/{i}"}
+    run: "cp {in.f} {out.g}"
+EOF2
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '"ev":"epoch_begin"' .wfrun/events.jsonl)" -eq 2 ]
+	[ "$(grep -c '"name":"ckpt"' .wfrun/events.jsonl)" -eq 5 ]
+	[ -z "$(paste <(trace_col name) <(trace_col epoch) | awk -F'\t' '$1 == "ckpt2" && $2 != ""')" ]
+	[ "$(paste <(trace_col name) <(trace_col storage_bw) | awk -F'\t' '$1 == "ckpt2" { print $2 }' | sort -u)" = 25 ]
+	grep -q $'^ckpt\tdisk\t100\tauto\t' .wfrun/storage_bw.tsv
+}
+
+@test "learn_as: only with auto, and the same storage_bw" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    io: true
+    storage_bw: auto
+    out: {f: a}
+    run: "touch {out.f}"
+  - name: b
+    io: true
+    storage_bw: "auto(2,8,2)"
+    learn_as: a
+    out: {f: b}
+    run: "touch {out.f}"
+  - name: c
+    io: true
+    storage_bw: 10
+    learn_as: a
+    out: {f: c}
+    run: "touch {out.f}"
+  - name: d
+    io: true
+    storage_bw: auto
+    learn_as: "not a name"
+    out: {f: d}
+    run: "touch {out.f}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:10:15: error: task 'b' learns as 'a' with task 'a' (line 2), so give both the same storage_bw" ]
+	[ "${lines[1]}" = "wf.yaml:16:15: error: learn_as applies to storage_bw: auto or \"auto(min,max,delta)\", which task 'c' does not have" ]
+	[ "${lines[2]}" = "wf.yaml:22:15: error: learn_as 'not a name' must be a task name: a letter or '_', then letters, digits, '_' and '-'" ]
+	[ "${lines[3]}" = "wfrun: 3 errors in wf.yaml; nothing was run" ]
+}
