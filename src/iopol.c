@@ -70,7 +70,7 @@ iopol_release(struct iopol *p)
 
 void
 iopol_add_worker(struct iopol *p, const char *dev, const char *kind, double B,
-		 long io_executors)
+		 long cores, long io_executors)
 {
 	uint32_t d;
 	for (d = 0; d < p->ndev; d++)
@@ -88,6 +88,7 @@ iopol_add_worker(struct iopol *p, const char *dev, const char *kind, double B,
 	p->w = xrealloc(p->w, (p->nw + 1) * sizeof(*p->w));
 	p->w[p->nw].dev = d;
 	p->w[p->nw].io_executors = io_executors > 0 ? io_executors : 1;
+	p->w[p->nw].cores = cores > 0 ? cores : 1;
 	p->nw++;
 }
 
@@ -109,16 +110,16 @@ iopol_add_cluster(struct iopol *p, const struct cluster *c, long local_cores,
 		long io = ws && ws->io_executors ? ws->io_executors
 			  : here		  ? local_io
 						  : 0;
+		long cores = ws && ws->cores ? ws->cores : local_cores;
 		if (!io)
-			io = iopol_default_io(ws && ws->cores ? ws->cores
-							      : local_cores);
+			io = iopol_default_io(cores);
 		const struct storage_spec *st = NULL;
 		for (size_t k = 0; ws && ws->storage && k < c->nstorages; k++)
 			if (!strcmp(c->storages[k].name, ws->storage))
 				st = &c->storages[k];
 		if (st) {
 			iopol_add_worker(p, st->name, st->name, st->bandwidth,
-					 io);
+					 cores, io);
 			continue;
 		}
 		strbuf_reset(&dev);
@@ -126,7 +127,7 @@ iopol_add_cluster(struct iopol *p, const struct cluster *c, long local_cores,
 		double B = ws && ws->disk_bw > 0 ? ws->disk_bw
 			   : here		 ? local_disk_bw
 						 : 0;
-		iopol_add_worker(p, dev.buf, "disk", B, io);
+		iopol_add_worker(p, dev.buf, "disk", B, cores, io);
 	}
 	strbuf_release(&dev);
 }
@@ -311,23 +312,62 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 	}
 }
 
+/* Beyond the paper: an epoch of k tasks on one device is worth running
+ * only if at least max(2, D) k of the name's tasks are left, D the devices
+ * with a known bandwidth: the learning node then does no more than its
+ * share of the work left, and as much is left to use what it learns. */
+static bool
+worth(const struct iopol *p, const struct iopol_name *nm, long k)
+{
+	long ndev = 0;
+	for (size_t d = 0; d < p->ndev; d++)
+		ndev += p->dev[d].B > 0;
+	return k * (ndev > 2 ? ndev : 2) <= nm->left;
+}
+
+/* With nothing registered (learning was not worth it), one task per core
+ * of the learning worker, as the baseline would run them, within the
+ * bounds of auto(min,max,delta) or [B / executors, B]. */
+static double
+fallback(const struct iopol *p, const struct iopol_name *nm)
+{
+	const struct iopol_worker *w = &p->w[nm->learn_worker];
+	double B = p->dev[nm->learn_dev].B;
+	double c = B / (double)w->cores;
+	double lo = nm->bw.kind == WF_BW_AUTO_BOUNDED ? nm->bw.min
+						       : B / (double)w->io_executors;
+	double hi = nm->bw.kind == WF_BW_AUTO_BOUNDED ? nm->bw.max : B;
+	if (hi > B)
+		hi = B;
+	return c < lo ? lo : c > hi ? hi : c;
+}
+
+/* Learning is over: free the device and say what was chosen. */
+static void
+learned(struct iopol *p, uint32_t name, long ready)
+{
+	struct iopol_name *nm = &p->nm[name];
+	p->dev[nm->learn_dev].learner = NONE;
+	long n = ready > 0 ? ready : nm->left;
+	const char *why = "learned";
+	if (!nm->a.nreg) {
+		nm->a.chosen = fallback(p, nm);
+		why = "fallback";
+	} else if (n > 0) {
+		nm->a.chosen = autobw_choose(&nm->a, n);
+	}
+	emit_constraint(p, name, n, why);
+}
+
 struct iopol_grant
 iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 {
 	name = p->nm[name].grp;
 	struct iopol_grant g = { 0, 0 };
 	struct iopol_name *nm = &p->nm[name];
-	if (nm->left > 0)
-		nm->left--;
-	if (!constrained(nm))
-		return g;
 	struct iopol_device *D = &p->dev[p->w[wi].dev];
-	if (nm->bw.kind == WF_BW_STATIC) {
-		g.c = nm->bw.value;
-		D->used += g.c;
-		return g;
-	}
-	if (!nm->has_learner) {
+	if (constrained(nm) && nm->bw.kind != WF_BW_STATIC &&
+	    !nm->has_learner) {
 		autobw_init(&nm->a, D->B, p->w[wi].io_executors,
 			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
 			    nm->bw.max, nm->bw.delta);
@@ -335,9 +375,22 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 		nm->learn_worker = wi;
 		nm->learn_dev = p->w[wi].dev;
 		D->learner = name;
-		emit_epoch_begin(p, name);
+		if (worth(p, nm, nm->a.k)) {
+			emit_epoch_begin(p, name);
+		} else {
+			autobw_stop(&nm->a);
+			learned(p, name, ready);
+		}
 	}
-	(void)ready;
+	if (nm->left > 0)
+		nm->left--;
+	if (!constrained(nm))
+		return g;
+	if (nm->bw.kind == WF_BW_STATIC) {
+		g.c = nm->bw.value;
+		D->used += g.c;
+		return g;
+	}
 	g.c = autobw_constraint(&nm->a);
 	g.epoch = autobw_epoch(&nm->a);
 	D->used += g.c;
@@ -349,17 +402,6 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 	return g;
 }
 
-/* Learning is over: free the device and say what was chosen. */
-static void
-learned(struct iopol *p, uint32_t name, long ready)
-{
-	struct iopol_name *nm = &p->nm[name];
-	p->dev[nm->learn_dev].learner = NONE;
-	long n = ready > 0 ? ready : nm->left;
-	if (n > 0 && nm->a.nreg)
-		nm->a.chosen = autobw_choose(&nm->a, n);
-	emit_constraint(p, name, n, "learned");
-}
 
 /* Say how an epoch ended (its values from before it ended), then what
  * comes next: another epoch, or the choice. */
@@ -373,8 +415,7 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long joined,
 				 p->dev[nm->learn_dev].name, epoch, c, joined, joined, a->last_mean,
 				 a->nreg > nreg_before, 0, NULL };
 	emit(p, &e);
-	if (a->phase == AUTOBW_LEARNING && a->epoch >= 2 &&
-	    nm->left < 2 * a->k)
+	if (a->phase == AUTOBW_LEARNING && !worth(p, nm, a->k))
 		autobw_stop(a); /* too few tasks left to repay an epoch */
 	if (a->phase == AUTOBW_LEARNING)
 		emit_epoch_begin(p, name);

@@ -19,9 +19,11 @@
  * iterative workflow whose iterations are separate tasks learns once.
  *
  * Beyond the paper: the registry of a name can come from an earlier run
- * (autobw_preload; see iopol_registry_*), and learning stops before an
- * epoch when fewer than twice its concurrency of the name's tasks are
- * left to run (the epoch could not be repaid).
+ * (autobw_preload; see iopol_registry_*); an epoch of k tasks runs only
+ * while at least max(2, D) k of the name's tasks are left, D the devices
+ * (so the learning node never takes more than its share, and as much is
+ * left to use what it learns); and when nothing was registered the
+ * constraint falls back to one task per core, as the baseline runs them.
  *
  * May-start answers have one side effect: they mark a device that held
  * back another name's I/O task (see iopol_close_idle).
@@ -52,7 +54,8 @@ struct iopol_event {
 	double mean_s;      /* epoch_end */
 	bool registered;    /* epoch_end */
 	long n;             /* constraint: ready tasks it was chosen for */
-	const char *why;    /* constraint: learned, registry, reevaluated */
+	const char *why;    /* constraint: learned, fallback, registry,
+			       reevaluated */
 };
 typedef void (*iopol_event_fn)(const struct iopol_event *e, void *arg);
 
@@ -81,6 +84,7 @@ struct iopol_name {
 
 struct iopol_worker {
 	uint32_t dev;
+	long cores;
 	long io_executors;
 };
 
@@ -118,10 +122,11 @@ void iopol_init(struct iopol *p, const struct workflow *wf,
 		const uint32_t *ninst, bool no_io, iopol_event_fn event,
 		void *arg);
 void iopol_release(struct iopol *p);
-/* Worker wi (added in order 0, 1, ...) writes the device named dev of
- * bandwidth B (0: unknown); kind names it in the registry. */
+/* Worker wi (added in order 0, 1, ...) with cores and I/O executors
+ * writes the device named dev of bandwidth B (0: unknown); kind names it
+ * in the registry. */
 void iopol_add_worker(struct iopol *p, const char *dev, const char *kind,
-		      double B, long io_executors);
+		      double B, long cores, long io_executors);
 
 struct cluster;
 /* I/O executors of a worker that does not say: two per core. */

@@ -666,6 +666,7 @@ on_state(struct exec *e, void *arg)
 				w->io = iopol_default_io(w->cores);
 			w->io_free = w->io;
 			r->pol.w[i].io_executors = w->io;
+			r->pol.w[i].cores = w->cores;
 			w->usable = true;
 			verbose_msg("worker '%s' ready with %ld core%s", w->name,
 				    w->cores, w->cores == 1 ? "" : "s");

@@ -213,7 +213,7 @@ tasks:
 EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
 	pid=$!
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		[ "$(pcount 'sleep 4.5')" -ge 6 ] && break
 		sleep 0.1
 	done

@@ -42,8 +42,8 @@ setup(struct iopol *p, struct wf_bw bw, uint32_t n)
 	uint32_t ninst[3] = { n, 10, 10 };
 	evlog[0] = '\0';
 	iopol_init(p, &wf, ninst, false, on_event, NULL);
-	iopol_add_worker(p, "disk@w1", "disk", 100, 8);
-	iopol_add_worker(p, "disk@w2", "disk", 100, 8);
+	iopol_add_worker(p, "disk@w1", "disk", 100, 2, 8);
+	iopol_add_worker(p, "disk@w2", "disk", 100, 2, 8);
 }
 
 /* Start every task of name 0 that may start on worker 0; return how many. */
@@ -144,23 +144,23 @@ main(void)
 	iopol_release(&p);
 	unlink(path);
 
-	/* Early stop: 14 tasks; epoch 1 takes 8, leaving 6 < 2 x 4. */
+	/* Not worth learning: 14 tasks, 2 devices, and the first epoch would
+	 * take 8 > 14 / 2 of them: one task per core (2) instead. */
 	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 14);
-	is_int(fill(&p, g, 14), 8, "epoch 1: 8");
-	for (int i = 0; i < 8; i++)
-		iopol_finish(&p, 0, 0, g[i], 8.0);
-	is_str(evlog, "begin1(12.5,8) end1(12.5,8,reg) constraint(12.5,learned) ",
-	       "too few left to repay a second epoch: learning stops");
+	is_int(fill(&p, g, 14), 2, "fallback: B / cores = 50, 2 at once");
+	is_str(evlog, "constraint(50,fallback) ", "said as a fallback");
+	ok(iopol_may_start(&p, 1, 0), "no learning node");
+	ok(iopol_may_start(&p, 0, 1), "every device runs it");
 	iopol_release(&p);
 
-	/* The last tasks of a name close a short epoch. */
-	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 3);
-	is_int(fill(&p, g, 3), 3, "only 3 tasks in all");
-	ok(!iopol_may_start(&p, 0, 0), "the epoch is closed at 3");
-	for (int i = 0; i < 3; i++)
-		iopol_finish(&p, 0, 0, g[i], 1.0);
-	is_str(evlog, "begin1(12.5,8) end1(12.5,3,reg) constraint(12.5,learned) ",
-	       "registered with the 3 that joined");
+	/* Just enough: 16 = 2 x 8. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 16);
+	is_int(fill(&p, g, 16), 8, "16 tasks: the first epoch runs");
+	iopol_release(&p);
+
+	/* Bounded: the fallback stays within [min, max]. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO_BOUNDED, 0, 5, 20, 2 }, 10);
+	is_int(fill(&p, g, 10), 5, "auto(5,20,2) falls back to 20: 5 at once");
 	iopol_release(&p);
 
 	/* A lost task's place in the epoch is taken again. */
@@ -174,7 +174,7 @@ main(void)
 	/* Unknown bandwidth: constrained tasks cannot run there. */
 	memset(tasks, 0, sizeof(tasks));
 	setup(&p, (struct wf_bw){ WF_BW_STATIC, 10, 0, 0, 0 }, 10);
-	iopol_add_worker(&p, "disk@w3", "disk", 0, 8);
+	iopol_add_worker(&p, "disk@w3", "disk", 0, 2, 8);
 	ok(iopol_unfit(&p, 0, 2, buf, sizeof(buf)) &&
 		   strstr(buf, "bandwidth of disk@w3 is not known"),
 	   "no B: unfit (%s)", buf);
