@@ -65,6 +65,7 @@ cmd_sim(int argc, char **argv)
 		{ "disk-bw", required_argument, NULL, 'D' },
 		{ "no-io", no_argument, NULL, 'B' },
 		{ "trace", required_argument, NULL, 'T' },
+		{ "registry", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +105,9 @@ cmd_sim(int argc, char **argv)
 			break;
 		case 'T':
 			trace = optarg;
+			break;
+		case 'R':
+			o.registry = optarg;
 			break;
 		case 'q':
 			log_level = 0;

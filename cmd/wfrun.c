@@ -58,6 +58,8 @@ usage(FILE *fp)
 	      "  -m, --model FILE   task times and device laws (wfrun(1), SIMULATION)\n"
 	      "      --trace FILE   write the simulated trace (and events.jsonl\n"
 	      "                     beside it); default: none\n"
+	      "      --registry FILE  start from the storage_bw registries kept\n"
+	      "                     there and keep what is learned (as run does)\n"
 	      "common options:\n"
 	      "  -q, --quiet        print only errors\n"
 	      "  -v, --verbose      print each task as it starts and ends\n"
@@ -78,7 +80,7 @@ takes_arg(const char *a)
 	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
 	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors") ||
 	       !strcmp(a, "--disk-bw") || !strcmp(a, "-m") ||
-	       !strcmp(a, "--model");
+	       !strcmp(a, "--model") || !strcmp(a, "--registry");
 }
 
 int

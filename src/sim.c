@@ -533,8 +533,14 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	s.epochs = xcalloc(nt ? nt : 1, sizeof(int));
 	iopol_init(&s.pol, p->wf, ninst, o->no_io, on_event, &s);
 	free(ninst);
-	s.pol.relearn = true; /* a simulation starts from nothing */
-	int rc = setup_workers(&s);
+	int rc = 0;
+	s.pol.relearn = !o->registry; /* without one, start from nothing */
+	if (o->registry && iopol_registry_load(&s.pol, o->registry) < 0) {
+		error_msg("cannot read %s: %s", o->registry, strerror(errno));
+		rc = -1;
+	}
+	if (!rc)
+		rc = setup_workers(&s);
 	s.cores = xcalloc(nt ? nt : 1, sizeof(long));
 	s.io = xcalloc(nt ? nt : 1, sizeof(bool));
 	long most = 0;
@@ -590,6 +596,10 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 			error_msg("%zu tasks could never start", total - s.done);
 			rc = -1;
 		}
+	}
+	if (!rc && o->registry && iopol_registry_save(&s.pol, o->registry) < 0) {
+		error_msg("cannot write %s: %s", o->registry, strerror(errno));
+		rc = -1;
 	}
 	res->makespan = s.now;
 	res->done = s.done;

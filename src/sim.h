@@ -70,6 +70,8 @@ struct sim_opts {
 	bool no_io;
 	struct trace *trace; /* NULL: none */
 	FILE *events;        /* NULL: none */
+	const char *registry; /* kept registries to start from and update;
+				 NULL: learn from nothing, keep nothing */
 };
 
 struct sim_result {
