@@ -100,6 +100,31 @@ main(void)
 	is_int((long)autobw_constraint(&a), 2, "the constraint stays 2");
 	autobw_release(&a);
 
+	/* Stopping before an epoch has begun; not after. */
+	autobw_init(&a, 100, 10, false, 0, 0, 0); /* c=10, k=10 */
+	epoch(&a, 4);
+	ok(autobw_stop(&a), "stop before epoch 2 takes a task");
+	ok(a.phase == AUTOBW_LEARNED, "learned");
+	is_int((long)autobw_constraint(&a), 10, "with what was registered");
+	autobw_release(&a);
+	autobw_init(&a, 100, 10, false, 0, 0, 0);
+	autobw_started(&a);
+	ok(!autobw_stop(&a), "an epoch that began runs to its end");
+	/* A lost task frees its place. */
+	autobw_abandon(&a, 1);
+	is_int(a.joined, 0, "abandoned: no longer in the epoch");
+	ok(autobw_can_start(&a), "its place is free");
+	autobw_release(&a);
+
+	/* A registry from an earlier run: learned from the start. */
+	struct autobw_entry kept[] = { { 10, 10, 4 }, { 50, 2, 1 } };
+	autobw_init(&a, 100, 10, true, 10, 50, 5);
+	autobw_preload(&a, kept, 2, 100);
+	ok(a.phase == AUTOBW_LEARNED, "preloaded: no learning");
+	is_int((long)autobw_constraint(&a), 10, "100 tasks: 10");
+	is_int(autobw_epoch(&a), 0, "no epoch");
+	autobw_release(&a);
+
 	/* A straggler from an earlier epoch does not count. */
 	autobw_init(&a, 100, 50, false, 0, 0, 0); /* c=2, k=50 */
 	ok(!autobw_finished(&a, 7, 1.0), "a task of another epoch is ignored");

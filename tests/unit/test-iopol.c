@@ -145,7 +145,7 @@ main(void)
 	unlink(path);
 
 	/* Not worth learning: 14 tasks, 2 devices, and the first epoch would
-	 * take 8 > 14 / 2 of them: one task per core (2) instead. */
+	 * take 8 > 14 / (2 x 2) of them: one task per core (2) instead. */
 	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 14);
 	is_int(fill(&p, g, 14), 2, "fallback: B / cores = 50, 2 at once");
 	is_str(evlog, "constraint(50,fallback) ", "said as a fallback");
@@ -153,14 +153,37 @@ main(void)
 	ok(iopol_may_start(&p, 0, 1), "every device runs it");
 	iopol_release(&p);
 
-	/* Just enough: 16 = 2 x 8. */
-	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 16);
-	is_int(fill(&p, g, 16), 8, "16 tasks: the first epoch runs");
+	/* Just enough: 32 = 2 x 2 devices x 8. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 32);
+	is_int(fill(&p, g, 32), 8, "32 tasks: the first epoch runs");
+	iopol_release(&p);
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 31);
+	is_int(fill(&p, g, 31), 2, "31: not");
 	iopol_release(&p);
 
 	/* Bounded: the fallback stays within [min, max]. */
 	setup(&p, (struct wf_bw){ WF_BW_AUTO_BOUNDED, 0, 5, 20, 2 }, 10);
 	is_int(fill(&p, g, 10), 5, "auto(5,20,2) falls back to 20: 5 at once");
+	iopol_release(&p);
+
+	/* Re-evaluation: auto(10,50,5) learns 10 (k=10, 4 s), 50 (k=2, 1 s). */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO_BOUNDED, 0, 10, 50, 5 }, 100);
+	is_int(fill(&p, g, 100), 10, "epoch at 10: 10 at once");
+	for (int i = 0; i < 10; i++)
+		iopol_finish(&p, 0, 0, g[i], 4.0);
+	is_int(fill(&p, g, 90), 2, "epoch at 50: 2 at once");
+	for (int i = 0; i < 2; i++)
+		iopol_finish(&p, 0, 0, g[i], 1.0);
+	evlog[0] = '\0';
+	iopol_ready(&p, 0, 2);
+	is_str(evlog, "constraint(50,reevaluated) ",
+	       "2 ready: one wave at k=2 (1 s) beats k=10 (4 s)");
+	iopol_ready(&p, 0, 100);
+	is_str(evlog, "constraint(50,reevaluated) constraint(10,reevaluated) ",
+	       "100 ready: 10 waves of 4 s beat 50 of 1 s");
+	iopol_ready(&p, 0, 90);
+	is_str(evlog, "constraint(50,reevaluated) constraint(10,reevaluated) ",
+	       "no change, nothing said");
 	iopol_release(&p);
 
 	/* A lost task's place in the epoch is taken again. */
