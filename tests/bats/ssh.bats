@@ -253,3 +253,27 @@ EOF2
 	[ "$status" -eq 0 ]
 	[ -f all.txt ]
 }
+
+@test "storage_bw on a shared <storage>: the constraint holds across workers" {
+	# the shared workdir lives on one device for all three workers
+	sed -e 's|<resources>|<resources>\n  <storage name="nfs" bandwidth="100"/>|' \
+		-e 's|<workdir shared="true">|<workdir shared="true" storage="nfs">|' \
+		"$C/cluster.xml" >nfs.xml
+	wf <<'EOF2'
+tasks:
+  - name: ckpt
+    foreach: {i: "1..12"}
+    io: true
+    storage_bw: 30
+    out: {f: "c/{i}"}
+    run: "sleep 0.5; echo $TESTCLUSTER_WORKER > {out.f}"
+EOF2
+	run "$WFRUN" -q -r nfs.xml wf.yaml
+	[ "$status" -eq 0 ]
+	# at most floor(100 / 30) = 3 at once over all workers
+	most=$(awk -F'\t' 'NR > 1 { print $13, 1; print $14, -1 }' .wfrun/trace.tsv |
+		sort -k1,1n -k2,2n | awk '{ n += $2; if (n > m) m = n } END { print m }')
+	[ "$most" -le 3 ]
+	[ "$(trace_col storage_bw | sort -u)" = 30 ]
+	[ "$(ls c | wc -l)" -eq 12 ]
+}
