@@ -76,17 +76,12 @@ cmd_run(int argc, char **argv)
 		case 'A':
 			o.accept_new_host_keys = true;
 			break;
-		case 'I': {
-			long v;
-			if (parse_long(optarg, &v) < 0 || v < 1) {
-				error_msg("--io-executors wants a number >= 1, not "
-					  "'%s'", optarg);
+		case 'I':
+			if ((o.io_executors = parse_io_executors(optarg)) < 0) {
 				free(trace);
 				return EXIT_USAGE;
 			}
-			o.io_executors = v;
 			break;
-		}
 		case 'B':
 			o.no_io = true;
 			break;

@@ -86,16 +86,11 @@ cmd_sim(int argc, char **argv)
 			if ((o.cores = parse_cores_arg(optarg)) < 0)
 				return EXIT_USAGE;
 			break;
-		case 'I': {
-			long v;
-			if (parse_long(optarg, &v) < 0 || v < 1) {
-				error_msg("--io-executors wants a number >= 1, not "
-					  "'%s'", optarg);
+		case 'I':
+			if ((o.io_executors = parse_io_executors(optarg)) < 0) {
 				return EXIT_USAGE;
 			}
-			o.io_executors = v;
 			break;
-		}
 		case 'D':
 			if ((o.disk_bw = parse_disk_bw(optarg)) < 0)
 				return EXIT_USAGE;

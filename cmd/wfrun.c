@@ -232,6 +232,17 @@ parse_disk_bw(const char *s)
 }
 
 long
+parse_io_executors(const char *s)
+{
+	long v;
+	if (parse_long(s, &v) < 0 || v < 1) {
+		error_msg("--io-executors wants a number >= 1, not '%s'", s);
+		return -1;
+	}
+	return v;
+}
+
+long
 cluster_max_cores(const struct cluster *c, long local)
 {
 	if (!c)

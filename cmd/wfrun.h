@@ -39,6 +39,9 @@ int report_diags(struct diags *d, const char *file);
 /* Parse the argument of --disk-bw (MB/s); prints an error and returns -1
  * when bad. */
 double parse_disk_bw(const char *s);
+/* Parse the argument of --io-executors; prints an error and returns -1
+ * when bad. */
+long parse_io_executors(const char *s);
 /* The most cores one worker of c offers (cores when c is NULL); a remote
  * worker whose cores are not given counts as unlimited until it answers. */
 long cluster_max_cores(const struct cluster *c, long local);

@@ -313,16 +313,17 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 }
 
 /* Beyond the paper: an epoch of k tasks on one device is worth running
- * only if at least max(2, D) k of the name's tasks are left, D the devices
- * with a known bandwidth: the learning node then does no more than its
- * share of the work left, and as much is left to use what it learns. */
+ * only if at least 2 D k of the name's tasks are left, D >= 1 the devices
+ * with a known bandwidth: the epoch then takes at most half of the
+ * learning node's share of the work left, and the other half is left to
+ * use what it learns. */
 static bool
 worth(const struct iopol *p, const struct iopol_name *nm, long k)
 {
 	long ndev = 0;
 	for (size_t d = 0; d < p->ndev; d++)
 		ndev += p->dev[d].B > 0;
-	return k * (ndev > 2 ? ndev : 2) <= nm->left;
+	return 2 * k * (ndev > 1 ? ndev : 1) <= nm->left;
 }
 
 /* With nothing registered (learning was not worth it), one task per core
@@ -423,16 +424,23 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long joined,
 		learned(p, name, 0);
 }
 
+/* A task's share of its device is free again. */
+static void
+give_back(struct iopol *p, size_t wi, struct iopol_grant g)
+{
+	struct iopol_device *D = &p->dev[p->w[wi].dev];
+	D->used -= g.c;
+	if (D->used < EPS)
+		D->used = 0;
+}
+
 void
 iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	     double secs)
 {
 	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
-	struct iopol_device *D = &p->dev[p->w[wi].dev];
-	D->used -= g.c;
-	if (D->used < EPS)
-		D->used = 0;
+	give_back(p, wi, g);
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
@@ -479,10 +487,7 @@ iopol_abandon(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g)
 {
 	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
-	struct iopol_device *D = &p->dev[p->w[wi].dev];
-	D->used -= g.c;
-	if (D->used < EPS)
-		D->used = 0;
+	give_back(p, wi, g);
 	nm->left++;
 	if (g.epoch && nm->has_learner)
 		autobw_abandon(&nm->a, g.epoch);
