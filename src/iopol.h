@@ -20,9 +20,10 @@
  *
  * Beyond the paper: the registry of a name can come from an earlier run
  * (autobw_preload; see iopol_registry_*); an epoch of k tasks runs only
- * while at least max(2, D) k of the name's tasks are left, D the devices
- * (so the learning node never takes more than its share, and as much is
- * left to use what it learns); and when nothing was registered the
+ * while at least 2 D k of the name's tasks are left, D the devices (the
+ * epoch takes at most half of the learning node's share of the work
+ * left, the other half uses what it learns); and when nothing was
+ * registered the
  * constraint falls back to one task per core, as the baseline runs them.
  *
  * May-start answers have one side effect: they mark a device that held
