@@ -625,6 +625,7 @@ parse_bw(struct ctx *c, yaml_node_t *v, struct wf_bw *bw)
 static const char *const task_keys[] = {
 	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
 	"storage_bw", "retries", "on_failure", "timeout", "env", "run",
+	"allow_outside",
 };
 
 struct task_arg {
@@ -708,6 +709,8 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 					   "valid variable name", env.v[i].key);
 		t->env = env.v;
 		t->nenv = env.n;
+	} else if (!strcmp(key, "allow_outside")) {
+		parse_bool_node(c, v, "allow_outside", &t->allow_outside);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
 		const char *s = scalar(c, v, "run");
@@ -822,6 +825,19 @@ resolve_var(struct ctx *c, const char *key, const char *s, struct wf_loc loc)
 		}
 		strbuf_adds(&sb, ref->val);
 		s = e + 1;
+		if (sb.len > WF_MAX_VALUE) {
+			diag_error(c->d, loc, "var '%s' is longer than %d bytes "
+				   "once the vars it names are put in", key,
+				   WF_MAX_VALUE);
+			strbuf_release(&sb);
+			return NULL;
+		}
+	}
+	if (sb.len > WF_MAX_VALUE) {
+		diag_error(c->d, loc, "var '%s' is longer than %d bytes", key,
+			   WF_MAX_VALUE);
+		strbuf_release(&sb);
+		return NULL;
 	}
 	return strbuf_detach(&sb);
 }
@@ -967,37 +983,58 @@ load_doc(struct ctx *c, const char *path)
 	hmap_release(&names);
 }
 
+/* The position of byte off of buf, for errors libyaml's reader reports
+ * as an offset (bad UTF-8, control characters). */
+static struct wf_loc
+loc_of_offset(const char *buf, size_t len, size_t off)
+{
+	struct wf_loc l = { 1, 1 };
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (buf[i] == '\n') {
+			l.line++;
+			l.col = 1;
+		} else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
+			l.col++; /* columns count characters, as libyaml's */
+		}
+	}
+	return l;
+}
+
 int
-workflow_load(struct workflow *wf, const char *path, struct diags *d)
+workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
+		  size_t len, struct diags *d)
 {
 	memset(wf, 0, sizeof(*wf));
 	wf->file = xstrdup(path);
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		struct wf_loc l0 = { 0, 0 };
-		diag_error(d, l0, "cannot open: %s", strerror(errno));
-		return -1;
-	}
 	yaml_parser_t parser;
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	c.wf = wf;
 	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, fp);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &c.doc)) {
 		struct wf_loc l = { (unsigned)parser.problem_mark.line + 1,
 				    (unsigned)parser.problem_mark.column + 1 };
-		if (parser.context)
+		const char *problem = parser.problem ? parser.problem : "error";
+		if (parser.error == YAML_READER_ERROR) {
+			l = loc_of_offset(buf, len, parser.problem_offset);
+			bool utf8 = strstr(problem, "UTF-8") != NULL;
+			if (parser.problem_value >= 0)
+				diag_error(d, l, "YAML syntax error: %s (byte 0x%02x)%s",
+					   problem, (unsigned)parser.problem_value &
+						    0xff, utf8 ? "; a workflow file "
+						    "must be UTF-8" : "");
+			else
+				diag_error(d, l, "YAML syntax error: %s", problem);
+		} else if (parser.context) {
 			diag_error(d, l, "YAML syntax error: %s %s (line %zu)",
-				   parser.problem ? parser.problem : "error",
-				   parser.context,
+				   problem, parser.context,
 				   (size_t)parser.context_mark.line + 1);
-		else
-			diag_error(d, l, "YAML syntax error: %s",
-				   parser.problem ? parser.problem : "error");
+		} else {
+			diag_error(d, l, "YAML syntax error: %s", problem);
+		}
 		yaml_parser_delete(&parser);
-		fclose(fp);
 		return -1;
 	}
 	load_doc(&c, path);
@@ -1013,8 +1050,39 @@ workflow_load(struct workflow *wf, const char *path, struct diags *d)
 	}
 	yaml_document_delete(&c.doc);
 	yaml_parser_delete(&parser);
-	fclose(fp);
 	return 0;
+}
+
+/* The file is read whole first: the reader's errors are offsets, which
+ * only the bytes turn into a line and column. */
+int
+workflow_load(struct workflow *wf, const char *path, struct diags *d)
+{
+	struct wf_loc l0 = { 0, 0 };
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		memset(wf, 0, sizeof(*wf));
+		wf->file = xstrdup(path);
+		diag_error(d, l0, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		strbuf_add(&sb, chunk, n);
+	int err = ferror(fp) ? errno : 0;
+	fclose(fp);
+	if (err) {
+		memset(wf, 0, sizeof(*wf));
+		wf->file = xstrdup(path);
+		diag_error(d, l0, "cannot read: %s", strerror(err));
+		strbuf_release(&sb);
+		return -1;
+	}
+	int r = workflow_load_mem(wf, path, sb.buf ? sb.buf : "", sb.len, d);
+	strbuf_release(&sb);
+	return r;
 }
 
 static void

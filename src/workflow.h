@@ -40,6 +40,11 @@ void diag_warning(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 /* Print as "file:line:col: error: msg", sorted by position. */
 void diags_print(struct diags *d, FILE *fp);
 
+/* The longest value of a var, and of a rendered path, foreach value or
+ * glob pattern (wfrun-workflow(5), LIMITS): vars that refer to vars
+ * cannot grow a small file into gigabytes. */
+#define WF_MAX_VALUE 65536
+
 enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB };
 
 /* One foreach key: "lo..hi" (integer expressions), a list, or a glob. */
@@ -113,6 +118,7 @@ struct wf_task {
 	enum wf_on_failure on_failure;
 	bool on_failure_set;
 	double timeout;             /* seconds, 0 = none */
+	bool allow_outside;         /* OUT/INOUT paths may leave the workdir */
 	struct wf_kv *env;
 	size_t nenv;
 	char *run;
@@ -137,6 +143,10 @@ struct workflow {
  * must be released with workflow_release().
  */
 int workflow_load(struct workflow *wf, const char *path, struct diags *d);
+/* The same from len bytes at buf; path names the file in messages and
+ * gives the default workdir and name.  For the fuzz targets and tests. */
+int workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
+		      size_t len, struct diags *d);
 void workflow_release(struct workflow *wf);
 
 /* Look up a var; NULL if absent. */
