@@ -44,6 +44,11 @@ void diags_print(struct diags *d, FILE *fp);
  * glob pattern (wfrun-workflow(5), LIMITS): vars that refer to vars
  * cannot grow a small file into gigabytes. */
 #define WF_MAX_VALUE 65536
+/* Keys of one foreach: a cross product of more is never meant, and the
+ * scope checks of expand.c compare keys pairwise. */
+#define WF_MAX_KEYS 64
+/* Parameters of one task: the dag numbers them in 16 bits. */
+#define WF_MAX_PARAMS 65535
 
 enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB };
 
@@ -132,6 +137,8 @@ struct workflow {
 	char *workdir;   /* absolute, normalised */
 	struct wf_kv *vars;
 	size_t nvars;
+	size_t vars_alloc;
+	struct hmap var_index; /* var name -> index in vars */
 	struct wf_task *tasks;
 	size_t ntasks;
 };

@@ -134,6 +134,39 @@ main(void)
 	diags_release(&d);
 	strbuf_release(&y);
 
+	/* parameters are numbered in 16 bits in the dag */
+	strbuf_adds(&y, "tasks:\n  - name: many\n    in:\n");
+	for (int i = 0; i < 65536; i++)
+		strbuf_addf(&y, "      p%d: f\n", i);
+	strbuf_adds(&y, "    run: \"true\"\n");
+	diags_init(&d, "mem.yaml");
+	workflow_load_mem(&wf, "/x/mem.yaml", y.buf, y.len, &d);
+	is_int(d.nerrors, 1, "65536 parameters: one error");
+	is_str(first_error(&d), "task 'many' has more than 65535 parameters; "
+	       "group them in collections", "naming the limit");
+	is_int(wf.tasks[0].nparams, 65535, "the first 65535 are kept");
+	workflow_release(&wf);
+	diags_release(&d);
+	strbuf_release(&y);
+
+	/* a foreach of 65 keys; 30000 vars resolved through the index */
+	strbuf_adds(&y, "vars:\n  v0: x\n");
+	for (int i = 1; i < 30000; i++)
+		strbuf_addf(&y, "  v%d: \"{v%d}\"\n", i, i - 1);
+	strbuf_adds(&y, "tasks:\n  - name: k\n    foreach: {");
+	for (int i = 0; i < 65; i++)
+		strbuf_addf(&y, "%sk%d: [a]", i ? ", " : "", i);
+	strbuf_adds(&y, "}\n    run: \"echo {v29999}\"\n");
+	diags_init(&d, "mem.yaml");
+	workflow_load_mem(&wf, "/x/mem.yaml", y.buf, y.len, &d);
+	is_int(d.nerrors, 1, "65 foreach keys: one error");
+	is_str(first_error(&d), "foreach has more than 64 keys", "naming the limit");
+	is_int(wf.nvars, 30000, "30000 vars");
+	is_str(wf.vars[29999].val, "x", "the last one resolved through all");
+	workflow_release(&wf);
+	diags_release(&d);
+	strbuf_release(&y);
+
 	/* found by fuzz-workflow: nested list collections with more inner
 	 * keys than outer ones leaked (caught by make check-san) */
 	is_int(plan_mem("tasks:\n  - name: n\n    out: {r: {list: {list: "
