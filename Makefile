@@ -57,7 +57,7 @@ $(BUILD)/wfrun: $(CMD_OBJ) $(BUILD)/libwfrun.a
 
 # The schema is compiled in, so an uninstalled wfrun validates as an
 # installed one does.
-$(BUILD)/gen/xsd.c: resources/wfrun-resources.xsd
+build/gen/xsd.c build-san/gen/xsd.c build-fuzz/gen/xsd.c: resources/wfrun-resources.xsd
 	@mkdir -p $(dir $@)
 	{ echo 'const char wfrun_resources_xsd[] ='; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } >$@
@@ -82,12 +82,49 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libwfrun.a
 
 units: $(UNIT_BIN)
 
+# libFuzzer targets (tests/fuzz/README): clang with compiler-rt, ASan and
+# UBSan.  `make fuzz` runs each for FUZZ_SECONDS on its seed corpus;
+# `make check` runs the smoke mode (tests/fuzz/run --smoke) through
+# tests/run-all.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_BUILD = build-fuzz
+FUZZ_TARGETS = workflow resources proto
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	   -fno-omit-frame-pointer
+FUZZ_CFLAGS = $(WARN) -D_GNU_SOURCE -iquote src $(LIBS_CFLAGS) -g -O1 \
+	      $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_OBJ = $(LIB_SRC:src/%.c=$(FUZZ_BUILD)/src/%.o) $(FUZZ_BUILD)/gen/xsd.o
+FUZZ_BIN = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
+
+fuzz-build: $(FUZZ_BIN)
+
+$(FUZZ_BUILD)/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(FUZZ_BUILD)/gen/xsd.o: $(FUZZ_BUILD)/gen/xsd.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
+$(FUZZ_BUILD)/libwfrun.a: $(FUZZ_OBJ)
+	$(AR) rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_BUILD)/libwfrun.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_BUILD)/libwfrun.a $(LDLIBS_ALL)
+
+# Each target FUZZ_SECONDS on its corpus, one after another, niced.
+fuzz: fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		tests/fuzz/run $(FUZZ_TARGETS)
+
 # Every test, unit and bats; the last line is "N passed, N failed".
 # (A sub-make builds: pkg-config's answers above were taken before
 # deps-check could install the libraries on a fresh machine.)
 check: deps-check
-	@$(MAKE) --no-print-directory all units
-	@BUILD=$(BUILD) tests/run-all
+	@$(MAKE) --no-print-directory all units fuzz-build
+	@BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) tests/run-all
 
 # The same under AddressSanitizer and UBSan.
 check-san:
@@ -122,8 +159,10 @@ uninstall:
 	      $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
 
 clean:
-	rm -rf build build-san wfrun
+	rm -rf build build-san $(FUZZ_BUILD) wfrun
 
-.PHONY: all units check check-san demo deps deps-check install uninstall clean
+.PHONY: all units check check-san demo deps deps-check install uninstall clean \
+	fuzz fuzz-build
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(BUILD)/cmd/wfrun-worker.d
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(BUILD)/cmd/wfrun-worker.d \
+	 $(FUZZ_OBJ:.o=.d)

@@ -229,7 +229,7 @@ void
 dag_seal_task(struct dag *d, uint32_t t)
 {
 	const struct dag_task *task = &d->tasks.v[t];
-	const struct dag_access *a = d->acc.v + task->acc;
+	const struct dag_access *a = dag_task_acc(d, task);
 	for (uint32_t i = 0; i < task->nacc; i++)
 		if (a[i].mode & DAG_READ)
 			do_read(d, t, &a[i]);

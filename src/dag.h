@@ -114,6 +114,14 @@ void dag_finalize(struct dag *d);
  * written whole) before the tasks added so far, or DAG_NONE. */
 uint32_t dag_latest_writer(const struct dag *d, uint32_t datum);
 
+/* The accesses of a task; NULL when it has none (acc.v may be NULL, and
+ * NULL + 0 is undefined behaviour). */
+static inline const struct dag_access *
+dag_task_acc(const struct dag *d, const struct dag_task *t)
+{
+	return t->nacc ? d->acc.v + t->acc : NULL;
+}
+
 static inline uint32_t
 dag_nsucc(const struct dag *d, uint32_t t)
 {

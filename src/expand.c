@@ -412,6 +412,20 @@ render_raw(struct strbuf *out, const struct tmpl *t, const char *const *vals)
 	}
 }
 
+/* render_raw() that stops once out holds more than WF_MAX_VALUE bytes
+ * (returns -1): a value built from many long ones never fills memory. */
+static int
+render_capped(struct strbuf *out, const struct tmpl *t, const char *const *vals)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct tmpl one = { t->v + i, 1 };
+		render_raw(out, &one, vals);
+		if (out->len > WF_MAX_VALUE)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- compile a whole task ---- */
 
 struct builder {
@@ -420,6 +434,10 @@ struct builder {
 	struct strbuf sb;
 	VEC(const char *) names; /* scope stack of foreach key names */
 	VEC(const char *) vals;  /* current values, parallel to names */
+	struct plan_limits lim;
+	bool over;               /* a limit was reached: expansion stops */
+	size_t empty;            /* foreach values that made nothing */
+	struct strbuf msg;       /* scratch for messages */
 };
 
 static void
@@ -490,12 +508,15 @@ compile_data(struct builder *b, const struct wf_data *wd,
 			     owner) < 0;
 }
 
+/* Each list collection releases the templates of its own foreach keys
+ * (pd->each), at every level of nesting. */
 static void
-pdata_release(struct pdata *pd, const struct wf_foreach *fe)
+pdata_release(struct pdata *pd)
 {
+	const struct wf_foreach *fe = pd->each;
 	tmpl_release(&pd->path);
 	if (pd->elem) {
-		pdata_release(pd->elem, pd->each);
+		pdata_release(pd->elem);
 		free(pd->elem);
 	}
 	if (fe && pd->each_lo) {
@@ -664,6 +685,76 @@ glob_values(struct builder *b, const struct wf_iter *it, const char *pattern,
 	return 0;
 }
 
+struct data_arg {
+	const struct pdata *pd;
+	uint32_t task;
+	int mode;
+	unsigned param;
+	const char *owner;
+	size_t nelem; /* elements of this list collection so far */
+};
+
+struct inst_arg {
+	struct ptask *pt;
+	uint32_t tmpl;
+	const char *owner;
+};
+
+static void add_instance(struct builder *b, void *arg);
+static void list_elem(struct builder *b, void *arg);
+
+/* Stop expansion at a limit, reporting it once. */
+static void
+over_tasks(struct builder *b, struct wf_loc loc, const char *owner)
+{
+	if (!b->over)
+		diag_error(b->d, loc, "%s: the workflow expands to more than %zu "
+			   "task instances (wfrun's limit); narrow the foreach or "
+			   "split the workflow", owner, b->lim.max_tasks);
+	b->over = true;
+}
+
+static void
+over_accesses(struct builder *b, struct wf_loc loc, const char *owner)
+{
+	if (!b->over)
+		diag_error(b->d, loc, "%s: the workflow names more than %zu paths "
+			   "in parameters (wfrun's limit); use fewer or larger "
+			   "collections, or split the workflow", owner,
+			   b->lim.max_accesses);
+	b->over = true;
+}
+
+/* Instances and paths made so far: a step that leaves it unchanged made
+ * nothing. */
+static size_t
+made(const struct builder *b)
+{
+	return b->p->dag.tasks.n + b->p->dag.acc.n;
+}
+
+/*
+ * Values that make instances or paths are bounded by the limits above.
+ * This bounds the others: an outer range of billions around an empty
+ * inner one makes nothing, but would take hours to go through.  Called
+ * after each value of a key that is not the innermost, with what was
+ * made before it.
+ */
+static int
+empty_step(struct builder *b, size_t before, const struct wf_iter *it,
+	   const char *owner)
+{
+	if (made(b) != before || ++b->empty <= b->lim.max_empty)
+		return 0;
+	if (!b->over)
+		diag_error(b->d, it->loc, "foreach '%s' of %s: more than %zu of its "
+			   "values make nothing, because the keys inside it are "
+			   "empty for them (wfrun's limit); narrow the range",
+			   it->name, owner, b->lim.max_empty);
+	b->over = true;
+	return -1;
+}
+
 /*
  * Call fn for every combination of the keys fe->v[k..n), pushing each
  * value onto b->vals.  Returns -1 after reporting an error.
@@ -675,7 +766,7 @@ each_combo(struct builder *b, const struct wf_foreach *fe, size_t k,
 {
 	if (k == fe->n) {
 		fn(b, arg);
-		return 0;
+		return b->over ? -1 : 0;
 	}
 	const struct wf_iter *it = &fe->v[k];
 	int r = 0;
@@ -685,7 +776,13 @@ each_combo(struct builder *b, const struct wf_foreach *fe, size_t k,
 		struct errbuf err;
 		for (int side = 0; side < 2; side++) {
 			strbuf_reset(&b->sb);
-			render_raw(&b->sb, side ? &hi[k] : &lo[k], b->vals.v);
+			if (render_capped(&b->sb, side ? &hi[k] : &lo[k],
+					  b->vals.v) < 0) {
+				diag_error(b->d, it->loc, "foreach '%s' of %s: range "
+					   "bound longer than %d bytes", it->name,
+					   owner, WF_MAX_VALUE);
+				return -1;
+			}
 			if (eval_int(b->sb.buf, side ? &z : &a, &err) < 0) {
 				diag_error(b->d, it->loc, "foreach '%s' of %s: range "
 					   "bound '%s' is not an integer expression "
@@ -694,26 +791,61 @@ each_combo(struct builder *b, const struct wf_foreach *fe, size_t k,
 				return -1;
 			}
 		}
+		/* At the innermost key each value makes exactly one instance
+		 * (or one element path): a range that alone passes a limit
+		 * stops before it is walked, "1..10000000000" must not first
+		 * fill memory. */
+		unsigned long long cnt = z < a ? 0 : (unsigned long long)z -
+						      (unsigned long long)a + 1;
+		if (z >= a && !cnt)
+			cnt = ULLONG_MAX;
+		if (k + 1 == fe->n && fn == add_instance) {
+			const struct inst_arg *ia = arg;
+			if (cnt > b->lim.max_tasks - b->p->dag.tasks.n) {
+				over_tasks(b, ia->pt->wt->loc, owner);
+				return -1;
+			}
+		} else if (k + 1 == fe->n && fn == list_elem) {
+			const struct data_arg *da = arg;
+			const struct wf_task *wt =
+				b->p->pt[b->p->dag.tasks.v[da->task].tmpl].wt;
+			if (da->pd->elem->kind != WF_LIST &&
+			    cnt > b->lim.max_accesses - b->p->dag.acc.n) {
+				over_accesses(b, wt->params[da->param].loc, owner);
+				return -1;
+			}
+		}
 		char num[32];
 		for (long long v = a; v <= z; v++) {
 			int n = snprintf(num, sizeof(num), "%lld", v);
+			size_t before = made(b);
 			VEC_PUSH(b->vals, intern_value(b, num, (size_t)n));
 			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
 				       arg);
 			b->vals.n--;
-			if (r < 0)
+			if (!r && k + 1 < fe->n)
+				r = empty_step(b, before, it, owner);
+			if (r < 0 || v == LLONG_MAX)
 				return r;
 		}
 		break;
 	}
 	case WF_ITER_LIST:
 		for (size_t j = 0; j < it->nitems; j++) {
+			size_t before = made(b);
 			strbuf_reset(&b->sb);
-			render_raw(&b->sb, &items[k][j], b->vals.v);
+			if (render_capped(&b->sb, &items[k][j], b->vals.v) < 0) {
+				diag_error(b->d, it->item_locs[j], "foreach '%s' of "
+					   "%s: a value longer than %d bytes",
+					   it->name, owner, WF_MAX_VALUE);
+				return -1;
+			}
 			VEC_PUSH(b->vals, intern_value(b, b->sb.buf, b->sb.len));
 			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
 				       arg);
 			b->vals.n--;
+			if (!r && k + 1 < fe->n)
+				r = empty_step(b, before, it, owner);
 			if (r < 0)
 				return r;
 		}
@@ -721,16 +853,24 @@ each_combo(struct builder *b, const struct wf_foreach *fe, size_t k,
 	case WF_ITER_GLOB: {
 		struct strvec found = { 0 };
 		strbuf_reset(&b->sb);
-		render_raw(&b->sb, &glob[k], b->vals.v);
+		if (render_capped(&b->sb, &glob[k], b->vals.v) < 0) {
+			diag_error(b->d, it->loc, "foreach '%s' of %s: glob pattern "
+				   "longer than %d bytes", it->name, owner,
+				   WF_MAX_VALUE);
+			return -1;
+		}
 		char *pat = xstrdup(b->sb.buf);
 		r = glob_values(b, it, pat, owner, &found);
 		free(pat);
 		for (size_t j = 0; !r && j < found.n; j++) {
+			size_t before = made(b);
 			VEC_PUSH(b->vals, intern_value(b, found.v[j],
 						       strlen(found.v[j])));
 			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
 				       arg);
 			b->vals.n--;
+			if (!r && k + 1 < fe->n)
+				r = empty_step(b, before, it, owner);
 		}
 		for (size_t j = 0; j < found.n; j++)
 			free(found.v[j]);
@@ -741,9 +881,76 @@ each_combo(struct builder *b, const struct wf_foreach *fe, size_t k,
 	return r;
 }
 
-/* Read directory dir (a datum) from disk into the dag, to depth levels. */
+/* s[0..n) in a message: control bytes as C escapes, so a name holding a
+ * newline cannot fake a second line of diagnostics. */
 static void
-scan_dir(struct builder *b, uint32_t dir, unsigned depth)
+add_escaped(struct strbuf *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n')
+			strbuf_adds(out, "\\n");
+		else if (c == '\t')
+			strbuf_adds(out, "\\t");
+		else if (c == '\\')
+			strbuf_adds(out, "\\\\");
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(out, "\\x%02x", c);
+		else
+			strbuf_addch(out, (char)c);
+	}
+}
+
+/* Why a collection element's name is not a safe path, or NULL. */
+static const char *
+unsafe_element(const char *s, size_t n, const char *norm)
+{
+	if (!n)
+		return "it is empty";
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return "it contains a control character (a newline, a "
+			       "tab, ...)";
+	if (s[0] == '-')
+		return "it starts with '-', so commands would read it as an "
+		       "option";
+	size_t e = n;
+	while (e > 1 && s[e - 1] == '/')
+		e--;
+	size_t b = e;
+	while (b > 0 && s[b - 1] != '/')
+		b--;
+	if ((e - b == 1 && s[b] == '.') ||
+	    (e - b == 2 && s[b] == '.' && s[b + 1] == '.'))
+		return "its last component is '.' or '..', so it names a "
+		       "directory above the element, not an element";
+	if (!strcmp(norm, ".") || !strcmp(norm, "/"))
+		return "it names the workdir or the root itself";
+	return NULL;
+}
+
+/* Does a normalised datum name (relative to the workdir, or absolute
+ * when outside it) lie outside the workdir? */
+static bool
+escapes_workdir(const char *name, size_t n)
+{
+	if (name[0] == '/')
+		return true;
+	return name[0] == '.' && name[1] == '.' && (n == 2 || name[2] == '/');
+}
+
+struct scan_ctx {
+	uint32_t task;
+	unsigned param;
+	const char *owner;
+	bool reported;
+};
+
+/* Read directory dir (a datum) from disk into the dag, to depth levels.
+ * Names that are not safe paths are reported (once per scan) against the
+ * parameter that reads the collection. */
+static void
+scan_dir(struct builder *b, uint32_t dir, unsigned depth, struct scan_ctx *sc)
 {
 	struct dag *g = &b->p->dag;
 	if (g->data.v[dir].flags & DATUM_SCANNED)
@@ -770,6 +977,24 @@ scan_dir(struct builder *b, uint32_t dir, unsigned depth)
 		strbuf_add(&path, g->data.v[dir].path, g->data.v[dir].len);
 		strbuf_addch(&path, '/');
 		strbuf_adds(&path, de->d_name);
+		const char *why = unsafe_element(path.buf, path.len, path.buf);
+		if (why) {
+			if (!sc->reported) {
+				const struct wf_task *wt =
+					&b->p->wf->tasks[g->tasks.v[sc->task].tmpl];
+				strbuf_reset(&b->msg);
+				add_escaped(&b->msg, de->d_name, strlen(de->d_name));
+				diag_error(b->d, wt->params[sc->param].loc,
+					   "%s: parameter '%s': the collection %s "
+					   "holds '%s', which is not a safe path: %s; "
+					   "rename it", sc->owner,
+					   wt->params[sc->param].name,
+					   g->data.v[dir].path, b->msg.buf, why);
+			}
+			sc->reported = true;
+			b->p->pt[g->tasks.v[sc->task].tmpl].failed = true;
+			continue;
+		}
 		uint32_t x = dag_intern(g, path.buf, path.len);
 		g->data.v[x].flags |= DATUM_ON_DISK;
 		if (depth > 1 && de->d_type == DT_DIR)
@@ -778,44 +1003,66 @@ scan_dir(struct builder *b, uint32_t dir, unsigned depth)
 	closedir(dp);
 	strbuf_release(&path);
 	for (size_t i = 0; i < subdirs.n; i++)
-		scan_dir(b, subdirs.v[i], depth - 1);
+		scan_dir(b, subdirs.v[i], depth - 1, sc);
 	VEC_FREE(subdirs);
 }
 
-struct data_arg {
-	const struct pdata *pd;
-	uint32_t task;
-	int mode;
-	unsigned param;
-	const char *owner;
-};
 
 static void expand_data(struct builder *b, const struct pdata *pd,
 			uint32_t task, int mode, unsigned param,
-			const char *owner);
+			const char *owner, size_t elem);
 
 static void
 list_elem(struct builder *b, void *arg)
 {
 	struct data_arg *a = arg;
-	expand_data(b, a->pd->elem, a->task, a->mode, a->param, a->owner);
+	expand_data(b, a->pd->elem, a->task, a->mode, a->param, a->owner,
+		    ++a->nelem);
 }
 
+/* Report a path problem of one parameter once per task. */
+static bool
+first_report(struct builder *b, uint32_t task, unsigned param)
+{
+	struct ptask *pt = &b->p->pt[b->p->dag.tasks.v[task].tmpl];
+	pt->failed = true;
+	if (!pt->reported)
+		pt->reported = xcalloc(pt->wt->nparams, sizeof(bool));
+	if (pt->reported[param])
+		return false;
+	pt->reported[param] = true;
+	return true;
+}
+
+/* Expand one datum of a parameter; elem is its 1-based index in the list
+ * collection it belongs to, 0 when it is not an element. */
 static void
 expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
-	    unsigned param, const char *owner)
+	    unsigned param, const char *owner, size_t elem)
 {
 	struct dag *g = &b->p->dag;
+	const struct wf_task *wt = b->p->pt[g->tasks.v[task].tmpl].wt;
+	const struct wf_param *prm = &wt->params[param];
 	if (pd->kind == WF_LIST) {
-		struct data_arg a = { pd, task, mode, param, owner };
+		struct data_arg a = { pd, task, mode, param, owner, 0 };
 		if (each_combo(b, pd->each, 0, pd->each_lo, pd->each_hi,
 			       pd->each_items, pd->each_glob, owner, list_elem,
 			       &a) < 0)
 			b->p->pt[g->tasks.v[task].tmpl].failed = true;
 		return;
 	}
+	if (g->acc.n >= b->lim.max_accesses) {
+		over_accesses(b, prm->loc, owner);
+		return;
+	}
 	strbuf_reset(&b->sb);
-	render_raw(&b->sb, &pd->path, b->vals.v);
+	if (render_capped(&b->sb, &pd->path, b->vals.v) < 0) {
+		if (first_report(b, task, param))
+			diag_error(b->d, pd->path.n ? prm->data.loc : prm->loc,
+				   "%s: parameter '%s': a path longer than %d "
+				   "bytes", owner, prm->name, WF_MAX_VALUE);
+		return;
+	}
 	char *norm = xmalloc(b->sb.len + 2);
 	size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
 	/* One file, one datum: an absolute path inside the workdir is
@@ -830,25 +1077,59 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 		name = ".";
 		n = 1;
 	}
+	const char *why = elem ? unsafe_element(b->sb.buf, b->sb.len, name)
+			       : NULL;
+	if (why) {
+		if (first_report(b, task, param)) {
+			struct strbuf label = STRBUF_INIT;
+			plan_label(b->p, task, &label);
+			strbuf_reset(&b->msg);
+			add_escaped(&b->msg, b->sb.buf, b->sb.len);
+			diag_error(b->d, prm->loc, "task %s: list collection '%s.%s': "
+				   "element %zu '%s' is not a safe path: %s",
+				   label.buf, wf_access_name(prm->access),
+				   prm->name, elem, b->msg.buf, why);
+			strbuf_release(&label);
+		}
+		free(norm);
+		return;
+	}
+	if ((mode & DAG_WRITE) && !wt->allow_outside &&
+	    escapes_workdir(name, n)) {
+		if (first_report(b, task, param)) {
+			struct strbuf label = STRBUF_INIT;
+			plan_label(b->p, task, &label);
+			diag_error(b->d, prm->loc, "task %s: %s parameter '%s' "
+				   "writes '%s', outside the workdir %s; add "
+				   "allow_outside: true to the task if it is "
+				   "meant to", label.buf,
+				   wf_access_name(prm->access), prm->name, name,
+				   b->p->wf->workdir);
+			strbuf_release(&label);
+		}
+		free(norm);
+		return;
+	}
 	uint32_t x = dag_intern(g, name, n);
 	free(norm);
 	bool is_dir = pd->kind == WF_DIR;
-	if (is_dir && (mode & DAG_READ))
-		scan_dir(b, x, (unsigned)pd->depth);
+	if (is_dir && (mode & DAG_READ)) {
+		struct scan_ctx sc = { task, param, owner, false };
+		scan_dir(b, x, (unsigned)pd->depth, &sc);
+	}
 	dag_add_access(g, task, x, mode, is_dir, (unsigned)pd->depth, param);
 }
 
-struct inst_arg {
-	struct ptask *pt;
-	uint32_t tmpl;
-	const char *owner;
-};
 
 static void
 add_instance(struct builder *b, void *arg)
 {
 	struct inst_arg *a = arg;
 	struct dag *g = &b->p->dag;
+	if (g->tasks.n >= b->lim.max_tasks) {
+		over_tasks(b, a->pt->wt->loc, a->owner);
+		return;
+	}
 	uint32_t t = dag_add_task(g, a->tmpl);
 	size_t nkeys = a->pt->wt->foreach.n;
 	for (size_t i = 0; i < nkeys; i++)
@@ -858,7 +1139,8 @@ add_instance(struct builder *b, void *arg)
 		int mode = wt->params[i].access == WF_IN	   ? DAG_READ
 			   : wt->params[i].access == WF_OUT ? DAG_WRITE
 							    : DAG_READ | DAG_WRITE;
-		expand_data(b, &a->pt->params[i], t, mode, (unsigned)i, a->owner);
+		expand_data(b, &a->pt->params[i], t, mode, (unsigned)i, a->owner,
+			    0);
 	}
 	dag_seal_task(g, t);
 	a->pt->ninst++;
@@ -909,6 +1191,15 @@ int
 plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 	   bool expand)
 {
+	struct plan_limits lim = { PLAN_MAX_TASKS, PLAN_MAX_ACCESSES,
+				   PLAN_MAX_EMPTY };
+	return plan_build_limited(p, wf, d, expand, &lim);
+}
+
+int
+plan_build_limited(struct plan *p, const struct workflow *wf, struct diags *d,
+		   bool expand, const struct plan_limits *lim)
+{
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
 	dag_init(&p->dag);
@@ -918,7 +1209,9 @@ plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 	memset(&b, 0, sizeof(b));
 	b.p = p;
 	b.d = d;
+	b.lim = *lim;
 	strbuf_init(&b.sb);
+	strbuf_init(&b.msg);
 	int bad = 0;
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		if (compile_task(&b, &p->pt[i], &wf->tasks[i]) < 0)
@@ -928,7 +1221,7 @@ plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 		bad |= p->pt[i].failed;
 	}
 	if (!bad && !d->nerrors && expand) {
-		for (size_t i = 0; i < wf->ntasks; i++) {
+		for (size_t i = 0; i < wf->ntasks && !b.over; i++) {
 			struct ptask *pt = &p->pt[i];
 			char *owner = xasprintf("task '%s'", wf->tasks[i].name);
 			struct inst_arg a = { pt, (uint32_t)i, owner };
@@ -948,6 +1241,7 @@ plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 	}
 	dag_finalize(&p->dag);
 	strbuf_release(&b.sb);
+	strbuf_release(&b.msg);
 	VEC_FREE(b.names);
 	VEC_FREE(b.vals);
 	return d->nerrors ? -1 : 0;
@@ -968,10 +1262,7 @@ plan_release(struct plan *p)
 		free(pt->env);
 		if (pt->params)
 			for (size_t j = 0; j < wt->nparams; j++)
-				pdata_release(&pt->params[j],
-					      wt->params[j].data.kind == WF_LIST
-						      ? &wt->params[j].data.each
-						      : NULL);
+				pdata_release(&pt->params[j]);
 		free(pt->params);
 		if (pt->lo) {
 			for (size_t k = 0; k < wt->foreach.n; k++) {
@@ -991,6 +1282,7 @@ plan_release(struct plan *p)
 		free(pt->glob);
 		free(pt->items);
 		free(pt->exe);
+		free(pt->reported);
 	}
 	free(p->pt);
 	dag_release(&p->dag);
@@ -1004,7 +1296,8 @@ plan_release(struct plan *p)
 static const char *const *
 task_vals(const struct plan *p, uint32_t t)
 {
-	return p->dag.binds.v + p->dag.tasks.v[t].bind;
+	/* NULL + 0 is undefined: a workflow without foreach has no binds. */
+	return p->dag.binds.v ? p->dag.binds.v + p->dag.tasks.v[t].bind : NULL;
 }
 
 void
@@ -1027,7 +1320,7 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 			break;
 		case SEG_PARAM: {
 			bool first = true;
-			const struct dag_access *a = p->dag.acc.v + dt->acc;
+			const struct dag_access *a = dag_task_acc(&p->dag, dt);
 			for (uint32_t j = 0; j < dt->nacc; j++) {
 				if (a[j].param != s->idx)
 					continue;
@@ -1098,7 +1391,7 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 			break;
 		case SEG_PARAM: {
 			bool first = true;
-			const struct dag_access *a = p->dag.acc.v + dt->acc;
+			const struct dag_access *a = dag_task_acc(&p->dag, dt);
 			for (uint32_t j = 0; j < dt->nacc; j++) {
 				if (a[j].param != s->idx)
 					continue;
@@ -1148,7 +1441,7 @@ plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out)
 			continue;
 		}
 		bool first = true;
-		const struct dag_access *a = p->dag.acc.v + dt->acc;
+		const struct dag_access *a = dag_task_acc(&p->dag, dt);
 		for (uint32_t j = 0; j < dt->nacc; j++) {
 			if (a[j].param != s->idx)
 				continue;

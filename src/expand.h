@@ -53,6 +53,7 @@ struct ptask {
 	char *exe;         /* simple: the program, resolved on PATH */
 	uint32_t ninst;
 	bool failed;       /* expansion stopped on an error */
+	bool *reported;    /* per parameter: a path error was reported */
 };
 
 struct plan {
@@ -71,6 +72,24 @@ struct plan {
  */
 int plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 	       bool expand);
+
+/*
+ * What one workflow may expand to.  Past a limit, expansion stops with an
+ * error naming the task, instead of filling memory: a typo such as
+ * "1..10000000000" is reported, not obeyed.  plan_build() uses the
+ * defaults (wfrun-workflow(5), LIMITS); the fuzz targets use smaller ones.
+ */
+#define PLAN_MAX_TASKS 10000000     /* task instances */
+#define PLAN_MAX_ACCESSES 50000000  /* paths of parameters, all instances */
+#define PLAN_MAX_EMPTY 1000000      /* outer foreach values making nothing */
+struct plan_limits {
+	size_t max_tasks;
+	size_t max_accesses;
+	size_t max_empty;
+};
+int plan_build_limited(struct plan *p, const struct workflow *wf,
+		       struct diags *d, bool expand,
+		       const struct plan_limits *lim);
 void plan_release(struct plan *p);
 
 /* The shell form of task t's command (every value quoted). */

@@ -3,6 +3,7 @@
 #include "path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlschemas.h>
@@ -16,7 +17,32 @@ extern const char wfrun_resources_xsd[];
 
 struct xml_ctx {
 	struct diags *d;
+	bool refused; /* a DOCTYPE stopped the parser */
 };
+
+/*
+ * A resources file has no use for a DTD, and a DTD is how XML files attack
+ * their readers: entities that expand a billion times, external entities
+ * that read local files or fetch URLs.  The parser is stopped at the
+ * DOCTYPE, before any declaration in it is read; nothing is ever fetched
+ * (XML_PARSE_NONET, no DTD loading, no entity substitution, no XInclude).
+ */
+static void
+refuse_dtd(void *arg, const xmlChar *name, const xmlChar *external_id,
+	   const xmlChar *system_id)
+{
+	(void)name;
+	(void)external_id;
+	(void)system_id;
+	xmlParserCtxtPtr ctxt = arg;
+	struct xml_ctx *x = ctxt->_private;
+	struct wf_loc loc = { ctxt->input ? (unsigned)ctxt->input->line : 0, 1 };
+	if (!x->refused)
+		diag_error(x->d, loc, "a resources file cannot have a DOCTYPE "
+			   "(DTDs and entities are refused); remove it");
+	x->refused = true;
+	xmlStopParser(ctxt);
+}
 
 static void
 structured_error(void *arg, xmlErrorPtr e)
@@ -28,6 +54,16 @@ structured_error(void *arg, xmlErrorPtr e)
 	size_t n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
+	/* One diagnostic, one line ("...encoding !\nBytes: 0xE9..."). */
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	/* libxml2 follows each bad attribute value with this note, which
+	 * says nothing to the user. */
+	if (strstr(msg, "No precomputed value available")) {
+		free(msg);
+		return;
+	}
 	/* libxml2 says "Element 'x': ..." — keep its words, they name the
 	 * element and what the schema wanted, except for the identity
 	 * constraints, whose wording only a schema author reads easily. */
@@ -131,6 +167,25 @@ is_true(const char *s)
 	return !strncmp(s, "true", 4) || s[0] == '1';
 }
 
+/* <cores> and <io-executors>: the schema makes them positive integers of
+ * any size; wfrun takes at most MAX_COUNT. */
+#define MAX_COUNT 1000000
+
+static long
+count_of(xmlNodePtr k, const struct worker_spec *w, struct diags *d)
+{
+	char *s = text(k), *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || v > MAX_COUNT || v < 1) {
+		diag_error(d, line_of(k), "worker '%s': <%s> is %s; at most %d",
+			   w->name, (const char *)k->name, s, MAX_COUNT);
+		v = 0;
+	}
+	free(s);
+	return v;
+}
+
 static void
 load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 {
@@ -148,9 +203,7 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 	w->local = w->host && (!strcmp(w->host, "localhost"));
 	for (xmlNodePtr k = n->children; k; k = k->next) {
 		if (is(k, "cores")) {
-			char *s = text(k);
-			w->cores = atol(s);
-			free(s);
+			w->cores = count_of(k, w, d);
 		} else if (is(k, "memory")) {
 			char *s = text(k), *u = prop(k, "unit");
 			long long mul = 1LL << 30;
@@ -162,9 +215,7 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 			free(s);
 			free(u);
 		} else if (is(k, "io-executors")) {
-			char *s = text(k);
-			w->io_executors = atol(s);
-			free(s);
+			w->io_executors = count_of(k, w, d);
 		} else if (is(k, "disk")) {
 			char *s = prop(k, "bandwidth");
 			w->disk_bw = s ? strtod(s, NULL) : 0;
@@ -215,17 +266,23 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 			   "(an absolute path on that host)", w->name, w->host);
 }
 
-int
-resources_load(struct cluster *c, const char *path, struct diags *d)
+/* Read the file (buf NULL) or len bytes at buf, validate, fill c. */
+static int
+load(struct cluster *c, const char *path, const char *buf, size_t len,
+     struct diags *d)
 {
 	memset(c, 0, sizeof(*c));
 	c->file = xstrdup(path);
 	size_t before = d->nerrors;
-	struct xml_ctx x = { d };
+	struct xml_ctx x = { d, false };
 	struct wf_loc l0 = { 0, 0 };
 
-	if (access(path, R_OK) < 0) {
+	if (!buf && access(path, R_OK) < 0) {
 		diag_error(d, l0, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (buf && len > INT_MAX) {
+		diag_error(d, l0, "the resources file is larger than 2 GB");
 		return -1;
 	}
 	xmlSchemaParserCtxtPtr pctx = xmlSchemaNewMemParserCtxt(
@@ -234,10 +291,16 @@ resources_load(struct cluster *c, const char *path, struct diags *d)
 	if (!schema)
 		BUG("the built-in resources schema does not parse");
 	xmlParserCtxtPtr ctx = xmlNewParserCtxt();
+	if (!ctx)
+		die("out of memory");
+	ctx->_private = &x;
+	ctx->sax->internalSubset = refuse_dtd;
 	xmlSetStructuredErrorFunc(&x, structured_error);
-	xmlDocPtr doc = xmlCtxtReadFile(ctx, path, NULL,
-					XML_PARSE_NONET | XML_PARSE_NOENT * 0);
-	if (doc) {
+	int opts = XML_PARSE_NONET | XML_PARSE_NOXINCNODE;
+	xmlDocPtr doc = buf ? xmlCtxtReadMemory(ctx, buf, (int)len, path, NULL,
+						opts)
+			    : xmlCtxtReadFile(ctx, path, NULL, opts);
+	if (doc && !x.refused) {
 		xmlSchemaValidCtxtPtr v = xmlSchemaNewValidCtxt(schema);
 		xmlSchemaSetValidStructuredErrors(v, structured_error, &x);
 		int r = xmlSchemaValidateDoc(v, doc);
@@ -265,15 +328,29 @@ resources_load(struct cluster *c, const char *path, struct diags *d)
 				}
 			}
 		}
-		xmlFreeDoc(doc);
-	} else if (d->nerrors == before) {
+	} else if (!doc && d->nerrors == before) {
 		diag_error(d, l0, "cannot read the resources file");
 	}
+	if (doc)
+		xmlFreeDoc(doc);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	xmlFreeParserCtxt(ctx);
 	xmlSchemaFree(schema);
 	xmlSchemaFreeParserCtxt(pctx);
 	return d->nerrors == before ? 0 : -1;
+}
+
+int
+resources_load(struct cluster *c, const char *path, struct diags *d)
+{
+	return load(c, path, NULL, 0, d);
+}
+
+int
+resources_load_mem(struct cluster *c, const char *path, const char *buf,
+		   size_t len, struct diags *d)
+{
+	return load(c, path, buf, len, d);
 }
 
 void

@@ -50,6 +50,10 @@ struct cluster {
 
 /* Returns 0 when d holds no new error.  Release the cluster either way. */
 int resources_load(struct cluster *c, const char *path, struct diags *d);
+/* The same from len bytes at buf (path names it in messages and anchors
+ * relative paths).  For the fuzz target and tests. */
+int resources_load_mem(struct cluster *c, const char *path, const char *buf,
+		       size_t len, struct diags *d);
 void resources_release(struct cluster *c);
 /* "~/x" -> "$HOME/x"; a new string. */
 char *expand_tilde(const char *p);

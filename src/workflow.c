@@ -70,19 +70,34 @@ diag_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Position, then the order of reporting: qsort() is not stable. */
+static int
+diag_cmp_seq(const void *a, const void *b)
+{
+	const struct diag *x = *(const struct diag *const *)a;
+	const struct diag *y = *(const struct diag *const *)b;
+	int c = diag_cmp(x, y);
+	return c ? c : x < y ? -1 : x > y;
+}
+
 void
 diags_print(struct diags *d, FILE *fp)
 {
-	/* A stable sort keeps the order of messages at one position. */
-	for (size_t i = 1; i < d->list.n; i++) {
-		struct diag tmp = d->list.v[i];
-		size_t j = i;
-		while (j > 0 && diag_cmp(&d->list.v[j - 1], &tmp) > 0) {
-			d->list.v[j] = d->list.v[j - 1];
-			j--;
-		}
-		d->list.v[j] = tmp;
-	}
+	/* Sorted through pointers into the list, whose addresses give the
+	 * order of reporting; n log n, for files with very many errors. */
+	struct diag **order = xcalloc(d->list.n ? d->list.n : 1,
+				      sizeof(*order));
+	for (size_t i = 0; i < d->list.n; i++)
+		order[i] = &d->list.v[i];
+	qsort(order, d->list.n, sizeof(*order), diag_cmp_seq);
+	struct diag *sorted = xcalloc(d->list.n ? d->list.n : 1,
+				      sizeof(*sorted));
+	for (size_t i = 0; i < d->list.n; i++)
+		sorted[i] = *order[i];
+	if (d->list.n)
+		memcpy(d->list.v, sorted, d->list.n * sizeof(*sorted));
+	free(sorted);
+	free(order);
 	for (size_t i = 0; i < d->list.n; i++) {
 		struct diag *g = &d->list.v[i];
 		const char *kind = g->warning ? "warning" : "error";
@@ -363,9 +378,19 @@ foreach_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		it.kind = WF_ITER_GLOB;
 		it.glob = xstrdup(s);
 	}
-	for (size_t i = 0; i < fe->n; i++)
-		if (!strcmp(fe->v[i].name, key))
-			BUG("duplicate foreach key passed each_pair");
+	/* each_pair() refused duplicate keys. */
+	if (fe->n == WF_MAX_KEYS) {
+		diag_error(c->d, loc_of(k), "foreach has more than %d keys",
+			   WF_MAX_KEYS);
+		free(it.lo);
+		free(it.hi);
+		for (size_t i = 0; i < it.nitems; i++)
+			free(it.items[i]);
+		free(it.items);
+		free(it.item_locs);
+		free(it.glob);
+		return;
+	}
 	it.name = xstrdup(key);
 	fe->v = xrealloc(fe->v, (fe->n + 1) * sizeof(it));
 	fe->v[fe->n++] = it;
@@ -510,9 +535,18 @@ parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
 		   "list:", pname);
 }
 
+/* The parameters of one task, across in, out and inout: names are
+ * looked up in a map, so a task with many parameters loads in linear
+ * time. */
+struct task_params {
+	struct hmap names;   /* name -> index in t->params */
+	size_t alloc;        /* of t->params */
+};
+
 struct params_arg {
 	struct wf_task *t;
 	enum wf_access access;
+	struct task_params *tp;
 };
 
 static void
@@ -526,18 +560,27 @@ param_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 			   "(letters, digits and _)", key);
 		return;
 	}
-	for (size_t i = 0; i < t->nparams; i++)
-		if (!strcmp(t->params[i].name, key)) {
-			diag_error(c->d, loc_of(k), "parameter '%s' is declared "
-				   "twice (in %s and %s); give each its own name",
-				   key, wf_access_name(t->params[i].access),
-				   wf_access_name(pa->access));
-			return;
-		}
-	t->params = xrealloc(t->params, (t->nparams + 1) * sizeof(*t->params));
+	uint64_t *seen = hmap_get(&pa->tp->names, key, strlen(key));
+	if (seen) {
+		diag_error(c->d, loc_of(k), "parameter '%s' is declared twice (in "
+			   "%s and %s); give each its own name", key,
+			   wf_access_name(t->params[*seen].access),
+			   wf_access_name(pa->access));
+		return;
+	}
+	if (t->nparams == WF_MAX_PARAMS) {
+		diag_error(c->d, loc_of(k), "task '%s' has more than %d parameters; "
+			   "group them in collections", t->name ? t->name : "?",
+			   WF_MAX_PARAMS);
+		return;
+	}
+	ALLOC_GROW(t->params, t->nparams + 1, pa->tp->alloc);
 	struct wf_param *p = &t->params[t->nparams++];
 	memset(p, 0, sizeof(*p));
 	p->name = xstrdup(key);
+	int found;
+	hmap_put(&pa->tp->names, p->name, strlen(p->name), t->nparams - 1,
+		 &found);
 	p->access = pa->access;
 	p->loc = loc_of(k);
 	parse_data(c, v, &p->data, key, 0);
@@ -545,13 +588,13 @@ param_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 
 static void
 parse_params(struct ctx *c, yaml_node_t *v, struct wf_task *t,
-	     enum wf_access access)
+	     enum wf_access access, struct task_params *tp)
 {
 	if (is_null(v))
 		return;
 	if (!is_mapping(c, v, wf_access_name(access)))
 		return;
-	struct params_arg pa = { t, access };
+	struct params_arg pa = { t, access, tp };
 	each_pair(c, v, wf_access_name(access), NULL, 0, param_pair, &pa);
 }
 
@@ -670,12 +713,13 @@ is_task_name(const char *s)
 static const char *const task_keys[] = {
 	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
 	"storage_bw", "learn_as", "retries", "on_failure", "timeout", "env",
-	"run",
+	"run", "allow_outside",
 };
 
 struct task_arg {
 	struct wf_task *t;
 	yaml_node_t *io, *cores, *bw, *run;
+	struct task_params tp;
 };
 
 static void
@@ -690,11 +734,11 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	} else if (!strcmp(key, "foreach")) {
 		parse_foreach(c, v, &t->foreach);
 	} else if (!strcmp(key, "in")) {
-		parse_params(c, v, t, WF_IN);
+		parse_params(c, v, t, WF_IN, &ta->tp);
 	} else if (!strcmp(key, "out")) {
-		parse_params(c, v, t, WF_OUT);
+		parse_params(c, v, t, WF_OUT, &ta->tp);
 	} else if (!strcmp(key, "inout")) {
-		parse_params(c, v, t, WF_INOUT);
+		parse_params(c, v, t, WF_INOUT, &ta->tp);
 	} else if (!strcmp(key, "cores")) {
 		ta->cores = v;
 		t->cores_loc = loc_of(v);
@@ -763,6 +807,8 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 					   "valid variable name", env.v[i].key);
 		t->env = env.v;
 		t->nenv = env.n;
+	} else if (!strcmp(key, "allow_outside")) {
+		parse_bool_node(c, v, "allow_outside", &t->allow_outside);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
 		const char *s = scalar(c, v, "run");
@@ -812,9 +858,13 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 		diag_error(c->d, loc_of(n), "task %zu has no name: add name: ...",
 			   index + 1);
 	}
-	struct task_arg ta = { t, NULL, NULL, NULL, NULL };
+	struct task_arg ta;
+	memset(&ta, 0, sizeof(ta));
+	ta.t = t;
+	hmap_init(&ta.tp.names);
 	each_pair(c, n, "a task", task_keys, ARRAY_SIZE(task_keys), task_pair,
 		  &ta);
+	hmap_release(&ta.tp.names);
 	/* A run key that was there but wrong has its own error. */
 	if (!ta.run)
 		diag_error(c->d, loc_of(n), "task '%s' has no run command: "
@@ -876,6 +926,19 @@ resolve_var(struct ctx *c, const char *key, const char *s, struct wf_loc loc)
 		}
 		strbuf_adds(&sb, ref->val);
 		s = e + 1;
+		if (sb.len > WF_MAX_VALUE) {
+			diag_error(c->d, loc, "var '%s' is longer than %d bytes "
+				   "once the vars it names are put in", key,
+				   WF_MAX_VALUE);
+			strbuf_release(&sb);
+			return NULL;
+		}
+	}
+	if (sb.len > WF_MAX_VALUE) {
+		diag_error(c->d, loc, "var '%s' is longer than %d bytes", key,
+			   WF_MAX_VALUE);
+		strbuf_release(&sb);
+		return NULL;
 	}
 	return strbuf_detach(&sb);
 }
@@ -902,9 +965,11 @@ var_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	char *val = resolve_var(c, key, s, loc_of(v));
 	if (!val)
 		return;
-	wf->vars = xrealloc(wf->vars, (wf->nvars + 1) * sizeof(*wf->vars));
+	ALLOC_GROW(wf->vars, wf->nvars + 1, wf->vars_alloc);
 	struct wf_kv *kv = &wf->vars[wf->nvars++];
 	kv->key = xstrdup(key);
+	int found;
+	hmap_put(&wf->var_index, kv->key, strlen(kv->key), wf->nvars - 1, &found);
 	kv->val = val;
 	kv->loc = loc_of(k);
 }
@@ -1022,37 +1087,59 @@ load_doc(struct ctx *c, const char *path)
 	check_learn_as(c, wf);
 }
 
+/* The position of byte off of buf, for errors libyaml's reader reports
+ * as an offset (bad UTF-8, control characters). */
+static struct wf_loc
+loc_of_offset(const char *buf, size_t len, size_t off)
+{
+	struct wf_loc l = { 1, 1 };
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (buf[i] == '\n') {
+			l.line++;
+			l.col = 1;
+		} else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
+			l.col++; /* columns count characters, as libyaml's */
+		}
+	}
+	return l;
+}
+
 int
-workflow_load(struct workflow *wf, const char *path, struct diags *d)
+workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
+		  size_t len, struct diags *d)
 {
 	memset(wf, 0, sizeof(*wf));
 	wf->file = xstrdup(path);
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		struct wf_loc l0 = { 0, 0 };
-		diag_error(d, l0, "cannot open: %s", strerror(errno));
-		return -1;
-	}
+	hmap_init(&wf->var_index);
 	yaml_parser_t parser;
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	c.wf = wf;
 	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, fp);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &c.doc)) {
 		struct wf_loc l = { (unsigned)parser.problem_mark.line + 1,
 				    (unsigned)parser.problem_mark.column + 1 };
-		if (parser.context)
+		const char *problem = parser.problem ? parser.problem : "error";
+		if (parser.error == YAML_READER_ERROR) {
+			l = loc_of_offset(buf, len, parser.problem_offset);
+			bool utf8 = strstr(problem, "UTF-8") != NULL;
+			if (parser.problem_value >= 0)
+				diag_error(d, l, "YAML syntax error: %s (byte 0x%02x)%s",
+					   problem, (unsigned)parser.problem_value &
+						    0xff, utf8 ? "; a workflow file "
+						    "must be UTF-8" : "");
+			else
+				diag_error(d, l, "YAML syntax error: %s", problem);
+		} else if (parser.context) {
 			diag_error(d, l, "YAML syntax error: %s %s (line %zu)",
-				   parser.problem ? parser.problem : "error",
-				   parser.context,
+				   problem, parser.context,
 				   (size_t)parser.context_mark.line + 1);
-		else
-			diag_error(d, l, "YAML syntax error: %s",
-				   parser.problem ? parser.problem : "error");
+		} else {
+			diag_error(d, l, "YAML syntax error: %s", problem);
+		}
 		yaml_parser_delete(&parser);
-		fclose(fp);
 		return -1;
 	}
 	load_doc(&c, path);
@@ -1068,8 +1155,39 @@ workflow_load(struct workflow *wf, const char *path, struct diags *d)
 	}
 	yaml_document_delete(&c.doc);
 	yaml_parser_delete(&parser);
-	fclose(fp);
 	return 0;
+}
+
+/* The file is read whole first: the reader's errors are offsets, which
+ * only the bytes turn into a line and column. */
+int
+workflow_load(struct workflow *wf, const char *path, struct diags *d)
+{
+	struct wf_loc l0 = { 0, 0 };
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		memset(wf, 0, sizeof(*wf));
+		wf->file = xstrdup(path);
+		diag_error(d, l0, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		strbuf_add(&sb, chunk, n);
+	int err = ferror(fp) ? errno : 0;
+	fclose(fp);
+	if (err) {
+		memset(wf, 0, sizeof(*wf));
+		wf->file = xstrdup(path);
+		diag_error(d, l0, "cannot read: %s", strerror(err));
+		strbuf_release(&sb);
+		return -1;
+	}
+	int r = workflow_load_mem(wf, path, sb.buf ? sb.buf : "", sb.len, d);
+	strbuf_release(&sb);
+	return r;
 }
 
 static void
@@ -1128,6 +1246,7 @@ workflow_release(struct workflow *wf)
 		free(wf->vars[i].val);
 	}
 	free(wf->vars);
+	hmap_release(&wf->var_index);
 	free(wf->file);
 	free(wf->name);
 	free(wf->workdir);
@@ -1137,11 +1256,10 @@ workflow_release(struct workflow *wf)
 const struct wf_kv *
 workflow_var(const struct workflow *wf, const char *name, size_t len)
 {
-	for (size_t i = 0; i < wf->nvars; i++)
-		if (strlen(wf->vars[i].key) == len &&
-		    !memcmp(wf->vars[i].key, name, len))
-			return &wf->vars[i];
-	return NULL;
+	if (!wf->nvars)
+		return NULL; /* var_index may never have been set up */
+	uint64_t *i = hmap_get(&wf->var_index, name, len);
+	return i ? &wf->vars[*i] : NULL;
 }
 
 const char *

@@ -40,6 +40,16 @@ void diag_warning(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 /* Print as "file:line:col: error: msg", sorted by position. */
 void diags_print(struct diags *d, FILE *fp);
 
+/* The longest value of a var, and of a rendered path, foreach value or
+ * glob pattern (wfrun-workflow(5), LIMITS): vars that refer to vars
+ * cannot grow a small file into gigabytes. */
+#define WF_MAX_VALUE 65536
+/* Keys of one foreach: a cross product of more is never meant, and the
+ * scope checks of expand.c compare keys pairwise. */
+#define WF_MAX_KEYS 64
+/* Parameters of one task: the dag numbers them in 16 bits. */
+#define WF_MAX_PARAMS 65535
+
 enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB };
 
 /* One foreach key: "lo..hi" (integer expressions), a list, or a glob. */
@@ -115,6 +125,7 @@ struct wf_task {
 	enum wf_on_failure on_failure;
 	bool on_failure_set;
 	double timeout;             /* seconds, 0 = none */
+	bool allow_outside;         /* OUT/INOUT paths may leave the workdir */
 	struct wf_kv *env;
 	size_t nenv;
 	char *run;
@@ -128,6 +139,8 @@ struct workflow {
 	char *workdir;   /* absolute, normalised */
 	struct wf_kv *vars;
 	size_t nvars;
+	size_t vars_alloc;
+	struct hmap var_index; /* var name -> index in vars */
 	struct wf_task *tasks;
 	size_t ntasks;
 };
@@ -139,6 +152,10 @@ struct workflow {
  * must be released with workflow_release().
  */
 int workflow_load(struct workflow *wf, const char *path, struct diags *d);
+/* The same from len bytes at buf; path names the file in messages and
+ * gives the default workdir and name.  For the fuzz targets and tests. */
+int workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
+		      size_t len, struct diags *d);
 void workflow_release(struct workflow *wf);
 
 /* Look up a var; NULL if absent. */

@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# Paths that escape the workdir, unsafe names found on disk, and limits:
+# the behaviours of a run, beside the exact messages of tests/corpus.
+load helper
+
+@test "an out path outside the workdir: nothing runs, nothing is written" {
+	mkdir w
+	wf w/wf.yaml <<'EOF2'
+tasks:
+  - name: first
+    out: {o: inside.txt}
+    run: "touch {out.o}"
+  - name: esc
+    out: {o: "../escaped.txt"}
+    run: "touch {out.o}"
+EOF2
+	run "$WFRUN" w/wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "w/wf.yaml:6:11: error: task 'esc': out parameter 'o' writes '../escaped.txt', outside the workdir $(pwd -P)/w; add allow_outside: true to the task if it is meant to" ]
+	[ ! -e escaped.txt ]
+	[ ! -e w/inside.txt ]
+}
+
+@test "allow_outside: true lets a task write outside the workdir" {
+	mkdir w
+	wf w/wf.yaml <<'EOF2'
+tasks:
+  - name: esc
+    allow_outside: true
+    out: {o: "../escaped.txt", d: {dir: "../outdir"}}
+    run: "echo hi > {out.o} && touch {out.d}/x"
+  - name: back
+    in: {o: "../escaped.txt", d: {dir: ../outdir}}
+    out: {c: copy.txt}
+    run: "cat {in.o} > {out.c}"
+EOF2
+	run "$WFRUN" -q w/wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat escaped.txt)" = hi ]
+	[ -e outdir/x ]
+	[ "$(cat w/copy.txt)" = hi ]
+}
+
+@test "an absolute out path inside the workdir is not outside" {
+	mkdir w
+	wf w/wf.yaml <<EOF2
+tasks:
+  - name: abs
+    out: {o: "$(pwd -P)/w/sub/../a.txt"}
+    run: "touch {out.o}"
+EOF2
+	run "$WFRUN" -q w/wf.yaml
+	[ "$status" -eq 0 ]
+	[ -e w/a.txt ]
+}
+
+@test "a name with a newline in an input directory collection is refused" {
+	mkdir -p data
+	touch data/ok "data/bad
+name"
+	wf <<'EOF2'
+tasks:
+  - name: ls
+    in: {all: {dir: data}}
+    out: {n: n.txt}
+    run: "ls {in.all} > {out.n}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:10: error: task 'ls': parameter 'all': the collection data holds 'bad\\nname', which is not a safe path: it contains a control character (a newline, a tab, ...); rename it" ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "a file name starting with '-' inside a directory collection is fine" {
+	mkdir -p data
+	touch data/-rf
+	wf <<'EOF2'
+tasks:
+  - name: ls
+    in: {all: {dir: data}}
+    out: {n: n.txt}
+    run: "ls {in.all} > {out.n}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat n.txt)" = "-rf" ]
+}
+
+@test "an unsafe list element is refused before anything runs" {
+	wf <<'EOF2'
+tasks:
+  - name: mk
+    out: {o: made.txt}
+    run: "touch {out.o}"
+  - name: rm
+    in: {all: {list: "{f}", foreach: {f: [made.txt, "-rf"]}}}
+    run: "rm {in.all}"
+EOF2
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:6:10: error: task 'rm': list collection 'in.all': element 2 '-rf' is not a safe path: it starts with '-', so commands would read it as an option" ]
+	[ ! -e made.txt ]
+}
+
+@test "wfrun -n of a huge foreach is refused quickly, not expanded" {
+	wf <<'EOF2'
+tasks:
+  - name: big
+    foreach: {i: "0..99999999999"}
+    run: "echo {i}"
+EOF2
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:2:5: error: task 'big': the workflow expands to more than 10000000 task instances (wfrun's limit); narrow the foreach or split the workflow" ]
+}
