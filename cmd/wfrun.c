@@ -20,6 +20,7 @@ static const struct subcmd {
 	{ "run", cmd_run, "run a workflow (the default)" },
 	{ "check", cmd_check, "validate a workflow and summarise its graph" },
 	{ "dag", cmd_dag, "print the task graph in Graphviz dot" },
+	{ "probe", cmd_probe, "measure the write bandwidth of a directory's disk" },
 };
 
 static void
@@ -28,6 +29,7 @@ usage(FILE *fp)
 	fputs("usage: wfrun [run] [options] WORKFLOW.yaml\n"
 	      "       wfrun check [options] WORKFLOW.yaml\n"
 	      "       wfrun dag [--names] WORKFLOW.yaml\n"
+	      "       wfrun probe [--size MB] [-j WRITERS] [DIR]\n"
 	      "\n"
 	      "Runs a workflow of shell-command tasks whose order comes from the\n"
 	      "files they read and write (see wfrun-workflow(5)).\n"
@@ -49,6 +51,9 @@ usage(FILE *fp)
 	      "                     known_hosts (changed keys are always refused)\n"
 	      "      --trace FILE   write the trace there (default:\n"
 	      "                     WORKDIR/.wfrun/trace.tsv)\n"
+	      "probe options (DIR: default the current directory):\n"
+	      "  -s, --size MB      write MB in all (default 256; MB = 2^20 bytes)\n"
+	      "  -j, --writers N    N concurrent sequential writers (default 1)\n"
 	      "common options:\n"
 	      "  -q, --quiet        print only errors\n"
 	      "  -v, --verbose      print each task as it starts and ends\n"
@@ -67,7 +72,9 @@ takes_arg(const char *a)
 {
 	return !strcmp(a, "-j") || !strcmp(a, "--cores") ||
 	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
-	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors");
+	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors") ||
+	       !strcmp(a, "-s") || !strcmp(a, "--size") ||
+	       !strcmp(a, "--writers");
 }
 
 int
