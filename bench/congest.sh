@@ -23,7 +23,10 @@
 #                  (default 8)
 #   WORKFLOWS      default "hmmer kmeans1 kmeans3 kmeans6"
 #   DEVICES        default "congest plain"
-#   VARIANTS       default "baseline io static auto bounded"
+#   VARIANTS       default "baseline io iolimit static auto bounded"; iolimit
+#                  is io with --io-executors 1, 2, 4 ... IO_EXECUTORS: the
+#                  concurrency a static constraint allows, imposed without
+#                  storage_bw (a reference for the static rows, not one of them)
 #   CAL_KS         concurrencies of the calibration (default "1 2 4 8 16")
 #   PHASES         default "calibrate sweep"
 #   MAX_LOAD       wait (up to WAIT_MAX s, default 120) for the 1-min load
@@ -48,7 +51,7 @@ HMMER_N=${HMMER_N:-32}
 KMEANS_P=${KMEANS_P:-8}
 WORKFLOWS=${WORKFLOWS:-hmmer kmeans1 kmeans3 kmeans6}
 DEVICES=${DEVICES:-congest plain}
-VARIANTS=${VARIANTS:-baseline io static auto bounded}
+VARIANTS=${VARIANTS:-baseline io iolimit static auto bounded}
 CAL_KS=${CAL_KS:-1 2 4 8 16}
 PHASES=${PHASES:-calibrate sweep}
 MAX_LOAD=${MAX_LOAD:-2}
@@ -276,7 +279,7 @@ CBEST_NOTE[congest]=" (c*=$CONGESTDEV_CBEST)"
 results=()
 run_variant() { # WF DEVICE VARIANT [C]
 	local wf=$1 dev=$2 var=$3 c=${4:-} wd wrap="" bwline="" flags=()
-	local label=$var
+	local label=$var ioexec=$IO_EXECUTORS
 	case $dev in
 	congest) wd=$CONGESTDEV_MNT/run wrap="$CONGESTDEV run $DEV --" ;;
 	plain) wd=$PLAIN/run ;;
@@ -284,6 +287,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	case $var in
 	baseline) flags+=(--no-io) ;;
 	io) ;;
+	iolimit) ioexec=$c label="io, ${c} I/O executors" ;;
 	static) bwline="    storage_bw: $c" label="static c=$c" ;;
 	auto) bwline="    storage_bw: auto" ;;
 	bounded) bwline="    storage_bw: \"$c\"" label=$c ;;
@@ -304,7 +308,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	l0=$(loadavg)
 	logn=$(wc -l <"$DEV/congestd.log")
 	t0=$(now)
-	"$WFRUN" -q -j 2 --io-executors "$IO_EXECUTORS" "${flags[@]}" "$y" || rc=$?
+	"$WFRUN" -q -j 2 --io-executors "$ioexec" "${flags[@]}" "$y" || rc=$?
 	t1=$(now)
 	local tr=${y%.yaml}.trace.tsv
 	cp "$wd/.wfrun/trace.tsv" "$tr" 2>/dev/null || true
@@ -366,7 +370,7 @@ sweep() {
 			echo "# for reference, wfrun probe on the device as ONE task (k=1): $(head -n 1 <<<"$p")"
 		fi
 	fi
-	echo "# every variant: wfrun -q -j 2 --io-executors $IO_EXECUTORS${HAVE_DISK_BW:+ [--disk-bw B]}; baseline adds --no-io"
+	echo "# every variant: wfrun -q -j 2 --io-executors $IO_EXECUTORS$( [ "$HAVE_DISK_BW" = 1 ] && echo " --disk-bw B"); baseline adds --no-io; iolimit rows change --io-executors"
 	echo
 	echo "## sweep: wall seconds (ratio = wall / baseline wall; gain = time saved vs baseline)"
 	printf '%-8s %-7s %-22s %8s %8s %8s %5s %5s %8s  %-14s %s\n' workflow device variant wall_s ratio gain peak dev_k ckpt_s learned load
@@ -379,6 +383,11 @@ sweep() {
 					for ((j = 1; j <= IO_EXECUTORS; j *= 2)); do
 						[ -n "${BW[$dev]:-}" ] || { run_variant "$wf" "$dev" static "B/$j"; break; }
 						run_variant "$wf" "$dev" static "$(awk -v B="${BW[$dev]}" -v j="$j" 'BEGIN { print B / j }')"
+					done
+					;;
+				iolimit)
+					for ((j = 1; j <= IO_EXECUTORS; j *= 2)); do
+						run_variant "$wf" "$dev" iolimit "$j"
 					done
 					;;
 				bounded)
