@@ -24,9 +24,10 @@
 #   WORKFLOWS      default "hmmer kmeans1 kmeans3 kmeans6"
 #   DEVICES        default "congest plain"
 #   VARIANTS       default "baseline io iolimit static auto bounded"; iolimit
-#                  is io with --io-executors 1, 2, 4 ... IO_EXECUTORS: the
-#                  concurrency a static constraint allows, imposed without
-#                  storage_bw (a reference for the static rows, not one of them)
+#                  is io with --io-executors k for k in IOLIMIT_KS (default
+#                  "2 4 8"; 16 is the io row): the concurrency a static
+#                  constraint allows, imposed without storage_bw (a reference
+#                  for the static rows, not one of them)
 #   CAL_KS         concurrencies of the calibration (default "1 2 4 8 16")
 #   PHASES         default "calibrate sweep"
 #   MAX_LOAD       wait (up to WAIT_MAX s, default 120) for the 1-min load
@@ -53,6 +54,7 @@ WORKFLOWS=${WORKFLOWS:-hmmer kmeans1 kmeans3 kmeans6}
 DEVICES=${DEVICES:-congest plain}
 VARIANTS=${VARIANTS:-baseline io iolimit static auto bounded}
 CAL_KS=${CAL_KS:-1 2 4 8 16}
+IOLIMIT_KS=${IOLIMIT_KS:-2 4 8}
 PHASES=${PHASES:-calibrate sweep}
 MAX_LOAD=${MAX_LOAD:-2}
 WAIT_MAX=${WAIT_MAX:-120}
@@ -386,7 +388,7 @@ sweep() {
 					done
 					;;
 				iolimit)
-					for ((j = 1; j <= IO_EXECUTORS; j *= 2)); do
+					for j in $IOLIMIT_KS; do
 						run_variant "$wf" "$dev" iolimit "$j"
 					done
 					;;
