@@ -329,8 +329,9 @@ run_variant() { # WF DEVICE VARIANT [C]
 	[ "$dev" != congest ] ||
 		devk=$(tail -n +"$((logn + 1))" "$DEV/congestd.log" | awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }')
 	if ((constrained)); then
-		local kmax
-		kmax=$(awk -v B="${BW[$dev]}" -v c="$c" 'BEGIN { printf "%d", B / c + 1e-9 }')
+		local kmax=0
+		[ "$var" != static ] ||
+			kmax=$(awk -v B="${BW[$dev]}" -v c="$c" 'BEGIN { printf "%d", B / c + 1e-9 }')
 		if [ "$filled" != "$n" ]; then
 			printf '%-8s %-7s %-22s %s\n' "$wf" "$dev" "$label" "NOT CONSTRAINED: storage_bw empty in $((n - filled)) of $n trace rows; no figure recorded (peak concurrency $peak)"
 			return
