@@ -21,6 +21,7 @@ static const struct subcmd {
 	{ "check", cmd_check, "validate a workflow and summarise its graph" },
 	{ "dag", cmd_dag, "print the task graph in Graphviz dot" },
 	{ "sim", cmd_sim, "simulate a run on a virtual clock (-m MODEL)" },
+	{ "probe", cmd_probe, "measure the write bandwidth of a directory's disk" },
 };
 
 static void
@@ -30,6 +31,7 @@ usage(FILE *fp)
 	      "       wfrun check [options] WORKFLOW.yaml\n"
 	      "       wfrun dag [--names] WORKFLOW.yaml\n"
 	      "       wfrun sim -m MODEL [-r FILE] [options] WORKFLOW.yaml\n"
+	      "       wfrun probe [--size MB] [-j WRITERS] [DIR]\n"
 	      "\n"
 	      "Runs a workflow of shell-command tasks whose order comes from the\n"
 	      "files they read and write (see wfrun-workflow(5)).\n"
@@ -60,6 +62,9 @@ usage(FILE *fp)
 	      "                     beside it); default: none\n"
 	      "      --registry FILE  start from the storage_bw registries kept\n"
 	      "                     there and keep what is learned (as run does)\n"
+	      "probe options (DIR: default the current directory):\n"
+	      "  -s, --size MB      write MB in all (default 256; MB = 2^20 bytes)\n"
+	      "  -j, --writers N    N concurrent sequential writers (default 1)\n"
 	      "common options:\n"
 	      "  -q, --quiet        print only errors\n"
 	      "  -v, --verbose      print each task as it starts and ends\n"
@@ -80,7 +85,9 @@ takes_arg(const char *a)
 	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
 	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors") ||
 	       !strcmp(a, "--disk-bw") || !strcmp(a, "-m") ||
-	       !strcmp(a, "--model") || !strcmp(a, "--registry");
+	       !strcmp(a, "--model") || !strcmp(a, "--registry") ||
+	       !strcmp(a, "-s") || !strcmp(a, "--size") ||
+	       !strcmp(a, "--writers");
 }
 
 int
