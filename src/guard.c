@@ -16,7 +16,7 @@ static int guard_fd = -1;   /* write end of the pipe to the guardian */
 static pid_t guard_pid = -1;
 
 int
-guard_lock(struct errbuf *err)
+guard_lock(const char *workdir, struct errbuf *err)
 {
 	int fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -37,9 +37,9 @@ guard_lock(struct errbuf *err)
 			pid = strtol(buf, NULL, 10);
 		}
 		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM)) {
-			errprintf(err, "another wfrun (PID %ld) is running in this "
-				  "workdir; wait for it to end or stop it (the lock "
-				  "is %s)", pid, LOCK_PATH);
+			errprintf(err, "another wfrun (PID %ld) is running in %s; "
+				  "wait for it to end or stop it (the lock is %s/%s)",
+				  pid, workdir, workdir, LOCK_PATH);
 			close(fd);
 			return -1;
 		}

@@ -27,12 +27,13 @@
 #include "util.h"
 
 /*
- * Take the lock of the workdir the process is in (.wfrun/ must exist).
+ * Take the lock of the workdir the process is in (.wfrun/ must exist);
+ * workdir is its name for messages.
  * Returns the descriptor (close-on-exec), or -1 with err naming the PID
  * that holds it.  When the holder's PID is gone (its guardian is still
  * killing its orphans), waits for the lock instead of refusing.
  */
-int guard_lock(struct errbuf *err);
+int guard_lock(const char *workdir, struct errbuf *err);
 
 /* Fork the guardian; 0, or -1 with err.  Call before starting threads. */
 int guard_start(struct errbuf *err);

@@ -1,5 +1,6 @@
 #include "resume.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,11 +80,26 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 	return RESUME_SKIP;
 }
 
+/* Whether the datum of access a is as w's record says w left it (then
+ * a later task that updates it in place can run again from there: a
+ * failed or killed update was put back by undo.c). */
+static bool
+left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
+		 const struct dag_access *a, struct strbuf *key)
+{
+	strbuf_reset(key);
+	plan_label(p, w, key);
+	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
+	const char *path = p->dag.data.v[a->datum].path;
+	const struct jfile *f = r ? rec_entry(r, SIZE_MAX, 'w', path) : NULL;
+	return f && jident_matches(path, a->is_dir, &f->id);
+}
+
 /*
  * The set of tasks that run is closed under two rules: what depends on a
  * task that runs runs too; and a task that runs and updates x in place
- * (INOUT) needs x as its previous writer left it, so that writer runs too
- * (back to the task that created x).  One worklist, each task added once:
+ * (INOUT) needs x as its previous writer left it, so unless x is still
+ * in that state, that writer runs too (back to the task that created x).  One worklist, each task added once:
  * O(tasks + edges + accesses).
  */
 void
@@ -154,7 +170,9 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 				/* updates a file it did not get from a task */
 				if (recorded[t] && rs->unsafe == DAG_NONE)
 					rs->unsafe = t;
-			} else if (!rs->why[w]) {
+			} else if (!rs->why[w] &&
+				   !left_as_recorded(p, j, w, &g->acc.v[dt->acc + i],
+						     &key)) {
 				rs->why[w] = RESUME_REWRITTEN;
 				rs->detail[w] = t;
 				VEC_PUSH(work, w);

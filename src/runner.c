@@ -940,8 +940,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			  strerror(errno));
 		return 2;
 	}
-	if ((lock_fd = guard_lock(&err)) < 0) {
-		error_msg("%s/%s", p->wf->workdir, err.msg);
+	if ((lock_fd = guard_lock(p->wf->workdir, &err)) < 0) {
+		error_msg("%s", err.msg);
 		return 2;
 	}
 	if (guard_start(&err) < 0 ||
