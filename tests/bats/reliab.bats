@@ -270,7 +270,8 @@ EOF2
 
 @test "a journal cut short by a crash is read up to its last whole record" {
 	resume_wf
-	"$WFRUN" -q wf.yaml
+	# one at a time: records in program order (gen 2 is the third line)
+	"$WFRUN" -q -j 1 wf.yaml
 	# a torn last record: no newline
 	printf '12345678 T\tgen' >>.wfrun/journal
 	run "$WFRUN" wf.yaml
@@ -352,7 +353,9 @@ EOF2
 	crash_wf
 	"$WFRUN" -q -j 4 wf.yaml &
 	pid=$!
-	while [ ! -e hung ] || [ "$(grep -c side ran 2>/dev/null)" -lt 2 ]; do sleep 0.05; done
+	# acc 3 hangs, both sides run, and every quick task is on record
+	while [ ! -e hung ] || [ "$(grep -c side ran 2>/dev/null)" -lt 2 ] ||
+		! grep -q "'quick' (i=4)" .wfrun/journal; do sleep 0.05; done
 	kill -9 "$pid"
 	wait "$pid" || true
 	# the guardian killed the task groups of the dead master
