@@ -372,7 +372,7 @@ journal_open(struct journal *j, const char *path, bool append,
 	j->fd = fd;
 	if (good == 0) {
 		header(&j->pending);
-		if (journal_flush(j, err) < 0)
+		if (journal_flush(j, true, err) < 0)
 			return -1;
 	} else if (j->recs.n > 1000 && j->recs.n > 2 * j->keys.n) {
 		if (compact(j, path, err) < 0)
@@ -413,15 +413,23 @@ journal_add(struct journal *j, const char *key, const char *cmd,
 }
 
 int
-journal_flush(struct journal *j, struct errbuf *err)
+journal_flush(struct journal *j, bool sync, struct errbuf *err)
 {
-	if (!j->pending.len || j->fd < 0)
+	if (j->fd < 0)
 		return 0;
-	if (write_all(j->fd, j->pending.buf, j->pending.len) < 0 ||
-	    fdatasync(j->fd) < 0)
-		return errprintf(err, "cannot write %s: %s", JOURNAL_PATH,
-				 strerror(errno));
-	strbuf_reset(&j->pending);
+	if (j->pending.len) {
+		if (write_all(j->fd, j->pending.buf, j->pending.len) < 0)
+			return errprintf(err, "cannot write %s: %s", JOURNAL_PATH,
+					 strerror(errno));
+		strbuf_reset(&j->pending);
+		j->unsynced = true;
+	}
+	if (sync && j->unsynced) {
+		if (fdatasync(j->fd) < 0)
+			return errprintf(err, "cannot write %s: %s", JOURNAL_PATH,
+					 strerror(errno));
+		j->unsynced = false;
+	}
 	return 0;
 }
 

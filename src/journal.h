@@ -19,8 +19,11 @@
  * names, sizes and mtimes of everything under it.  A later record of the
  * same KEY replaces an earlier one.
  *
- * Records are buffered and written with one fdatasync per batch
- * (journal_flush), once per loop round.  A line cut short by a crash, or
+ * Records are buffered and written once per loop round, so a killed
+ * master loses none that it finished; fdatasync, for a machine that
+ * crashes, is at most every JOURNAL_SYNC_EVERY seconds (the runner's
+ * timer), and comes before the saved copies of those tasks' INOUT data
+ * are dropped.  A line cut short by a crash, or
  * whose CRC does not match, ends the journal: it is read up to its last
  * whole record, and the torn tail is cut off before anything is appended.
  */
@@ -35,6 +38,8 @@
 #define JOURNAL_PATH ".wfrun/journal"
 /* Files up to this size get a content hash. */
 #define JOURNAL_HASH_MAX (1024 * 1024)
+/* Seconds between two fdatasyncs at most. */
+#define JOURNAL_SYNC_EVERY 0.05
 
 /* The identity of one file or directory collection. */
 struct jident {
@@ -65,6 +70,7 @@ struct journal {
 	size_t nread;           /* records read from the file */
 	bool torn;              /* the file ended in a partial record */
 	struct strbuf pending;  /* serialised records not yet written */
+	bool unsynced;          /* written since the last fdatasync */
 };
 
 /*
@@ -83,8 +89,8 @@ const struct jrec *journal_find(const struct journal *j, const char *key);
 /* Queue a record (the strings are copied into the serialised form). */
 void journal_add(struct journal *j, const char *key, const char *cmd,
 		 const struct jfile *f, size_t nf);
-/* Write the queued records and fdatasync; 0, or -1 with err. */
-int journal_flush(struct journal *j, struct errbuf *err);
+/* Write the queued records, and fdatasync when sync; 0, or -1 with err. */
+int journal_flush(struct journal *j, bool sync, struct errbuf *err);
 
 /* The identity of path now (kind '-' when it does not exist); a directory
  * when is_dir.  The hash is computed only when want_hash. */

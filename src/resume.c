@@ -206,8 +206,15 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 	const struct dag *g = &p->dag;
 	const struct dag_task *dt = &g->tasks.v[t];
 	uint32_t d = rs->detail[t];
-	const struct dag_access *a = &g->acc.v[dt->acc + d];
-	const char *pname = p->wf->tasks[dt->tmpl].params[a->param].name;
+	/* detail is an access for the file reasons, a task for the others */
+	const struct dag_access *a = NULL;
+	const char *pname = NULL;
+	uint8_t why = rs->why[t];
+	if (why == RESUME_MISSING || why == RESUME_CHANGED_OUT ||
+	    why == RESUME_CHANGED_IN) {
+		a = &g->acc.v[dt->acc + d];
+		pname = p->wf->tasks[dt->tmpl].params[a->param].name;
+	}
 	switch ((enum resume_why)rs->why[t]) {
 	case RESUME_SKIP:
 		strbuf_adds(out, "up to date");

@@ -87,6 +87,8 @@ struct runner {
 	bool hurry;             /* second interrupt: do not wait for remote
 				   workers */
 	struct strbuf scratch;
+	struct loop_timer sync_timer;
+	double last_sync;       /* clock_mono() of the last fdatasync */
 	bool stop;
 	int interrupted;
 	double t0;
@@ -880,13 +882,18 @@ local_running(const struct runner *r)
 	return false;
 }
 
-/* Make the records of this round durable, then drop the saved INOUT
+static void sync_fired(void *arg);
+
+/* Write the records of this round; at most every JOURNAL_SYNC_EVERY
+ * seconds (or when force) make them durable, then drop the saved INOUT
  * copies of the tasks they record (never before). */
 static void
-sync_journal(struct runner *r)
+sync_journal(struct runner *r, bool force)
 {
 	struct errbuf err;
-	if (journal_flush(&r->journal, &err) < 0) {
+	double now = clock_mono();
+	bool sync = force || now - r->last_sync >= JOURNAL_SYNC_EVERY;
+	if (journal_flush(&r->journal, sync, &err) < 0) {
 		if (!r->journal_failed) {
 			progress_clear(r);
 			warning_msg("%s; until it works, a later run cannot know "
@@ -895,9 +902,24 @@ sync_journal(struct runner *r)
 		}
 		return;
 	}
+	if (!sync) {
+		if ((r->journal.unsynced || r->discard.n) && !r->sync_timer.armed)
+			loop_timer_arm(&r->loop, &r->sync_timer,
+				       r->last_sync + JOURNAL_SYNC_EVERY - now,
+				       sync_fired, r);
+		return;
+	}
+	r->last_sync = now;
+	loop_timer_cancel(&r->loop, &r->sync_timer);
 	for (size_t i = 0; i < r->discard.n; i++)
 		undo_discard(r->discard.v[i]);
 	r->discard.n = 0;
+}
+
+static void
+sync_fired(void *arg)
+{
+	sync_journal(arg, true);
 }
 
 static size_t
@@ -1055,9 +1077,9 @@ runner_run(struct plan *p, const struct runner_opts *o)
 				break; /* remote tasks die with their connection */
 			progress(&r, false);
 			loop_run_once(&r.loop);
-			sync_journal(&r);
+			sync_journal(&r, false);
 		}
-		sync_journal(&r);
+		sync_journal(&r, true);
 		/* waiting for a retry when the run stopped: failed */
 		for (size_t i = 0; i < r.retryq.n; i++)
 			p->dag.tasks.v[r.retryq.v[i].task].state = TASK_FAILED;
@@ -1070,6 +1092,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	loop_timer_cancel(&r.loop, &r.kill_timer);
 	loop_timer_cancel(&r.loop, &r.tick);
 	loop_timer_cancel(&r.loop, &r.dl_timer);
+	loop_timer_cancel(&r.loop, &r.sync_timer);
 
 	if (trace_close(&r.trace, &err) < 0) {
 		error_msg("%s", err.msg);

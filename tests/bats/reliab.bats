@@ -2,6 +2,24 @@
 # Failures, retries, nothing lost, resume, the workdir lock, crashes.
 load helper
 
+# Poll until the command succeeds (at most a minute, so a broken run
+# fails the test instead of hanging the suite).
+wait_until() {
+	local i
+	for i in $(seq 1200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	"$@"
+}
+procs() { # procs PATTERN: how many processes match
+	pgrep -fc "$1" || true
+}
+none_left() { [ "$(procs "$1")" -eq 0 ]; }
+# Hung tasks sleep for 30N.MARK seconds: a pattern no concurrent run of
+# this suite (another worktree's) shares.
+export MARK=$$
+
 # A task that fails until its attempt number reaches $1 (counted in a
 # file outside the outputs).
 flaky() {
@@ -63,13 +81,13 @@ tasks:
     timeout: 1s
     retries: 1
     out: {f: f.txt}
-    run: "if [ -e seen ]; then touch {out.f}; else touch seen; sleep 308; fi"
+    run: "if [ -e seen ]; then touch {out.f}; else touch seen; sleep 308.$MARK; fi"
 EOF2
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"task 'slow-once' timed out after 1s and was killed; retry 1 of 1"* ]]
 	[ -e f.txt ]
-	[ "$(pgrep -fc 'sleep 308')" -eq 0 ]
+	[ "$(pgrep -fc "sleep 308.$MARK")" -eq 0 ]
 }
 
 policy() {
@@ -308,7 +326,7 @@ tasks:
 EOF2
 	"$WFRUN" -q wf.yaml &
 	pid=$!
-	while [ ! -e started ]; do sleep 0.05; done
+	wait_until test -e started
 	run "$WFRUN" wf.yaml
 	touch go
 	wait "$pid"
@@ -334,12 +352,12 @@ tasks:
     foreach: {i: "1..4"}
     in: {f: "q{i}.txt"}
     inout: {t: total.txt}
-    run: "cat {in.f} >> {inout.t}; echo acc{i} >> ran; if [ {i} = 3 ] && [ ! -e go ]; then touch hung; sleep 309; fi"
+    run: "cat {in.f} >> {inout.t}; echo acc{i} >> ran; if [ {i} = 3 ] && [ ! -e go ]; then touch hung; sleep 309.$MARK; fi"
   - name: side
     foreach: {i: "1..2"}
     in: {f: "q{i}.txt"}
     out: {s: "s{i}.txt"}
-    run: "echo partial > {out.s}; echo side{i} >> ran; [ -e go ] || sleep 309; cp {in.f} {out.s}"
+    run: "echo partial > {out.s}; echo side{i} >> ran; [ -e go ] || sleep 309.$MARK; cp {in.f} {out.s}"
 EOF2
 }
 
@@ -354,12 +372,15 @@ EOF2
 	"$WFRUN" -q -j 4 wf.yaml &
 	pid=$!
 	# acc 3 hangs, both sides run, and every quick task is on record
-	while [ ! -e hung ] || [ "$(grep -c side ran 2>/dev/null)" -lt 2 ] ||
-		! grep -q "'quick' (i=4)" .wfrun/journal; do sleep 0.05; done
+	crashed_enough() {
+		[ -e hung ] && [ "$(grep -c side ran 2>/dev/null)" -eq 2 ] &&
+			grep -q "'quick' (i=4)" .wfrun/journal
+	}
+	wait_until crashed_enough
 	kill -9 "$pid"
 	wait "$pid" || true
 	# the guardian killed the task groups of the dead master
-	while [ "$(pgrep -fc 'sleep 309')" -gt 0 ]; do sleep 0.05; done
+	wait_until none_left "sleep 309.$MARK"
 	# acc3 appended before it hung: the rerun must put total.txt back
 	grep -q q3 total.txt
 	[ "$(cat s1.txt)" = partial ]
@@ -378,11 +399,11 @@ EOF2
 tasks:
   - name: hang
     out: {f: f.txt}
-    run: "touch started; sleep 310; touch {out.f}"
+    run: "touch started; sleep 310.$MARK; touch {out.f}"
 EOF2
 	"$WFRUN" -q wf.yaml &
 	pid=$!
-	while [ ! -e started ]; do sleep 0.05; done
+	wait_until test -e started
 	kill -9 "$pid"
 	wait "$pid" || true
 	# at once: the next run either sees the orphans gone or waits for
@@ -396,7 +417,7 @@ EOF2
 	run "$WFRUN" wf2.yaml
 	[ "$status" -eq 0 ]
 	[ -e other.txt ]
-	while [ "$(pgrep -fc 'sleep 310')" -gt 0 ]; do sleep 0.05; done
+	wait_until none_left "sleep 310.$MARK"
 }
 
 @test "a second Ctrl-C kills at once; nothing is left running" {
@@ -405,16 +426,17 @@ tasks:
   - name: stubborn
     foreach: {i: "1..2"}
     out: {f: "f{i}"}
-    run: "trap '' TERM; sleep 311; touch {out.f}"
+    run: "trap '' TERM; sleep 311.$MARK; touch {out.f}"
 EOF2
 	"$WFRUN" -j 2 wf.yaml 2>err.txt &
 	pid=$!
-	while [ "$(pgrep -fc 'sleep 311')" -lt 2 ]; do sleep 0.05; done
+	two_running() { [ "$(procs "sleep 311.$MARK")" -ge 2 ]; }
+	wait_until two_running
 	kill -INT "$pid"
-	while ! grep -q interrupted err.txt; do sleep 0.05; done
+	wait_until grep -q interrupted err.txt
 	kill -INT "$pid"
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 130 ]
-	[ "$(pgrep -fc 'sleep 311')" -eq 0 ]
+	[ "$(pgrep -fc "sleep 311.$MARK")" -eq 0 ]
 	[ "$(trace_col status | tr '\n' ' ')" = "ABORTED ABORTED " ]
 }
