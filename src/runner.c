@@ -124,7 +124,7 @@ progress(struct runner *r, bool force)
 			return;
 		r->last_draw = now;
 		fprintf(stderr, "\r\033[K[%zu/%zu] running %zu, failed %zu, %.0fs",
-			r->done, r->total, r->running, r->failed, now - r->t0);
+			r->done + r->skipped, r->total, r->running, r->failed, now - r->t0);
 		r->line_shown = true;
 		return;
 	}

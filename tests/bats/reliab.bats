@@ -161,13 +161,20 @@ tasks:
     out: {t: total.txt}
     run: "echo start > {out.t}"
   - name: add
+    in: {x: input.txt}
     inout: {t: total.txt}
     out: {side: side.txt}
-    run: "echo half >> {inout.t}; echo s > {out.side}; exit 1"
+    run: "cat {in.x} >> {inout.t}; echo s > {out.side}; exit 1"
 EOF2
+	echo half >input.txt
+	touch -d 2001-01-01 input.txt
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 1 ]
 	[ "$(cat total.txt)" = start ]
+	# the input is neither moved nor written
+	[ "$(cat input.txt)" = half ]
+	[ "$(stat -c %Y input.txt)" = "$(date -d 2001-01-01 +%s)" ]
+	[ ! -e .wfrun/failed/add/2/input.txt ]
 	[ ! -e side.txt ]
 	[ "$(cat .wfrun/failed/add/2/total.txt | tr '\n' ,)" = "start,half," ]
 	[ "$(cat .wfrun/failed/add/2/side.txt)" = s ]

@@ -84,7 +84,6 @@ main(void)
 
 	/* A whole line with a bad checksum ends the journal there. */
 	append("j", "00000000 T\tx\ty\n");
-	journal_add(&j, "z", "z", NULL, 0); /* no-op on a released journal */
 	ok(journal_open(&j, "j", false, &err) == 0 && j.recs.n == 3 && j.torn,
 	   "a bad checksum ends the journal");
 	journal_release(&j);
