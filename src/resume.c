@@ -112,6 +112,7 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 	rs->detail = xcalloc(nt ? nt : 1, sizeof(uint32_t));
 	rs->nskip = 0;
 	rs->unsafe = DAG_NONE;
+	rs->ids = xcalloc(nd ? nd : 1, sizeof(*rs->ids));
 	/* wsub: last task writing x or anything under it; wown: last task
 	 * writing x itself (a file, or a directory collection whole);
 	 * prevw: per INOUT access, the writer of x before that task */
@@ -195,6 +196,8 @@ resume_release(struct resume *rs)
 {
 	free(rs->why);
 	free(rs->detail);
+	free(rs->ids);
+	rs->ids = NULL;
 	rs->why = NULL;
 	rs->detail = NULL;
 }
@@ -253,8 +256,8 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 }
 
 void
-resume_record(const struct plan *p, uint32_t t, struct journal *j,
-	      struct strbuf *scratch)
+resume_record(struct resume *rs, const struct plan *p, uint32_t t,
+	      struct journal *j, struct strbuf *scratch)
 {
 	const struct dag *g = &p->dag;
 	const struct dag_task *dt = &g->tasks.v[t];
@@ -263,7 +266,17 @@ resume_record(const struct plan *p, uint32_t t, struct journal *j,
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		f[i].mode = a->mode & DAG_WRITE ? 'w' : 'r';
 		f[i].path = (char *)g->data.v[a->datum].path;
-		jident_get(f[i].path, a->is_dir, true, &f[i].id);
+		struct jident *last = &rs->ids[a->datum];
+		jident_get(f[i].path, a->is_dir, false, &f[i].id);
+		if (f[i].id.kind == 'f' && last->kind == 'f' && last->hashed &&
+		    last->size == f[i].id.size &&
+		    last->mtime_ns == f[i].id.mtime_ns) {
+			f[i].id = *last;
+			continue;
+		}
+		if (f[i].id.kind == 'f')
+			jident_get(f[i].path, false, true, &f[i].id);
+		*last = f[i].id;
 	}
 	strbuf_reset(scratch);
 	plan_label(p, t, scratch);

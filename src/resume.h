@@ -39,6 +39,8 @@ struct resume {
 	uint32_t unsafe;    /* a task that runs again and updates in place a
 			       file no task creates (it may hold that
 			       update twice), or DAG_NONE */
+	struct jident *ids; /* per datum: the last identity recorded, so a
+			       file many tasks read is hashed once */
 };
 
 /* forced[tmpl] set: every instance of that task reruns; all: every task. */
@@ -49,8 +51,10 @@ void resume_release(struct resume *rs);
 void resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 		   struct strbuf *out);
 
-/* The journal record of a finished task t (read and written data). */
-void resume_record(const struct plan *p, uint32_t t, struct journal *j,
-		   struct strbuf *scratch);
+/* The journal record of a finished task t (read and written data).  A
+ * file whose size and mtime are those of its last recorded identity is
+ * not hashed again. */
+void resume_record(struct resume *rs, const struct plan *p, uint32_t t,
+		   struct journal *j, struct strbuf *scratch);
 
 #endif

@@ -627,7 +627,7 @@ on_done(const struct exec_result *res, void *arg)
 
 	if (ok) {
 		r->done++;
-		resume_record(p, t, &r->journal, &r->scratch);
+		resume_record(&r->resume, p, t, &r->journal, &r->scratch);
 		VEC_PUSH(r->discard, t);
 		release_successors(r, t);
 		if (log_level >= 2) {
