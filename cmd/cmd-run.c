@@ -5,28 +5,81 @@
 #include <string.h>
 
 #include "exec.h"
+#include "journal.h"
 #include "path.h"
 #include "resources.h"
+#include "resume.h"
 #include "runner.h"
 #include "util.h"
 #include "wfrun.h"
 
-static void
-dry_run(struct plan *p)
+/* Print what a run would do: the tasks that are not up to date, in
+ * program order, with why when reason. */
+static int
+dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 {
+	struct journal j;
+	struct errbuf err;
+	char *jpath = path_join(p->wf->workdir, JOURNAL_PATH);
+	int rc = journal_open(&j, jpath, false, &err);
+	free(jpath);
+	if (rc < 0) {
+		error_msg("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	struct resume rs;
+	resume_plan(&rs, p, &j, forced, all);
 	struct strbuf cmd = STRBUF_INIT, lab = STRBUF_INIT;
 	printf("# workflow '%s': %zu task%s, run in %s\n", p->wf->name,
 	       p->dag.tasks.n, p->dag.tasks.n == 1 ? "" : "s", p->wf->workdir);
+	if (rs.nskip)
+		printf("# %zu of them up to date: not run\n", rs.nskip);
 	/* Program order is a valid order: every edge points forward. */
 	for (uint32_t t = 0; t < p->dag.tasks.n; t++) {
+		if (rs.why[t] == RESUME_SKIP)
+			continue;
 		strbuf_reset(&cmd);
 		strbuf_reset(&lab);
 		plan_label(p, t, &lab);
 		plan_command(p, t, &cmd);
+		if (reason) {
+			strbuf_adds(&lab, ": ");
+			resume_reason(&rs, p, t, &lab);
+		}
 		printf("# %s\n%s\n", lab.buf, cmd.buf);
 	}
 	strbuf_release(&cmd);
 	strbuf_release(&lab);
+	resume_release(&rs);
+	journal_release(&j);
+	return 0;
+}
+
+/* --force NAMES: the workflow tasks they name; -1 on an unknown name. */
+static int
+forced_tasks(const struct workflow *wf, const struct strvec *names,
+	     bool *forced)
+{
+	for (size_t i = 0; i < names->n; i++) {
+		size_t k;
+		for (k = 0; k < wf->ntasks; k++)
+			if (!strcmp(wf->tasks[k].name, names->v[i]))
+				break;
+		if (k < wf->ntasks) {
+			forced[k] = true;
+			continue;
+		}
+		const char **cands = xcalloc(wf->ntasks + 1, sizeof(char *));
+		for (k = 0; k < wf->ntasks; k++)
+			cands[k] = wf->tasks[k].name;
+		const char *sug = closest_word(names->v[i], cands, wf->ntasks);
+		error_msg("--force: %s has no task named '%s'%s%s%s", wf->file,
+			  names->v[i], sug ? "; did you mean '" : "",
+			  sug ? sug : "", sug ? "'?" : "");
+		free(cands);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -45,11 +98,15 @@ cmd_run(int argc, char **argv)
 		{ "relearn", no_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "force", required_argument, NULL, 'F' },
+		{ "forceall", no_argument, NULL, 'a' },
+		{ "reason", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct runner_opts o;
 	memset(&o, 0, sizeof(o));
-	bool dry = false;
+	bool dry = false, reason = false;
+	struct strvec force = { 0 };
 	char *trace = NULL;
 	const char *resources = NULL;
 	int c;
@@ -94,6 +151,15 @@ cmd_run(int argc, char **argv)
 		case 'L':
 			o.relearn = true;
 			break;
+		case 'F':
+			VEC_PUSH(force, optarg);
+			break;
+		case 'a':
+			o.force_all = true;
+			break;
+		case 'R':
+			reason = true;
+			break;
 		case 'q':
 			log_level = 0;
 			break;
@@ -128,9 +194,13 @@ cmd_run(int argc, char **argv)
 		rc = load_plan(argv[optind], cluster_max_cores(resources ? &cl : NULL,
 							       o.cores),
 			       &wf, &p);
+	bool *forced = xcalloc(wf.ntasks + 1, sizeof(bool));
+	if (!rc && forced_tasks(&wf, &force, forced) < 0)
+		rc = EXIT_USAGE;
+	o.forced = forced;
 	if (!rc) {
 		if (dry) {
-			dry_run(&p);
+			rc = dry_run(&p, forced, o.force_all, reason);
 		} else {
 			char *agent = agent_path();
 			o.cluster = resources ? &cl : NULL;
@@ -143,6 +213,8 @@ cmd_run(int argc, char **argv)
 			free(agent);
 		}
 	}
+	free(forced);
+	VEC_FREE(force);
 	plan_release(&p);
 	workflow_release(&wf);
 	resources_release(&cl);

@@ -44,6 +44,11 @@ usage(FILE *fp)
 	      "  -j, --cores N      use N cores (default: all of this machine)\n"
 	      "  -n, --dry-run      print the commands in a valid order, run nothing\n"
 	      "  -k, --keep-going   after a failure, run what does not depend on it\n"
+	      "                     (on_failure: cancel_successors for every task)\n"
+	      "      --reason       with -n: say why each task would run\n"
+	      "      --force TASK   rerun every instance of TASK (and what depends\n"
+	      "                     on it) even if up to date; repeatable\n"
+	      "      --forceall     rerun every task: ignore the journal\n"
 	      "  -r, --resources FILE  run on the workers of a resources file\n"
 	      "                     (wfrun-resources(5)); also for check\n"
 	      "      --io-executors N  I/O tasks (io: true) this machine runs at\n"
@@ -87,7 +92,7 @@ takes_arg(const char *a)
 	       !strcmp(a, "--disk-bw") || !strcmp(a, "-m") ||
 	       !strcmp(a, "--model") || !strcmp(a, "--registry") ||
 	       !strcmp(a, "-s") || !strcmp(a, "--size") ||
-	       !strcmp(a, "--writers");
+	       !strcmp(a, "--writers") || !strcmp(a, "--force");
 }
 
 int

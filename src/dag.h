@@ -58,6 +58,7 @@ enum dag_state {
 	TASK_RUNNING,
 	TASK_DONE,
 	TASK_FAILED,
+	TASK_CANCELLED, /* downstream of a failure: never runs */
 };
 
 struct dag_task {

@@ -75,6 +75,9 @@ struct exec {
 	enum exec_state state;
 	char error[2048];     /* why it failed or was lost */
 	long ncpus;           /* CPUs the worker reported, 0 if unknown */
+	bool hurry;           /* set before release: do not wait long for
+				 a slow worker's goodbye (its agent kills its
+				 tasks when the connection ends) */
 };
 
 struct exec *exec_local_new(exec_done_fn done, void *arg);

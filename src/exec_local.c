@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "guard.h"
 #include "spawn.h"
 
 /* A running job: its process group and the log fds kept open so their
@@ -80,6 +81,7 @@ local_submit(struct exec *e, const struct exec_job *job)
 		e->done(&r, e->arg);
 		return 0;
 	}
+	guard_add(pid);
 	ALLOC_GROW(x->jobs, x->njobs + 1, x->ajobs);
 	struct ljob *j = &x->jobs[x->njobs++];
 	j->pid = pid;
@@ -131,6 +133,8 @@ local_on_sigchld(struct exec *e)
 		memset(&r, 0, sizeof(r));
 		r.read_bytes = r.write_bytes = -1;
 		read_io(pid, &r.read_bytes, &r.write_bytes);
+		/* before the pid can be reused */
+		guard_remove(pid);
 		struct rusage ru;
 		int status;
 		if (wait4(pid, &status, 0, &ru) != pid)

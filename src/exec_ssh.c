@@ -41,6 +41,8 @@
 
 /* Seconds to wait for the agent's BYE when shutting down. */
 #define BYE_WAIT 10
+/* ... and after a second Ctrl-C: enough to send what is queued. */
+#define HURRY_WAIT 0.5
 
 struct rjob {
 	uint32_t task;
@@ -680,7 +682,7 @@ ssh_thread(void *arg)
 	struct strbuf pending = STRBUF_INIT, rerr = STRBUF_INIT;
 	size_t sent = 0;
 	bool eof_sent = false, stop = false;
-	double stop_at = 0;
+	double stop_at = 0, bye_wait = BYE_WAIT;
 	char buf[65536];
 	for (;;) {
 		pthread_mutex_lock(&h->lock);
@@ -691,6 +693,8 @@ ssh_thread(void *arg)
 		if (h->stop && !stop) {
 			stop = true;
 			stop_at = clock_mono();
+			if (h->base.hurry)
+				bye_wait = HURRY_WAIT;
 		}
 		pthread_mutex_unlock(&h->lock);
 
@@ -744,7 +748,7 @@ ssh_thread(void *arg)
 				  "connection closed", h->w->host);
 			return NULL;
 		}
-		if (stop && clock_mono() - stop_at > BYE_WAIT)
+		if (stop && clock_mono() - stop_at > bye_wait)
 			break;
 		if (progress)
 			continue;

@@ -11,13 +11,18 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "failure.h"
+#include "guard.h"
 #include "iopol.h"
+#include "journal.h"
 #include "loop.h"
 #include "path.h"
 #include "resources.h"
+#include "resume.h"
 #include "sched.h"
 #include "spawn.h"
 #include "trace.h"
+#include "undo.h"
 
 /* Seconds between SIGTERM and SIGKILL when a run is interrupted. */
 #define KILL_GRACE 5.0
@@ -34,6 +39,7 @@ struct rworker {
 	bool usable;           /* connected and not lost */
 	bool tried;            /* dispatch: asked in this round */
 	bool reported;         /* its failure was reported */
+	bool remote;
 };
 
 struct deadline {
@@ -70,6 +76,24 @@ struct runner {
 	bool *logdir_made;      /* per task name */
 	double *submit;         /* per task */
 	size_t total, done, failed;
+	/* failure policies, resume (failure.c, undo.c, journal.c) */
+	uint16_t *failures;     /* per task: failed attempts so far */
+	uint16_t *failed_on;    /* per task: worker of its last failure */
+	struct retryq retryq;   /* waiting out a back-off */
+	VEC(uint32_t) pinned;   /* on_failure: retry, back-off over */
+	uint32_t *due;
+	size_t ndue, adue;
+	struct journal journal;
+	VEC(uint32_t) discard;  /* succeeded: drop saved copies once the
+				   journal is on disk */
+	struct resume resume;
+	size_t skipped, cancelled, ignored;
+	bool journal_failed;
+	bool hurry;             /* second interrupt: do not wait for remote
+				   workers */
+	struct strbuf scratch;
+	struct loop_timer sync_timer;
+	double last_sync;       /* clock_mono() of the last fdatasync */
 	bool stop;
 	int interrupted;
 	double t0;
@@ -105,7 +129,7 @@ progress(struct runner *r, bool force)
 			return;
 		r->last_draw = now;
 		fprintf(stderr, "\r\033[K[%zu/%zu] running %zu, failed %zu, %.0fs",
-			r->done, r->total, r->running, r->failed, now - r->t0);
+			r->done + r->skipped, r->total, r->running, r->failed, now - r->t0);
 		r->line_shown = true;
 		return;
 	}
@@ -347,14 +371,19 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		verbose_msg("start %s", lab.buf);
 		strbuf_release(&lab);
 	}
-	if (make_output_dirs(r, t) < 0) {
+	const char *prep_err = NULL;
+	struct errbuf serr;
+	if (make_output_dirs(r, t) < 0)
+		prep_err = "cannot create its output directories";
+	else if (undo_save(p, t, &serr) < 0)
+		prep_err = serr.msg;
+	if (prep_err) {
 		struct exec_result res;
 		memset(&res, 0, sizeof(res));
 		res.task = t;
 		res.start = res.end = clock_real();
 		res.read_bytes = res.write_bytes = -1;
-		snprintf(res.error, sizeof(res.error),
-			 "cannot create its output directories");
+		snprintf(res.error, sizeof(res.error), "%s", prep_err);
 		w->ex->done(&res, w->ex->arg);
 	} else {
 		w->ex->ops->submit(w->ex, &job);
@@ -432,6 +461,141 @@ missing_output(struct runner *r, uint32_t t)
 	return DAG_NONE;
 }
 
+/* t is done (or failed with on_failure: ignore): release successors. */
+static void
+release_successors(struct runner *r, uint32_t t)
+{
+	struct dag *g = &r->p->dag;
+	r->nready = 0;
+	dag_complete(g, t, &r->ready, &r->nready, &r->aready);
+	double now = clock_real();
+	for (size_t i = 0; i < r->nready; i++) {
+		r->submit[r->ready[i]] = now;
+		sched_push(&r->sched, g->tasks.v[r->ready[i]].tmpl, r->ready[i]);
+	}
+	for (size_t i = 0; i < r->nready; i++) {
+		uint32_t n = g->tasks.v[r->ready[i]].tmpl;
+		iopol_ready(&r->pol, n, (long)r->sched.q[n].n);
+	}
+}
+
+/* Back-offs over: on_failure: retry tasks wait for the right worker
+ * (dispatch_pinned), the others go back to the queue. */
+static void
+retry_due(void *arg)
+{
+	struct runner *r = arg;
+	retryq_take_due(&r->retryq, &r->loop, retry_due, r, &r->due, &r->ndue,
+			&r->adue);
+	double now = clock_real();
+	for (size_t i = 0; i < r->ndue; i++) {
+		uint32_t t = r->due[i];
+		uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
+		r->submit[t] = now;
+		if (r->p->wf->tasks[tmpl].on_failure == WF_RETRY)
+			VEC_PUSH(r->pinned, t);
+		else
+			sched_push(&r->sched, tmpl, t);
+	}
+}
+
+/* A failed attempt of t: put its data back, then retry it, ignore the
+ * failure, cancel what depends on it or stop, as its policy says. */
+static void
+on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
+	  const char *why)
+{
+	struct plan *p = r->p;
+	struct dag *g = &p->dag;
+	const struct wf_task *wt = &p->wf->tasks[g->tasks.v[t].tmpl];
+	long nret = failure_retries(wt);
+	bool retry = !r->interrupted && !r->stop && r->failures[t] < nret;
+	if (r->failures[t] < UINT16_MAX)
+		r->failures[t]++;
+	r->failed_on[t] = r->where[t];
+	enum wf_on_failure pol = failure_final(wt, r->o->keep_going);
+	uint32_t miss = missing_output(r, t);
+	bool keep = !retry && !r->interrupted && pol == WF_IGNORE &&
+		    miss == DAG_NONE;
+	char *aside = NULL;
+	struct errbuf uerr;
+	if (undo_fail(p, t, keep, &aside, &uerr) < 0) {
+		progress_clear(r);
+		error_msg("task %u: %s", t + 1, uerr.msg);
+	}
+	if (r->interrupted) {
+		r->failed++;
+		g->tasks.v[t].state = TASK_FAILED;
+		free(aside);
+		return;
+	}
+	struct strbuf msg = STRBUF_INIT;
+	strbuf_adds(&msg, "task ");
+	plan_label(p, t, &msg);
+	strbuf_addf(&msg, " %s", why);
+	progress_clear(r);
+	log_path(r, t, "err", &r->path);
+	bool tail = res->started && !res->err_empty;
+	if (tail)
+		strbuf_addf(&msg, " (stderr: %s/%s)", p->wf->workdir, r->path.buf);
+	if (retry) {
+		double d = failure_backoff(r->failures[t]);
+		warning_msg("%s; retry %u of %ld in %gs%s", msg.buf,
+			    (unsigned)r->failures[t], nret, d,
+			    r->nw < 2 || wt->on_failure != WF_RETRY ? ""
+			    : r->failures[t] == 1 ? " on the same worker"
+						  : " on another worker");
+		if (tail)
+			show_tail(r->path.buf);
+		g->tasks.v[t].state = TASK_READY;
+		retryq_push(&r->retryq, &r->loop, t, d, retry_due, r);
+	} else if (keep) {
+		warning_msg("%s; ignored (on_failure: ignore): its outputs exist, "
+			    "so what depends on it runs", msg.buf);
+		if (tail)
+			show_tail(r->path.buf);
+		r->ignored++;
+		release_successors(r, t);
+	} else {
+		error_msg("%s", msg.buf);
+		if (tail)
+			show_tail(r->path.buf);
+		r->failed++;
+		g->tasks.v[t].state = TASK_FAILED;
+		if (pol == WF_FAIL) {
+			if (!r->stop) {
+				r->stop = true;
+				if (r->running)
+					info_msg("not starting new tasks; waiting "
+						 "for %zu running task%s (use -k to "
+						 "keep going)", r->running,
+						 r->running == 1 ? "" : "s");
+			}
+		} else {
+			size_t n = failure_cancel_downstream(g, t);
+			r->cancelled += n;
+			if (pol == WF_IGNORE) {
+				const struct dag_access *a =
+					&g->acc.v[g->tasks.v[t].acc + miss];
+				info_msg("on_failure is ignore, but it did not create "
+					 "its output '%s' (%s): the %zu task%s that "
+					 "depend on it are cancelled",
+					 wt->params[a->param].name,
+					 g->data.v[a->datum].path, n,
+					 n == 1 ? "" : "s");
+			} else if (n) {
+				info_msg("cancelled the %zu task%s that depend on it; "
+					 "the others go on", n, n == 1 ? "" : "s");
+			}
+		}
+	}
+	if (aside)
+		info_msg("what it wrote was moved aside to %s/%s",
+			 p->wf->workdir, aside);
+	free(aside);
+	strbuf_release(&msg);
+}
+
 static void
 on_done(const struct exec_result *res, void *arg)
 {
@@ -448,8 +612,14 @@ on_done(const struct exec_result *res, void *arg)
 		w->free += r->cores[tmpl];
 	r->running--;
 	if (res->lost) {
-		/* Its worker is gone: the task runs again elsewhere. */
 		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
+		/* Its worker is gone: the task runs again elsewhere, from
+		 * its saved INOUT data. */
+		char *aside = NULL;
+		struct errbuf uerr;
+		if (undo_fail(p, t, false, &aside, &uerr) < 0)
+			error_msg("task %u: %s", t + 1, uerr.msg);
+		free(aside);
 		g->tasks.v[t].state = TASK_READY;
 		sched_push(&r->sched, tmpl, t);
 		return;
@@ -494,7 +664,7 @@ on_done(const struct exec_result *res, void *arg)
 	struct trace_row row = {
 		t + 1, wt->name, tag.buf, w->name, wt->io ? "io" : "compute",
 		r->cores[tmpl], r->grant[t].c, r->grant[t].epoch, status,
-		exit_code, 1, r->submit[t],
+		exit_code, r->failures[t] + 1, r->submit[t],
 		res->start, res->end, res->utime, res->stime,
 		res->started ? res->maxrss_kb : -1, res->read_bytes,
 		res->write_bytes,
@@ -504,18 +674,9 @@ on_done(const struct exec_result *res, void *arg)
 
 	if (ok) {
 		r->done++;
-		r->nready = 0;
-		dag_complete(g, t, &r->ready, &r->nready, &r->aready);
-		double now = clock_real();
-		for (size_t i = 0; i < r->nready; i++) {
-			r->submit[r->ready[i]] = now;
-			sched_push(&r->sched, g->tasks.v[r->ready[i]].tmpl,
-				   r->ready[i]);
-		}
-		for (size_t i = 0; i < r->nready; i++) {
-			uint32_t n = g->tasks.v[r->ready[i]].tmpl;
-			iopol_ready(&r->pol, n, (long)r->sched.q[n].n);
-		}
+		resume_record(&r->resume, p, t, &r->journal, &r->scratch);
+		VEC_PUSH(r->discard, t);
+		release_successors(r, t);
 		if (log_level >= 2) {
 			struct strbuf lab = STRBUF_INIT;
 			plan_label(p, t, &lab);
@@ -525,30 +686,7 @@ on_done(const struct exec_result *res, void *arg)
 			strbuf_release(&lab);
 		}
 	} else {
-		r->failed++;
-		g->tasks.v[t].state = TASK_FAILED;
-		if (!r->interrupted) {
-			struct strbuf lab = STRBUF_INIT;
-			plan_label(p, t, &lab);
-			progress_clear(r);
-			log_path(r, t, "err", &r->path);
-			if (res->started && !res->err_empty) {
-				error_msg("task %s %s (stderr: %s/%s)", lab.buf,
-					  why.buf, p->wf->workdir, r->path.buf);
-				show_tail(r->path.buf);
-			} else {
-				error_msg("task %s %s", lab.buf, why.buf);
-			}
-			strbuf_release(&lab);
-			if (!r->o->keep_going && !r->stop) {
-				r->stop = true;
-				if (r->running)
-					info_msg("not starting new tasks; waiting "
-						 "for %zu running task%s (use -k to "
-						 "keep going)", r->running,
-						 r->running == 1 ? "" : "s");
-			}
-		}
+		on_failed(r, t, res, why.buf);
 	}
 	strbuf_release(&why);
 }
@@ -587,7 +725,56 @@ on_signal(int signo, void *arg)
 		loop_timer_arm(&r->loop, &r->kill_timer, KILL_GRACE,
 			       kill_timer_fired, r);
 	} else {
+		/* Do not wait for slow workers: their agents kill their
+		 * tasks when the connection ends. */
 		signal_all(r, SIGKILL);
+		r->hurry = true;
+	}
+}
+
+static bool
+fits(struct runner *r, size_t k, uint32_t tmpl)
+{
+	const struct rworker *w = &r->w[k];
+	return w->usable &&
+	       (r->io[tmpl] ? w->io_free > 0 : w->free >= r->cores[tmpl]) &&
+	       iopol_may_start(&r->pol, tmpl, k);
+}
+
+/*
+ * Launch the on_failure: retry tasks whose back-off is over: the first
+ * retry on the worker where the task failed, later ones on another one
+ * (as COMPSs does), or on any worker when no other can take it at all.
+ */
+static void
+dispatch_pinned(struct runner *r)
+{
+	for (size_t i = 0; i < r->pinned.n;) {
+		uint32_t t = r->pinned.v[i];
+		uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
+		size_t last = r->failed_on[t], pick = r->nw;
+		bool same = r->failures[t] == 1 && r->w[last].usable;
+		bool other = false;
+		for (size_t k = 0; k < r->nw; k++)
+			if (k != last && r->w[k].usable &&
+			    (r->io[tmpl] || r->w[k].cores >= r->cores[tmpl]))
+				other = true;
+		if (same || !other)
+			pick = fits(r, last, tmpl) ? last : r->nw;
+		if (!same && !other && !r->w[last].usable)
+			for (size_t k = 0; k < r->nw && pick == r->nw; k++)
+				if (fits(r, k, tmpl))
+					pick = k;
+		if (!same && other)
+			for (size_t k = 0; k < r->nw && pick == r->nw; k++)
+				if (k != last && fits(r, k, tmpl))
+					pick = k;
+		if (pick == r->nw) {
+			i++;
+			continue;
+		}
+		r->pinned.v[i] = r->pinned.v[--r->pinned.n];
+		launch(r, t, tmpl, pick);
 	}
 }
 
@@ -621,6 +808,8 @@ dispatch(struct runner *r)
 static void
 dispatch_round(struct runner *r)
 {
+	if (r->pinned.n && !r->stop)
+		dispatch_pinned(r);
 	while (!r->stop) {
 		bool launched = false;
 		for (size_t i = 0; i < r->nw; i++)
@@ -729,6 +918,7 @@ start_workers(struct runner *r)
 		} else {
 			/* A shared workdir has the master's path there. */
 			w->cwd = r->p->wf->workdir;
+			w->remote = true;
 			w->ex = exec_ssh_new(ws, &so, &r->loop, on_done, on_state,
 					     r);
 			pending++;
@@ -774,6 +964,56 @@ unfit_everywhere(struct runner *r, uint32_t name)
 	return true;
 }
 
+/* Whether a task still runs on this machine (not through an agent). */
+static bool
+local_running(const struct runner *r)
+{
+	for (size_t i = 0; i < r->nw; i++)
+		if (!r->w[i].remote && r->w[i].ex->running)
+			return true;
+	return false;
+}
+
+static void sync_fired(void *arg);
+
+/* Write the records of this round; at most every JOURNAL_SYNC_EVERY
+ * seconds (or when force) make them durable, then drop the saved INOUT
+ * copies of the tasks they record (never before). */
+static void
+sync_journal(struct runner *r, bool force)
+{
+	struct errbuf err;
+	double now = clock_mono();
+	bool sync = force || now - r->last_sync >= JOURNAL_SYNC_EVERY;
+	if (journal_flush(&r->journal, sync, &err) < 0) {
+		if (!r->journal_failed) {
+			progress_clear(r);
+			warning_msg("%s; until it works, a later run cannot know "
+				    "which tasks finished here", err.msg);
+			r->journal_failed = true;
+		}
+		return;
+	}
+	if (!sync) {
+		if ((r->journal.unsynced || r->discard.n) && !r->sync_timer.armed)
+			loop_timer_arm(&r->loop, &r->sync_timer,
+				       r->last_sync + JOURNAL_SYNC_EVERY - now,
+				       sync_fired, r);
+		return;
+	}
+	r->last_sync = now;
+	loop_timer_cancel(&r->loop, &r->sync_timer);
+	for (size_t i = 0; i < r->discard.n; i++)
+		undo_discard(r->discard.v[i]);
+	r->discard.n = 0;
+}
+
+static void
+sync_fired(void *arg)
+{
+	sync_journal(arg, true);
+}
+
 static size_t
 usable_workers(const struct runner *r)
 {
@@ -806,11 +1046,47 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			  strerror(errno));
 		return 2;
 	}
+	/* Lock, guardian, journal, leftovers of a killed run, then what
+	 * is up to date: all before the trace is truncated. */
+	int lock_fd = -1;
+	if (mkdir_p(".wfrun", 0777) < 0) {
+		error_msg("cannot create %s/.wfrun: %s", p->wf->workdir,
+			  strerror(errno));
+		return 2;
+	}
+	if ((lock_fd = guard_lock(p->wf->workdir, &err)) < 0) {
+		error_msg("%s", err.msg);
+		return 2;
+	}
+	if (guard_start(&err) < 0 ||
+	    journal_open(&r.journal, JOURNAL_PATH, true, &err) < 0) {
+		error_msg("%s", err.msg);
+		journal_release(&r.journal);
+		guard_stop();
+		close(lock_fd);
+		return 2;
+	}
+	undo_recover(&r.journal);
+	resume_plan(&r.resume, p, &r.journal, o->forced, o->force_all);
+	if (r.resume.unsafe != DAG_NONE) {
+		struct strbuf lab = STRBUF_INIT;
+		plan_label(p, r.resume.unsafe, &lab);
+		warning_msg("task %s ran before and runs again: it updates (INOUT) "
+			    "a file that no task creates, which may now hold its "
+			    "update twice; put back the original and use "
+			    "--forceall if it does", lab.buf);
+		strbuf_release(&lab);
+	}
+	strbuf_init(&r.scratch);
 	char *tpath = o->trace_path ? xstrdup(o->trace_path)
 				    : xstrdup(".wfrun/trace.tsv");
 	if (trace_open(&r.trace, tpath, &err) < 0) {
 		error_msg("%s", err.msg);
 		free(tpath);
+		resume_release(&r.resume);
+		journal_release(&r.journal);
+		guard_stop();
+		close(lock_fd);
 		return 2;
 	}
 	if (loop_init(&r.loop, on_signal, &r) < 0)
@@ -824,6 +1100,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.where = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	r.timed_out = xcalloc(r.total ? r.total : 1, 1);
 	r.launches = xcalloc(r.total ? r.total : 1, 1);
+	r.failures = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
+	r.failed_on = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	for (size_t i = 0; i < nt; i++) {
 		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
 		r.io[i] = p->wf->tasks[i].io && !o->no_io;
@@ -867,6 +1145,19 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			rc = 2;
 	}
 	if (!rc) {
+		/* Up to date (resume.c): done without running; their
+		 * predecessors are all skipped too, so program order works. */
+		for (uint32_t t = 0; t < r.total; t++)
+			if (r.resume.why[t] == RESUME_SKIP) {
+				r.nready = 0;
+				dag_complete(&p->dag, t, &r.ready, &r.nready,
+					     &r.aready);
+				r.skipped++;
+			}
+		if (r.skipped)
+			info_msg("%zu of %zu tasks are up to date (see the journal "
+				 "%s/%s; --forceall reruns them)", r.skipped,
+				 r.total, p->wf->workdir, JOURNAL_PATH);
 		double now = clock_real();
 		for (uint32_t t = 0; t < r.total; t++)
 			if (p->dag.tasks.v[t].state == TASK_READY) {
@@ -882,9 +1173,9 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			loop_timer_arm(&r.loop, &r.tick, 1.0, tick, &r);
 		for (;;) {
 			dispatch(&r);
-			if (!r.running) {
-				if (!usable_workers(&r) && r.sched.nready &&
-				    !r.stop) {
+			if (!r.running && (r.stop || !r.retryq.n)) {
+				if (!usable_workers(&r) &&
+				    (r.sched.nready || r.pinned.n) && !r.stop) {
 					progress_clear(&r);
 					error_msg("every worker was lost; %zu tasks "
 						  "could not run",
@@ -893,22 +1184,41 @@ runner_run(struct plan *p, const struct runner_opts *o)
 				}
 				break;
 			}
+			if (r.hurry && !local_running(&r))
+				break; /* remote tasks die with their connection */
 			progress(&r, false);
 			loop_run_once(&r.loop);
+			sync_journal(&r, false);
 		}
+		sync_journal(&r, true);
+		/* waiting for a retry when the run stopped: failed */
+		for (size_t i = 0; i < r.retryq.n; i++)
+			p->dag.tasks.v[r.retryq.v[i].task].state = TASK_FAILED;
+		for (size_t i = 0; i < r.pinned.n; i++)
+			p->dag.tasks.v[r.pinned.v[i]].state = TASK_FAILED;
+		r.failed += r.retryq.n + r.pinned.n;
 		progress_clear(&r);
 		rc = r.interrupted ? 130 : lost_all ? 3 : r.failed ? 1 : 0;
 	}
 	loop_timer_cancel(&r.loop, &r.kill_timer);
 	loop_timer_cancel(&r.loop, &r.tick);
 	loop_timer_cancel(&r.loop, &r.dl_timer);
+	loop_timer_cancel(&r.loop, &r.sync_timer);
 
 	if (trace_close(&r.trace, &err) < 0) {
 		error_msg("%s", err.msg);
 		if (!rc)
 			rc = 1;
 	}
-	size_t not_run = r.total - r.done - r.failed;
+	size_t not_run = r.total - r.done - r.failed - r.skipped - r.ignored;
+	struct strbuf extra = STRBUF_INIT;
+	if (r.skipped)
+		strbuf_addf(&extra, ", %zu up to date", r.skipped);
+	if (r.ignored)
+		strbuf_addf(&extra, ", %zu failure%s ignored", r.ignored,
+			    r.ignored == 1 ? "" : "s");
+	if (r.cancelled)
+		strbuf_addf(&extra, ", %zu cancelled", r.cancelled);
 	double secs = clock_mono() - r.t0;
 	const char *tdir = o->trace_path ? "" : p->wf->workdir;
 	const char *tsep = o->trace_path ? "" : "/";
@@ -916,20 +1226,34 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		; /* said above */
 	else if (r.interrupted)
 		info_msg("interrupted after %.1fs: %zu done, %zu stopped, %zu not "
-			 "run (trace: %s%s%s)", secs, r.done, r.failed, not_run,
-			 tdir, tsep, tpath);
+			 "run%s (trace: %s%s%s)", secs, r.done, r.failed, not_run,
+			 extra.buf, tdir, tsep, tpath);
 	else if (r.failed || lost_all)
-		info_msg("%zu task%s failed, %zu done, %zu not run, in %.1fs "
+		info_msg("%zu task%s failed, %zu done, %zu not run%s, in %.1fs "
 			 "(trace: %s%s%s)", r.failed, r.failed == 1 ? "" : "s",
-			 r.done, not_run, secs, tdir, tsep, tpath);
+			 r.done, not_run, extra.buf, secs, tdir, tsep, tpath);
 	else
-		info_msg("%zu task%s done in %.1fs", r.done,
-			 r.done == 1 ? "" : "s", secs);
+		info_msg("%zu task%s done in %.1fs%s", r.done,
+			 r.done == 1 ? "" : "s", secs, extra.buf);
+	strbuf_release(&extra);
 
 	for (size_t i = 0; i < r.nw; i++)
-		if (r.w[i].ex)
+		if (r.w[i].ex) {
+			r.w[i].ex->hurry = r.hurry;
 			r.w[i].ex->ops->release(r.w[i].ex);
+		}
 	free(r.w);
+	retryq_release(&r.retryq, &r.loop);
+	VEC_FREE(r.pinned);
+	VEC_FREE(r.discard);
+	free(r.due);
+	free(r.failures);
+	free(r.failed_on);
+	resume_release(&r.resume);
+	journal_release(&r.journal);
+	strbuf_release(&r.scratch);
+	guard_stop();
+	close(lock_fd);
 	free(r.where);
 	free(r.timed_out);
 	free(r.launches);

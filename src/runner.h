@@ -26,6 +26,8 @@ struct runner_opts {
 	const char *agent_path;  /* the wfrun-worker to upload to workers */
 	double disk_bw;          /* MB/s of this machine's disk, 0: unknown */
 	bool relearn;            /* forget the kept storage_bw registries */
+	const bool *forced;      /* per workflow task: rerun (--force) */
+	bool force_all;          /* --forceall: ignore the journal */
 };
 
 /* Run every task; returns the exit status (0, 1, 3 or 130). */

@@ -277,3 +277,53 @@ EOF2
 	[ "$(trace_col storage_bw | sort -u)" = 30 ]
 	[ "$(ls c | wc -l)" -eq 12 ]
 }
+
+@test "on_failure: retry: the first retry on the same worker, the next on another" {
+	wf <<'EOF2'
+tasks:
+  - name: flaky
+    on_failure: retry
+    out: {f: f.txt}
+    run: "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; [ $n -ge 2 ] && echo $TESTCLUSTER_WORKER > {out.f}"
+EOF2
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"retry 1 of 2 in 0.5s on the same worker"* ]]
+	[[ "$output" == *"retry 2 of 2 in 1s on another worker"* ]]
+	w=($(trace_col worker))
+	[ "${#w[@]}" -eq 3 ]
+	[ "${w[1]}" = "${w[0]}" ]
+	[ "${w[2]}" != "${w[0]}" ]
+	[ "$(cat f.txt)" = "${w[2]}" ]
+}
+
+@test "a second Ctrl-C does not wait for remote tasks; none is left on any worker" {
+	# a sleep no concurrent run of the suite shares
+	MARK=$$
+	wf <<EOF2
+tasks:
+  - name: stubborn
+    foreach: {i: "1..3"}
+    out: {f: "h{i}"}
+    run: "trap '' TERM; sleep 312.$MARK; touch {out.f}"
+EOF2
+	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
+	pid=$!
+	for _ in $(seq 600); do
+		[ "$(pgrep -fc "sleep 312.$MARK")" -ge 3 ] && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	for _ in $(seq 600); do
+		grep -q interrupted err.txt && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 130 ]
+	for _ in $(seq 600); do
+		[ "$(pgrep -fc "sleep 312.$MARK")" -eq 0 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -fc "sleep 312.$MARK")" -eq 0 ]
+}

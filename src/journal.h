@@ -1,0 +1,105 @@
+/*
+ * journal: <workdir>/.wfrun/journal, the append-only record of finished
+ * tasks that lets a new run skip what is still up to date.
+ *
+ * Format: text, one record per line, binary-safe: every field is escaped
+ * (backslash, tab, newline and carriage return become \\ \t \n \r), fields
+ * are separated by tabs, and each line starts with the CRC-32 of the rest
+ * of the line in 8 hex digits and a space:
+ *
+ *   CRC H wfrun-journal 1                       (first line)
+ *   CRC T KEY CMD {MODE PATH SIZE MTIME_NS HASH}...
+ *
+ * KEY is the task's label ("name (i=3)"), CMD its command after expansion
+ * (the shell form).  MODE is two letters: r (read) or w (written), then f
+ * (file), d (directory collection) or - (absent).  HASH is the FNV-1a
+ * 64-bit hash of the content in 16 hex digits for files up to
+ * JOURNAL_HASH_MAX bytes, else "-".  A directory's SIZE is the bytes of
+ * its files, its MTIME_NS the latest mtime in it, its HASH a hash of the
+ * names, sizes and mtimes of everything under it.  A later record of the
+ * same KEY replaces an earlier one.
+ *
+ * Records are buffered and written once per loop round, so a killed
+ * master loses none that it finished; fdatasync, for a machine that
+ * crashes, is at most every JOURNAL_SYNC_EVERY seconds (the runner's
+ * timer), and comes before the saved copies of those tasks' INOUT data
+ * are dropped.  A line cut short by a crash, or
+ * whose CRC does not match, ends the journal: it is read up to its last
+ * whole record, and the torn tail is cut off before anything is appended.
+ */
+#ifndef WFRUN_JOURNAL_H
+#define WFRUN_JOURNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define JOURNAL_PATH ".wfrun/journal"
+/* Files up to this size get a content hash. */
+#define JOURNAL_HASH_MAX (1024 * 1024)
+/* Seconds between two fdatasyncs at most. */
+#define JOURNAL_SYNC_EVERY 0.05
+
+/* The identity of one file or directory collection. */
+struct jident {
+	char kind;           /* 'f', 'd', or '-' (absent) */
+	uint64_t size;
+	int64_t mtime_ns;
+	uint64_t hash;
+	bool hashed;
+};
+
+struct jfile {
+	char mode;           /* 'r' or 'w' */
+	char *path;
+	struct jident id;
+};
+
+struct jrec {
+	char *key;
+	char *cmd;
+	struct jfile *f;
+	size_t nf;
+};
+
+struct journal {
+	int fd;                 /* -1: read only (or not open) */
+	VEC(struct jrec) recs;  /* every record read, in order */
+	struct hmap keys;       /* key -> index of its latest record */
+	size_t nread;           /* records read from the file */
+	bool torn;              /* the file ended in a partial record */
+	struct strbuf pending;  /* serialised records not yet written */
+	bool unsynced;          /* written since the last fdatasync */
+};
+
+/*
+ * Read path (a missing file is an empty journal).  With append, also open
+ * it for appending: the torn tail is cut off, the header written if new,
+ * and a journal with many replaced records is rewritten compacted.
+ * Returns 0, or -1 with err.
+ */
+int journal_open(struct journal *j, const char *path, bool append,
+		 struct errbuf *err);
+void journal_release(struct journal *j);
+
+/* The latest record of key, or NULL. */
+const struct jrec *journal_find(const struct journal *j, const char *key);
+
+/* Queue a record (the strings are copied into the serialised form). */
+void journal_add(struct journal *j, const char *key, const char *cmd,
+		 const struct jfile *f, size_t nf);
+/* Write the queued records, and fdatasync when sync; 0, or -1 with err. */
+int journal_flush(struct journal *j, bool sync, struct errbuf *err);
+
+/* The identity of path now (kind '-' when it does not exist); a directory
+ * when is_dir.  The hash is computed only when want_hash. */
+void jident_get(const char *path, bool is_dir, bool want_hash,
+		struct jident *out);
+/*
+ * Whether path still has the identity rec: same kind and size, and the
+ * same mtime or (when rec has a hash) the same content.
+ */
+bool jident_matches(const char *path, bool is_dir, const struct jident *rec);
+
+#endif

@@ -1,0 +1,290 @@
+#include "resume.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The record's entry for access a of a task (index hint i first). */
+static const struct jfile *
+rec_entry(const struct jrec *r, size_t i, char mode, const char *path)
+{
+	if (i < r->nf && r->f[i].mode == mode && !strcmp(r->f[i].path, path))
+		return &r->f[i];
+	for (size_t k = 0; k < r->nf; k++)
+		if (r->f[k].mode == mode && !strcmp(r->f[k].path, path))
+			return &r->f[k];
+	return NULL;
+}
+
+/* Whether a whole-collection write of an ancestor of x happens at or
+ * after task t (it rewrites x). */
+static bool
+ancestor_written(const struct dag *g, const int64_t *wown, uint32_t x,
+		 int64_t t)
+{
+	for (uint32_t z = g->data.v[x].parent; z != DAG_NONE;
+	     z = g->data.v[z].parent)
+		if (wown[z] >= t)
+			return true;
+	return false;
+}
+
+/* Why t must run by itself (its record, command and files); SKIP when
+ * nothing of its own says it must.  *detail: the access concerned. */
+static uint8_t
+own_reason(const struct plan *p, const struct journal *j, uint32_t t,
+	   const int64_t *wsub, const int64_t *wown, struct strbuf *key,
+	   struct strbuf *cmd, uint32_t *detail, bool *recorded)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	strbuf_reset(key);
+	plan_label(p, t, key);
+	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
+	*recorded = r != NULL;
+	if (!r)
+		return RESUME_NO_RECORD;
+	strbuf_reset(cmd);
+	plan_command(p, t, cmd);
+	if (strcmp(cmd->buf, r->cmd))
+		return RESUME_COMMAND;
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		uint32_t x = a->datum;
+		if (!(a->mode & DAG_WRITE) || wsub[x] != (int64_t)t ||
+		    ancestor_written(g, wown, x, (int64_t)t + 1))
+			continue;
+		const char *path = g->data.v[x].path;
+		const struct jfile *f = rec_entry(r, i, 'w', path);
+		if (!f || !jident_matches(path, a->is_dir, &f->id)) {
+			struct jident now;
+			jident_get(path, a->is_dir, false, &now);
+			*detail = i;
+			return now.kind == '-' ? RESUME_MISSING : RESUME_CHANGED_OUT;
+		}
+	}
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		uint32_t x = a->datum;
+		/* data a task writes are its writer's to check */
+		if (a->mode != DAG_READ || wsub[x] >= 0 ||
+		    ancestor_written(g, wown, x, 0))
+			continue;
+		const char *path = g->data.v[x].path;
+		const struct jfile *f = rec_entry(r, i, 'r', path);
+		if (!f || !jident_matches(path, a->is_dir, &f->id)) {
+			*detail = i;
+			return RESUME_CHANGED_IN;
+		}
+	}
+	return RESUME_SKIP;
+}
+
+/* Whether the datum of access a is as w's record says w left it (then
+ * a later task that updates it in place can run again from there: a
+ * failed or killed update was put back by undo.c). */
+static bool
+left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
+		 const struct dag_access *a, struct strbuf *key)
+{
+	strbuf_reset(key);
+	plan_label(p, w, key);
+	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
+	const char *path = p->dag.data.v[a->datum].path;
+	const struct jfile *f = r ? rec_entry(r, SIZE_MAX, 'w', path) : NULL;
+	return f && jident_matches(path, a->is_dir, &f->id);
+}
+
+/*
+ * The set of tasks that run is closed under two rules: what depends on a
+ * task that runs runs too; and a task that runs and updates x in place
+ * (INOUT) needs x as its previous writer left it, so unless x is still
+ * in that state, that writer runs too (back to the task that created x).  One worklist, each task added once:
+ * O(tasks + edges + accesses).
+ */
+void
+resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
+	    const bool *forced, bool all)
+{
+	const struct dag *g = &p->dag;
+	size_t nt = g->tasks.n, nd = g->data.n;
+	rs->why = xcalloc(nt ? nt : 1, 1);
+	rs->detail = xcalloc(nt ? nt : 1, sizeof(uint32_t));
+	rs->nskip = 0;
+	rs->unsafe = DAG_NONE;
+	rs->ids = xcalloc(nd ? nd : 1, sizeof(*rs->ids));
+	/* wsub: last task writing x or anything under it; wown: last task
+	 * writing x itself (a file, or a directory collection whole);
+	 * prevw: per INOUT access, the writer of x before that task */
+	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
+	bool *recorded = xcalloc(nt ? nt : 1, sizeof(bool));
+	for (size_t x = 0; x < nd; x++)
+		wsub[x] = wown[x] = -1;
+	for (size_t t = 0; t < nt; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			prevw[dt->acc + i] = wown[a->datum] < 0
+						     ? DAG_NONE
+						     : (uint32_t)wown[a->datum];
+			if (!(a->mode & DAG_WRITE))
+				continue;
+			wown[a->datum] = (int64_t)t;
+			for (uint32_t z = a->datum; z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				wsub[z] = (int64_t)t;
+		}
+	}
+	VEC(uint32_t) work = { 0 };
+	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t detail = 0;
+		uint8_t why;
+		if (all || (forced && forced[g->tasks.v[t].tmpl]))
+			why = RESUME_FORCED;
+		else
+			why = own_reason(p, j, t, wsub, wown, &key, &cmd, &detail,
+					 &recorded[t]);
+		rs->why[t] = why;
+		rs->detail[t] = detail;
+		if (why)
+			VEC_PUSH(work, t);
+	}
+	while (work.n) {
+		uint32_t t = work.v[--work.n];
+		for (uint32_t k = g->succ_off[t]; k < g->succ_off[t + 1]; k++) {
+			uint32_t s = g->succ[k];
+			if (!rs->why[s]) {
+				rs->why[s] = RESUME_PREDECESSOR;
+				rs->detail[s] = t;
+				VEC_PUSH(work, s);
+			}
+		}
+		const struct dag_task *dt = &g->tasks.v[t];
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			if (g->acc.v[dt->acc + i].mode != (DAG_READ | DAG_WRITE))
+				continue;
+			uint32_t w = prevw[dt->acc + i];
+			if (w == DAG_NONE) {
+				/* updates a file it did not get from a task */
+				if (recorded[t] && rs->unsafe == DAG_NONE)
+					rs->unsafe = t;
+			} else if (!rs->why[w] &&
+				   !left_as_recorded(p, j, w, &g->acc.v[dt->acc + i],
+						     &key)) {
+				rs->why[w] = RESUME_REWRITTEN;
+				rs->detail[w] = t;
+				VEC_PUSH(work, w);
+			}
+		}
+	}
+	for (uint32_t t = 0; t < nt; t++)
+		rs->nskip += !rs->why[t];
+	VEC_FREE(work);
+	strbuf_release(&key);
+	strbuf_release(&cmd);
+	free(wsub);
+	free(wown);
+	free(prevw);
+	free(recorded);
+}
+
+void
+resume_release(struct resume *rs)
+{
+	free(rs->why);
+	free(rs->detail);
+	free(rs->ids);
+	rs->ids = NULL;
+	rs->why = NULL;
+	rs->detail = NULL;
+}
+
+void
+resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
+	      struct strbuf *out)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	uint32_t d = rs->detail[t];
+	/* detail is an access for the file reasons, a task for the others */
+	const struct dag_access *a = NULL;
+	const char *pname = NULL;
+	uint8_t why = rs->why[t];
+	if (why == RESUME_MISSING || why == RESUME_CHANGED_OUT ||
+	    why == RESUME_CHANGED_IN) {
+		a = &g->acc.v[dt->acc + d];
+		pname = p->wf->tasks[dt->tmpl].params[a->param].name;
+	}
+	switch ((enum resume_why)rs->why[t]) {
+	case RESUME_SKIP:
+		strbuf_adds(out, "up to date");
+		break;
+	case RESUME_NO_RECORD:
+		strbuf_adds(out, "no record of it in the journal");
+		break;
+	case RESUME_FORCED:
+		strbuf_adds(out, "forced");
+		break;
+	case RESUME_COMMAND:
+		strbuf_adds(out, "its command changed");
+		break;
+	case RESUME_MISSING:
+		strbuf_addf(out, "its output '%s' (%s) is missing", pname,
+			    g->data.v[a->datum].path);
+		break;
+	case RESUME_CHANGED_OUT:
+		strbuf_addf(out, "its output '%s' (%s) changed since it was "
+			    "written", pname, g->data.v[a->datum].path);
+		break;
+	case RESUME_CHANGED_IN:
+		strbuf_addf(out, "its input '%s' (%s) changed", pname,
+			    g->data.v[a->datum].path);
+		break;
+	case RESUME_PREDECESSOR:
+		strbuf_adds(out, "it depends on ");
+		plan_label(p, d, out);
+		strbuf_adds(out, ", which runs");
+		break;
+	case RESUME_REWRITTEN:
+		plan_label(p, d, out);
+		strbuf_adds(out, ", which runs, updates its output in place");
+		break;
+	}
+}
+
+void
+resume_record(struct resume *rs, const struct plan *p, uint32_t t,
+	      struct journal *j, struct strbuf *scratch)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	struct jfile *f = xcalloc(dt->nacc ? dt->nacc : 1, sizeof(*f));
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		f[i].mode = a->mode & DAG_WRITE ? 'w' : 'r';
+		f[i].path = (char *)g->data.v[a->datum].path;
+		struct jident *last = &rs->ids[a->datum];
+		jident_get(f[i].path, a->is_dir, false, &f[i].id);
+		if (f[i].id.kind == 'f' && last->kind == 'f' && last->hashed &&
+		    last->size == f[i].id.size &&
+		    last->mtime_ns == f[i].id.mtime_ns) {
+			f[i].id = *last;
+			continue;
+		}
+		if (f[i].id.kind == 'f')
+			jident_get(f[i].path, false, true, &f[i].id);
+		*last = f[i].id;
+	}
+	strbuf_reset(scratch);
+	plan_label(p, t, scratch);
+	size_t klen = scratch->len;
+	plan_command(p, t, scratch);
+	/* key and command share the buffer: split them */
+	char *key = xstrndup(scratch->buf, klen);
+	journal_add(j, key, scratch->buf + klen, f, dt->nacc);
+	free(key);
+	free(f);
+}

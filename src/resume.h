@@ -1,0 +1,60 @@
+/*
+ * resume: which tasks of a plan still need to run, from the journal.
+ *
+ * Decided once, before anything runs: a task is skipped iff the journal
+ * has a record of it with the same command, nothing it wrote that no
+ * later task overwrites has changed or gone, nothing it read that no task
+ * at or after it writes has changed, none of its predecessors reruns, and
+ * no later task that updates (INOUT) what it wrote reruns.
+ * "Changed" is a different size, or a different mtime unless the recorded
+ * content hash still matches.  Forced tasks rerun too.  O(tasks + edges +
+ * accesses x path depth), plus a stat per checked file.
+ */
+#ifndef WFRUN_RESUME_H
+#define WFRUN_RESUME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "expand.h"
+#include "journal.h"
+
+enum resume_why {
+	RESUME_SKIP,          /* up to date */
+	RESUME_NO_RECORD,
+	RESUME_FORCED,
+	RESUME_COMMAND,       /* its command changed */
+	RESUME_MISSING,       /* an output is missing; detail: datum */
+	RESUME_CHANGED_OUT,   /* an output changed since; detail: datum */
+	RESUME_CHANGED_IN,    /* an input changed; detail: datum */
+	RESUME_PREDECESSOR,   /* detail: the predecessor that reruns */
+	RESUME_REWRITTEN,     /* detail: a later task that runs and updates
+				 (INOUT) what this one wrote */
+};
+
+struct resume {
+	uint8_t *why;       /* per task */
+	uint32_t *detail;   /* per task */
+	size_t nskip;
+	uint32_t unsafe;    /* a task that runs again and updates in place a
+			       file no task creates (it may hold that
+			       update twice), or DAG_NONE */
+	struct jident *ids; /* per datum: the last identity recorded, so a
+			       file many tasks read is hashed once */
+};
+
+/* forced[tmpl] set: every instance of that task reruns; all: every task. */
+void resume_plan(struct resume *rs, const struct plan *p,
+		 const struct journal *j, const bool *forced, bool all);
+void resume_release(struct resume *rs);
+/* Why task t runs, as a phrase ("no record of an earlier run"). */
+void resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
+		   struct strbuf *out);
+
+/* The journal record of a finished task t (read and written data).  A
+ * file whose size and mtime are those of its last recorded identity is
+ * not hashed again. */
+void resume_record(struct resume *rs, const struct plan *p, uint32_t t,
+		   struct journal *j, struct strbuf *scratch);
+
+#endif

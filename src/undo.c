@@ -1,0 +1,515 @@
+#include "undo.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+
+#define SAVED ".wfrun/saved"
+#define FAILED ".wfrun/failed"
+
+/* Copy the file src to dst (which must not exist), keeping mode and
+ * times; a reflink where the file system can. */
+static int
+copy_file(const char *src, const char *dst, const struct stat *st)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		       st->st_mode & 07777);
+	if (out < 0) {
+		int e = errno;
+		close(in);
+		errno = e;
+		return -1;
+	}
+	int rc = 0;
+	if (ioctl(out, FICLONE, in) < 0) {
+		off_t left = st->st_size;
+		bool cfr = true;
+		while (left > 0) {
+			ssize_t n;
+			if (cfr) {
+				n = copy_file_range(in, NULL, out, NULL,
+						    (size_t)left, 0);
+				if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
+					      errno == EINVAL || errno == EOPNOTSUPP)) {
+					cfr = false;
+					continue;
+				}
+			} else {
+				char buf[65536];
+				n = read(in, buf, sizeof(buf));
+				if (n > 0) {
+					ssize_t done = 0;
+					while (done < n) {
+						ssize_t w = write(out, buf + done,
+								  (size_t)(n - done));
+						if (w < 0) {
+							if (errno == EINTR)
+								continue;
+							rc = -1;
+							break;
+						}
+						done += w;
+					}
+				}
+			}
+			if (rc < 0)
+				break;
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				rc = -1;
+				break;
+			}
+			if (n == 0)
+				break; /* shrank while copied */
+			left -= n;
+		}
+	}
+	struct timespec ts[2] = { st->st_atim, st->st_mtim };
+	if (!rc)
+		futimens(out, ts);
+	int e = errno;
+	close(in);
+	if (close(out) < 0 && !rc) {
+		rc = -1;
+		e = errno;
+	}
+	errno = e;
+	return rc;
+}
+
+/* Copy a file, symlink or tree; -1 with errno and the failing path in
+ * *where. */
+static int
+copy_any(struct strbuf *src, struct strbuf *dst, struct strbuf *where)
+{
+	struct stat st;
+	if (lstat(src->buf, &st) < 0)
+		goto fail;
+	if (S_ISLNK(st.st_mode)) {
+		char buf[4096];
+		ssize_t n = readlink(src->buf, buf, sizeof(buf) - 1);
+		if (n < 0)
+			goto fail;
+		buf[n] = '\0';
+		if (symlink(buf, dst->buf) < 0)
+			goto fail;
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (copy_file(src->buf, dst->buf, &st) < 0)
+			goto fail;
+		return 0;
+	}
+	if (mkdir(dst->buf, (st.st_mode & 07777) | 0700) < 0)
+		goto fail;
+	DIR *d = opendir(src->buf);
+	if (!d)
+		goto fail;
+	size_t sl = src->len, dl = dst->len;
+	struct dirent *e;
+	int rc = 0;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		strbuf_addf(src, "/%s", e->d_name);
+		strbuf_addf(dst, "/%s", e->d_name);
+		rc = copy_any(src, dst, where);
+		strbuf_setlen(src, sl);
+		strbuf_setlen(dst, dl);
+		if (rc < 0)
+			break;
+	}
+	closedir(d);
+	if (rc < 0)
+		return -1;
+	chmod(dst->buf, st.st_mode & 07777);
+	struct timespec ts[2] = { st.st_atim, st.st_mtim };
+	utimensat(AT_FDCWD, dst->buf, ts, 0);
+	return 0;
+fail:
+	if (!where->len)
+		strbuf_adds(where, src->buf);
+	return -1;
+}
+
+void
+undo_rmtree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (d) {
+			struct dirent *e;
+			while ((e = readdir(d))) {
+				if (!strcmp(e->d_name, ".") ||
+				    !strcmp(e->d_name, ".."))
+					continue;
+				char *sub = xasprintf("%s/%s", path, e->d_name);
+				undo_rmtree(sub);
+				free(sub);
+			}
+			closedir(d);
+		}
+		rmdir(path);
+	} else {
+		unlink(path);
+	}
+}
+
+/* The manifest: key, name, id, then one "P<path>" (saved as entry n) or
+ * "A<path>" (absent before the task) per INOUT datum; NUL-separated. */
+struct manifest {
+	char *buf;
+	size_t len;
+	const char *key, *name, *id;
+	VEC(const char *) paths; /* each starts with P or A */
+};
+
+static int
+manifest_read(const char *dir, struct manifest *m)
+{
+	memset(m, 0, sizeof(*m));
+	char *path = xasprintf("%s/manifest", dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return -1;
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[4096];
+	ssize_t n;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		strbuf_add(&sb, chunk, (size_t)n);
+	close(fd);
+	m->len = sb.len;
+	m->buf = strbuf_detach(&sb);
+	const char *fields[3];
+	size_t k = 0, off = 0;
+	while (off < m->len) {
+		const char *s = m->buf + off;
+		size_t l = strnlen(s, m->len - off);
+		if (off + l == m->len)
+			break; /* no terminating NUL: torn */
+		if (k < 3)
+			fields[k++] = s;
+		else if (l >= 1 && (s[0] == 'P' || s[0] == 'A'))
+			VEC_PUSH(m->paths, s);
+		off += l + 1;
+	}
+	if (k < 3) {
+		free(m->buf);
+		VEC_FREE(m->paths);
+		return -1;
+	}
+	m->key = fields[0];
+	m->name = fields[1];
+	m->id = fields[2];
+	return 0;
+}
+
+static void
+manifest_release(struct manifest *m)
+{
+	free(m->buf);
+	VEC_FREE(m->paths);
+}
+
+int
+undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	bool any = false;
+	for (uint32_t i = 0; i < dt->nacc; i++)
+		if (g->acc.v[dt->acc + i].mode == (DAG_READ | DAG_WRITE))
+			any = true;
+	if (!any)
+		return 0;
+	char *final = xasprintf(SAVED "/%u", t + 1);
+	char *tmp = xasprintf(SAVED "/%u.tmp", t + 1);
+	struct stat st;
+	int rc = 0;
+	if (lstat(final, &st) == 0) {
+		rc = errprintf(err, "%s/ already holds the saved INOUT data of an "
+			       "earlier run that could not be put back; move "
+			       "them back by hand (see its manifest) and remove it",
+			       final);
+		goto out;
+	}
+	undo_rmtree(tmp);
+	if (mkdir_p(tmp, 0777) < 0) {
+		rc = errprintf(err, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	struct strbuf man = STRBUF_INIT, lab = STRBUF_INIT;
+	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT, where = STRBUF_INIT;
+	plan_label(p, t, &lab);
+	strbuf_add(&man, lab.buf, lab.len + 1);
+	strbuf_add(&man, p->wf->tasks[dt->tmpl].name,
+		   strlen(p->wf->tasks[dt->tmpl].name) + 1);
+	strbuf_addf(&man, "%u", t + 1);
+	strbuf_addch(&man, '\0');
+	unsigned n = 0;
+	for (uint32_t i = 0; i < dt->nacc && !rc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		if (a->mode != (DAG_READ | DAG_WRITE))
+			continue;
+		const char *path = g->data.v[a->datum].path;
+		if (lstat(path, &st) < 0) {
+			strbuf_addf(&man, "A%s", path);
+			strbuf_addch(&man, '\0');
+			continue;
+		}
+		strbuf_reset(&src);
+		strbuf_reset(&dst);
+		strbuf_adds(&src, path);
+		strbuf_addf(&dst, "%s/%u", tmp, n++);
+		if (copy_any(&src, &dst, &where) < 0) {
+			rc = errprintf(err, "cannot save a copy of its INOUT data "
+				       "%s before it runs (%s: %s)", path, where.buf,
+				       strerror(errno));
+			break;
+		}
+		strbuf_addf(&man, "P%s", path);
+		strbuf_addch(&man, '\0');
+	}
+	if (!rc) {
+		char *mp = xasprintf("%s/manifest", tmp);
+		int fd = open(mp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, man.buf, man.len) != (ssize_t)man.len ||
+		    close(fd) < 0 || rename(tmp, final) < 0)
+			rc = errprintf(err, "cannot write %s: %s", mp,
+				       strerror(errno));
+		free(mp);
+	}
+	if (rc)
+		undo_rmtree(tmp);
+	strbuf_release(&man);
+	strbuf_release(&lab);
+	strbuf_release(&src);
+	strbuf_release(&dst);
+	strbuf_release(&where);
+out:
+	free(final);
+	free(tmp);
+	return rc;
+}
+
+/* A directory under .wfrun/failed/NAME/ that does not exist yet. */
+static char *
+aside_dir(const char *name, const char *id)
+{
+	char *d = xasprintf(FAILED "/%s/%s", name, id);
+	struct stat st;
+	for (unsigned k = 2; lstat(d, &st) == 0; k++) {
+		free(d);
+		d = xasprintf(FAILED "/%s/%s.%u", name, id, k);
+	}
+	return d;
+}
+
+/* Move path aside into dir (made on first use); 0 or -1 with err. */
+static int
+move_aside(const char *path, const char *dir, struct errbuf *err)
+{
+	const char *rel = path;
+	while (*rel == '/')
+		rel++;
+	char *dst = xasprintf("%s/%s%s", dir, path[0] == '/' ? "_root_/" : "",
+			      rel);
+	char *parent = path_dirname(dst);
+	int rc = 0;
+	if (mkdir_p(parent, 0777) < 0 ||
+	    (rename(path, dst) < 0 && errno != ENOENT)) {
+		if (errno == EXDEV) {
+			/* another file system: beside it, under a name no
+			 * task reads */
+			free(dst);
+			dst = xasprintf("%s.wfrun-failed", path);
+			struct stat st;
+			for (unsigned k = 2; lstat(dst, &st) == 0; k++) {
+				free(dst);
+				dst = xasprintf("%s.wfrun-failed.%u", path, k);
+			}
+			if (rename(path, dst) < 0)
+				rc = errprintf(err, "cannot move %s aside to %s: "
+					       "%s", path, dst, strerror(errno));
+		} else {
+			rc = errprintf(err, "cannot move %s aside to %s: %s",
+				       path, dst, strerror(errno));
+		}
+	}
+	free(parent);
+	free(dst);
+	return rc;
+}
+
+/* Put back the saved INOUT data of dir's manifest, moving what is there
+ * now into *aside (chosen on first use). */
+static int
+restore(const char *dir, const struct manifest *m, char **aside,
+	struct errbuf *err)
+{
+	int rc = 0;
+	unsigned n = 0;
+	struct stat st;
+	for (size_t i = 0; i < m->paths.n; i++) {
+		const char *path = m->paths.v[i] + 1;
+		bool present = m->paths.v[i][0] == 'P';
+		if (lstat(path, &st) == 0) {
+			if (!*aside)
+				*aside = aside_dir(m->name, m->id);
+			if (move_aside(path, *aside, err) < 0) {
+				rc = -1;
+				if (present)
+					n++;
+				continue;
+			}
+		}
+		if (!present)
+			continue;
+		char *src = xasprintf("%s/%u", dir, n++);
+		char *parent = path_dirname(path);
+		if ((strchr(path, '/') && mkdir_p(parent, 0777) < 0) ||
+		    rename(src, path) < 0)
+			rc = errprintf(err, "cannot put back %s from %s: %s", path,
+				       src, strerror(errno));
+		free(parent);
+		free(src);
+	}
+	return rc;
+}
+
+int
+undo_fail(const struct plan *p, uint32_t t, bool keep_outputs, char **aside,
+	  struct errbuf *err)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	const char *name = p->wf->tasks[dt->tmpl].name;
+	char id[16];
+	snprintf(id, sizeof(id), "%u", t + 1);
+	*aside = NULL;
+	char *dir = xasprintf(SAVED "/%u", t + 1);
+	int rc = 0;
+	if (keep_outputs) {
+		undo_rmtree(dir);
+		free(dir);
+		return 0;
+	}
+	struct stat st;
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		if (a->mode != DAG_WRITE)
+			continue;
+		const char *path = g->data.v[a->datum].path;
+		if (lstat(path, &st) < 0)
+			continue;
+		if (!*aside)
+			*aside = aside_dir(name, id);
+		if (move_aside(path, *aside, err) < 0)
+			rc = -1;
+	}
+	struct manifest m;
+	if (manifest_read(dir, &m) == 0) {
+		if (restore(dir, &m, aside, err) < 0)
+			rc = -1;
+		else
+			undo_rmtree(dir);
+		manifest_release(&m);
+	}
+	free(dir);
+	return rc;
+}
+
+void
+undo_discard(uint32_t t)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), SAVED "/%u", t + 1);
+	undo_rmtree(dir);
+}
+
+/* Whether the journal's record of key shows every path of m written and
+ * still as the record has it. */
+static bool
+finished(const struct journal *j, const struct manifest *m)
+{
+	const struct jrec *r = journal_find(j, m->key);
+	if (!r)
+		return false;
+	for (size_t i = 0; i < m->paths.n; i++) {
+		const char *path = m->paths.v[i] + 1;
+		size_t k;
+		for (k = 0; k < r->nf; k++)
+			if (r->f[k].mode == 'w' && !strcmp(r->f[k].path, path))
+				break;
+		if (k == r->nf ||
+		    !jident_matches(path, r->f[k].id.kind == 'd', &r->f[k].id))
+			return false;
+	}
+	return true;
+}
+
+size_t
+undo_recover(const struct journal *j)
+{
+	DIR *d = opendir(SAVED);
+	if (!d)
+		return 0;
+	struct strvec names = { 0 };
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			VEC_PUSH(names, xstrdup(e->d_name));
+	closedir(d);
+	size_t restored = 0;
+	for (size_t i = 0; i < names.n; i++) {
+		char *dir = xasprintf(SAVED "/%s", names.v[i]);
+		size_t l = strlen(names.v[i]);
+		struct manifest m;
+		if (l > 4 && !strcmp(names.v[i] + l - 4, ".tmp")) {
+			/* its task never started */
+			undo_rmtree(dir);
+		} else if (manifest_read(dir, &m) == 0) {
+			if (finished(j, &m)) {
+				undo_rmtree(dir);
+			} else {
+				char *aside = NULL;
+				struct errbuf err;
+				if (restore(dir, &m, &aside, &err) < 0) {
+					error_msg("%s; the saved copy stays in %s",
+						  err.msg, dir);
+				} else {
+					undo_rmtree(dir);
+					restored++;
+					info_msg("restored the INOUT data of task %s, "
+						 "which a killed run left unfinished%s%s",
+						 m.key, aside ? "; what it had "
+						 "written is in " : "",
+						 aside ? aside : "");
+				}
+				free(aside);
+			}
+			manifest_release(&m);
+		}
+		free(dir);
+		free(names.v[i]);
+	}
+	free(names.v);
+	return restored;
+}

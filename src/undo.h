@@ -1,0 +1,52 @@
+/*
+ * undo: nothing a failed task touched is lost or left looking complete.
+ *
+ * Before a task runs, undo_save() copies each of its INOUT data (files or
+ * directory collections) to .wfrun/saved/<id>/ — a FICLONE reflink where
+ * the file system can, a plain copy otherwise (a hard link would not do:
+ * the task writes the same inode) — with a manifest naming the task and
+ * the paths, and renames the directory into place only when complete.
+ * When the task fails, undo_fail() moves what it left (its OUT data and
+ * the updated INOUT data) aside to .wfrun/failed/<name>/<id>/ — never
+ * deleting it — and renames the saved copies back.  When it succeeds and
+ * its journal record is on disk, undo_discard() drops the copies.
+ *
+ * undo_recover() runs before a new run starts: a saved directory that a
+ * killed master left belongs to a task that was running then; if the
+ * journal shows the task finished, the copy is dropped, else it is
+ * restored.  Input files (read, never written by the workflow) are never
+ * written here.  Paths are relative to the workdir (the current
+ * directory) or absolute.
+ */
+#ifndef WFRUN_UNDO_H
+#define WFRUN_UNDO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "expand.h"
+#include "journal.h"
+
+/* Save the INOUT data of task t; 0, or -1 with err (the task must not
+ * run then). */
+int undo_save(const struct plan *p, uint32_t t, struct errbuf *err);
+/*
+ * Task t failed: move its outputs aside and restore its INOUT data.
+ * When keep_outputs (on_failure: ignore with every output present), its
+ * outputs stay and the copies are dropped.  *aside is set to the
+ * directory things were moved to (malloc'd), or NULL when nothing was.
+ * Returns 0, or -1 with err when something could not be moved back (the
+ * copy then stays in .wfrun/saved/ and the message names it).
+ */
+int undo_fail(const struct plan *p, uint32_t t, bool keep_outputs,
+	      char **aside, struct errbuf *err);
+/* Drop the copies of a task that succeeded. */
+void undo_discard(uint32_t t);
+/* Restore or drop what a killed run left in .wfrun/saved/; returns how
+ * many tasks' data were restored. */
+size_t undo_recover(const struct journal *j);
+
+/* Remove a tree that wfrun made (rm -rf). */
+void undo_rmtree(const char *path);
+
+#endif
