@@ -8,6 +8,7 @@
 #include "path.h"
 #include "resources.h"
 #include "runner.h"
+#include "stage.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -41,6 +42,7 @@ cmd_run(int argc, char **argv)
 		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "io-executors", required_argument, NULL, 'I' },
 		{ "no-io", no_argument, NULL, 'B' },
+		{ "fetch", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -87,6 +89,20 @@ cmd_run(int argc, char **argv)
 		}
 		case 'B':
 			o.no_io = true;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "all"))
+				o.fetch = FETCH_ALL;
+			else if (!strcmp(optarg, "final"))
+				o.fetch = FETCH_FINAL;
+			else if (!strcmp(optarg, "none"))
+				o.fetch = FETCH_NONE;
+			else {
+				error_msg("--fetch wants all, final or none, not "
+					  "'%s'", optarg);
+				free(trace);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'q':
 			log_level = 0;

@@ -47,6 +47,10 @@ usage(FILE *fp)
 	      "      --no-io        run I/O tasks as 1-core compute tasks (baseline)\n"
 	      "      --accept-new-host-keys  add unknown SSH host keys to\n"
 	      "                     known_hosts (changed keys are always refused)\n"
+	      "      --fetch all|final|none  outputs of workers whose workdir is\n"
+	      "                     not shared brought back to the workdir: every\n"
+	      "                     file a task wrote (default), those no task\n"
+	      "                     reads, or none (see .wfrun/data.tsv)\n"
 	      "      --trace FILE   write the trace there (default:\n"
 	      "                     WORKDIR/.wfrun/trace.tsv)\n"
 	      "common options:\n"
@@ -67,7 +71,8 @@ takes_arg(const char *a)
 {
 	return !strcmp(a, "-j") || !strcmp(a, "--cores") ||
 	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
-	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors");
+	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors") ||
+	       !strcmp(a, "--fetch");
 }
 
 int
@@ -184,16 +189,6 @@ load_cluster(const char *file, struct cluster *c)
 	struct diags d;
 	diags_init(&d, file);
 	resources_load(c, file, &d);
-	for (size_t i = 0; i < c->nworkers; i++) {
-		const struct worker_spec *w = &c->workers[i];
-		struct wf_loc l = { w->line, 1 };
-		if (!w->local && !w->shared && w->workdir)
-			diag_error(&d, l, "worker '%s': workdirs that are not "
-				   "shared (shared=\"false\", the default) are not "
-				   "supported yet: mount the workflow's workdir at "
-				   "the same path on %s and set shared=\"true\"",
-				   w->name, w->host);
-	}
 	return report_diags(&d, file);
 }
 

@@ -16,6 +16,7 @@
 #include "resources.h"
 #include "sched.h"
 #include "spawn.h"
+#include "stage.h"
 #include "trace.h"
 
 /* Seconds between SIGTERM and SIGKILL when a run is interrupted. */
@@ -50,6 +51,7 @@ struct runner {
 	size_t running;         /* over all workers */
 	uint16_t *where;        /* per task: its worker while it runs */
 	struct sched sched;
+	struct stage *stage;    /* workers whose workdir is not shared */
 	struct trace trace;
 	struct loop_timer kill_timer;
 	struct loop_timer tick;  /* redraws the progress line on a terminal */
@@ -308,7 +310,9 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		verbose_msg("start %s", lab.buf);
 		strbuf_release(&lab);
 	}
-	if (make_output_dirs(r, t) < 0) {
+	if (stage_is_staged(r->stage, wi)) {
+		stage_launch(r->stage, t, wi, &job);
+	} else if (make_output_dirs(r, t) < 0) {
 		struct exec_result res;
 		memset(&res, 0, sizeof(res));
 		res.task = t;
@@ -319,14 +323,13 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		w->ex->done(&res, w->ex->arg);
 	} else {
 		w->ex->ops->submit(w->ex, &job);
-		if (wt->timeout > 0 &&
-		    p->dag.tasks.v[t].state == TASK_RUNNING) {
-			bool first = !r->ndl || clock_mono() + wt->timeout <
-							r->dl[0].when;
-			dl_push(r, clock_mono() + wt->timeout, t, r->launches[t]);
-			if (first)
-				dl_arm(r);
-		}
+	}
+	if (wt->timeout > 0 && p->dag.tasks.v[t].state == TASK_RUNNING) {
+		bool first = !r->ndl || clock_mono() + wt->timeout <
+						r->dl[0].when;
+		dl_push(r, clock_mono() + wt->timeout, t, r->launches[t]);
+		if (first)
+			dl_arm(r);
 	}
 	free((char **)job.env_add);
 	strbuf_release(&outp);
@@ -415,6 +418,16 @@ on_done(const struct exec_result *res, void *arg)
 		return;
 	}
 
+	size_t wi = r->where[t];
+	bool staged = stage_is_staged(r->stage, wi);
+	double in_s = -1, out_s = -1;
+	long long sbytes = -1;
+	uint32_t smiss = DAG_NONE;
+	if (staged)
+		smiss = stage_done(r->stage, t, wi, res,
+				   res->started && WIFEXITED(res->wstatus) &&
+					   !WEXITSTATUS(res->wstatus),
+				   &in_s, &out_s, &sbytes);
 	struct strbuf why = STRBUF_INIT;
 	int exit_code = -1;
 	if (!res->started) {
@@ -434,7 +447,7 @@ on_done(const struct exec_result *res, void *arg)
 				    strsignal(WTERMSIG(res->wstatus)));
 	}
 	if (!why.len) {
-		uint32_t miss = missing_output(r, t);
+		uint32_t miss = staged ? smiss : missing_output(r, t);
 		if (miss != DAG_NONE) {
 			const struct dag_access *a = &g->acc.v[g->tasks.v[t].acc +
 							       miss];
@@ -454,7 +467,7 @@ on_done(const struct exec_result *res, void *arg)
 		r->cores[tmpl], status, exit_code, 1, r->submit[t],
 		res->start, res->end, res->utime, res->stime,
 		res->started ? res->maxrss_kb : -1, res->read_bytes,
-		res->write_bytes,
+		res->write_bytes, in_s, out_s, sbytes,
 	};
 	trace_write(&r->trace, &row);
 	strbuf_release(&tag);
@@ -485,7 +498,12 @@ on_done(const struct exec_result *res, void *arg)
 			plan_label(p, t, &lab);
 			progress_clear(r);
 			log_path(r, t, "err", &r->path);
-			if (res->started && !res->err_empty) {
+			if (staged && res->started && !res->err_empty) {
+				error_msg("task %s %s (stderr on worker '%s': "
+					  "%s/%s)", lab.buf, why.buf, w->name,
+					  r->o->cluster->workers[wi].workdir,
+					  r->path.buf);
+			} else if (res->started && !res->err_empty) {
 				error_msg("task %s %s (stderr: %s/%s)", lab.buf,
 					  why.buf, p->wf->workdir, r->path.buf);
 				show_tail(r->path.buf);
@@ -533,6 +551,7 @@ on_signal(int signo, void *arg)
 	r->stop = true;
 	progress_clear(r);
 	if (r->interrupted == 1) {
+		stage_cancel(r->stage);
 		info_msg("interrupted (%s): stopping %zu running task%s",
 			 strsignal(signo), r->running,
 			 r->running == 1 ? "" : "s");
@@ -542,6 +561,29 @@ on_signal(int signo, void *arg)
 	} else {
 		signal_all(r, SIGKILL);
 	}
+}
+
+/* Of the workers with room for task t, the one that holds the most bytes
+ * of its inputs; best (the one with the most free cores) unless another
+ * holds LOCALITY_MIN more: small files cost a round trip, not bandwidth,
+ * and are not worth leaving cores idle for. */
+#define LOCALITY_MIN (1 << 20)
+static size_t
+closest(struct runner *r, uint32_t t, uint32_t tmpl, size_t best)
+{
+	long long most = stage_local_bytes(r->stage, t, best) + LOCALITY_MIN - 1;
+	for (size_t i = 0; i < r->nw; i++) {
+		struct rworker *w = &r->w[i];
+		if (i == best || !w->usable ||
+		    (r->io[tmpl] ? w->io_free < 1 : w->free < r->cores[tmpl]))
+			continue;
+		long long b = stage_local_bytes(r->stage, t, i);
+		if (b > most) {
+			most = b;
+			best = i;
+		}
+	}
+	return best;
 }
 
 /*
@@ -569,6 +611,8 @@ dispatch(struct runner *r)
 			uint32_t tmpl;
 			uint32_t t = sched_pop(&r->sched, r->w[best].free,
 					       r->w[best].io_free, &tmpl);
+			if (t != UINT32_MAX && r->stage)
+				best = closest(r, t, tmpl, best);
 			if (t != UINT32_MAX) {
 				launch(r, t, tmpl, best);
 				launched = true;
@@ -607,6 +651,7 @@ on_state(struct exec *e, void *arg)
 				    w->cores, w->cores == 1 ? "" : "s");
 		} else if (e->state == EXEC_FAILED || e->state == EXEC_LOST) {
 			w->usable = false;
+			stage_worker_lost(r->stage, i);
 			if (!w->reported) {
 				w->reported = true;
 				progress_clear(r);
@@ -641,7 +686,10 @@ start_workers(struct runner *r)
 		return 1;
 	}
 	struct exec_ssh_opts so = { o->accept_new_host_keys, o->agent_path,
-				    r->p->wf->workdir };
+				    r->p->wf->workdir, false };
+	/* a workdir of its own: no path of ours there, staging */
+	struct exec_ssh_opts own = { o->accept_new_host_keys, o->agent_path,
+				     NULL, true };
 	size_t pending = 0;
 	for (size_t i = 0; i < r->nw; i++) {
 		const struct worker_spec *ws = &c->workers[i];
@@ -659,6 +707,13 @@ start_workers(struct runner *r)
 							: default_io(w->cores);
 			w->io_free = w->io;
 			w->usable = true;
+		} else if (!ws->shared) {
+			if (!r->stage)
+				r->stage = stage_new(r->p, r->nw);
+			w->ex = exec_ssh_new(ws, &own, &r->loop, on_done, on_state,
+					     r);
+			stage_add_worker(r->stage, i, w->ex, ws->name, ws->workdir);
+			pending++;
 		} else {
 			/* A shared workdir has the master's path there. */
 			w->cwd = r->p->wf->workdir;
@@ -789,6 +844,14 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		}
 		progress_clear(&r);
 		rc = r.interrupted ? 130 : lost_all ? 3 : r.failed ? 1 : 0;
+		if (r.stage && !r.interrupted) {
+			/* the outputs come back to the master's workdir */
+			stage_fetch_start(r.stage, o->fetch);
+			while (stage_busy(r.stage) && !r.interrupted)
+				loop_run_once(&r.loop);
+			if (stage_finish(r.stage) && !rc)
+				rc = 1;
+		}
 	}
 	loop_timer_cancel(&r.loop, &r.kill_timer);
 	loop_timer_cancel(&r.loop, &r.tick);
@@ -820,6 +883,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	for (size_t i = 0; i < r.nw; i++)
 		if (r.w[i].ex)
 			r.w[i].ex->ops->release(r.w[i].ex);
+	stage_free(r.stage);
 	free(r.w);
 	free(r.where);
 	free(r.timed_out);

@@ -24,6 +24,8 @@ struct runner_opts {
 	long io_executors;       /* of the local worker; 0: two per core */
 	bool no_io;              /* --no-io: I/O tasks run as compute tasks */
 	const char *agent_path;  /* the wfrun-worker to upload to workers */
+	int fetch;               /* enum stage_fetch: outputs of workers
+				    whose workdir is not shared */
 };
 
 /* Run every task; returns the exit status (0, 1, 3 or 130). */
