@@ -239,7 +239,9 @@ dl_fired(void *arg)
 			continue; /* it ended in time (or runs again, requeued) */
 		r->timed_out[d.task] = 1;
 		struct rworker *w = &r->w[r->where[d.task]];
-		w->ex->ops->signal_one(w->ex, d.task, SIGKILL);
+		if (!stage_abort(r->stage, d.task, "timed out while its inputs "
+				 "were being staged"))
+			w->ex->ops->signal_one(w->ex, d.task, SIGKILL);
 	}
 	dl_arm(r);
 }

@@ -932,6 +932,15 @@ stage_worker_lost(struct stage *st, size_t wi)
 	}
 }
 
+bool
+stage_abort(struct stage *st, uint32_t t, const char *msg)
+{
+	if (!st || !st->pend[t])
+		return false;
+	fail_task(st, st->pend[t], false, msg);
+	return true;
+}
+
 void
 stage_cancel(struct stage *st)
 {

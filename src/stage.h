@@ -65,6 +65,9 @@ uint32_t stage_done(struct stage *st, uint32_t t, size_t wi,
 		    double *out_s, long long *bytes);
 /* Worker wi is gone: forget what it held, end its tasks being staged. */
 void stage_worker_lost(struct stage *st, size_t wi);
+/* End task t if it is still being staged (started=false, error msg):
+ * true if it was. */
+bool stage_abort(struct stage *st, uint32_t t, const char *msg);
 /* End every task still being staged (interrupted): started=false. */
 void stage_cancel(struct stage *st);
 /* Start bringing outputs back; stage_busy() is true until done. */

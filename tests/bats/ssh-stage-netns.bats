@@ -71,3 +71,25 @@ EOF2
 	# plus the two parts that 'join' found on the other host
 	[ "$(trace_col bytes_staged | awk '{ s += $1 } END { print s }')" -eq $((2 * 2003893 + 2 * 500002)) ]
 }
+
+@test "netns, not shared: a timeout counts the staging; the task ends while its input is still on the way" {
+	# 20 MB over 8 Mbit/s takes 20 s: far past the task's 1 s
+	"$TESTCLUSTER" shape "$C" w1 --rate 8mbit
+	"$TESTCLUSTER" shape "$C" w2 --rate 8mbit
+	head -c 20000000 /dev/zero >big.bin
+	wf <<'EOF2'
+tasks:
+  - name: slow
+    timeout: 1
+    in: {f: big.bin}
+    out: {o: o.txt}
+    run: "wc -c < {in.f} > {out.o}"
+EOF2
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	"$TESTCLUSTER" shape "$C" w1
+	"$TESTCLUSTER" shape "$C" w2
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: task 'slow' could not start: timed out while its inputs were being staged"* ]]
+	[ ! -e o.txt ]
+}
