@@ -189,6 +189,26 @@ load_cluster(const char *file, struct cluster *c)
 	struct diags d;
 	diags_init(&d, file);
 	resources_load(c, file, &d);
+	/* A task on a worker that uses the master's workdir (shared, or
+	 * this machine) would not see what staged workers made, and the
+	 * stage would not see what it made. */
+	const struct worker_spec *staged = NULL, *here = NULL;
+	for (size_t i = 0; i < c->nworkers; i++) {
+		const struct worker_spec *w = &c->workers[i];
+		if (!w->local && !w->shared)
+			staged = staged ? staged : w;
+		else
+			here = here ? here : w;
+	}
+	if (staged && here) {
+		struct wf_loc l = { here->line, 1 };
+		diag_error(&d, l, "worker '%s' uses the master's workdir (%s) and "
+			   "worker '%s' a workdir of its own (shared=\"false\"): "
+			   "one run cannot mix them yet; use one kind in a "
+			   "resources file", here->name,
+			   here->local ? "localhost" : "shared=\"true\"",
+			   staged->name);
+	}
 	return report_diags(&d, file);
 }
 
