@@ -350,6 +350,10 @@ run_staged(struct agent *a, struct proto_msg *m)
 		free(dir);
 		int r = strcmp(m->f[k + 2], "1") ? link(src, p.buf)
 						 : copy_file(src, p.buf);
+		/* a store on another file system, or one without links */
+		if (r < 0 && (errno == EXDEV || errno == EPERM ||
+			      errno == EMLINK))
+			r = copy_file(src, p.buf);
 		if (r < 0 && errno != EEXIST) {
 			refuse(a, (uint32_t)id, "cannot stage %s into the "
 			       "sandbox %s: %s", src, sandbox, strerror(errno));

@@ -99,3 +99,26 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	[ -e sb/8/a.txt ]
 	[ ! -e store/t8 ]
 }
+
+@test "SRUN: a store on another file system is copied into the sandbox" {
+	store=$(mktemp -d /dev/shm/wfrun-agent.XXXXXX) || skip "no /dev/shm"
+	if [ "$(stat -c %d "$store")" = "$(stat -c %d .)" ]; then
+		rm -rf "$store"
+		skip "/dev/shm is on the test directory's file system"
+	fi
+	echo hi >"$store/a.txt"
+	mkfifo in
+	"$AGENT" <in >out.txt &
+	pid=$!
+	exec 5>in
+	printf 'SRUN\t1\t%s/sb/1\t%s/st/t1\t1\t%s/a.txt\ta.txt\t0\t0\t1\tb.txt\t%s/1.out\t%s/1.err\t0\tsh\tsh\t-c\tcat a.txt > b.txt\n' \
+		"$PWD" "$PWD" "$store" "$PWD" "$PWD" >&5
+	for _ in $(seq 100); do grep -q '^DONE' out.txt && break; sleep 0.1; done
+	printf 'EXIT\n' >&5
+	wait "$pid"
+	exec 5>&-
+	rm -rf "$store"
+	cat out.txt
+	grep -q $'^DONE\t1\t0\t' out.txt
+	[ "$(cat st/t1/b.txt)" = hi ]
+}
