@@ -60,6 +60,8 @@ struct exec_result {
 	long long read_bytes, write_bytes; /* -1 when unknown */
 	bool out_empty, err_empty; /* logs were empty (and are removed) */
 	bool lost;           /* its worker was lost: run it again elsewhere */
+	bool parked;         /* waits for lost data to be made again: the
+				stage readies it (never started) */
 	char error[2100];     /* why it could not start */
 	/* staged jobs: which outs[] exist, the regular files under them
 	 * (valid during the done callback only) and the time spent moving

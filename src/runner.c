@@ -62,6 +62,8 @@ struct runner {
 	struct loop_timer dl_timer;
 	uint8_t *timed_out;     /* per task */
 	uint8_t *launches;      /* per task, counted modulo 256 */
+	uint8_t *rerun;         /* per task: done, and running again to make
+				   data lost with a worker (lineage) */
 	long *cores;            /* per task name: cores each instance takes */
 	bool *io;               /* per task name: takes an I/O executor */
 	bool *logdir_made;      /* per task name */
@@ -419,6 +421,11 @@ on_done(const struct exec_result *res, void *arg)
 		sched_push(&r->sched, tmpl, t);
 		return;
 	}
+	if (res->parked) {
+		/* an input is being made again: the stage readies it */
+		g->tasks.v[t].state = TASK_WAITING;
+		return;
+	}
 
 	size_t wi = r->where[t];
 	bool staged = stage_is_staged(r->stage, wi);
@@ -474,7 +481,20 @@ on_done(const struct exec_result *res, void *arg)
 	trace_write(&r->trace, &row);
 	strbuf_release(&tag);
 
-	if (ok) {
+	if (r->rerun[t]) {
+		/* made again for lost data: its successors were released and
+		 * it was counted the first time */
+		r->rerun[t] = 0;
+		g->tasks.v[t].state = TASK_DONE;
+		if (!ok) {
+			struct strbuf lab = STRBUF_INIT;
+			plan_label(p, t, &lab);
+			progress_clear(r);
+			error_msg("task %s, run again to make lost data, %s", lab.buf,
+				  why.buf);
+			strbuf_release(&lab);
+		}
+	} else if (ok) {
 		r->done++;
 		r->nready = 0;
 		dag_complete(g, t, &r->ready, &r->nready, &r->aready);
@@ -563,6 +583,31 @@ on_signal(int signo, void *arg)
 	} else {
 		signal_all(r, SIGKILL);
 	}
+}
+
+/* Stage hooks (lineage): run finished task t again; ready a parked one. */
+static bool
+rerun_task(uint32_t t, void *arg)
+{
+	struct runner *r = arg;
+	struct dag_task *dt = &r->p->dag.tasks.v[t];
+	if (dt->state != TASK_DONE || r->stop)
+		return false;
+	r->rerun[t] = 1;
+	dt->state = TASK_READY;
+	r->submit[t] = clock_real();
+	sched_push(&r->sched, dt->tmpl, t);
+	return true;
+}
+
+static void
+unpark_task(uint32_t t, void *arg)
+{
+	struct runner *r = arg;
+	struct dag_task *dt = &r->p->dag.tasks.v[t];
+	dt->state = TASK_READY;
+	r->submit[t] = clock_real();
+	sched_push(&r->sched, dt->tmpl, t);
 }
 
 /* Of the workers with room for task t, the one that holds the most bytes
@@ -710,8 +755,12 @@ start_workers(struct runner *r)
 			w->io_free = w->io;
 			w->usable = true;
 		} else if (!ws->shared) {
-			if (!r->stage)
+			if (!r->stage) {
+				struct stage_hooks hk = { rerun_task, unpark_task,
+							  r };
 				r->stage = stage_new(r->p, r->nw);
+				stage_set_hooks(r->stage, &hk);
+			}
 			w->ex = exec_ssh_new(ws, &own, &r->loop, on_done, on_state,
 					     r);
 			stage_add_worker(r->stage, i, w->ex, ws->name, ws->workdir);
@@ -791,6 +840,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.where = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	r.timed_out = xcalloc(r.total ? r.total : 1, 1);
 	r.launches = xcalloc(r.total ? r.total : 1, 1);
+	r.rerun = xcalloc(r.total ? r.total : 1, 1);
 	for (size_t i = 0; i < nt; i++) {
 		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
 		r.io[i] = p->wf->tasks[i].io && !o->no_io;
@@ -890,6 +940,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(r.where);
 	free(r.timed_out);
 	free(r.launches);
+	free(r.rerun);
 	free(r.dl);
 	loop_release(&r.loop);
 	sched_release(&r.sched);

@@ -90,6 +90,9 @@ struct stage {
 	size_t fetching, fetch_failed;
 	struct strbuf sb, sb2;
 	char *errtext;
+	struct stage_hooks hooks;
+	uint8_t *regen;               /* per task: times it was run again */
+	struct u32vec *parked;        /* per producer: tasks waiting for it */
 };
 
 static const char *
@@ -363,6 +366,8 @@ stage_new(struct plan *p, size_t nworkers)
 	st->in_s = xcalloc(nt, sizeof(double));
 	st->out_s = xcalloc(nt, sizeof(double));
 	st->bytes = xcalloc(nt, sizeof(long long));
+	st->regen = xcalloc(nt, 1);
+	st->parked = xcalloc(nt, sizeof(*st->parked));
 	strbuf_init(&st->sb);
 	strbuf_init(&st->sb2);
 	return st;
@@ -394,6 +399,7 @@ stage_free(struct stage *st)
 			pend_free(st->pend[i]);
 		VEC_FREE(st->vfiles[i]);
 		VEC_FREE(st->need[i]);
+		VEC_FREE(st->parked[i]);
 	}
 	for (size_t i = 0; i < nd; i++)
 		VEC_FREE(st->infiles[i]);
@@ -415,6 +421,8 @@ stage_free(struct stage *st)
 	free(st->in_s);
 	free(st->out_s);
 	free(st->bytes);
+	free(st->regen);
+	free(st->parked);
 	free(st->w);
 	free(st->errtext);
 	strbuf_release(&st->sb);
@@ -423,6 +431,13 @@ stage_free(struct stage *st)
 }
 
 static void on_xfer(struct exec *e, const struct xfer_result *r, void *arg);
+
+void
+stage_set_hooks(struct stage *st, const struct stage_hooks *h)
+{
+	if (st)
+		st->hooks = *h;
+}
 
 void
 stage_add_worker(struct stage *st, size_t wi, struct exec *ex,
@@ -541,6 +556,52 @@ fail_task(struct stage *st, struct pend *pd, bool lost, const char *msg)
 	ex->done(&res, ex->arg);
 }
 
+/*
+ * Task pd needs file f, which no reachable worker holds.  Run its producer
+ * again (once) and park the task until that ends; or, when that cannot
+ * be, fail the task naming the data.
+ */
+static void
+lost_input(struct stage *st, struct pend *pd, uint32_t f, const char *why)
+{
+	uint32_t ver = st->files.v[f].ver;
+	uint32_t p = ver ? ver - 1 : NONE;
+	bool again = p != NONE && st->hooks.rerun &&
+		     (st->parked[p].n || (st->regen[p] < 1 &&
+					  st->hooks.rerun(p, st->hooks.arg)));
+	if (!again) {
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_adds(&msg, "its input ");
+		describe(st, f, &msg);
+		if (p != NONE && st->regen[p])
+			strbuf_adds(&msg, ", and running its producer again did "
+				    "not make it");
+		if (why)
+			strbuf_addf(&msg, " (%s)", why);
+		fail_task(st, pd, false, msg.buf);
+		strbuf_release(&msg);
+		return;
+	}
+	if (!st->parked[p].n) {
+		st->regen[p]++;
+		struct strbuf lab = STRBUF_INIT, msg = STRBUF_INIT;
+		plan_label(st->p, p, &lab);
+		describe(st, f, &msg);
+		warning_msg("%s: running task %s again", msg.buf, lab.buf);
+		strbuf_release(&lab);
+		strbuf_release(&msg);
+	}
+	VEC_PUSH(st->parked[p], pd->task);
+	struct exec_result res;
+	memset(&res, 0, sizeof(res));
+	res.task = pd->task;
+	res.parked = true;
+	struct exec *ex = st->w[pd->worker].ex;
+	st->pend[pd->task] = NULL;
+	pend_free(pd);
+	ex->done(&res, ex->arg);
+}
+
 static struct pend *
 waiter(struct stage *st, uint64_t key)
 {
@@ -620,19 +681,9 @@ relay_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
 		if (r->ok) {
 			issue(st, put);
 		} else {
-			struct xfer_result pr;
-			memset(&pr, 0, sizeof(pr));
-			pr.id = put;
-			struct strbuf msg = STRBUF_INIT;
-			strbuf_adds(&msg, "its input ");
-			describe(st, st->x.v[put].file, &msg);
-			if (!r->lost)
-				strbuf_addf(&msg, " (%s)", r->error);
-			snprintf(pr.error, sizeof(pr.error), "%s", msg.buf);
-			strbuf_release(&msg);
-			/* the message says it all: no "cannot stage" prefix */
 			struct xrec *px = &st->x.v[put];
-			size_t i = px->file * st->nw + px->worker;
+			uint32_t f = px->file;
+			size_t i = f * st->nw + px->worker;
 			st->fst[i] = F_NONE;
 			st->fx[i] = NONE;
 			struct u64vec pw = px->waiters;
@@ -640,7 +691,8 @@ relay_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
 			for (size_t j = 0; j < pw.n; j++) {
 				struct pend *pd = waiter(st, pw.v[j]);
 				if (pd)
-					fail_task(st, pd, false, pr.error);
+					lost_input(st, pd, f,
+						   r->lost ? NULL : r->error);
 			}
 			VEC_FREE(pw);
 		}
@@ -785,11 +837,7 @@ stage_launch(struct stage *st, uint32_t t, size_t wi,
 	for (size_t i = 0; i < st->need[t].n; i++) {
 		uint32_t f = st->need[t].v[i];
 		if (need_file(st, pd, f) < 0) {
-			struct strbuf msg = STRBUF_INIT;
-			strbuf_adds(&msg, "its input ");
-			describe(st, f, &msg);
-			fail_task(st, pd, false, msg.buf);
-			strbuf_release(&msg);
+			lost_input(st, pd, f, NULL);
 			return;
 		}
 		/* a transfer that failed at once may have ended the task */
@@ -885,8 +933,13 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 	*in_s = st->in_s[t];
 	*bytes = st->bytes[t];
 	*out_s = res->stage_out_s;
-	if (!res->started || res->lost)
-		return DAG_NONE;
+	uint32_t missing = DAG_NONE;
+	if (res->lost)
+		return DAG_NONE; /* it runs again */
+	if (!res->started) {
+		exited0 = false;
+		goto unpark;
+	}
 	st->vfiles[t].n = 0;
 	for (size_t i = 0; i < res->nfiles; i++) {
 		const struct exec_outfile *of = &res->files[i];
@@ -899,7 +952,6 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 	}
 	struct dag *g = st->g;
 	const struct dag_task *dt = &g->tasks.v[t];
-	uint32_t missing = DAG_NONE;
 	size_t o = 0;
 	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
@@ -910,12 +962,23 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 			missing = i;
 		o++;
 	}
+	/* a task run again (lineage) makes an older version: the newest
+	 * stays the one readers see */
 	if (exited0 && missing == DAG_NONE)
 		for (uint32_t i = 0; i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			if (a->mode & DAG_WRITE)
-				st->rt_writer[a->datum] = t;
+			uint32_t *w = &st->rt_writer[a->datum];
+			if ((a->mode & DAG_WRITE) && (*w == NONE || *w < t))
+				*w = t;
 		}
+unpark:;
+	/* whatever came of it, the tasks waiting for it try again (and
+	 * fail, naming the data, if it is still not there) */
+	struct u32vec pk = st->parked[t];
+	memset(&st->parked[t], 0, sizeof(st->parked[t]));
+	for (size_t i = 0; i < pk.n; i++)
+		st->hooks.unpark(pk.v[i], st->hooks.arg);
+	VEC_FREE(pk);
 	return missing;
 }
 

@@ -44,6 +44,18 @@ void stage_free(struct stage *st);
 void stage_add_worker(struct stage *st, size_t wi, struct exec *ex,
 		      const char *name, const char *workdir);
 bool stage_is_staged(const struct stage *st, size_t wi);
+/*
+ * Lineage: data lost with a worker is made again by running its producer
+ * again.  rerun(p) asks the runner to run finished task p once more
+ * (false if it cannot); unpark(t) makes a task parked until then ready
+ * again.  Without hooks, a task whose input is lost fails.
+ */
+struct stage_hooks {
+	bool (*rerun)(uint32_t p, void *arg);
+	void (*unpark)(uint32_t t, void *arg);
+	void *arg;
+};
+void stage_set_hooks(struct stage *st, const struct stage_hooks *h);
 /* Bytes of task t's inputs that worker wi holds already (or receives). */
 long long stage_local_bytes(struct stage *st, uint32_t t, size_t wi);
 /*

@@ -258,36 +258,63 @@ EOF2
 	cluster_start
 }
 
-@test "a worker killed after making data only it had: the run stops naming that data" {
-	flag="$BATS_TEST_TMPDIR/go"
+# gen_wf CMD: three 'gen' tasks (spread: i=2 runs on w2), a 'gate' that
+# waits for $BATS_TEST_TMPDIR/go, and 'use', which reads g/2.txt after it.
+gen_wf() {
 	wf <<EOF2
 tasks:
   - name: gen
     foreach: {i: "1..3"}
     out: {o: "g/{i}.txt"}
-    run: "echo {i} > {out.o}"
+    run: "$1"
   - name: gate
     out: {o: gate.txt}
-    run: "while [ ! -e $flag ]; do sleep 0.1; done; echo > {out.o}"
+    run: "while [ ! -e $BATS_TEST_TMPDIR/go ]; do sleep 0.1; done; echo > {out.o}"
   - name: use
     in: {a: g/2.txt, b: gate.txt}
     out: {o: use.txt}
     run: "cat {in.a} > {out.o}"
 EOF2
+}
+
+# Run the workflow in the background; once gen i=2 is done on w2, kill w2
+# and open the gate.  Leaves wfrun's status in $status, its output in
+# out.txt.
+run_and_kill_w2() {
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml >out.txt 2>&1 &
 	pid=$!
 	for _ in $(seq 200); do
 		grep -q '	gen	i=2	w2	.*COMPLETED' .wfrun/trace.tsv 2>/dev/null && break
 		sleep 0.1
 	done
-	grep '	gen	i=2	' .wfrun/trace.tsv
 	grep -q '	gen	i=2	w2	.*COMPLETED' .wfrun/trace.tsv
 	kill_worker w2
-	touch "$flag"
+	touch "$BATS_TEST_TMPDIR/go"
+	status=0
 	wait "$pid" || status=$?
 	cat out.txt
-	[ "${status:-0}" -eq 1 ]
-	grep -q "error: task 'use' could not start: its input 'g/2.txt' (written by task 'gen' (i=2)) was only on worker 'w2', which was lost" out.txt
+}
+
+@test "a worker killed after making data only it had: its producer runs again elsewhere" {
+	gen_wf "echo {i} > {out.o}"
+	run_and_kill_w2
+	[ "$status" -eq 0 ]
+	grep -q "warning: 'g/2.txt' (written by task 'gen' (i=2)) was only on worker 'w2', which was lost: running task 'gen' (i=2) again" out.txt
+	[ "$(cat use.txt)" = 2 ]
+	for i in 1 2 3; do [ "$(cat g/$i.txt)" = $i ]; done
+	# gen i=2 twice: on w2, then on another worker
+	[ "$(awk -F'\t' 'NR > 1 && $2 == "gen" && $3 == "i=2" { print $4 }' .wfrun/trace.tsv | tr '\n' ' ')" != "w2 " ]
+	[ "$(awk -F'\t' 'NR > 1 && $2 == "gen" && $3 == "i=2"' .wfrun/trace.tsv | wc -l)" -eq 2 ]
+	cluster_start
+}
+
+@test "a worker killed after making data only it had, which cannot be made again: the run stops naming it" {
+	# gen i=2 succeeds on w2 only
+	gen_wf '[ {i} != 2 ] || [ $(hostname) = w2 ] || exit 5; echo {i} > {out.o}'
+	run_and_kill_w2
+	[ "$status" -eq 1 ]
+	grep -q "error: task 'gen' (i=2), run again to make lost data, failed with exit status 5" out.txt
+	grep -q "error: task 'use' could not start: its input 'g/2.txt' (written by task 'gen' (i=2)) was only on worker 'w2', which was lost, and running its producer again did not make it" out.txt
 	[ ! -e use.txt ]
 	# what the others made still comes back
 	[ "$(cat g/1.txt)" = 1 ]
