@@ -239,7 +239,7 @@ tasks:
   - name: t
     foreach: {i: "1..6"}
     out: {o: "o/{i}.txt"}
-    run: "if [ \$(hostname) = w2 ]; then touch $BATS_TEST_TMPDIR/on-w2.{i}; sleep 300; fi; echo {i} > {out.o}"
+    run: "if [ \$(hostname) = w2 ]; then touch $BATS_TEST_TMPDIR/on-w2.{i}; sleep 287; fi; echo {i} > {out.o}"
 EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml >out.txt 2>&1 &
 	pid=$!
