@@ -43,7 +43,6 @@ struct xrec {
 	uint32_t file;
 	uint32_t worker;       /* PUT: destination; RELAY, FETCH: source */
 	uint8_t kind;
-	bool issued;
 	struct u64vec waiters; /* PUT: task << 32 | seq; RELAY: PUT ids */
 };
 
@@ -88,8 +87,7 @@ struct stage {
 	double *in_s, *out_s;         /* per task, of its last launch */
 	long long *bytes;
 	size_t fetching, fetch_failed;
-	struct strbuf sb, sb2;
-	char *errtext;
+	struct strbuf sb;
 	struct stage_hooks hooks;
 	uint8_t *regen;               /* per task: times it was run again */
 	struct u32vec *parked;        /* per producer: tasks waiting for it */
@@ -369,7 +367,6 @@ stage_new(struct plan *p, size_t nworkers)
 	st->regen = xcalloc(nt, 1);
 	st->parked = xcalloc(nt, sizeof(*st->parked));
 	strbuf_init(&st->sb);
-	strbuf_init(&st->sb2);
 	return st;
 }
 
@@ -424,9 +421,7 @@ stage_free(struct stage *st)
 	free(st->regen);
 	free(st->parked);
 	free(st->w);
-	free(st->errtext);
 	strbuf_release(&st->sb);
-	strbuf_release(&st->sb2);
 	free(st);
 }
 
@@ -508,7 +503,6 @@ issue(struct stage *st, uint32_t xi)
 	int r = ready(st, x->worker) ? ex->ops->transfer(ex, &xf) : -1;
 	strbuf_release(&loc);
 	strbuf_release(&rem);
-	x->issued = true;
 	if (r < 0) {
 		struct xfer_result res;
 		memset(&res, 0, sizeof(res));
