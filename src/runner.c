@@ -899,8 +899,14 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		if (r.stage && !r.interrupted) {
 			/* the outputs come back to the master's workdir */
 			stage_fetch_start(r.stage, o->fetch);
-			while (stage_busy(r.stage) && !r.interrupted)
-				loop_run_once(&r.loop);
+			/* (a lost output's producer may run again) */
+			while (stage_busy(r.stage) && !r.interrupted) {
+				dispatch(&r);
+				if (!r.running && !usable_workers(&r))
+					stage_abandon(r.stage);
+				if (stage_busy(r.stage))
+					loop_run_once(&r.loop);
+			}
 			if (stage_finish(r.stage) && !rc)
 				rc = 1;
 		}

@@ -87,6 +87,8 @@ struct stage {
 	double *in_s, *out_s;         /* per task, of its last launch */
 	long long *bytes;
 	size_t fetching, fetch_failed;
+	struct u32vec *refetch;       /* per task run again at the end: the
+					 lost outputs it is to make */
 	struct strbuf sb;
 	struct stage_hooks hooks;
 	uint8_t *regen;               /* per task: times it was run again */
@@ -366,6 +368,7 @@ stage_new(struct plan *p, size_t nworkers)
 	st->bytes = xcalloc(nt, sizeof(long long));
 	st->regen = xcalloc(nt, 1);
 	st->parked = xcalloc(nt, sizeof(*st->parked));
+	st->refetch = xcalloc(nt, sizeof(*st->refetch));
 	strbuf_init(&st->sb);
 	return st;
 }
@@ -397,6 +400,7 @@ stage_free(struct stage *st)
 		VEC_FREE(st->vfiles[i]);
 		VEC_FREE(st->need[i]);
 		VEC_FREE(st->parked[i]);
+		VEC_FREE(st->refetch[i]);
 	}
 	for (size_t i = 0; i < nd; i++)
 		VEC_FREE(st->infiles[i]);
@@ -420,6 +424,7 @@ stage_free(struct stage *st)
 	free(st->bytes);
 	free(st->regen);
 	free(st->parked);
+	free(st->refetch);
 	free(st->w);
 	strbuf_release(&st->sb);
 	free(st);
@@ -604,6 +609,7 @@ waiter(struct stage *st, uint64_t key)
 }
 
 static void submit(struct stage *st, struct pend *pd);
+static void refetch(struct stage *st, uint32_t t);
 
 static void
 put_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
@@ -973,6 +979,8 @@ unpark:;
 	for (size_t i = 0; i < pk.n; i++)
 		st->hooks.unpark(pk.v[i], st->hooks.arg);
 	VEC_FREE(pk);
+	if (st->refetch[t].n)
+		refetch(st, t);
 	return missing;
 }
 
@@ -1026,6 +1034,74 @@ consumed(struct stage *st, const uint32_t *maxr, uint32_t f)
 		if (maxr[x] != NONE && maxr[x] + 1 > sf->ver)
 			return true;
 	return false;
+}
+
+/* Output f is on no reachable worker: run its producer again (once),
+ * and fetch f when that ends; or say it is lost. */
+static void
+lost_output(struct stage *st, uint32_t f)
+{
+	uint32_t p = st->files.v[f].ver - 1;
+	if (st->refetch[p].n ||
+	    (st->hooks.rerun && st->regen[p] < 1 &&
+	     st->hooks.rerun(p, st->hooks.arg))) {
+		if (!st->refetch[p].n) {
+			st->regen[p]++;
+			st->fetching++; /* busy until it ends */
+			struct strbuf lab = STRBUF_INIT, msg = STRBUF_INIT;
+			plan_label(st->p, p, &lab);
+			describe(st, f, &msg);
+			warning_msg("output %s: running task %s again", msg.buf,
+				    lab.buf);
+			strbuf_release(&lab);
+			strbuf_release(&msg);
+		}
+		VEC_PUSH(st->refetch[p], f);
+		return;
+	}
+	struct strbuf msg = STRBUF_INIT;
+	strbuf_adds(&msg, "output ");
+	describe(st, f, &msg);
+	strbuf_adds(&msg, ": not brought back");
+	error_msg("%s", msg.buf);
+	strbuf_release(&msg);
+	st->fetch_failed++;
+}
+
+/* Task t, run again at the end for lost outputs, ended: fetch them. */
+static void
+refetch(struct stage *st, uint32_t t)
+{
+	struct u32vec v = st->refetch[t];
+	memset(&st->refetch[t], 0, sizeof(st->refetch[t]));
+	st->fetching--;
+	for (size_t i = 0; i < v.n; i++) {
+		uint32_t f = v.v[i], src = holder(st, f);
+		if (src == NONE) {
+			struct strbuf msg = STRBUF_INIT;
+			strbuf_adds(&msg, "output ");
+			describe(st, f, &msg);
+			strbuf_adds(&msg, ", and running its producer again did "
+				    "not make it: not brought back");
+			error_msg("%s", msg.buf);
+			strbuf_release(&msg);
+			st->fetch_failed++;
+		} else {
+			st->fetching++;
+			issue(st, new_xrec(st, f, src, X_FETCH));
+		}
+	}
+	VEC_FREE(v);
+}
+
+void
+stage_abandon(struct stage *st)
+{
+	for (uint32_t t = 0; st && t < st->g->tasks.n; t++)
+		if (st->refetch[t].n) {
+			st->hooks.rerun = NULL; /* no worker left to run it */
+			refetch(st, t);
+		}
 }
 
 /* The relayed copy of f becomes the master's file. */
@@ -1109,13 +1185,7 @@ stage_fetch_start(struct stage *st, enum stage_fetch mode)
 					else
 						st->fetch_failed++;
 				} else if (src == NONE) {
-					struct strbuf msg = STRBUF_INIT;
-					strbuf_adds(&msg, "output ");
-					describe(st, f, &msg);
-					strbuf_adds(&msg, ": not brought back");
-					error_msg("%s", msg.buf);
-					strbuf_release(&msg);
-					st->fetch_failed++;
+					lost_output(st, f);
 				} else {
 					st->fetching++;
 					issue(st, new_xrec(st, f, src, X_FETCH));

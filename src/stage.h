@@ -82,9 +82,14 @@ void stage_worker_lost(struct stage *st, size_t wi);
 bool stage_abort(struct stage *st, uint32_t t, const char *msg);
 /* End every task still being staged (interrupted): started=false. */
 void stage_cancel(struct stage *st);
-/* Start bringing outputs back; stage_busy() is true until done. */
+/* Start bringing outputs back; stage_busy() is true until done.  An
+ * output only a lost worker had is made again (its producer runs again:
+ * keep dispatching while busy). */
 void stage_fetch_start(struct stage *st, enum stage_fetch mode);
 bool stage_busy(const struct stage *st);
+/* No worker is left to run the producers of lost outputs: give up on
+ * them (each reported). */
+void stage_abandon(struct stage *st);
 /* After the fetch: write WORKDIR/.wfrun/data.tsv (where each output
  * version is), remove the relay; the number of outputs that could not be
  * fetched (each reported). */

@@ -308,6 +308,25 @@ run_and_kill_w2() {
 	cluster_start
 }
 
+@test "a worker killed after making an output no task reads: its producer runs again at the end" {
+	wf <<EOF2
+tasks:
+  - name: gen
+    foreach: {i: "1..3"}
+    out: {o: "g/{i}.txt"}
+    run: "echo {i} > {out.o}"
+  - name: gate
+    out: {o: gate.txt}
+    run: "while [ ! -e $BATS_TEST_TMPDIR/go ]; do sleep 0.1; done; echo > {out.o}"
+EOF2
+	run_and_kill_w2
+	[ "$status" -eq 0 ]
+	grep -q "warning: output 'g/2.txt' (written by task 'gen' (i=2)) was only on worker 'w2', which was lost: running task 'gen' (i=2) again" out.txt
+	for i in 1 2 3; do [ "$(cat g/$i.txt)" = $i ]; done
+	[ "$(awk -F'\t' 'NR > 1 && $2 == "gen" && $3 == "i=2"' .wfrun/trace.tsv | wc -l)" -eq 2 ]
+	cluster_start
+}
+
 @test "a worker killed after making data only it had, which cannot be made again: the run stops naming it" {
 	# gen i=2 succeeds on w2 only
 	gen_wf '[ {i} != 2 ] || [ $(hostname) = w2 ] || exit 5; echo {i} > {out.o}'
