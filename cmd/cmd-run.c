@@ -10,6 +10,7 @@
 #include "resources.h"
 #include "resume.h"
 #include "runner.h"
+#include "stage.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -96,6 +97,7 @@ cmd_run(int argc, char **argv)
 		{ "no-io", no_argument, NULL, 'B' },
 		{ "disk-bw", required_argument, NULL, 'D' },
 		{ "relearn", no_argument, NULL, 'L' },
+		{ "fetch", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "force", required_argument, NULL, 'F' },
@@ -144,6 +146,20 @@ cmd_run(int argc, char **argv)
 			break;
 		case 'D':
 			if ((o.disk_bw = parse_disk_bw(optarg)) < 0) {
+				free(trace);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "all"))
+				o.fetch = FETCH_ALL;
+			else if (!strcmp(optarg, "final"))
+				o.fetch = FETCH_FINAL;
+			else if (!strcmp(optarg, "none"))
+				o.fetch = FETCH_NONE;
+			else {
+				error_msg("--fetch wants all, final or none, not "
+					  "'%s'", optarg);
 				free(trace);
 				return EXIT_USAGE;
 			}

@@ -10,12 +10,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "exec.h"
@@ -27,7 +30,15 @@
 
 #define KILL_GRACE 5.0
 
+/* A staged task (SRUN) while it runs: where its outputs go after. */
+struct staged {
+	uint32_t task;
+	char *sandbox, *outdir;
+	struct strvec outs;
+};
+
 struct agent {
+	VEC(struct staged) staged;
 	struct loop loop;
 	struct exec *ex;
 	struct proto_decoder dec;
@@ -65,11 +76,119 @@ send_line(struct strbuf *line)
 	strbuf_reset(line);
 }
 
+static int
+rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+/* rm -rf p; never follows a symbolic link out of it. */
+static void
+remove_tree(const char *p)
+{
+	nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static struct strbuf *list_files_into;
+static const char *list_files_base;
+static size_t list_files_n;
+
+static int
+list_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)f;
+	bool dir = flag == FTW_D;
+	if (!dir && (flag != FTW_F || !S_ISREG(st->st_mode)))
+		return 0;
+	/* a directory is listed with size -1, so an empty one is known */
+	char size[32];
+	snprintf(size, sizeof(size), "%lld", dir ? -1LL : (long long)st->st_size);
+	/* proto_field, not proto_fieldf: the buffer starts empty and every
+	 * field here needs its TAB */
+	proto_field(list_files_into, p + strlen(list_files_base) + 1, 0);
+	proto_field(list_files_into, size, 0);
+	list_files_n++;
+	return 0;
+}
+
+/* After a staged task: move its outputs into the store, list them, and
+ * append "stage_out_s nout KIND... nfile (PATH SIZE)..." to l. */
+static void
+finish_staged(struct staged *s, bool ok, struct strbuf *l)
+{
+	double t0 = clock_mono();
+	struct strbuf kinds = STRBUF_INIT, files = STRBUF_INIT;
+	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
+	size_t nfiles = 0;
+	for (size_t i = 0; i < s->outs.n; i++) {
+		struct stat st;
+		strbuf_reset(&src);
+		strbuf_addf(&src, "%s/%s", s->sandbox, s->outs.v[i]);
+		strbuf_reset(&dst);
+		strbuf_addf(&dst, "%s/%s", s->outdir, s->outs.v[i]);
+		char kind = '-';
+		if (ok && !lstat(src.buf, &st)) {
+			char *dir = path_dirname(dst.buf);
+			mkdir_p(dir, 0777);
+			free(dir);
+			remove_tree(dst.buf); /* a run of the task before */
+			if (!rename(src.buf, dst.buf))
+				kind = S_ISDIR(st.st_mode) ? 'd' : 'f';
+			else
+				fprintf(stderr, "wfrun-worker: cannot move %s to "
+					"%s: %s\n", src.buf, dst.buf,
+					strerror(errno));
+		}
+		char k[2] = { kind, '\0' }, size[32];
+		proto_field(&kinds, k, 0);
+		if (kind == 'f') {
+			snprintf(size, sizeof(size), "%lld", (long long)st.st_size);
+			proto_field(&files, s->outs.v[i], 0);
+			proto_field(&files, size, 0);
+			nfiles++;
+		} else if (kind == 'd') {
+			/* nftw gives full paths: list_one strips outdir/ */
+			list_files_into = &files;
+			list_files_base = s->outdir;
+			list_files_n = 0;
+			nftw(dst.buf, list_one, 16, FTW_PHYS);
+			nfiles += list_files_n;
+		}
+	}
+	if (ok)
+		remove_tree(s->sandbox);
+	proto_fieldf(l, "%.6f", clock_mono() - t0);
+	proto_fieldf(l, "%zu", s->outs.n);
+	strbuf_add(l, kinds.buf, kinds.len);
+	proto_fieldf(l, "%zu", nfiles);
+	strbuf_add(l, files.buf, files.len);
+	strbuf_release(&kinds);
+	strbuf_release(&files);
+	strbuf_release(&src);
+	strbuf_release(&dst);
+}
+
+static void
+staged_free(struct staged *s)
+{
+	free(s->sandbox);
+	free(s->outdir);
+	for (size_t i = 0; i < s->outs.n; i++)
+		free(s->outs.v[i]);
+	VEC_FREE(s->outs);
+}
+
 static void
 on_done(const struct exec_result *r, void *arg)
 {
 	struct agent *a = arg;
 	struct strbuf *l = &a->out;
+	struct staged *st = NULL;
+	for (size_t i = 0; i < a->staged.n; i++)
+		if (a->staged.v[i].task == r->task)
+			st = &a->staged.v[i];
 	strbuf_reset(l);
 	if (!r->started) {
 		proto_field(l, "FAILED", 1);
@@ -88,8 +207,15 @@ on_done(const struct exec_result *r, void *arg)
 		proto_fieldf(l, "%lld", r->write_bytes);
 		proto_fieldf(l, "%d", r->out_empty);
 		proto_fieldf(l, "%d", r->err_empty);
+		if (st)
+			finish_staged(st, WIFEXITED(r->wstatus) &&
+					      !WEXITSTATUS(r->wstatus), l);
 	}
 	send_line(l);
+	if (st) {
+		staged_free(st);
+		*st = a->staged.v[--a->staged.n];
+	}
 }
 
 static void
@@ -111,41 +237,53 @@ begin_exit(struct agent *a)
 	}
 }
 
+/* Fail task id before it starts. */
 static void
-run_task(struct agent *a, struct proto_msg *m)
+refuse(struct agent *a, uint32_t id, const char *fmt, ...) PRINTF(3, 4);
+static void
+refuse(struct agent *a, uint32_t id, const char *fmt, ...)
 {
-	/* RUN id cwd out err nenv ENV... exe ARGV... */
-	long id, nenv;
-	if (m->n < 8 || parse_long(m->f[1], &id) < 0 ||
-	    parse_long(m->f[5], &nenv) < 0 || nenv < 0 ||
-	    (size_t)nenv + 7 > m->n) {
-		fprintf(stderr, "wfrun-worker: malformed RUN message\n");
+	struct exec_result r;
+	memset(&r, 0, sizeof(r));
+	r.task = id;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r.error, sizeof(r.error), fmt, ap);
+	va_end(ap);
+	on_done(&r, a);
+}
+
+/* The common tail of RUN and SRUN from field k: out err nenv ENV... exe
+ * ARGV...; cwd NULL: the agent's. */
+static void
+run_task(struct agent *a, struct proto_msg *m, uint32_t id, size_t k,
+	 const char *cwd)
+{
+	long nenv;
+	if (m->n < k + 5 || parse_long(m->f[k + 2], &nenv) < 0 || nenv < 0 ||
+	    (size_t)nenv + k + 4 > m->n) {
+		fprintf(stderr, "wfrun-worker: malformed %s message\n", m->f[0]);
 		return;
 	}
 	struct exec_job job;
 	memset(&job, 0, sizeof(job));
-	job.task = (uint32_t)id;
-	job.cwd = *m->f[2] ? m->f[2] : NULL;
-	job.out_path = m->f[3];
-	job.err_path = m->f[4];
-	char **envp = nenv ? spawn_env(m->f + 6, (size_t)nenv) : NULL;
+	job.task = id;
+	job.cwd = cwd;
+	job.out_path = m->f[k];
+	job.err_path = m->f[k + 1];
+	char **envp = nenv ? spawn_env(m->f + k + 3, (size_t)nenv) : NULL;
 	job.envp = envp;
-	const char *exe = m->f[6 + nenv];
+	const char *exe = m->f[k + 3 + nenv];
 	char *found = NULL;
 	if (!strchr(exe, '/'))
 		exe = found = path_search(exe);
-	size_t argc = m->n - 7 - (size_t)nenv;
+	size_t argc = m->n - k - 4 - (size_t)nenv;
 	char **argv = xcalloc(argc + 1, sizeof(char *));
 	for (size_t i = 0; i < argc; i++)
-		argv[i] = m->f[7 + nenv + i];
+		argv[i] = m->f[k + 4 + nenv + i];
 	job.argv = argv;
 	if (!exe) {
-		struct exec_result r;
-		memset(&r, 0, sizeof(r));
-		r.task = job.task;
-		snprintf(r.error, sizeof(r.error), "%s: command not found",
-			 m->f[6 + nenv]);
-		on_done(&r, a);
+		refuse(a, id, "%s: command not found", m->f[k + 3 + nenv]);
 	} else {
 		job.exe = exe;
 		a->ex->ops->submit(a->ex, &job);
@@ -155,19 +293,121 @@ run_task(struct agent *a, struct proto_msg *m)
 	free(envp);
 }
 
+/* Copy src to dst (a staged file the task will also write). */
+static int
+copy_file(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	struct stat st;
+	int out = fstat(in, &st) ? -1
+				 : open(dst, O_WRONLY | O_CREAT | O_TRUNC |
+						     O_CLOEXEC,
+					st.st_mode & 07777);
+	int rc = out < 0 ? -1 : 0;
+	char buf[1 << 16];
+	ssize_t n;
+	while (!rc && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			rc = -1;
+	}
+	close(in);
+	if (out >= 0 && close(out))
+		rc = -1;
+	return rc;
+}
+
+/* SRUN id sandbox outdir nlink (SRC DST COPY)... nmk DIR... nout OUT...
+ * then RUN's tail from out_log. */
+static void
+run_staged(struct agent *a, struct proto_msg *m)
+{
+	long id, n;
+	size_t k = 4;
+	if (m->n < 5 || parse_long(m->f[1], &id) < 0 ||
+	    parse_long(m->f[4], &n) < 0 || n < 0 ||
+	    (size_t)n * 3 + 6 > m->n) {
+		fprintf(stderr, "wfrun-worker: malformed SRUN message\n");
+		return;
+	}
+	const char *sandbox = m->f[2];
+	struct strbuf p = STRBUF_INIT;
+	remove_tree(sandbox); /* an attempt of the same task before */
+	if (mkdir_p(sandbox, 0777) < 0) {
+		refuse(a, (uint32_t)id, "cannot create the sandbox %s: %s",
+		       sandbox, strerror(errno));
+		return;
+	}
+	size_t nlink = (size_t)n;
+	k = 5;
+	for (size_t i = 0; i < nlink; i++, k += 3) {
+		const char *src = m->f[k], *dst = m->f[k + 1];
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s", sandbox, dst);
+		char *dir = path_dirname(p.buf);
+		mkdir_p(dir, 0777);
+		free(dir);
+		int r = strcmp(m->f[k + 2], "1") ? link(src, p.buf)
+						 : copy_file(src, p.buf);
+		/* a store on another file system, or one without links */
+		if (r < 0 && (errno == EXDEV || errno == EPERM ||
+			      errno == EMLINK))
+			r = copy_file(src, p.buf);
+		if (r < 0 && errno != EEXIST) {
+			refuse(a, (uint32_t)id, "cannot stage %s into the "
+			       "sandbox %s: %s", src, sandbox, strerror(errno));
+			strbuf_release(&p);
+			return;
+		}
+	}
+	if (parse_long(m->f[k], &n) < 0 || n < 0 || k + 1 + (size_t)n > m->n)
+		goto bad;
+	for (long i = 0; i < n; i++) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s", sandbox, m->f[k + 1 + i]);
+		mkdir_p(p.buf, 0777);
+	}
+	k += 1 + (size_t)n;
+	if (k >= m->n || parse_long(m->f[k], &n) < 0 || n < 0 ||
+	    k + 1 + (size_t)n > m->n)
+		goto bad;
+	struct staged st = { (uint32_t)id, xstrdup(sandbox), xstrdup(m->f[3]),
+			     { 0 } };
+	for (long i = 0; i < n; i++)
+		VEC_PUSH(st.outs, xstrdup(m->f[k + 1 + i]));
+	k += 1 + (size_t)n;
+	/* the logs live outside the sandbox, which goes after a success */
+	for (int i = 0; i < 2 && k + i < m->n; i++) {
+		char *dir = path_dirname(m->f[k + i]);
+		mkdir_p(dir, 0777);
+		free(dir);
+	}
+	VEC_PUSH(a->staged, st);
+	strbuf_release(&p);
+	run_task(a, m, (uint32_t)id, k, sandbox);
+	return;
+bad:
+	strbuf_release(&p);
+	fprintf(stderr, "wfrun-worker: malformed SRUN message\n");
+}
+
 static void
 handle(struct agent *a, struct proto_msg *m)
 {
 	const char *t = m->f[0];
 	long v;
-	if (!strcmp(t, "RUN")) {
+	long id;
+	if (!strcmp(t, "RUN") && m->n >= 2 && !parse_long(m->f[1], &id)) {
 		if (!a->exiting)
-			run_task(a, m);
+			run_task(a, m, (uint32_t)id, 3, *m->f[2] ? m->f[2] : NULL);
+	} else if (!strcmp(t, "SRUN")) {
+		if (!a->exiting)
+			run_staged(a, m);
 	} else if (!strcmp(t, "KILLALL") && m->n == 2 &&
 		   !parse_long(m->f[1], &v)) {
 		a->ex->ops->signal_all(a->ex, (int)v);
 	} else if (!strcmp(t, "KILL") && m->n == 3) {
-		long id;
 		if (!parse_long(m->f[1], &id) && !parse_long(m->f[2], &v))
 			a->ex->ops->signal_one(a->ex, (uint32_t)id, (int)v);
 	} else if (!strcmp(t, "EXIT")) {
@@ -259,6 +499,9 @@ main(int argc, char **argv)
 	proto_field(&a.out, "BYE", 1);
 	send_line(&a.out);
 	a.ex->ops->release(a.ex);
+	for (size_t i = 0; i < a.staged.n; i++)
+		staged_free(&a.staged.v[i]);
+	VEC_FREE(a.staged);
 	loop_release(&a.loop);
 	proto_decoder_release(&a.dec);
 	strbuf_release(&a.out);

@@ -59,6 +59,10 @@ usage(FILE *fp)
 	      "      --relearn      forget what storage_bw: auto learned before\n"
 	      "      --accept-new-host-keys  add unknown SSH host keys to\n"
 	      "                     known_hosts (changed keys are always refused)\n"
+	      "      --fetch all|final|none  outputs of workers whose workdir is\n"
+	      "                     not shared brought back to the workdir: every\n"
+	      "                     file a task wrote (default), those no task\n"
+	      "                     reads, or none (see .wfrun/data.tsv)\n"
 	      "      --trace FILE   write the trace there (default:\n"
 	      "                     WORKDIR/.wfrun/trace.tsv)\n"
 	      "sim options (and -r, -j, --io-executors, --disk-bw, --no-io):\n"
@@ -92,7 +96,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "--disk-bw") || !strcmp(a, "-m") ||
 	       !strcmp(a, "--model") || !strcmp(a, "--registry") ||
 	       !strcmp(a, "-s") || !strcmp(a, "--size") ||
-	       !strcmp(a, "--writers") || !strcmp(a, "--force");
+	       !strcmp(a, "--writers") || !strcmp(a, "--force") ||
+	       !strcmp(a, "--fetch");
 }
 
 int
@@ -208,15 +213,25 @@ load_cluster(const char *file, struct cluster *c)
 	struct diags d;
 	diags_init(&d, file);
 	resources_load(c, file, &d);
+	/* A task on a worker that uses the master's workdir (shared, or
+	 * this machine) would not see what staged workers made, and the
+	 * stage would not see what it made. */
+	const struct worker_spec *staged = NULL, *here = NULL;
 	for (size_t i = 0; i < c->nworkers; i++) {
 		const struct worker_spec *w = &c->workers[i];
-		struct wf_loc l = { w->line, 1 };
-		if (!w->local && !w->shared && w->workdir)
-			diag_error(&d, l, "worker '%s': workdirs that are not "
-				   "shared (shared=\"false\", the default) are not "
-				   "supported yet: mount the workflow's workdir at "
-				   "the same path on %s and set shared=\"true\"",
-				   w->name, w->host);
+		if (!w->local && !w->shared)
+			staged = staged ? staged : w;
+		else
+			here = here ? here : w;
+	}
+	if (staged && here) {
+		struct wf_loc l = { here->line, 1 };
+		diag_error(&d, l, "worker '%s' uses the master's workdir (%s) and "
+			   "worker '%s' a workdir of its own (shared=\"false\"): "
+			   "one run cannot mix them yet; use one kind in a "
+			   "resources file", here->name,
+			   here->local ? "localhost" : "shared=\"true\"",
+			   staged->name);
 	}
 	return report_diags(&d, file);
 }

@@ -16,8 +16,31 @@
 #include "loop.h"
 #include "util.h"
 
+/*
+ * A job of a worker whose workdir is not shared: the agent makes the
+ * sandbox, hard-links (or copies, for what the task also writes) each
+ * staged file into it at its relative path, runs the task there, and
+ * after a success moves each output into outdir at the same relative
+ * path and removes the sandbox.  Paths in links[].src, sandbox and outdir
+ * are absolute on the worker; dst, mkdirs and outs are relative.
+ */
+struct exec_link {
+	const char *src, *dst;
+	bool copy;
+};
+struct exec_stage {
+	const char *sandbox, *outdir;
+	const struct exec_link *links;
+	size_t nlinks;
+	char *const *mkdirs;
+	size_t nmkdirs;
+	char *const *outs;
+	size_t nouts;
+};
+
 struct exec_job {
 	uint32_t task;
+	const struct exec_stage *stage; /* NULL: run in cwd */
 	const char *exe;     /* local path of the program (local backend) */
 	char *const *argv;   /* argv[0] is the program as written: a remote
 				agent looks it up on its own PATH */
@@ -37,7 +60,43 @@ struct exec_result {
 	long long read_bytes, write_bytes; /* -1 when unknown */
 	bool out_empty, err_empty; /* logs were empty (and are removed) */
 	bool lost;           /* its worker was lost: run it again elsewhere */
+	bool parked;         /* waits for lost data to be made again: the
+				stage readies it (never started) */
 	char error[2100];     /* why it could not start */
+	/* staged jobs: which outs[] exist, the regular files under them
+	 * (valid during the done callback only) and the time spent moving
+	 * them into the store */
+	const uint8_t *out_ok;
+	size_t nout_ok;
+	const struct exec_outfile *files;
+	size_t nfiles;
+	double stage_out_s;
+};
+
+struct exec_outfile {
+	const char *path;    /* relative, as in outs[] */
+	long long size;
+};
+
+/*
+ * File transfers over the worker's own connection (SFTP).  PUT copies
+ * local (relative to the master's cwd, or absolute) to remote (absolute,
+ * parents created); GET copies remote to local through a temporary name
+ * beside it, so local is never seen half written.
+ */
+enum xfer_op { XFER_PUT, XFER_GET };
+struct xfer {
+	uint64_t id;
+	enum xfer_op op;
+	const char *local, *remote;
+};
+struct xfer_result {
+	uint64_t id;
+	bool ok;
+	bool lost;           /* the worker was lost before it finished */
+	long long bytes;
+	double secs;
+	char error[1200];
 };
 
 typedef void (*exec_done_fn)(const struct exec_result *r, void *arg);
@@ -53,6 +112,10 @@ struct exec_ops {
 	/* Called by the loop for SIGCHLD and other events of the backend. */
 	void (*on_sigchld)(struct exec *e);
 	void (*release)(struct exec *e);
+	/* Queue a transfer (strings are copied); NULL for backends that
+	 * move no files.  Its result comes through xfer_done; -1 (and no
+	 * result) when the worker cannot take it: it is not ready. */
+	int (*transfer)(struct exec *e, const struct xfer *x);
 };
 
 enum exec_state {
@@ -70,6 +133,9 @@ struct exec {
 	const struct exec_ops *ops;
 	exec_done_fn done;
 	exec_state_fn on_state;
+	void (*xfer_done)(struct exec *e, const struct xfer_result *r,
+			  void *arg);
+	void *xfer_arg;
 	void *arg;
 	size_t running;
 	enum exec_state state;
@@ -87,6 +153,7 @@ struct exec_ssh_opts {
 	bool accept_new_host_keys;
 	const char *agent_path;  /* the local wfrun-worker to upload */
 	const char *workdir;     /* must exist there (shared), or NULL */
+	bool sftp;               /* open SFTP for transfers (not shared) */
 };
 /* Start connecting to w in a thread of its own; the result arrives
  * through on_state in the loop thread.  Needs ssh_global_init() first. */

@@ -201,6 +201,7 @@ static const struct exec_ops local_ops = {
 	local_signal_one,
 	local_on_sigchld,
 	local_release,
+	NULL, /* no transfers: the files are here */
 };
 
 struct exec *

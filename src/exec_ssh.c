@@ -32,10 +32,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec.h"
 #include "expand.h"
+#include "path.h"
 #include "proto.h"
 #include "resources.h"
 
@@ -44,8 +46,35 @@
 /* ... and after a second Ctrl-C: enough to send what is queued. */
 #define HURRY_WAIT 0.5
 
+/* Bytes per SFTP read or write call: a multiple of libssh2's packet
+ * size (30000), large enough that it keeps many packets in flight. */
+#define XFER_BUF (30000 * 64)
+/* Handshakes in progress at once to one host:port: OpenSSH's MaxStartups
+ * (10:30:100 by default) drops connections past 10 unauthenticated ones. */
+#define HANDSHAKES_PER_HOST 8
+/* Tries again of a connection sshd dropped before its banner. */
+#define HANDSHAKE_RETRIES 3
+
 struct rjob {
 	uint32_t task;
+};
+
+/* The transfer the SSH thread is working on. */
+enum { X_START, X_MKDIR, X_OPEN, X_DATA, X_CLOSE };
+struct xcur {
+	bool active;
+	struct xfer x;          /* strings owned */
+	int phase;
+	int fd;
+	LIBSSH2_SFTP_HANDLE *fh;
+	char *buf;
+	size_t blen, boff;
+	bool eof;
+	long long bytes;
+	double t0;
+	size_t mkpos;           /* X_MKDIR: end of the prefix being made */
+	unsigned long mode;
+	struct strbuf tmp;      /* GET: the local temporary name */
 };
 
 struct ssh_host {
@@ -65,6 +94,8 @@ struct ssh_host {
 	bool stop;
 	enum exec_state thread_state;
 	char thread_error[2048];
+	VEC(struct xfer) xq;              /* transfers to do, strings owned */
+	VEC(struct xfer_result) xdone;    /* results for the loop */
 
 	/* loop thread */
 	struct proto_decoder dec;
@@ -76,7 +107,63 @@ struct ssh_host {
 	LIBSSH2_SESSION *s;
 	LIBSSH2_CHANNEL *ch;
 	char agent_remote[1024];
+	LIBSSH2_SFTP *sftp;
+	struct xcur cur;
+	struct hmap dirs_made;           /* remote directories known to exist */
+	struct arena dirs_arena;
 };
+
+/* Handshakes in progress per host:port, over every worker. */
+static pthread_mutex_t hs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hs_cond = PTHREAD_COND_INITIALIZER;
+static struct hs_slot {
+	char key[300];
+	int n;
+} *hs_slots;
+static size_t hs_nslots, hs_aslots;
+
+static struct hs_slot *
+hs_find(const char *key)
+{
+	for (size_t i = 0; i < hs_nslots; i++)
+		if (!strcmp(hs_slots[i].key, key))
+			return &hs_slots[i];
+	ALLOC_GROW(hs_slots, hs_nslots + 1, hs_aslots);
+	struct hs_slot *s = &hs_slots[hs_nslots++];
+	snprintf(s->key, sizeof(s->key), "%s", key);
+	s->n = 0;
+	return s;
+}
+
+static void
+hs_key(const struct worker_spec *w, char *key, size_t n)
+{
+	snprintf(key, n, "%s:%d", w->host, w->port);
+}
+
+/* Wait until this host has a free handshake slot, and take it. */
+static void
+hs_acquire(const struct worker_spec *w)
+{
+	char key[300];
+	hs_key(w, key, sizeof(key));
+	pthread_mutex_lock(&hs_lock);
+	while (hs_find(key)->n >= HANDSHAKES_PER_HOST)
+		pthread_cond_wait(&hs_cond, &hs_lock);
+	hs_find(key)->n++;
+	pthread_mutex_unlock(&hs_lock);
+}
+
+static void
+hs_release(const struct worker_spec *w)
+{
+	char key[300];
+	hs_key(w, key, sizeof(key));
+	pthread_mutex_lock(&hs_lock);
+	hs_find(key)->n--;
+	pthread_cond_broadcast(&hs_cond);
+	pthread_mutex_unlock(&hs_lock);
+}
 
 static const char *
 sess_err(LIBSSH2_SESSION *s)
@@ -584,8 +671,49 @@ done:
 	return rc;
 }
 
+static int login(struct ssh_host *h, char *err, size_t errlen);
+static int setup_rest(struct ssh_host *h, char *err, size_t errlen);
+
+/* sshd closed the connection before its banner: MaxStartups dropped it
+ * (it may still count logins that have just finished). */
+static bool
+dropped_early(const struct ssh_host *h)
+{
+	return h->s && strstr(sess_err(h->s), "banner");
+}
+
 static int
 setup(struct ssh_host *h, char *err, size_t errlen)
+{
+	const struct worker_spec *w = h->w;
+	int r;
+	/* A dropped connection is tried again, a few times, after a growing
+	 * pause (this thread does nothing else before it is connected). */
+	for (int attempt = 0;; attempt++) {
+		hs_acquire(w);
+		r = login(h, err, errlen);
+		hs_release(w);
+		if (r == 0 || attempt == HANDSHAKE_RETRIES || !dropped_early(h))
+			break;
+		libssh2_session_free(h->s);
+		h->s = NULL;
+		close(h->sock);
+		h->sock = -1;
+		struct timespec d = { 0, (long)(200000000L << attempt) };
+		while (d.tv_nsec >= 1000000000L) {
+			d.tv_sec++;
+			d.tv_nsec -= 1000000000L;
+		}
+		nanosleep(&d, NULL);
+	}
+	if (r < 0)
+		return -1;
+	return setup_rest(h, err, errlen);
+}
+
+/* Connect, check the host key, authenticate. */
+static int
+login(struct ssh_host *h, char *err, size_t errlen)
 {
 	const struct worker_spec *w = h->w;
 	h->sock = tcp_connect(h, err, errlen);
@@ -612,6 +740,13 @@ setup(struct ssh_host *h, char *err, size_t errlen)
 		return -1;
 	if (authenticate(h, err, errlen) < 0)
 		return -1;
+	return 0;
+}
+
+static int
+setup_rest(struct ssh_host *h, char *err, size_t errlen)
+{
+	const struct worker_spec *w = h->w;
 	if (w->keepalive)
 		libssh2_keepalive_config(h->s, 1, (unsigned)w->keepalive);
 	if (ensure_agent(h, err, errlen) < 0)
@@ -627,6 +762,26 @@ setup(struct ssh_host *h, char *err, size_t errlen)
 			snprintf(err, errlen, "the workflow's workdir %s is not on "
 				 "%s: a shared workdir must be mounted at the same "
 				 "path on every worker", h->o.workdir, w->host);
+			return -1;
+		}
+	}
+	if (h->o.sftp) {
+		/* its own workdir, where the store and sandboxes live */
+		struct strbuf cmd = STRBUF_INIT;
+		int status = -1;
+		strbuf_adds(&cmd, "mkdir -p ");
+		sq_quote(&cmd, w->workdir, strlen(w->workdir));
+		int rr = remote_run(h, cmd.buf, NULL, &status);
+		strbuf_release(&cmd);
+		if (rr < 0 || status) {
+			snprintf(err, errlen, "cannot create the workdir %s on %s",
+				 w->workdir, w->host);
+			return -1;
+		}
+		h->sftp = libssh2_sftp_init(h->s);
+		if (!h->sftp) {
+			snprintf(err, errlen, "cannot start SFTP on %s: %s",
+				 w->host, sess_err(h->s));
 			return -1;
 		}
 	}
@@ -647,6 +802,302 @@ setup(struct ssh_host *h, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- the SSH thread: file transfers over SFTP, non-blocking ---- */
+
+static void
+xfer_free(struct xfer *x)
+{
+	free((char *)x->local);
+	free((char *)x->remote);
+}
+
+/* Hand the current transfer's result to the loop. */
+static void
+xfer_finish(struct ssh_host *h, bool ok, bool lost, const char *fmt, ...)
+	PRINTF(4, 5);
+static void
+xfer_finish(struct ssh_host *h, bool ok, bool lost, const char *fmt, ...)
+{
+	struct xcur *c = &h->cur;
+	struct xfer_result r;
+	memset(&r, 0, sizeof(r));
+	r.id = c->x.id;
+	r.ok = ok;
+	r.lost = lost;
+	r.bytes = c->bytes;
+	r.secs = clock_mono() - c->t0;
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(r.error, sizeof(r.error), fmt, ap);
+		va_end(ap);
+	}
+	if (c->fh) {
+		/* after an error: best effort, never waits */
+		libssh2_sftp_close(c->fh);
+		c->fh = NULL;
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	if (!ok && c->x.op == XFER_GET && c->tmp.len)
+		unlink(c->tmp.buf);
+	xfer_free(&c->x);
+	c->active = false;
+	pthread_mutex_lock(&h->lock);
+	VEC_PUSH(h->xdone, r);
+	pthread_mutex_unlock(&h->lock);
+	poke(h->notify_fd);
+}
+
+static const char *
+sftp_err(struct ssh_host *h)
+{
+	static const char *const names[] = {
+		"ok", "end of file", "no such file", "permission denied",
+		"failure", "bad message", "no connection", "connection lost",
+		"operation unsupported",
+	};
+	unsigned long e = libssh2_sftp_last_error(h->sftp);
+	return e < ARRAY_SIZE(names) ? names[e] : "SFTP error";
+}
+
+/* A libssh2 error that is about one file (the transfer fails) rather
+ * than the connection (the worker is lost). */
+static bool
+file_error(struct ssh_host *h, long rc)
+{
+	(void)h;
+	return rc == LIBSSH2_ERROR_SFTP_PROTOCOL;
+}
+
+/*
+ * One step of the current transfer: 1 it moved on (or ended), 0 it waits
+ * for the socket, -1 the connection failed.
+ */
+static int
+xfer_step(struct ssh_host *h)
+{
+	struct xcur *c = &h->cur;
+	const char *remote = c->x.remote;
+	switch (c->phase) {
+	case X_START: {
+		c->t0 = clock_mono();
+		c->bytes = 0;
+		c->boff = c->blen = 0;
+		c->eof = false;
+		c->fh = NULL;
+		c->fd = -1;
+		strbuf_reset(&c->tmp);
+		if (!c->buf)
+			c->buf = xmalloc(XFER_BUF);
+		if (c->x.op == XFER_PUT) {
+			struct stat st;
+			c->fd = open(c->x.local, O_RDONLY | O_CLOEXEC);
+			if (c->fd < 0 || fstat(c->fd, &st)) {
+				xfer_finish(h, false, false, "cannot read %s: %s",
+					    c->x.local, strerror(errno));
+				return 1;
+			}
+			c->mode = st.st_mode & 0777;
+			c->phase = X_MKDIR;
+			c->mkpos = 1;
+		} else {
+			c->phase = X_OPEN;
+		}
+		return 1;
+	}
+	case X_MKDIR: {
+		/* each missing parent of remote, from the top */
+		const char *slash = strchr(remote + c->mkpos, '/');
+		if (!slash) {
+			c->phase = X_OPEN;
+			return 1;
+		}
+		size_t n = (size_t)(slash - remote);
+		if (hmap_get(&h->dirs_made, remote, n)) {
+			c->mkpos = n + 1;
+			return 1;
+		}
+		int r = libssh2_sftp_mkdir_ex(h->sftp, remote, (unsigned)n, 0777);
+		if (r == LIBSSH2_ERROR_EAGAIN)
+			return 0;
+		if (r < 0 && !file_error(h, r))
+			return -1;
+		/* made, or already there (checked by the open) */
+		hmap_put(&h->dirs_made, arena_strndup(&h->dirs_arena, remote, n),
+			 n, 1, NULL);
+		c->mkpos = n + 1;
+		return 1;
+	}
+	case X_OPEN: {
+		bool put = c->x.op == XFER_PUT;
+		c->fh = libssh2_sftp_open(h->sftp, remote,
+					  put ? LIBSSH2_FXF_WRITE |
+							LIBSSH2_FXF_CREAT |
+							LIBSSH2_FXF_TRUNC
+					      : LIBSSH2_FXF_READ,
+					  put ? (long)c->mode : 0);
+		if (!c->fh) {
+			int e = libssh2_session_last_errno(h->s);
+			if (e == LIBSSH2_ERROR_EAGAIN)
+				return 0;
+			if (!file_error(h, e))
+				return -1;
+			xfer_finish(h, false, false, "cannot %s %s on %s: %s",
+				    put ? "create" : "read", remote, h->w->host,
+				    sftp_err(h));
+			return 1;
+		}
+		if (!put) {
+			char *dir = path_dirname(c->x.local);
+			mkdir_p(dir, 0777);
+			free(dir);
+			strbuf_addf(&c->tmp, "%s.wfrun-part", c->x.local);
+			c->fd = open(c->tmp.buf, O_WRONLY | O_CREAT | O_TRUNC |
+							 O_CLOEXEC, 0666);
+			if (c->fd < 0) {
+				xfer_finish(h, false, false, "cannot write %s: %s",
+					    c->tmp.buf, strerror(errno));
+				return 1;
+			}
+		}
+		c->phase = X_DATA;
+		return 1;
+	}
+	case X_DATA:
+		if (c->x.op == XFER_PUT) {
+			if (c->boff == c->blen) {
+				ssize_t n = read(c->fd, c->buf, XFER_BUF);
+				if (n < 0) {
+					xfer_finish(h, false, false, "cannot read "
+						    "%s: %s", c->x.local,
+						    strerror(errno));
+					return 1;
+				}
+				if (n == 0) {
+					c->phase = X_CLOSE;
+					return 1;
+				}
+				c->blen = (size_t)n;
+				c->boff = 0;
+			}
+			ssize_t w = libssh2_sftp_write(c->fh, c->buf + c->boff,
+						       c->blen - c->boff);
+			if (w == LIBSSH2_ERROR_EAGAIN)
+				return 0;
+			if (w < 0) {
+				if (!file_error(h, w))
+					return -1;
+				xfer_finish(h, false, false, "cannot write %s on "
+					    "%s: %s", remote, h->w->host,
+					    sftp_err(h));
+				return 1;
+			}
+			c->boff += (size_t)w;
+			c->bytes += w;
+			return 1;
+		} else {
+			ssize_t n = libssh2_sftp_read(c->fh, c->buf, XFER_BUF);
+			if (n == LIBSSH2_ERROR_EAGAIN)
+				return 0;
+			if (n < 0) {
+				if (!file_error(h, n))
+					return -1;
+				xfer_finish(h, false, false, "cannot read %s on "
+					    "%s: %s", remote, h->w->host,
+					    sftp_err(h));
+				return 1;
+			}
+			if (n == 0) {
+				c->phase = X_CLOSE;
+				return 1;
+			}
+			for (ssize_t off = 0; off < n;) {
+				ssize_t w = write(c->fd, c->buf + off,
+						  (size_t)(n - off));
+				if (w < 0) {
+					xfer_finish(h, false, false, "cannot write "
+						    "%s: %s", c->tmp.buf,
+						    strerror(errno));
+					return 1;
+				}
+				off += w;
+			}
+			c->bytes += n;
+			return 1;
+		}
+	case X_CLOSE: {
+		LIBSSH2_SFTP_ATTRIBUTES at;
+		if (c->x.op == XFER_GET && !c->mode) {
+			int r = libssh2_sftp_fstat(c->fh, &at);
+			if (r == LIBSSH2_ERROR_EAGAIN)
+				return 0;
+			c->mode = !r && (at.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS)
+					  ? (at.permissions & 0777) | 0x10000
+					  : 0x10000;
+		}
+		int r = libssh2_sftp_close(c->fh);
+		if (r == LIBSSH2_ERROR_EAGAIN)
+			return 0;
+		c->fh = NULL;
+		if (r < 0 && !file_error(h, r))
+			return -1;
+		if (r < 0) {
+			xfer_finish(h, false, false, "cannot close %s on %s: %s",
+				    remote, h->w->host, sftp_err(h));
+			return 1;
+		}
+		if (c->x.op == XFER_GET) {
+			fchmod(c->fd, (mode_t)(c->mode & 0777));
+			int cr = close(c->fd);
+			c->fd = -1;
+			if (cr || rename(c->tmp.buf, c->x.local)) {
+				xfer_finish(h, false, false, "cannot write %s: %s",
+					    c->x.local, strerror(errno));
+				return 1;
+			}
+			strbuf_reset(&c->tmp);
+		}
+		xfer_finish(h, true, false, NULL);
+		return 1;
+	}
+	}
+	return 1;
+}
+
+/* Take the next queued transfer, if any; true if one is current. */
+static bool
+xfer_next(struct ssh_host *h)
+{
+	struct xcur *c = &h->cur;
+	if (c->active)
+		return true;
+	pthread_mutex_lock(&h->lock);
+	if (h->xq.n) {
+		c->x = h->xq.v[0];
+		memmove(h->xq.v, h->xq.v + 1, (h->xq.n - 1) * sizeof(*h->xq.v));
+		h->xq.n--;
+		c->active = true;
+		c->phase = X_START;
+		c->mode = 0;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return c->active;
+}
+
+/* The connection is gone: every transfer not done is lost. */
+static void
+xfer_lose_all(struct ssh_host *h)
+{
+	if (h->cur.active)
+		xfer_finish(h, false, true, "the connection to %s was lost",
+			    h->w->host);
+	while (xfer_next(h))
+		xfer_finish(h, false, true, "the connection to %s was lost",
+			    h->w->host);
 }
 
 /* ---- the SSH thread: the non-blocking relay ---- */
@@ -675,6 +1126,7 @@ ssh_thread(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	if (setup(h, err, sizeof(err)) < 0) {
+		xfer_lose_all(h);
 		set_state(h, EXEC_FAILED, "%s", err);
 		return NULL;
 	}
@@ -739,11 +1191,19 @@ ssh_thread(void *arg)
 				break;
 			print_remote_stderr(h, &rerr, buf, (size_t)n);
 		}
+		if (!stop && h->sftp && xfer_next(h)) {
+			int r = xfer_step(h);
+			if (r < 0)
+				goto lost;
+			if (r > 0)
+				progress = true;
+		}
 		if (libssh2_channel_eof(h->ch)) {
 			if (stop)
 				break;
 			strbuf_release(&pending);
 			strbuf_release(&rerr);
+			xfer_lose_all(h);
 			set_state(h, EXEC_LOST, "the agent on %s exited or its "
 				  "connection closed", h->w->host);
 			return NULL;
@@ -775,11 +1235,13 @@ ssh_thread(void *arg)
 	}
 	strbuf_release(&pending);
 	strbuf_release(&rerr);
+	xfer_lose_all(h);
 	set_state(h, EXEC_CLOSED, NULL);
 	return NULL;
 lost:
 	strbuf_release(&pending);
 	strbuf_release(&rerr);
+	xfer_lose_all(h);
 	set_state(h, EXEC_LOST, "lost the connection to %s: %s", h->w->host,
 		  h->s ? sess_err(h->s) : "?");
 	return NULL;
@@ -816,9 +1278,29 @@ ssh_submit(struct exec *e, const struct exec_job *job)
 	struct ssh_host *h = (struct ssh_host *)e;
 	struct strbuf *l = &h->line, tmp = STRBUF_INIT;
 	strbuf_reset(l);
-	proto_field(l, "RUN", 1);
-	proto_fieldf(l, "%u", job->task);
-	proto_field(l, job->cwd ? job->cwd : h->w->workdir, 0);
+	const struct exec_stage *st = job->stage;
+	if (st) {
+		proto_field(l, "SRUN", 1);
+		proto_fieldf(l, "%u", job->task);
+		proto_field(l, st->sandbox, 0);
+		proto_field(l, st->outdir, 0);
+		proto_fieldf(l, "%zu", st->nlinks);
+		for (size_t i = 0; i < st->nlinks; i++) {
+			proto_field(l, st->links[i].src, 0);
+			proto_field(l, st->links[i].dst, 0);
+			proto_field(l, st->links[i].copy ? "1" : "0", 0);
+		}
+		proto_fieldf(l, "%zu", st->nmkdirs);
+		for (size_t i = 0; i < st->nmkdirs; i++)
+			proto_field(l, st->mkdirs[i], 0);
+		proto_fieldf(l, "%zu", st->nouts);
+		for (size_t i = 0; i < st->nouts; i++)
+			proto_field(l, st->outs[i], 0);
+	} else {
+		proto_field(l, "RUN", 1);
+		proto_fieldf(l, "%u", job->task);
+		proto_field(l, job->cwd ? job->cwd : h->w->workdir, 0);
+	}
 	proto_field(l, remote_path(job, job->out_path, &tmp), 0);
 	proto_field(l, remote_path(job, job->err_path, &tmp), 0);
 	size_t nenv = 0;
@@ -914,7 +1396,33 @@ handle_msg(struct ssh_host *h, struct proto_msg *m)
 		r.write_bytes = atoll(m->f[9]);
 		r.out_empty = atoi(m->f[10]);
 		r.err_empty = atoi(m->f[11]);
+		uint8_t *ok = NULL;
+		struct exec_outfile *files = NULL;
+		long nout, nfile;
+		size_t k = 13;
+		if (m->n > 13 && !parse_long(m->f[13], &nout) && nout >= 0 &&
+		    14 + (size_t)nout < m->n) {
+			r.stage_out_s = strtod(m->f[12], NULL);
+			ok = xcalloc((size_t)nout + 1, 1);
+			for (long i = 0; i < nout; i++)
+				ok[i] = m->f[14 + i][0] != '-';
+			r.out_ok = ok;
+			r.nout_ok = (size_t)nout;
+			k = 14 + (size_t)nout;
+			if (!parse_long(m->f[k], &nfile) && nfile >= 0 &&
+			    k + 1 + 2 * (size_t)nfile <= m->n) {
+				files = xcalloc((size_t)nfile + 1, sizeof(*files));
+				for (long i = 0; i < nfile; i++) {
+					files[i].path = m->f[k + 1 + 2 * i];
+					files[i].size = atoll(m->f[k + 2 + 2 * i]);
+				}
+				r.files = files;
+				r.nfiles = (size_t)nfile;
+			}
+		}
 		e->done(&r, e->arg);
+		free(ok);
+		free(files);
 	} else if (!strcmp(t, "FAILED") && m->n >= 3 &&
 		   !parse_long(m->f[1], &id)) {
 		r.task = (uint32_t)id;
@@ -928,6 +1436,52 @@ handle_msg(struct ssh_host *h, struct proto_msg *m)
 	} else {
 		warning_msg("worker '%s': unexpected message '%s'", h->w->name, t);
 	}
+}
+
+static int
+ssh_transfer(struct exec *e, const struct xfer *x)
+{
+	struct ssh_host *h = (struct ssh_host *)e;
+	if (e->state != EXEC_READY || !h->o.sftp)
+		return -1;
+	struct xfer c = *x;
+	c.local = xstrdup(x->local);
+	c.remote = xstrdup(x->remote);
+	pthread_mutex_lock(&h->lock);
+	VEC_PUSH(h->xq, c);
+	pthread_mutex_unlock(&h->lock);
+	poke(h->wake_fd);
+	return 0;
+}
+
+/* Report finished transfers (and, once the thread is gone, the ones it
+ * never took) to the owner. */
+static void
+report_xfers(struct ssh_host *h, bool thread_gone)
+{
+	pthread_mutex_lock(&h->lock);
+	if (thread_gone) {
+		for (size_t i = 0; i < h->xq.n; i++) {
+			struct xfer_result r;
+			memset(&r, 0, sizeof(r));
+			r.id = h->xq.v[i].id;
+			r.lost = true;
+			snprintf(r.error, sizeof(r.error), "%s was lost",
+				 h->w->host);
+			xfer_free(&h->xq.v[i]);
+			VEC_PUSH(h->xdone, r);
+		}
+		h->xq.n = 0;
+	}
+	struct xfer_result *v = h->xdone.v;
+	size_t n = h->xdone.n;
+	h->xdone.v = NULL;
+	h->xdone.n = h->xdone.alloc = 0;
+	pthread_mutex_unlock(&h->lock);
+	for (size_t i = 0; i < n; i++)
+		if (h->base.xfer_done)
+			h->base.xfer_done(&h->base, &v[i], h->base.xfer_arg);
+	free(v);
 }
 
 /* Every running job of a lost worker goes back to the runner. */
@@ -977,8 +1531,9 @@ on_notify(int fd, short revents, void *arg)
 	}
 	strbuf_release(&in);
 	struct exec *e = &h->base;
-	if ((st == EXEC_FAILED || st == EXEC_LOST || st == EXEC_CLOSED) &&
-	    e->state != st && e->state != EXEC_FAILED) {
+	bool gone = st == EXEC_FAILED || st == EXEC_LOST || st == EXEC_CLOSED;
+	report_xfers(h, gone);
+	if (gone && e->state != st && e->state != EXEC_FAILED) {
 		if (st == EXEC_LOST && e->state != EXEC_READY)
 			st = EXEC_FAILED;
 		e->state = st;
@@ -1008,6 +1563,10 @@ ssh_release(struct exec *e)
 	loop_unwatch_fd(h->loop, h->notify_fd);
 	if (h->ch)
 		libssh2_channel_free(h->ch);
+	if (h->sftp) {
+		libssh2_session_set_blocking(h->s, 1);
+		libssh2_sftp_shutdown(h->sftp);
+	}
 	if (h->s) {
 		libssh2_session_set_blocking(h->s, 1);
 		libssh2_session_disconnect(h->s, "wfrun done");
@@ -1023,6 +1582,14 @@ ssh_release(struct exec *e)
 	strbuf_release(&h->line);
 	proto_decoder_release(&h->dec);
 	VEC_FREE(h->jobs);
+	for (size_t i = 0; i < h->xq.n; i++)
+		xfer_free(&h->xq.v[i]);
+	VEC_FREE(h->xq);
+	VEC_FREE(h->xdone);
+	free(h->cur.buf);
+	strbuf_release(&h->cur.tmp);
+	hmap_release(&h->dirs_made);
+	arena_release(&h->dirs_arena);
 	free(h);
 }
 
@@ -1034,6 +1601,7 @@ ssh_on_sigchld(struct exec *e)
 
 static const struct exec_ops ssh_ops = {
 	ssh_submit, ssh_signal_all, ssh_signal_one, ssh_on_sigchld, ssh_release,
+	ssh_transfer,
 };
 
 int
@@ -1066,6 +1634,10 @@ exec_ssh_new(const struct worker_spec *w, const struct exec_ssh_opts *o,
 	strbuf_init(&h->outq);
 	strbuf_init(&h->inq);
 	strbuf_init(&h->line);
+	strbuf_init(&h->cur.tmp);
+	h->cur.fd = -1;
+	hmap_init(&h->dirs_made);
+	arena_init(&h->dirs_arena);
 	proto_decoder_init(&h->dec);
 	pthread_mutex_init(&h->lock, NULL);
 	h->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -3,7 +3,7 @@
  * (wfrun-worker), documented here and only here.  Pure: it encodes and
  * decodes, it never reads or writes a file descriptor.
  *
- * Version 1.  The agent runs over one SSH exec channel: the master writes
+ * Version 2.  The agent runs over one SSH exec channel: the master writes
  * to its stdin, the agent answers on its stdout; its stderr is for humans.
  * A message is one line: fields separated by one TAB, ended by LF.  In a
  * field, "\\" is a backslash, "\t" a TAB, "\n" a LF, "\r" a CR; no other
@@ -18,6 +18,18 @@
  *                                             the task ended (wait status
  *                                             as from wait4; -1 bytes when
  *                                             unknown)
+ *            [stage_out_s nout KIND... nfile (PATH SIZE)...]
+ *                                             after a staged task (SRUN):
+ *                                             the seconds spent moving its
+ *                                             outputs into outdir, one KIND
+ *                                             per out of the SRUN ('f' a
+ *                                             file, 'd' a directory, '-'
+ *                                             missing or not moved: the
+ *                                             task failed), then every
+ *                                             regular file and directory
+ *                                             now under those outputs,
+ *                                             relative, with its size in
+ *                                             bytes (-1: a directory)
  *   FAILED   id message                       the task could not start
  *   BYE                                       the agent is exiting
  *
@@ -29,6 +41,20 @@
  *                                             agent's environment; exe is
  *                                             looked up on the agent's PATH
  *                                             when it has no '/')
+ *   SRUN     id sandbox outdir nlink (SRC DST COPY)... nmk DIR...
+ *            nout OUT... out_log err_log nenv ENV... exe ARGV...
+ *                                             a task of a workdir that is
+ *                                             not shared: make the sandbox
+ *                                             (absolute), link each SRC
+ *                                             (absolute, a file) to DST
+ *                                             (relative to the sandbox;
+ *                                             COPY 1: copy it instead, the
+ *                                             task writes it), make each
+ *                                             DIR, run the task there; if
+ *                                             it exits 0, move each OUT to
+ *                                             outdir/OUT and remove the
+ *                                             sandbox (kept after a
+ *                                             failure, for a look)
  *   KILL     id signo                         signal one task's group
  *   KILLALL  signo                            signal every task's group
  *   EXIT                                      kill every task, say BYE, exit
@@ -45,7 +71,7 @@
 
 #include "util.h"
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2
 #define PROTO_MAX_LINE (1 << 20)
 
 /* Append one escaped field (preceded by a TAB unless first). */

@@ -21,6 +21,7 @@
 #include "resume.h"
 #include "sched.h"
 #include "spawn.h"
+#include "stage.h"
 #include "trace.h"
 #include "undo.h"
 
@@ -61,6 +62,7 @@ struct runner {
 	struct iopol_grant *grant; /* per task while it runs */
 	size_t dispatch_w;      /* dispatch: the worker being asked */
 	FILE *events;           /* events.jsonl */
+	struct stage *stage;    /* workers whose workdir is not shared */
 	struct trace trace;
 	struct loop_timer kill_timer;
 	struct loop_timer tick;  /* redraws the progress line on a terminal */
@@ -71,6 +73,8 @@ struct runner {
 	struct loop_timer dl_timer;
 	uint8_t *timed_out;     /* per task */
 	uint8_t *launches;      /* per task, counted modulo 256 */
+	uint8_t *rerun;         /* per task: done, and running again to make
+				   data lost with a worker (lineage) */
 	long *cores;            /* per task name: cores each instance takes */
 	bool *io;               /* per task name: takes an I/O executor */
 	bool *logdir_made;      /* per task name */
@@ -298,7 +302,9 @@ dl_fired(void *arg)
 			continue; /* it ended in time (or runs again, requeued) */
 		r->timed_out[d.task] = 1;
 		struct rworker *w = &r->w[r->where[d.task]];
-		w->ex->ops->signal_one(w->ex, d.task, SIGKILL);
+		if (!stage_abort(r->stage, d.task, "timed out while its inputs "
+				 "were being staged"))
+			w->ex->ops->signal_one(w->ex, d.task, SIGKILL);
 	}
 	dl_arm(r);
 }
@@ -371,13 +377,22 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		verbose_msg("start %s", lab.buf);
 		strbuf_release(&lab);
 	}
+	/* On a worker whose workdir is not shared, the stage sends the
+	 * task once its inputs are there (each datum version in its own file:
+	 * nothing to save); here, output directories and saved INOUT data
+	 * first. */
+	bool staged = stage_is_staged(r->stage, wi);
 	const char *prep_err = NULL;
 	struct errbuf serr;
-	if (make_output_dirs(r, t) < 0)
+	if (staged)
+		stage_launch(r->stage, t, wi, &job);
+	else if (make_output_dirs(r, t) < 0)
 		prep_err = "cannot create its output directories";
 	else if (undo_save(p, t, &serr) < 0)
 		prep_err = serr.msg;
-	if (prep_err) {
+	if (staged) {
+		/* sent by the stage */
+	} else if (prep_err) {
 		struct exec_result res;
 		memset(&res, 0, sizeof(res));
 		res.task = t;
@@ -387,14 +402,13 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		w->ex->done(&res, w->ex->arg);
 	} else {
 		w->ex->ops->submit(w->ex, &job);
-		if (wt->timeout > 0 &&
-		    p->dag.tasks.v[t].state == TASK_RUNNING) {
-			bool first = !r->ndl || clock_mono() + wt->timeout <
-							r->dl[0].when;
-			dl_push(r, clock_mono() + wt->timeout, t, r->launches[t]);
-			if (first)
-				dl_arm(r);
-		}
+	}
+	if (wt->timeout > 0 && p->dag.tasks.v[t].state == TASK_RUNNING) {
+		bool first = !r->ndl || clock_mono() + wt->timeout <
+						r->dl[0].when;
+		dl_push(r, clock_mono() + wt->timeout, t, r->launches[t]);
+		if (first)
+			dl_arm(r);
 	}
 	free((char **)job.env_add);
 	strbuf_release(&outp);
@@ -503,7 +517,7 @@ retry_due(void *arg)
  * failure, cancel what depends on it or stop, as its policy says. */
 static void
 on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
-	  const char *why)
+	  const char *why, bool staged, uint32_t smiss)
 {
 	struct plan *p = r->p;
 	struct dag *g = &p->dag;
@@ -514,12 +528,14 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 		r->failures[t]++;
 	r->failed_on[t] = r->where[t];
 	enum wf_on_failure pol = failure_final(wt, r->o->keep_going);
-	uint32_t miss = missing_output(r, t);
+	/* A staged task's outputs are on its worker (the stage knows which
+	 * it made); nothing of it is in the workdir to put back or aside. */
+	uint32_t miss = staged ? smiss : missing_output(r, t);
 	bool keep = !retry && !r->interrupted && pol == WF_IGNORE &&
 		    miss == DAG_NONE;
 	char *aside = NULL;
 	struct errbuf uerr;
-	if (undo_fail(p, t, keep, &aside, &uerr) < 0) {
+	if (!staged && undo_fail(p, t, keep, &aside, &uerr) < 0) {
 		progress_clear(r);
 		error_msg("task %u: %s", t + 1, uerr.msg);
 	}
@@ -536,8 +552,15 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 	progress_clear(r);
 	log_path(r, t, "err", &r->path);
 	bool tail = res->started && !res->err_empty;
-	if (tail)
+	if (tail && staged) {
+		strbuf_addf(&msg, " (stderr on worker '%s': %s/%s)",
+			    r->w[r->where[t]].name,
+			    r->o->cluster->workers[r->where[t]].workdir,
+			    r->path.buf);
+		tail = false;
+	} else if (tail) {
 		strbuf_addf(&msg, " (stderr: %s/%s)", p->wf->workdir, r->path.buf);
+	}
 	if (retry) {
 		double d = failure_backoff(r->failures[t]);
 		warning_msg("%s; retry %u of %ld in %gs%s", msg.buf,
@@ -624,9 +647,25 @@ on_done(const struct exec_result *res, void *arg)
 		sched_push(&r->sched, tmpl, t);
 		return;
 	}
+	if (res->parked) {
+		/* an input is being made again: the stage readies it */
+		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
+		g->tasks.v[t].state = TASK_WAITING;
+		return;
+	}
 	iopol_finish(&r->pol, tmpl, r->where[t], r->grant[t],
 		     res->started ? res->end - res->start : 0);
 
+	size_t wi = r->where[t];
+	bool staged = stage_is_staged(r->stage, wi);
+	double in_s = -1, out_s = -1;
+	long long sbytes = -1;
+	uint32_t smiss = DAG_NONE;
+	if (staged)
+		smiss = stage_done(r->stage, t, wi, res,
+				   res->started && WIFEXITED(res->wstatus) &&
+					   !WEXITSTATUS(res->wstatus),
+				   &in_s, &out_s, &sbytes);
 	struct strbuf why = STRBUF_INIT;
 	int exit_code = -1;
 	if (!res->started) {
@@ -646,7 +685,7 @@ on_done(const struct exec_result *res, void *arg)
 				    strsignal(WTERMSIG(res->wstatus)));
 	}
 	if (!why.len) {
-		uint32_t miss = missing_output(r, t);
+		uint32_t miss = staged ? smiss : missing_output(r, t);
 		if (miss != DAG_NONE) {
 			const struct dag_access *a = &g->acc.v[g->tasks.v[t].acc +
 							       miss];
@@ -667,14 +706,32 @@ on_done(const struct exec_result *res, void *arg)
 		exit_code, r->failures[t] + 1, r->submit[t],
 		res->start, res->end, res->utime, res->stime,
 		res->started ? res->maxrss_kb : -1, res->read_bytes,
-		res->write_bytes,
+		res->write_bytes, in_s, out_s, sbytes,
 	};
 	trace_write(&r->trace, &row);
 	strbuf_release(&tag);
 
-	if (ok) {
+	if (r->rerun[t]) {
+		/* made again for lost data: its successors were released and
+		 * it was counted the first time */
+		r->rerun[t] = 0;
+		g->tasks.v[t].state = TASK_DONE;
+		if (!ok) {
+			struct strbuf lab = STRBUF_INIT;
+			plan_label(p, t, &lab);
+			progress_clear(r);
+			error_msg("task %s, run again to make lost data, %s", lab.buf,
+				  why.buf);
+			strbuf_release(&lab);
+		}
+	} else if (ok) {
 		r->done++;
-		resume_record(&r->resume, p, t, &r->journal, &r->scratch);
+		/* The journal knows files in the workdir; a staged task's
+		 * outputs are on its worker (and maybe never fetched), so it
+		 * is not recorded and a later run makes them again. */
+		if (!staged)
+			resume_record(&r->resume, p, t, &r->journal,
+				      &r->scratch);
 		VEC_PUSH(r->discard, t);
 		release_successors(r, t);
 		if (log_level >= 2) {
@@ -686,7 +743,7 @@ on_done(const struct exec_result *res, void *arg)
 			strbuf_release(&lab);
 		}
 	} else {
-		on_failed(r, t, res, why.buf);
+		on_failed(r, t, res, why.buf, staged, smiss);
 	}
 	strbuf_release(&why);
 }
@@ -718,6 +775,7 @@ on_signal(int signo, void *arg)
 	r->stop = true;
 	progress_clear(r);
 	if (r->interrupted == 1) {
+		stage_cancel(r->stage);
 		info_msg("interrupted (%s): stopping %zu running task%s",
 			 strsignal(signo), r->running,
 			 r->running == 1 ? "" : "s");
@@ -778,6 +836,55 @@ dispatch_pinned(struct runner *r)
 	}
 }
 
+/* Stage hooks (lineage): run finished task t again; ready a parked one. */
+static bool
+rerun_task(uint32_t t, void *arg)
+{
+	struct runner *r = arg;
+	struct dag_task *dt = &r->p->dag.tasks.v[t];
+	if (dt->state != TASK_DONE || r->stop)
+		return false;
+	r->rerun[t] = 1;
+	dt->state = TASK_READY;
+	r->submit[t] = clock_real();
+	sched_push(&r->sched, dt->tmpl, t);
+	return true;
+}
+
+static void
+unpark_task(uint32_t t, void *arg)
+{
+	struct runner *r = arg;
+	struct dag_task *dt = &r->p->dag.tasks.v[t];
+	dt->state = TASK_READY;
+	r->submit[t] = clock_real();
+	sched_push(&r->sched, dt->tmpl, t);
+}
+
+/* Of the workers with room for task t, the one that holds the most bytes
+ * of its inputs; best (the one with the most free cores) unless another
+ * holds LOCALITY_MIN more: small files cost a round trip, not bandwidth,
+ * and are not worth leaving cores idle for. */
+#define LOCALITY_MIN (1 << 20)
+static size_t
+closest(struct runner *r, uint32_t t, uint32_t tmpl, size_t best)
+{
+	long long most = stage_local_bytes(r->stage, t, best) + LOCALITY_MIN - 1;
+	for (size_t i = 0; i < r->nw; i++) {
+		struct rworker *w = &r->w[i];
+		if (i == best || !w->usable ||
+		    (r->io[tmpl] ? w->io_free < 1 : w->free < r->cores[tmpl]) ||
+		    !iopol_may_start(&r->pol, tmpl, i))
+			continue;
+		long long b = stage_local_bytes(r->stage, t, i);
+		if (b > most) {
+			most = b;
+			best = i;
+		}
+	}
+	return best;
+}
+
 /*
  * Start ready tasks while any fits.  Workers are asked from the one with
  * the most free cores down, so compute spreads out; each answers with the
@@ -828,6 +935,8 @@ dispatch_round(struct runner *r)
 			uint32_t t = sched_pop_if(&r->sched, r->w[best].free,
 						  r->w[best].io_free, io_ok, r,
 						  &tmpl);
+			if (t != UINT32_MAX && r->stage)
+				best = closest(r, t, tmpl, best);
 			if (t != UINT32_MAX) {
 				launch(r, t, tmpl, best);
 				launched = true;
@@ -861,6 +970,7 @@ on_state(struct exec *e, void *arg)
 				    w->cores, w->cores == 1 ? "" : "s");
 		} else if (e->state == EXEC_FAILED || e->state == EXEC_LOST) {
 			w->usable = false;
+			stage_worker_lost(r->stage, i);
 			if (!w->reported) {
 				w->reported = true;
 				progress_clear(r);
@@ -897,7 +1007,10 @@ start_workers(struct runner *r)
 		return 1;
 	}
 	struct exec_ssh_opts so = { o->accept_new_host_keys, o->agent_path,
-				    r->p->wf->workdir };
+				    r->p->wf->workdir, false };
+	/* a workdir of its own: no path of ours there, staging */
+	struct exec_ssh_opts own = { o->accept_new_host_keys, o->agent_path,
+				     NULL, true };
 	size_t pending = 0;
 	for (size_t i = 0; i < r->nw; i++) {
 		const struct worker_spec *ws = &c->workers[i];
@@ -915,6 +1028,17 @@ start_workers(struct runner *r)
 							: iopol_default_io(w->cores);
 			w->io_free = w->io;
 			w->usable = true;
+		} else if (!ws->shared) {
+			if (!r->stage) {
+				struct stage_hooks hk = { rerun_task, unpark_task,
+							  r };
+				r->stage = stage_new(r->p, r->nw);
+				stage_set_hooks(r->stage, &hk);
+			}
+			w->ex = exec_ssh_new(ws, &own, &r->loop, on_done, on_state,
+					     r);
+			stage_add_worker(r->stage, i, w->ex, ws->name, ws->workdir);
+			pending++;
 		} else {
 			/* A shared workdir has the master's path there. */
 			w->cwd = r->p->wf->workdir;
@@ -1102,6 +1226,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.launches = xcalloc(r.total ? r.total : 1, 1);
 	r.failures = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	r.failed_on = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
+	r.rerun = xcalloc(r.total ? r.total : 1, 1);
 	for (size_t i = 0; i < nt; i++) {
 		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
 		r.io[i] = p->wf->tasks[i].io && !o->no_io;
@@ -1199,6 +1324,20 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		r.failed += r.retryq.n + r.pinned.n;
 		progress_clear(&r);
 		rc = r.interrupted ? 130 : lost_all ? 3 : r.failed ? 1 : 0;
+		if (r.stage && !r.interrupted) {
+			/* the outputs come back to the master's workdir */
+			stage_fetch_start(r.stage, o->fetch);
+			/* (a lost output's producer may run again) */
+			while (stage_busy(r.stage) && !r.interrupted) {
+				dispatch(&r);
+				if (!r.running && !usable_workers(&r))
+					stage_abandon(r.stage);
+				if (stage_busy(r.stage))
+					loop_run_once(&r.loop);
+			}
+			if (stage_finish(r.stage) && !rc)
+				rc = 1;
+		}
 	}
 	loop_timer_cancel(&r.loop, &r.kill_timer);
 	loop_timer_cancel(&r.loop, &r.tick);
@@ -1242,6 +1381,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			r.w[i].ex->hurry = r.hurry;
 			r.w[i].ex->ops->release(r.w[i].ex);
 		}
+	stage_free(r.stage);
 	free(r.w);
 	retryq_release(&r.retryq, &r.loop);
 	VEC_FREE(r.pinned);
@@ -1257,6 +1397,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(r.where);
 	free(r.timed_out);
 	free(r.launches);
+	free(r.rerun);
 	free(r.dl);
 	loop_release(&r.loop);
 	sched_release(&r.sched);

@@ -28,6 +28,8 @@ struct runner_opts {
 	bool relearn;            /* forget the kept storage_bw registries */
 	const bool *forced;      /* per workflow task: rerun (--force) */
 	bool force_all;          /* --forceall: ignore the journal */
+	int fetch;               /* enum stage_fetch: outputs of workers
+				    whose workdir is not shared */
 };
 
 /* Run every task; returns the exit status (0, 1, 3 or 130). */

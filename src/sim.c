@@ -411,7 +411,8 @@ finish(struct simr *s, uint32_t t)
 			t + 1, wt->name, tag.buf, w->name,
 			wt->io ? "io" : "compute", s->cores[tmpl],
 			s->grant[t].c, s->grant[t].epoch, "COMPLETED", 0, 1,
-			s->submit[t], s->start[t], s->now, 0, 0, -1, -1, -1,
+			s->submit[t], s->start[t], s->now, 0, 0, -1, -1, -1, -1, -1,
+			-1,
 		};
 		trace_write(s->o->trace, &row);
 		strbuf_release(&tag);

@@ -9,7 +9,8 @@
 static const char header[] =
 	"task_id\tname\ttag\tworker\tkind\tcores\tstorage_bw\tepoch\tstatus\t"
 	"exit\tattempt\tsubmit\tstart\tcomplete\tqueue_s\trealtime_s\t"
-	"cpu_user_s\tcpu_sys_s\tpeak_rss_kb\tread_bytes\twrite_bytes\n";
+	"cpu_user_s\tcpu_sys_s\tpeak_rss_kb\tread_bytes\twrite_bytes\tstage_in_s\t"
+	"stage_out_s\tbytes_staged\n";
 
 int
 trace_open(struct trace *t, const char *path, struct errbuf *err)
@@ -70,6 +71,15 @@ trace_write(struct trace *t, const struct trace_row *r)
 	fputc('\t', fp);
 	if (r->write_bytes >= 0)
 		fprintf(fp, "%lld", r->write_bytes);
+	fputc('\t', fp);
+	if (r->stage_in_s >= 0)
+		fprintf(fp, "%.6f", r->stage_in_s);
+	fputc('\t', fp);
+	if (r->stage_out_s >= 0)
+		fprintf(fp, "%.6f", r->stage_out_s);
+	fputc('\t', fp);
+	if (r->bytes_staged >= 0)
+		fprintf(fp, "%lld", r->bytes_staged);
 	fputc('\n', fp);
 	/* A row is on disk when its task is over, even if wfrun is killed. */
 	fflush(fp);

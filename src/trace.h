@@ -10,7 +10,12 @@
  *
  * Columns: task_id name tag worker kind cores storage_bw epoch status exit
  * attempt submit start complete queue_s realtime_s cpu_user_s cpu_sys_s
- * peak_rss_kb read_bytes write_bytes
+ * peak_rss_kb read_bytes write_bytes stage_in_s stage_out_s bytes_staged
+ *
+ * The last three are for workers whose workdir is not shared: the seconds
+ * from placing the task until its inputs were on the worker, the seconds
+ * the worker spent moving its outputs into its store, and the bytes sent
+ * to the worker for this task (a file already there costs nothing).
  */
 #ifndef WFRUN_TRACE_H
 #define WFRUN_TRACE_H
@@ -33,6 +38,8 @@ struct trace_row {
 	double cpu_user, cpu_sys;
 	long peak_rss_kb;   /* -1: unknown */
 	long long read_bytes, write_bytes; /* -1: unknown */
+	double stage_in_s, stage_out_s;    /* -1: not staged */
+	long long bytes_staged;            /* -1: not staged */
 };
 
 struct trace {

@@ -7,7 +7,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 @test "wfrun-worker --version names the protocol" {
 	run "$AGENT" --version
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 1$ ]]
+	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 2$ ]]
 }
 
 @test "the agent runs tasks, reports DONE and FAILED, and says BYE at EXIT" {
@@ -22,7 +22,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	printf 'EXIT\n' >&5
 	wait "$pid"
 	exec 5>&-
-	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'1$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
+	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'2$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
 	grep -q $'^FAILED\t2\tno-such-program: command not found$' out.txt
 	grep -q $'^DONE\t1\t0\t' out.txt
 	[ "$(grep -c $'^DONE\t3\t0\t.*\t1\t1$' out.txt)" -eq 1 ]
@@ -60,4 +60,65 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	wait "$pid"
 	grep -q $'^DONE\t7\t9\t' out.txt
 	[ "$(cat 8.out)" = fine ]
+}
+
+@test "SRUN: inputs linked (or copied) into a sandbox, outputs moved to the store and listed" {
+	mkdir -p store/in/d
+	echo hi >store/in/d/a.txt
+	echo old >store/in/t.txt
+	mkfifo in
+	"$AGENT" <in >out.txt &
+	pid=$!
+	exec 5>in
+	# nlink 2 (the second copied: the task also writes it), nmk 1,
+	# nout 3 (a file, a directory, one it does not make)
+	printf 'SRUN\t7\t%s/sb/7\t%s/store/t7\t2\t%s/store/in/d/a.txt\td/a.txt\t0\t%s/store/in/t.txt\tt.txt\t1\t1\tres\t3\tres/x.txt\tmade\tnot-made\t%s/logs/7.out\t%s/logs/7.err\t0\tsh\tsh\t-c\tcat d/a.txt > res/x.txt; echo new >> t.txt; mkdir -p made/e; echo 1 > made/y\n' \
+		"$PWD" "$PWD" "$PWD" "$PWD" "$PWD" "$PWD" >&5
+	printf 'SRUN\t8\t%s/sb/8\t%s/store/t8\t1\t%s/store/in/d/a.txt\ta.txt\t0\t0\t1\tz\t%s/logs/8.out\t%s/logs/8.err\t0\tsh\tsh\t-c\texit 4\n' \
+		"$PWD" "$PWD" "$PWD" "$PWD" "$PWD" >&5
+	for _ in $(seq 100); do [ "$(grep -c '^DONE' out.txt)" -eq 2 ] && break; sleep 0.1; done
+	printf 'EXIT\n' >&5
+	wait "$pid"
+	exec 5>&-
+	cat out.txt
+	line=$(grep $'^DONE\t7\t0\t' out.txt)
+	# stage_out_s nout KIND... nfile (PATH SIZE)...: made and made/e are
+	# directories (-1), listed in the order the walk found them
+	[[ "$line" =~ $'\t'1$'\t'1$'\t'[0-9.]+$'\t'3$'\t'f$'\t'd$'\t'-$'\t'4$'\t'res/x.txt$'\t'3$'\t' ]]
+	for e in $'made\t-1' $'made/e\t-1' $'made/y\t2'; do
+		[[ "$line" == *$'\t'"$e"* ]]
+	done
+	[ "$(cat store/t7/res/x.txt)" = hi ]
+	[ "$(cat store/t7/made/y)" = 1 ]
+	[ -d store/t7/made/e ]
+	# the input it wrote was a copy: the stored version is unchanged
+	[ "$(cat store/in/t.txt)" = old ]
+	[ ! -e sb/7 ]
+	# a failure keeps the sandbox and moves nothing
+	grep -q $'^DONE\t8\t1024\t.*\t1\t-\t0$' out.txt
+	[ -e sb/8/a.txt ]
+	[ ! -e store/t8 ]
+}
+
+@test "SRUN: a store on another file system is copied into the sandbox" {
+	store=$(mktemp -d /dev/shm/wfrun-agent.XXXXXX) || skip "no /dev/shm"
+	if [ "$(stat -c %d "$store")" = "$(stat -c %d .)" ]; then
+		rm -rf "$store"
+		skip "/dev/shm is on the test directory's file system"
+	fi
+	echo hi >"$store/a.txt"
+	mkfifo in
+	"$AGENT" <in >out.txt &
+	pid=$!
+	exec 5>in
+	printf 'SRUN\t1\t%s/sb/1\t%s/st/t1\t1\t%s/a.txt\ta.txt\t0\t0\t1\tb.txt\t%s/1.out\t%s/1.err\t0\tsh\tsh\t-c\tcat a.txt > b.txt\n' \
+		"$PWD" "$PWD" "$store" "$PWD" "$PWD" >&5
+	for _ in $(seq 100); do grep -q '^DONE' out.txt && break; sleep 0.1; done
+	printf 'EXIT\n' >&5
+	wait "$pid"
+	exec 5>&-
+	rm -rf "$store"
+	cat out.txt
+	grep -q $'^DONE\t1\t0\t' out.txt
+	[ "$(cat st/t1/b.txt)" = hi ]
 }

@@ -218,3 +218,25 @@ EOF2
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "wf.yaml:2:11: error: task name '1st-pass' must start with a letter or '_' and use letters, digits, '_' and '-'" ]
 }
+
+@test "a resources file cannot mix workers in the master's workdir with staged ones" {
+	cat >mix.xml <<'EOF2'
+<resources>
+  <worker name="here" host="localhost"/>
+  <worker name="n1" host="node01"><workdir shared="false">/scratch/x</workdir></worker>
+</resources>
+EOF2
+	wf <<'EOF2'
+tasks:
+  - name: t
+    run: "true"
+EOF2
+	run "$WFRUN" check -r mix.xml wf.yaml
+	[ "$status" -eq 2 ]
+	[ "$output" = "mix.xml:2:1: error: worker 'here' uses the master's workdir (localhost) and worker 'n1' a workdir of its own (shared=\"false\"): one run cannot mix them yet; use one kind in a resources file
+wfrun: 1 error in mix.xml; nothing was run" ]
+	# staged workers alone are fine (nothing connects for check)
+	sed -i '/name="here"/d' mix.xml
+	run "$WFRUN" check -r mix.xml wf.yaml
+	[ "$status" -eq 0 ]
+}

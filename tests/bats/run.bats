@@ -103,7 +103,9 @@ tasks:
 EOF2
 	run "$WFRUN" -q -j 4 wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(head -1 .wfrun/trace.tsv)" = "$(printf 'task_id\tname\ttag\tworker\tkind\tcores\tstorage_bw\tepoch\tstatus\texit\tattempt\tsubmit\tstart\tcomplete\tqueue_s\trealtime_s\tcpu_user_s\tcpu_sys_s\tpeak_rss_kb\tread_bytes\twrite_bytes')" ]
+	[ "$(head -1 .wfrun/trace.tsv)" = "$(printf 'task_id\tname\ttag\tworker\tkind\tcores\tstorage_bw\tepoch\tstatus\texit\tattempt\tsubmit\tstart\tcomplete\tqueue_s\trealtime_s\tcpu_user_s\tcpu_sys_s\tpeak_rss_kb\tread_bytes\twrite_bytes\tstage_in_s\tstage_out_s\tbytes_staged')" ]
+	# staging columns are for workers whose workdir is not shared
+	[ "$(trace_col bytes_staged | sort -u)" = "" ]
 	[ "$(trace_col task_id | sort -n | tr '\n' ' ')" = "1 2 3 " ]
 	[ "$(trace_col tag | sort | tr '\n' ' ')" = "i=1 i=2 i=3 " ]
 	[ "$(trace_col worker | sort -u)" = local ]

@@ -1,0 +1,1261 @@
+#include "stage.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+
+#define NONE UINT32_MAX
+
+enum { F_NONE, F_MOVING, F_HELD };
+
+/* One file of one datum version. */
+struct sfile {
+	uint32_t ver;         /* writer task + 1; 0: the master's input */
+	const char *rel;      /* relative to the workdir (arena) */
+	long long size;       /* -1: a directory (made, never sent) */
+	bool on_master;       /* an input, or relayed into .wfrun/relay */
+	bool fetched;
+	uint32_t master_x;    /* GET to the relay in flight, or NONE */
+	uint32_t lost_from;   /* the lost worker that last held it, or NONE */
+};
+
+enum xkind { X_PUT, X_RELAY, X_FETCH };
+
+struct u64vec {
+	uint64_t *v;
+	size_t n, alloc;
+};
+struct u32vec {
+	uint32_t *v;
+	size_t n, alloc;
+};
+
+/* A transfer asked of a worker. */
+struct xrec {
+	uint32_t file;
+	uint32_t worker;       /* PUT: destination; RELAY, FETCH: source */
+	uint8_t kind;
+	struct u64vec waiters; /* PUT: task << 32 | seq; RELAY: PUT ids */
+};
+
+/* A task whose inputs are on their way to its worker. */
+struct pend {
+	uint32_t task, worker, seq;
+	uint32_t missing;      /* files not yet on the worker */
+	double t0;
+	long long bytes;       /* sent to the worker for this task */
+	struct exec_job job;
+	struct strvec argv, env;
+	char *out_path, *err_path, *exe;
+};
+
+struct sworker {
+	bool staged, lost;
+	struct exec *ex;
+	const char *name, *workdir;
+};
+
+struct stage {
+	struct plan *p;
+	struct dag *g;
+	char runid[64];
+	struct sworker *w;
+	size_t nw;
+	struct arena arena;
+	struct hmap files_by_key;     /* "ver\0rel" -> file */
+	VEC(struct sfile) files;
+	uint8_t *fst;                 /* files x workers: F_* */
+	uint32_t *fx;                 /* files x workers: PUT in flight */
+	size_t falloc;                /* rows allocated in fst/fx */
+	VEC(struct xrec) x;
+	struct pend **pend;           /* per task, while staged */
+	uint32_t seq;
+	uint32_t *rt_writer;          /* per datum: last writer done, or NONE */
+	struct u32vec *vfiles;        /* per task: the files it wrote */
+	struct u32vec *need;          /* per task: its input files (cache) */
+	bool *need_done;
+	struct u32vec *infiles;       /* per datum: master files under it */
+	bool *in_walked;
+	double *in_s, *out_s;         /* per task, of its last launch */
+	long long *bytes;
+	size_t fetching, fetch_failed;
+	struct u32vec *refetch;       /* per task run again at the end: the
+					 lost outputs it is to make */
+	struct strbuf sb;
+	struct stage_hooks hooks;
+	uint8_t *regen;               /* per task: times it was run again */
+	struct u32vec *parked;        /* per producer: tasks waiting for it */
+};
+
+static const char *
+ver_dir(uint32_t ver, char *buf, size_t n)
+{
+	if (!ver)
+		snprintf(buf, n, "in");
+	else
+		snprintf(buf, n, "t%u", ver);
+	return buf;
+}
+
+/* Where file f lives on worker k. */
+static void
+remote_path(struct stage *st, uint32_t f, size_t k, struct strbuf *out)
+{
+	char v[32];
+	const struct sfile *sf = &st->files.v[f];
+	strbuf_reset(out);
+	strbuf_addf(out, "%s/.wfrun/data/%s/%s/%s", st->w[k].workdir, st->runid,
+		    ver_dir(sf->ver, v, sizeof(v)), sf->rel);
+}
+
+/* Where file f is on the master (relative to the workdir). */
+static void
+master_path(struct stage *st, uint32_t f, struct strbuf *out)
+{
+	char v[32];
+	const struct sfile *sf = &st->files.v[f];
+	strbuf_reset(out);
+	if (!sf->ver)
+		strbuf_adds(out, sf->rel);
+	else
+		strbuf_addf(out, ".wfrun/relay/%s/%s/%s", st->runid,
+			    ver_dir(sf->ver, v, sizeof(v)), sf->rel);
+}
+
+static uint32_t
+file_get(struct stage *st, uint32_t ver, const char *rel, size_t len,
+	 long long size)
+{
+	strbuf_reset(&st->sb);
+	strbuf_addf(&st->sb, "%u", ver);
+	strbuf_addch(&st->sb, '\0');
+	strbuf_add(&st->sb, rel, len);
+	uint64_t *slot = hmap_get(&st->files_by_key, st->sb.buf, st->sb.len);
+	if (slot) {
+		if (size >= 0)
+			st->files.v[*slot].size = size;
+		return (uint32_t)*slot;
+	}
+	/* the key must outlive the map: the arena holds it */
+	char *key = arena_alloc(&st->arena, st->sb.len + 1);
+	memcpy(key, st->sb.buf, st->sb.len);
+	key[st->sb.len] = '\0';
+	hmap_put(&st->files_by_key, key, st->sb.len, st->files.n, NULL);
+	struct sfile sf = { ver, key + strlen(key) + 1, size, ver == 0, false,
+			    NONE, NONE };
+	VEC_PUSH(st->files, sf);
+	if (st->files.n > st->falloc) {
+		size_t old = st->falloc;
+		st->falloc = st->falloc ? 2 * st->falloc : 256;
+		st->fst = xrealloc(st->fst, st->falloc * st->nw);
+		st->fx = xrealloc(st->fx, st->falloc * st->nw * sizeof(uint32_t));
+		memset(st->fst + old * st->nw, 0, (st->falloc - old) * st->nw);
+		for (size_t i = old * st->nw; i < st->falloc * st->nw; i++)
+			st->fx[i] = NONE;
+	}
+	return (uint32_t)(st->files.n - 1);
+}
+
+static bool
+is_abs(const char *p)
+{
+	return p[0] == '/';
+}
+
+/* rel is path or under it ("." holds everything). */
+static bool
+under(const char *rel, const char *path)
+{
+	if (!strcmp(path, "."))
+		return true;
+	size_t n = strlen(path);
+	return !strncmp(rel, path, n) && (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* The task whose version of datum x a reader sees now: the last finished
+ * writer of x or of a directory holding it (a later task in program order
+ * wins, as in dag_latest_writer). */
+static uint32_t
+latest(const struct stage *st, uint32_t x)
+{
+	uint32_t best = NONE;
+	for (; x != DAG_NONE; x = st->g->data.v[x].parent) {
+		uint32_t w = st->rt_writer[x];
+		if (w != NONE && (best == NONE || w > best))
+			best = w;
+	}
+	return best;
+}
+
+/* Every regular file at or under path (relative; "" the workdir), as
+ * version 0 files of datum x.  Symbolic links are followed, as a task
+ * reading them would. */
+static void
+walk_input(struct stage *st, uint32_t x, struct strbuf *path)
+{
+	struct stat sb;
+	const char *name = path->len ? path->buf : ".";
+	if (stat(name, &sb) < 0)
+		return;
+	if (S_ISREG(sb.st_mode)) {
+		uint32_t f = file_get(st, 0, path->buf, path->len, sb.st_size);
+		VEC_PUSH(st->infiles[x], f);
+		return;
+	}
+	if (!S_ISDIR(sb.st_mode))
+		return;
+	DIR *d = opendir(name);
+	if (!d)
+		return;
+	struct dirent *de;
+	size_t len = path->len;
+	bool empty = true;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		/* the workdir read whole: not wfrun's own files */
+		if (!len && !strcmp(de->d_name, ".wfrun"))
+			continue;
+		empty = false;
+		if (len)
+			strbuf_addch(path, '/');
+		strbuf_adds(path, de->d_name);
+		walk_input(st, x, path);
+		strbuf_setlen(path, len);
+	}
+	closedir(d);
+	if (empty && len) {
+		uint32_t f = file_get(st, 0, path->buf, len, -1);
+		VEC_PUSH(st->infiles[x], f);
+	}
+}
+
+/* The master's files under datum x, read once. */
+static void
+input_files(struct stage *st, uint32_t x)
+{
+	if (st->in_walked[x])
+		return;
+	st->in_walked[x] = true;
+	struct strbuf path = STRBUF_INIT;
+	const char *p = st->g->data.v[x].path;
+	if (strcmp(p, "."))
+		strbuf_adds(&path, p);
+	walk_input(st, x, &path);
+	strbuf_release(&path);
+}
+
+/* Add to the task's needs the files of version w under datum x (w NONE:
+ * the master's inputs), the later version of a path winning. */
+static void
+add_files(struct stage *st, struct hmap *seen, struct u32vec *need,
+	  uint32_t x, uint32_t w)
+{
+	const char *path = st->g->data.v[x].path;
+	uint32_t *v;
+	size_t n;
+	if (w == NONE) {
+		input_files(st, x);
+		v = st->infiles[x].v;
+		n = st->infiles[x].n;
+	} else {
+		v = st->vfiles[w].v;
+		n = st->vfiles[w].n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sfile *sf = &st->files.v[v[i]];
+		if (!under(sf->rel, path))
+			continue;
+		int found = 0;
+		uint64_t *slot = hmap_put(seen, sf->rel, strlen(sf->rel),
+					  need->n, &found);
+		if (!found) {
+			VEC_PUSH(*need, v[i]);
+		} else if (st->files.v[need->v[*slot]].ver < sf->ver) {
+			need->v[*slot] = v[i];
+		}
+	}
+}
+
+/* The files task t reads, each once (a file passed alone and inside a
+ * collection is one file).  Fixed once the task is ready. */
+static void
+compute_need(struct stage *st, uint32_t t)
+{
+	if (st->need_done[t])
+		return;
+	st->need_done[t] = true;
+	struct dag *g = st->g;
+	const struct dag_task *dt = &g->tasks.v[t];
+	struct hmap seen;
+	hmap_init(&seen);
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		uint32_t x = a->datum;
+		if (!(a->mode & DAG_READ) || is_abs(g->data.v[x].path))
+			continue;
+		uint32_t base = latest(st, x);
+		add_files(st, &seen, &st->need[t], x, base);
+		if (!a->is_dir)
+			continue;
+		/* elements written since the collection's own version */
+		for (uint32_t y = g->data.v[x].first_child; y != DAG_NONE;) {
+			uint32_t wy = st->rt_writer[y];
+			if (wy != NONE && (base == NONE || wy > base))
+				add_files(st, &seen, &st->need[t], y, wy);
+			/* next in depth-first order, staying under x */
+			if (g->data.v[y].first_child != DAG_NONE) {
+				y = g->data.v[y].first_child;
+				continue;
+			}
+			while (y != x && g->data.v[y].next_sibling == DAG_NONE)
+				y = g->data.v[y].parent;
+			y = y == x ? DAG_NONE : g->data.v[y].next_sibling;
+		}
+	}
+	hmap_release(&seen);
+}
+
+long long
+stage_local_bytes(struct stage *st, uint32_t t, size_t wi)
+{
+	if (!st->w[wi].staged)
+		return 0;
+	compute_need(st, t);
+	long long sum = 0;
+	for (size_t i = 0; i < st->need[t].n; i++) {
+		uint32_t f = st->need[t].v[i];
+		if (st->fst[f * st->nw + wi] != F_NONE &&
+		    st->files.v[f].size > 0)
+			sum += st->files.v[f].size;
+	}
+	return sum;
+}
+
+struct stage *
+stage_new(struct plan *p, size_t nworkers)
+{
+	struct stage *st = xcalloc(1, sizeof(*st));
+	st->p = p;
+	st->g = &p->dag;
+	st->nw = nworkers;
+	st->w = xcalloc(nworkers, sizeof(*st->w));
+	snprintf(st->runid, sizeof(st->runid), "%ld-%ld", (long)clock_real(),
+		 (long)getpid());
+	arena_init(&st->arena);
+	hmap_init(&st->files_by_key);
+	size_t nt = st->g->tasks.n ? st->g->tasks.n : 1;
+	size_t nd = st->g->data.n ? st->g->data.n : 1;
+	st->pend = xcalloc(nt, sizeof(*st->pend));
+	st->rt_writer = xmalloc(nd * sizeof(uint32_t));
+	for (size_t i = 0; i < nd; i++)
+		st->rt_writer[i] = NONE;
+	st->vfiles = xcalloc(nt, sizeof(*st->vfiles));
+	st->need = xcalloc(nt, sizeof(*st->need));
+	st->need_done = xcalloc(nt, sizeof(bool));
+	st->infiles = xcalloc(nd, sizeof(*st->infiles));
+	st->in_walked = xcalloc(nd, sizeof(bool));
+	st->in_s = xcalloc(nt, sizeof(double));
+	st->out_s = xcalloc(nt, sizeof(double));
+	st->bytes = xcalloc(nt, sizeof(long long));
+	st->regen = xcalloc(nt, 1);
+	st->parked = xcalloc(nt, sizeof(*st->parked));
+	st->refetch = xcalloc(nt, sizeof(*st->refetch));
+	strbuf_init(&st->sb);
+	return st;
+}
+
+static void
+pend_free(struct pend *pd)
+{
+	for (size_t i = 0; i < pd->argv.n; i++)
+		free(pd->argv.v[i]);
+	VEC_FREE(pd->argv);
+	for (size_t i = 0; i < pd->env.n; i++)
+		free(pd->env.v[i]);
+	VEC_FREE(pd->env);
+	free(pd->out_path);
+	free(pd->err_path);
+	free(pd->exe);
+	free(pd);
+}
+
+void
+stage_free(struct stage *st)
+{
+	if (!st)
+		return;
+	size_t nt = st->g->tasks.n, nd = st->g->data.n;
+	for (size_t i = 0; i < nt; i++) {
+		if (st->pend[i])
+			pend_free(st->pend[i]);
+		VEC_FREE(st->vfiles[i]);
+		VEC_FREE(st->need[i]);
+		VEC_FREE(st->parked[i]);
+		VEC_FREE(st->refetch[i]);
+	}
+	for (size_t i = 0; i < nd; i++)
+		VEC_FREE(st->infiles[i]);
+	for (size_t i = 0; i < st->x.n; i++)
+		VEC_FREE(st->x.v[i].waiters);
+	VEC_FREE(st->x);
+	VEC_FREE(st->files);
+	hmap_release(&st->files_by_key);
+	arena_release(&st->arena);
+	free(st->fst);
+	free(st->fx);
+	free(st->pend);
+	free(st->rt_writer);
+	free(st->vfiles);
+	free(st->need);
+	free(st->need_done);
+	free(st->infiles);
+	free(st->in_walked);
+	free(st->in_s);
+	free(st->out_s);
+	free(st->bytes);
+	free(st->regen);
+	free(st->parked);
+	free(st->refetch);
+	free(st->w);
+	strbuf_release(&st->sb);
+	free(st);
+}
+
+static void on_xfer(struct exec *e, const struct xfer_result *r, void *arg);
+
+void
+stage_set_hooks(struct stage *st, const struct stage_hooks *h)
+{
+	if (st)
+		st->hooks = *h;
+}
+
+void
+stage_add_worker(struct stage *st, size_t wi, struct exec *ex,
+		 const char *name, const char *workdir)
+{
+	st->w[wi].staged = true;
+	st->w[wi].ex = ex;
+	st->w[wi].name = name;
+	st->w[wi].workdir = workdir;
+	ex->xfer_done = on_xfer;
+	ex->xfer_arg = st;
+}
+
+bool
+stage_is_staged(const struct stage *st, size_t wi)
+{
+	return st && st->w[wi].staged;
+}
+
+/* ---- transfers ---- */
+
+static uint32_t
+new_xrec(struct stage *st, uint32_t f, size_t k, enum xkind kind)
+{
+	struct xrec x;
+	memset(&x, 0, sizeof(x));
+	x.file = f;
+	x.worker = (uint32_t)k;
+	x.kind = (uint8_t)kind;
+	VEC_PUSH(st->x, x);
+	return (uint32_t)(st->x.n - 1);
+}
+
+static bool
+ready(const struct stage *st, size_t k)
+{
+	return st->w[k].staged && !st->w[k].lost &&
+	       st->w[k].ex->state == EXEC_READY;
+}
+
+/* A worker that holds file f and can send it, or NONE. */
+static uint32_t
+holder(const struct stage *st, uint32_t f)
+{
+	for (size_t k = 0; k < st->nw; k++)
+		if (st->fst[f * st->nw + k] == F_HELD && ready(st, k))
+			return (uint32_t)k;
+	return NONE;
+}
+
+static void handle_result(struct stage *st, const struct xfer_result *r);
+
+/* Hand transfer xi to its worker's thread; a worker that cannot take it
+ * fails it as lost (reported at once, outside any caller's loop). */
+static void
+issue(struct stage *st, uint32_t xi)
+{
+	struct xrec *x = &st->x.v[xi];
+	struct strbuf loc = STRBUF_INIT, rem = STRBUF_INIT;
+	if (x->kind == X_FETCH)
+		strbuf_adds(&loc, st->files.v[x->file].rel);
+	else
+		master_path(st, x->file, &loc);
+	remote_path(st, x->file, x->worker, &rem);
+	struct xfer xf = { xi, x->kind == X_PUT ? XFER_PUT : XFER_GET, loc.buf,
+			   rem.buf };
+	struct exec *ex = st->w[x->worker].ex;
+	int r = ready(st, x->worker) ? ex->ops->transfer(ex, &xf) : -1;
+	strbuf_release(&loc);
+	strbuf_release(&rem);
+	if (r < 0) {
+		struct xfer_result res;
+		memset(&res, 0, sizeof(res));
+		res.id = xi;
+		res.lost = true;
+		snprintf(res.error, sizeof(res.error), "worker '%s' is not "
+			 "reachable", st->w[x->worker].name);
+		handle_result(st, &res);
+	}
+}
+
+/* "'out/3.txt' (written by task gen (i=3))" */
+static void
+describe(struct stage *st, uint32_t f, struct strbuf *out)
+{
+	const struct sfile *sf = &st->files.v[f];
+	strbuf_addf(out, "'%s'", sf->rel);
+	if (sf->ver) {
+		strbuf_adds(out, " (written by task ");
+		plan_label(st->p, sf->ver - 1, out);
+		strbuf_addch(out, ')');
+	}
+	if (sf->lost_from != NONE)
+		strbuf_addf(out, " was only on worker '%s', which was lost",
+			    st->w[sf->lost_from].name);
+	else
+		strbuf_adds(out, " is on no reachable worker");
+}
+
+static void
+fail_task(struct stage *st, struct pend *pd, bool lost, const char *msg)
+{
+	struct exec_result res;
+	memset(&res, 0, sizeof(res));
+	res.task = pd->task;
+	res.lost = lost;
+	res.read_bytes = res.write_bytes = -1;
+	res.start = res.end = clock_real();
+	snprintf(res.error, sizeof(res.error), "%s", msg);
+	struct exec *ex = st->w[pd->worker].ex;
+	st->in_s[pd->task] = clock_mono() - pd->t0;
+	st->bytes[pd->task] = pd->bytes;
+	st->pend[pd->task] = NULL;
+	pend_free(pd);
+	ex->done(&res, ex->arg);
+}
+
+/*
+ * Task pd needs file f, which no reachable worker holds.  Run its producer
+ * again (once) and park the task until that ends; or, when that cannot
+ * be, fail the task naming the data.
+ */
+static void
+lost_input(struct stage *st, struct pend *pd, uint32_t f, const char *why)
+{
+	uint32_t ver = st->files.v[f].ver;
+	uint32_t p = ver ? ver - 1 : NONE;
+	bool again = p != NONE && st->hooks.rerun &&
+		     (st->parked[p].n || (st->regen[p] < 1 &&
+					  st->hooks.rerun(p, st->hooks.arg)));
+	if (!again) {
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_adds(&msg, "its input ");
+		describe(st, f, &msg);
+		if (p != NONE && st->regen[p])
+			strbuf_adds(&msg, ", and running its producer again did "
+				    "not make it");
+		if (why)
+			strbuf_addf(&msg, " (%s)", why);
+		fail_task(st, pd, false, msg.buf);
+		strbuf_release(&msg);
+		return;
+	}
+	if (!st->parked[p].n) {
+		st->regen[p]++;
+		struct strbuf lab = STRBUF_INIT, msg = STRBUF_INIT;
+		plan_label(st->p, p, &lab);
+		describe(st, f, &msg);
+		warning_msg("%s: running task %s again", msg.buf, lab.buf);
+		strbuf_release(&lab);
+		strbuf_release(&msg);
+	}
+	VEC_PUSH(st->parked[p], pd->task);
+	struct exec_result res;
+	memset(&res, 0, sizeof(res));
+	res.task = pd->task;
+	res.parked = true;
+	struct exec *ex = st->w[pd->worker].ex;
+	st->pend[pd->task] = NULL;
+	pend_free(pd);
+	ex->done(&res, ex->arg);
+}
+
+static struct pend *
+waiter(struct stage *st, uint64_t key)
+{
+	struct pend *pd = st->pend[key >> 32];
+	return pd && pd->seq == (uint32_t)key ? pd : NULL;
+}
+
+static void submit(struct stage *st, struct pend *pd);
+static void refetch(struct stage *st, uint32_t t);
+
+static void
+put_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
+{
+	struct xrec *x = &st->x.v[xi];
+	size_t i = x->file * st->nw + x->worker;
+	st->fst[i] = r->ok ? F_HELD : F_NONE;
+	st->fx[i] = NONE;
+	/* a task may be failed (and freed) below: take the list */
+	struct u64vec w = x->waiters;
+	memset(&x->waiters, 0, sizeof(x->waiters));
+	for (size_t k = 0; k < w.n; k++) {
+		struct pend *pd = waiter(st, w.v[k]);
+		if (!pd)
+			continue;
+		if (r->ok) {
+			if (!--pd->missing)
+				submit(st, pd);
+		} else {
+			struct strbuf msg = STRBUF_INIT;
+			strbuf_addf(&msg, "cannot stage '%s' on worker '%s': %s",
+				    st->files.v[x->file].rel,
+				    st->w[pd->worker].name, r->error);
+			fail_task(st, pd, r->lost || st->w[pd->worker].lost,
+				  msg.buf);
+			strbuf_release(&msg);
+		}
+	}
+	VEC_FREE(w);
+}
+
+/* File f on worker k is no more (its worker was lost). */
+static void
+forget(struct stage *st, size_t k)
+{
+	st->w[k].lost = true;
+	for (size_t f = 0; f < st->files.n; f++)
+		if (st->fst[f * st->nw + k] == F_HELD) {
+			st->fst[f * st->nw + k] = F_NONE;
+			st->files.v[f].lost_from = (uint32_t)k;
+		}
+}
+
+static void
+relay_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
+{
+	struct xrec *x = &st->x.v[xi];
+	struct sfile *sf = &st->files.v[x->file];
+	sf->master_x = NONE;
+	if (r->ok)
+		sf->on_master = true;
+	else if (r->lost && !st->w[x->worker].lost)
+		forget(st, x->worker);
+	uint32_t src = r->ok ? NONE : holder(st, x->file);
+	if (!r->ok && src != NONE) {
+		/* another worker has it: the waiting PUTs wait for that */
+		uint32_t again = new_xrec(st, x->file, src, X_RELAY);
+		x = &st->x.v[xi];
+		st->x.v[again].waiters = x->waiters;
+		memset(&x->waiters, 0, sizeof(x->waiters));
+		st->files.v[st->x.v[again].file].master_x = again;
+		issue(st, again);
+		return;
+	}
+	struct u64vec w = x->waiters;
+	memset(&x->waiters, 0, sizeof(x->waiters));
+	for (size_t k = 0; k < w.n; k++) {
+		uint32_t put = (uint32_t)w.v[k];
+		if (r->ok) {
+			issue(st, put);
+		} else {
+			struct xrec *px = &st->x.v[put];
+			uint32_t f = px->file;
+			size_t i = f * st->nw + px->worker;
+			st->fst[i] = F_NONE;
+			st->fx[i] = NONE;
+			struct u64vec pw = px->waiters;
+			memset(&px->waiters, 0, sizeof(px->waiters));
+			for (size_t j = 0; j < pw.n; j++) {
+				struct pend *pd = waiter(st, pw.v[j]);
+				if (pd)
+					lost_input(st, pd, f,
+						   r->lost ? NULL : r->error);
+			}
+			VEC_FREE(pw);
+		}
+	}
+	VEC_FREE(w);
+}
+
+static void
+fetch_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
+{
+	struct xrec *x = &st->x.v[xi];
+	uint32_t f = x->file;
+	if (r->ok) {
+		st->files.v[f].fetched = true;
+		st->fetching--;
+		return;
+	}
+	if (r->lost && !st->w[x->worker].lost)
+		forget(st, x->worker);
+	uint32_t src = holder(st, f);
+	if (r->lost && src != NONE) {
+		issue(st, new_xrec(st, f, src, X_FETCH));
+		return;
+	}
+	st->fetching--;
+	st->fetch_failed++;
+	struct strbuf msg = STRBUF_INIT;
+	strbuf_adds(&msg, "output ");
+	if (r->lost) {
+		describe(st, f, &msg);
+		strbuf_adds(&msg, ": not brought back");
+	} else {
+		strbuf_addf(&msg, "'%s' not brought back from worker '%s': %s",
+			    st->files.v[f].rel, st->w[x->worker].name, r->error);
+	}
+	error_msg("%s", msg.buf);
+	strbuf_release(&msg);
+}
+
+static void
+handle_result(struct stage *st, const struct xfer_result *r)
+{
+	uint32_t xi = (uint32_t)r->id;
+	if (xi >= st->x.n)
+		BUG("transfer %u unknown", xi);
+	switch (st->x.v[xi].kind) {
+	case X_PUT:
+		put_result(st, xi, r);
+		break;
+	case X_RELAY:
+		relay_result(st, xi, r);
+		break;
+	case X_FETCH:
+		fetch_result(st, xi, r);
+		break;
+	}
+}
+
+static void
+on_xfer(struct exec *e, const struct xfer_result *r, void *arg)
+{
+	(void)e;
+	handle_result(arg, r);
+}
+
+/* ---- tasks ---- */
+
+/* Make file f come to the task's worker; -1 when no one has it. */
+static int
+need_file(struct stage *st, struct pend *pd, uint32_t f)
+{
+	size_t k = pd->worker, i = f * st->nw + k;
+	uint64_t key = (uint64_t)pd->task << 32 | pd->seq;
+	struct sfile *sf = &st->files.v[f];
+	if (st->fst[i] == F_HELD || sf->size < 0)
+		return 0;
+	if (st->fst[i] == F_MOVING) {
+		VEC_PUSH(st->x.v[st->fx[i]].waiters, key);
+		pd->missing++;
+		return 0;
+	}
+	uint32_t src = sf->on_master || sf->master_x != NONE ? NONE
+							     : holder(st, f);
+	if (!sf->on_master && sf->master_x == NONE && src == NONE)
+		return -1;
+	uint32_t put = new_xrec(st, f, k, X_PUT);
+	VEC_PUSH(st->x.v[put].waiters, key);
+	st->fst[i] = F_MOVING;
+	st->fx[i] = put;
+	pd->missing++;
+	pd->bytes += sf->size;
+	if (sf->on_master) {
+		issue(st, put);
+	} else if (sf->master_x != NONE) {
+		VEC_PUSH(st->x.v[sf->master_x].waiters, put);
+	} else {
+		uint32_t relay = new_xrec(st, f, src, X_RELAY);
+		VEC_PUSH(st->x.v[relay].waiters, put);
+		st->files.v[f].master_x = relay;
+		issue(st, relay);
+	}
+	return 0;
+}
+
+static void
+copy_strvec(struct strvec *to, char *const *from)
+{
+	for (; from && *from; from++)
+		VEC_PUSH(*to, xstrdup(*from));
+	VEC_PUSH(*to, NULL);
+}
+
+void
+stage_launch(struct stage *st, uint32_t t, size_t wi,
+	     const struct exec_job *job)
+{
+	struct pend *pd = xcalloc(1, sizeof(*pd));
+	pd->task = t;
+	pd->worker = (uint32_t)wi;
+	pd->seq = ++st->seq;
+	pd->t0 = clock_mono();
+	pd->job = *job;
+	copy_strvec(&pd->argv, job->argv);
+	pd->job.argv = pd->argv.v;
+	if (job->env_add) {
+		copy_strvec(&pd->env, job->env_add);
+		pd->job.env_add = pd->env.v;
+	}
+	pd->job.envp = NULL;
+	pd->job.exe = pd->exe = job->exe ? xstrdup(job->exe) : NULL;
+	/* logs beside the store, outside the sandbox that goes away */
+	pd->out_path = xasprintf("%s/%s", st->w[wi].workdir, job->out_path);
+	pd->err_path = xasprintf("%s/%s", st->w[wi].workdir, job->err_path);
+	pd->job.out_path = pd->out_path;
+	pd->job.err_path = pd->err_path;
+	pd->job.cwd = NULL;
+	if (st->pend[t])
+		BUG("task %u staged twice", t);
+	st->pend[t] = pd;
+	compute_need(st, t);
+	uint32_t seq = pd->seq;
+	for (size_t i = 0; i < st->need[t].n; i++) {
+		uint32_t f = st->need[t].v[i];
+		if (need_file(st, pd, f) < 0) {
+			lost_input(st, pd, f, NULL);
+			return;
+		}
+		/* a transfer that failed at once may have ended the task */
+		if (!waiter(st, (uint64_t)t << 32 | seq))
+			return;
+	}
+	if (!pd->missing)
+		submit(st, pd);
+}
+
+/* The task writes f's path (an INOUT): it gets a copy, not a link. */
+static bool
+written_by(struct stage *st, uint32_t t, const char *rel)
+{
+	const struct dag_task *dt = &st->g->tasks.v[t];
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &st->g->acc.v[dt->acc + i];
+		if ((a->mode & DAG_WRITE) &&
+		    under(rel, st->g->data.v[a->datum].path))
+			return true;
+	}
+	return false;
+}
+
+static void
+submit(struct stage *st, struct pend *pd)
+{
+	uint32_t t = pd->task;
+	size_t k = pd->worker;
+	struct dag *g = st->g;
+	const struct dag_task *dt = &g->tasks.v[t];
+	const char *wd = st->w[k].workdir;
+	size_t n = st->need[t].n;
+	struct exec_link *links = xcalloc(n ? n : 1, sizeof(*links));
+	struct strvec srcs = { 0 }, mk = { 0 }, outs = { 0 };
+	struct strbuf b = STRBUF_INIT;
+	size_t nl = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = st->need[t].v[i];
+		if (st->files.v[f].size < 0) {
+			VEC_PUSH(mk, (char *)st->files.v[f].rel);
+			continue;
+		}
+		remote_path(st, f, k, &b);
+		VEC_PUSH(srcs, xstrdup(b.buf));
+		links[nl].src = srcs.v[nl];
+		links[nl].dst = st->files.v[f].rel;
+		links[nl].copy = written_by(st, t, links[nl].dst);
+		nl++;
+	}
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		const char *path = g->data.v[a->datum].path;
+		if (is_abs(path))
+			continue;
+		if (a->is_dir && strcmp(path, "."))
+			VEC_PUSH(mk, (char *)path);
+		if (a->mode & DAG_WRITE) {
+			VEC_PUSH(outs, (char *)path);
+			uint32_t par = g->data.v[a->datum].parent;
+			if (!a->is_dir && par != DAG_NONE)
+				VEC_PUSH(mk, (char *)g->data.v[par].path);
+		}
+	}
+	char *sandbox = xasprintf("%s/.wfrun/sandbox/%s/%u", wd, st->runid,
+				  t + 1);
+	char *outdir = xasprintf("%s/.wfrun/data/%s/t%u", wd, st->runid, t + 1);
+	struct exec_stage es = { sandbox, outdir, links, nl, mk.v, mk.n,
+				 outs.v, outs.n };
+	pd->job.stage = &es;
+	st->in_s[t] = clock_mono() - pd->t0;
+	st->bytes[t] = pd->bytes;
+	st->pend[t] = NULL;
+	struct exec *ex = st->w[k].ex;
+	ex->ops->submit(ex, &pd->job);
+	pend_free(pd);
+	for (size_t i = 0; i < srcs.n; i++)
+		free(srcs.v[i]);
+	VEC_FREE(srcs);
+	VEC_FREE(mk);
+	VEC_FREE(outs);
+	free(links);
+	free(sandbox);
+	free(outdir);
+	strbuf_release(&b);
+}
+
+uint32_t
+stage_done(struct stage *st, uint32_t t, size_t wi,
+	   const struct exec_result *res, bool exited0, double *in_s,
+	   double *out_s, long long *bytes)
+{
+	*in_s = st->in_s[t];
+	*bytes = st->bytes[t];
+	*out_s = res->stage_out_s;
+	uint32_t missing = DAG_NONE;
+	if (res->lost)
+		return DAG_NONE; /* it runs again */
+	if (!res->started) {
+		exited0 = false;
+		goto unpark;
+	}
+	st->vfiles[t].n = 0;
+	for (size_t i = 0; i < res->nfiles; i++) {
+		const struct exec_outfile *of = &res->files[i];
+		uint32_t f = file_get(st, t + 1, of->path, strlen(of->path),
+				      of->size);
+		st->fst[f * st->nw + wi] = F_HELD;
+		st->files.v[f].on_master = false;
+		st->files.v[f].lost_from = NONE;
+		VEC_PUSH(st->vfiles[t], f);
+	}
+	struct dag *g = st->g;
+	const struct dag_task *dt = &g->tasks.v[t];
+	size_t o = 0;
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		if (!(a->mode & DAG_WRITE) || is_abs(g->data.v[a->datum].path))
+			continue;
+		if (exited0 && missing == DAG_NONE &&
+		    (o >= res->nout_ok || !res->out_ok[o]))
+			missing = i;
+		o++;
+	}
+	/* a task run again (lineage) makes an older version: the newest
+	 * stays the one readers see */
+	if (exited0 && missing == DAG_NONE)
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			uint32_t *w = &st->rt_writer[a->datum];
+			if ((a->mode & DAG_WRITE) && (*w == NONE || *w < t))
+				*w = t;
+		}
+unpark:;
+	/* whatever came of it, the tasks waiting for it try again (and
+	 * fail, naming the data, if it is still not there) */
+	struct u32vec pk = st->parked[t];
+	memset(&st->parked[t], 0, sizeof(st->parked[t]));
+	for (size_t i = 0; i < pk.n; i++)
+		st->hooks.unpark(pk.v[i], st->hooks.arg);
+	VEC_FREE(pk);
+	if (st->refetch[t].n)
+		refetch(st, t);
+	return missing;
+}
+
+void
+stage_worker_lost(struct stage *st, size_t wi)
+{
+	if (!st || !st->w[wi].staged)
+		return;
+	forget(st, wi);
+	for (size_t t = 0; t < st->g->tasks.n; t++) {
+		struct pend *pd = st->pend[t];
+		if (pd && pd->worker == wi)
+			fail_task(st, pd, true, "its worker was lost");
+	}
+}
+
+bool
+stage_abort(struct stage *st, uint32_t t, const char *msg)
+{
+	if (!st || !st->pend[t])
+		return false;
+	fail_task(st, st->pend[t], false, msg);
+	return true;
+}
+
+void
+stage_cancel(struct stage *st)
+{
+	if (!st)
+		return;
+	for (size_t t = 0; t < st->g->tasks.n; t++)
+		if (st->pend[t])
+			fail_task(st, st->pend[t], false, "interrupted while its "
+				  "inputs were being staged");
+}
+
+/* ---- the end ---- */
+
+/* Some task after version ver's writer reads file f (or a collection
+ * holding it): f is not a final output. */
+static bool
+consumed(struct stage *st, const uint32_t *maxr, uint32_t f)
+{
+	const struct sfile *sf = &st->files.v[f];
+	size_t n = strlen(sf->rel);
+	uint32_t x = DAG_NONE;
+	for (long len = (long)n; len > 0 && x == DAG_NONE;
+	     len = path_parent_len(sf->rel, (size_t)len))
+		x = dag_lookup(st->g, sf->rel, (size_t)len);
+	for (; x != DAG_NONE; x = st->g->data.v[x].parent)
+		if (maxr[x] != NONE && maxr[x] + 1 > sf->ver)
+			return true;
+	return false;
+}
+
+/* Output f is on no reachable worker: run its producer again (once),
+ * and fetch f when that ends; or say it is lost. */
+static void
+lost_output(struct stage *st, uint32_t f)
+{
+	uint32_t p = st->files.v[f].ver - 1;
+	if (st->refetch[p].n ||
+	    (st->hooks.rerun && st->regen[p] < 1 &&
+	     st->hooks.rerun(p, st->hooks.arg))) {
+		if (!st->refetch[p].n) {
+			st->regen[p]++;
+			st->fetching++; /* busy until it ends */
+			struct strbuf lab = STRBUF_INIT, msg = STRBUF_INIT;
+			plan_label(st->p, p, &lab);
+			describe(st, f, &msg);
+			warning_msg("output %s: running task %s again", msg.buf,
+				    lab.buf);
+			strbuf_release(&lab);
+			strbuf_release(&msg);
+		}
+		VEC_PUSH(st->refetch[p], f);
+		return;
+	}
+	struct strbuf msg = STRBUF_INIT;
+	strbuf_adds(&msg, "output ");
+	describe(st, f, &msg);
+	strbuf_adds(&msg, ": not brought back");
+	error_msg("%s", msg.buf);
+	strbuf_release(&msg);
+	st->fetch_failed++;
+}
+
+/* Task t, run again at the end for lost outputs, ended: fetch them. */
+static void
+refetch(struct stage *st, uint32_t t)
+{
+	struct u32vec v = st->refetch[t];
+	memset(&st->refetch[t], 0, sizeof(st->refetch[t]));
+	st->fetching--;
+	for (size_t i = 0; i < v.n; i++) {
+		uint32_t f = v.v[i], src = holder(st, f);
+		if (src == NONE) {
+			struct strbuf msg = STRBUF_INIT;
+			strbuf_adds(&msg, "output ");
+			describe(st, f, &msg);
+			strbuf_adds(&msg, ", and running its producer again did "
+				    "not make it: not brought back");
+			error_msg("%s", msg.buf);
+			strbuf_release(&msg);
+			st->fetch_failed++;
+		} else {
+			st->fetching++;
+			issue(st, new_xrec(st, f, src, X_FETCH));
+		}
+	}
+	VEC_FREE(v);
+}
+
+void
+stage_abandon(struct stage *st)
+{
+	for (uint32_t t = 0; st && t < st->g->tasks.n; t++)
+		if (st->refetch[t].n) {
+			st->hooks.rerun = NULL; /* no worker left to run it */
+			refetch(st, t);
+		}
+}
+
+/* The relayed copy of f becomes the master's file. */
+static int
+fetch_local(struct stage *st, uint32_t f)
+{
+	struct strbuf src = STRBUF_INIT, tmp = STRBUF_INIT;
+	const char *rel = st->files.v[f].rel;
+	master_path(st, f, &src);
+	strbuf_addf(&tmp, "%s.wfrun-part", rel);
+	char *dir = path_dirname(rel);
+	mkdir_p(dir, 0777);
+	free(dir);
+	unlink(tmp.buf);
+	int r = link(src.buf, tmp.buf);
+	if (!r)
+		r = rename(tmp.buf, rel);
+	if (r < 0)
+		error_msg("cannot bring output '%s' back from %s: %s", rel,
+			  src.buf, strerror(errno));
+	strbuf_release(&src);
+	strbuf_release(&tmp);
+	return r;
+}
+
+void
+stage_fetch_start(struct stage *st, enum stage_fetch mode)
+{
+	if (mode == FETCH_NONE)
+		return;
+	struct dag *g = st->g;
+	size_t nd = g->data.n;
+	uint32_t *maxr = xmalloc((nd ? nd : 1) * sizeof(uint32_t));
+	bool *seen = xcalloc(nd ? nd : 1, sizeof(bool));
+	bool *queued = xcalloc(st->files.n ? st->files.n : 1, sizeof(bool));
+	for (size_t i = 0; i < nd; i++)
+		maxr[i] = NONE;
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			if (a->mode & DAG_READ)
+				maxr[a->datum] = t;
+		}
+	}
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			uint32_t x = a->datum;
+			const char *path = g->data.v[x].path;
+			if (!(a->mode & DAG_WRITE) || seen[x] || is_abs(path))
+				continue;
+			seen[x] = true;
+			uint32_t w = latest(st, x);
+			if (w == NONE)
+				continue; /* never written: its task failed */
+			/* a directory written whole exists even if empty */
+			if (a->is_dir && w == t && strcmp(path, ".") &&
+			    mkdir_p(path, 0777) < 0)
+				error_msg("cannot create the output directory "
+					  "%s: %s", path, strerror(errno));
+			for (size_t j = 0; j < st->vfiles[w].n; j++) {
+				uint32_t f = st->vfiles[w].v[j];
+				if (queued[f] || !under(st->files.v[f].rel, path))
+					continue;
+				queued[f] = true;
+				if (mode == FETCH_FINAL && consumed(st, maxr, f))
+					continue;
+				uint32_t src = holder(st, f);
+				if (st->files.v[f].size < 0) {
+					if (mkdir_p(st->files.v[f].rel, 0777) < 0)
+						error_msg("cannot create the output "
+							  "directory %s: %s",
+							  st->files.v[f].rel,
+							  strerror(errno));
+					st->files.v[f].fetched = true;
+				} else if (st->files.v[f].on_master) {
+					if (!fetch_local(st, f))
+						st->files.v[f].fetched = true;
+					else
+						st->fetch_failed++;
+				} else if (src == NONE) {
+					lost_output(st, f);
+				} else {
+					st->fetching++;
+					issue(st, new_xrec(st, f, src, X_FETCH));
+				}
+			}
+		}
+	}
+	free(maxr);
+	free(seen);
+	free(queued);
+}
+
+bool
+stage_busy(const struct stage *st)
+{
+	return st && st->fetching;
+}
+
+static int
+rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+	(void)sb;
+	(void)f;
+	return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+size_t
+stage_finish(struct stage *st)
+{
+	if (!st)
+		return 0;
+	FILE *fp = fopen(".wfrun/data.tsv", "we");
+	if (fp) {
+		fputs("path\ttask_id\tsize\tworkers\tworker_path\tfetched\n", fp);
+		struct strbuf b = STRBUF_INIT;
+		for (uint32_t t = 0; t < st->g->tasks.n; t++)
+			for (size_t j = 0; j < st->vfiles[t].n; j++) {
+				uint32_t f = st->vfiles[t].v[j];
+				const struct sfile *sf = &st->files.v[f];
+				if (sf->size < 0)
+					continue;
+				fprintf(fp, "%s\t%u\t%lld\t", sf->rel, t + 1,
+					sf->size);
+				size_t first = st->nw;
+				for (size_t k = 0; k < st->nw; k++)
+					if (st->fst[f * st->nw + k] == F_HELD) {
+						fprintf(fp, "%s%s",
+							first < st->nw ? "," : "",
+							st->w[k].name);
+						if (first == st->nw)
+							first = k;
+					}
+				if (first < st->nw)
+					remote_path(st, f, first, &b);
+				else
+					strbuf_reset(&b);
+				fprintf(fp, "\t%s\t%s\n", b.buf,
+					sf->fetched ? "yes" : "no");
+			}
+		strbuf_release(&b);
+		if (fclose(fp))
+			warning_msg("cannot write .wfrun/data.tsv: %s",
+				    strerror(errno));
+	}
+	/* the relay is wfrun's own copy of what workers made */
+	char *relay = xasprintf(".wfrun/relay/%s", st->runid);
+	struct stat sb;
+	if (!stat(relay, &sb))
+		nftw(relay, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rmdir(".wfrun/relay");
+	free(relay);
+	return st->fetch_failed;
+}

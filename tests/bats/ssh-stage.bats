@@ -1,0 +1,352 @@
+#!/usr/bin/env bats
+# Workers whose workdir is not shared: inputs staged over SFTP into a
+# sandbox, outputs kept where they were made and brought back at the end.
+# testcluster without --shared covers the master's directory (and the other
+# workers' workdirs) with an empty tmpfs on every worker, so a file that
+# was not staged is not there.
+load helper
+
+setup_file() {
+	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
+	export C="$BATS_FILE_TMPDIR/s"
+	cluster_start
+}
+
+# Start (or restart, after a test killed a worker) the 3 workers and write
+# their resources file: a restart may move them to other ports.
+cluster_start() {
+	"$TESTCLUSTER" up -q 3 "$C" || return 1
+	{
+		echo '<resources>'
+		while read -r n h p u k wd; do
+			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
+			echo "    <cores>2</cores>"
+			echo "    <workdir shared=\"false\">$wd</workdir>"
+			echo "    <ssh identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
+			echo "  </worker>"
+		done <"$C/hosts"
+		echo '</resources>'
+	} >"$C/cluster.xml"
+}
+
+teardown_file() {
+	"$TESTCLUSTER" down -q "$C"
+}
+
+# Each test in its own directory under the master's dir, which the
+# workers cannot see.
+setup() {
+	W="$C/master/t$BATS_TEST_NUMBER"
+	mkdir -p "$W"
+	cd "$W" || exit 1
+}
+
+# sum of a trace column
+trace_sum() {
+	trace_col "$1" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# The files of a directory tree and their contents, wfrun's own left out.
+tree_of() {
+	(cd "$1" && find . -path ./.wfrun -prune -o -type f -print | LC_ALL=C sort |
+		while read -r f; do echo "== $f"; cat "$f"; done)
+}
+
+pipeline() {
+	mkdir -p data/deep/er
+	for i in 1 2 3 4 5 6; do echo "input $i" >data/in$i.txt; done
+	echo nested >data/deep/er/x.txt
+	echo base >total.txt
+	wf <<'EOF2'
+tasks:
+  - name: gen
+    foreach: {i: "1..6"}
+    in: {src: "data/in{i}.txt", all: {dir: data, depth: 2}}
+    out: {f: "out/{i}.txt"}
+    run: "sleep 0.5; cat {in.src} > {out.f}; ls -R {in.all} >> {out.f}; cat {in.all}/deep/er/x.txt >> {out.f}"
+  - name: sum
+    foreach: {i: "1..6"}
+    in: {f: "out/{i}.txt"}
+    inout: {t: total.txt}
+    run: "head -1 {in.f} >> {inout.t}"
+  - name: gather
+    in: {d: {dir: out}, l: {list: "out/{i}.txt", foreach: {i: "1..3"}}}
+    out: {n: "res/count.txt", dd: {dir: made}}
+    run: "ls {in.d} > {out.n}; cat {in.l} | wc -l >> {out.n}; echo x > {out.dd}/a; mkdir {out.dd}/sub; printf 'y\\n' > {out.dd}/sub/b; mkdir {out.dd}/empty"
+EOF2
+}
+
+@test "not shared: the outputs are byte-identical to a local run, tasks spread over the workers" {
+	mkdir local remote
+	(cd local && pipeline && "$WFRUN" -q wf.yaml)
+	cd remote
+	pipeline
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(tree_of .)" = "$(tree_of ../local)" ]
+	[ -d made/empty ]
+	[ "$(cat total.txt)" = "$(printf 'base\ninput 1\ninput 2\ninput 3\ninput 4\ninput 5\ninput 6')" ]
+	# the six gen tasks ran at once, two per worker
+	[ "$(awk -F'\t' 'NR > 1 && $2 == "gen" { print $4 }' .wfrun/trace.tsv | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" = "2w1 2w2 2w3 " ]
+	# the inputs were not on the workers: each was sent
+	[ "$(trace_sum bytes_staged)" -gt 0 ]
+	# sandboxes of tasks that succeeded are gone; the store holds what
+	# the tasks made
+	[ -z "$(find "$C"/w*/work/.wfrun/sandbox -mindepth 2 -maxdepth 2)" ]
+	ls "$C"/w*/work/.wfrun/data/*/t1/out/1.txt
+	# where each version is
+	grep -q "^made/sub/b	13	2	w[123]	$C/w[123]/work/.wfrun/data/[^/]*/t13/made/sub/b	yes\$" .wfrun/data.tsv
+}
+
+@test "not shared: a file is sent to a worker once, also when passed alone and inside a collection" {
+	mkdir -p data
+	head -c 300000 /dev/urandom >data/big.bin
+	echo small >data/small.txt
+	wf <<'EOF2'
+tasks:
+  - name: both
+    in: {f: data/big.bin, d: {dir: data}, l: {list: "data/{n}", foreach: {n: [big.bin, small.txt]}}}
+    out: {o: both.txt}
+    run: "cat {in.f} {in.d}/small.txt | wc -c > {out.o}"
+  - name: again
+    foreach: {i: "1..9"}
+    in: {f: data/big.bin, w: both.txt}
+    out: {o: "again/{i}.txt"}
+    run: "sleep 0.3; wc -c < {in.f} > {out.o}"
+EOF2
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat both.txt)" = 300006 ]
+	# the first task: each file of data/ once (300000 + 6 bytes)
+	[ "$(awk -F'\t' 'NR > 1 && $2 == "both"' .wfrun/trace.tsv | cut -f1)" = 1 ]
+	[ "$(trace_col bytes_staged | head -1)" = 300006 ]
+	# every worker that ran 'again' got big.bin once (and both.txt, 7
+	# bytes, unless it made it): the bytes add up to that, not to 9 copies
+	n=$(awk -F'\t' 'NR > 1 && $2 == "again" { print $4 }' .wfrun/trace.tsv | sort -u | wc -l)
+	first=$(awk -F'\t' 'NR > 1 && $2 == "both" { print $4 }' .wfrun/trace.tsv)
+	others=$(awk -F'\t' -v f="$first" 'NR > 1 && $2 == "again" && $4 != f { print $4 }' .wfrun/trace.tsv | sort -u | wc -l)
+	[ "$n" -ge 2 ]
+	[ "$(trace_sum bytes_staged)" -eq $((300006 + others * (300000 + 7))) ]
+	for w in $(awk -F'\t' 'NR > 1 { print $4 }' .wfrun/trace.tsv | sort -u); do
+		[ "$(find "$C/$w/work/.wfrun/data" -name big.bin | wc -l)" -eq 1 ]
+	done
+	for i in 1 2 3 4 5 6 7 8 9; do [ "$(cat again/$i.txt)" = 300000 ]; done
+}
+
+@test "not shared: a task goes where most of its input bytes are" {
+	wf <<'EOF2'
+tasks:
+  - name: make
+    foreach: {i: "1..3"}
+    out: {o: "big{i}.bin"}
+    run: "head -c 3000000 /dev/zero > {out.o}"
+  - name: use
+    foreach: {i: "1..3"}
+    in: {f: "big{i}.bin"}
+    out: {o: "n{i}.txt"}
+    run: "wc -c < {in.f} > {out.o}"
+EOF2
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	for i in 1 2 3; do
+		made=$(awk -F'\t' -v t="i=$i" 'NR > 1 && $2 == "make" && $3 == t { print $4 }' .wfrun/trace.tsv)
+		used=$(awk -F'\t' -v t="i=$i" 'NR > 1 && $2 == "use" && $3 == t { print $4 }' .wfrun/trace.tsv)
+		[ "$made" = "$used" ]
+		[ "$(cat n$i.txt)" = 3000000 ]
+	done
+	[ "$(trace_sum bytes_staged)" -eq 0 ]
+}
+
+fetch_wf() {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    out: {o: mid/m.txt}
+    run: "echo mid > {out.o}"
+  - name: b
+    in: {i: mid/m.txt}
+    out: {o: final.txt}
+    run: "cat {in.i} {in.i} > {out.o}"
+EOF2
+}
+
+@test "--fetch all (the default) brings back every file a task wrote" {
+	fetch_wf
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat mid/m.txt)" = mid ]
+	[ "$(cat final.txt)" = "$(printf 'mid\nmid')" ]
+	run "$WFRUN" -q -r "$C/cluster.xml" --fetch all wf.yaml
+	[ "$status" -eq 0 ]
+	[ -f mid/m.txt ]
+}
+
+@test "--fetch final brings back what no task reads; --fetch none nothing, and says where it is" {
+	fetch_wf
+	run "$WFRUN" -q -r "$C/cluster.xml" --fetch final wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat final.txt)" = "$(printf 'mid\nmid')" ]
+	[ ! -e mid/m.txt ]
+	rm final.txt
+	run "$WFRUN" -q -r "$C/cluster.xml" --fetch none wf.yaml
+	[ "$status" -eq 0 ]
+	[ ! -e final.txt ]
+	[ ! -e mid ]
+	line=$(grep '^final.txt	' .wfrun/data.tsv)
+	[ "$(echo "$line" | cut -f6)" = no ]
+	[ "$(cat "$(echo "$line" | cut -f5)")" = "$(printf 'mid\nmid')" ]
+	run "$WFRUN" -q -r "$C/cluster.xml" --fetch some wf.yaml
+	[ "$status" -eq 2 ]
+	[ "$output" = "wfrun: error: --fetch wants all, final or none, not 'some'" ]
+}
+
+@test "not shared: a failed task's stderr is named on its worker, its sandbox kept" {
+	echo in >in.txt
+	wf <<'EOF2'
+tasks:
+  - name: bad
+    in: {i: in.txt}
+    out: {o: o.txt}
+    run: "echo oops >&2; exit 3"
+EOF2
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: task 'bad' failed with exit status 3 (stderr on worker 'w1': $C/w1/work/.wfrun/logs/bad/1.err)"* ]]
+	[ "$(cat "$C/w1/work/.wfrun/logs/bad/1.err")" = oops ]
+	ls "$C"/w1/work/.wfrun/sandbox/*/1/in.txt
+	[ "$(cat in.txt)" = in ]
+}
+
+# Kill worker $1's sshd and everything under it (its agent, its tasks).
+kill_worker() {
+	local pid
+	pid=$(cat "$C/$1/sshd.pid")
+	all=$(descendants "$pid")
+	kill -KILL $pid $all 2>/dev/null || true
+}
+
+descendants() {
+	local c
+	for c in $(ps -o pid= --ppid "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+
+@test "a worker killed mid-run: its running tasks run again on the others" {
+	wf <<EOF2
+tasks:
+  - name: t
+    foreach: {i: "1..6"}
+    out: {o: "o/{i}.txt"}
+    run: "if [ \$(hostname) = w2 ]; then touch $BATS_TEST_TMPDIR/on-w2.{i}; sleep 287; fi; echo {i} > {out.o}"
+EOF2
+	"$WFRUN" -r "$C/cluster.xml" wf.yaml >out.txt 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ -e "$BATS_TEST_TMPDIR/on-w2.2" ] && [ -e "$BATS_TEST_TMPDIR/on-w2.5" ] && break
+		sleep 0.1
+	done
+	ls "$BATS_TEST_TMPDIR"/on-w2.2 "$BATS_TEST_TMPDIR"/on-w2.5
+	kill_worker w2
+	wait "$pid" || status=$?
+	cat out.txt
+	[ "${status:-0}" -eq 0 ]
+	grep -q "warning: worker 'w2' lost: .*; its running tasks go back to the queue" out.txt
+	for i in 1 2 3 4 5 6; do [ "$(cat o/$i.txt)" = "$i" ]; done
+	[ "$(awk -F'\t' 'NR > 1 { print $4 }' .wfrun/trace.tsv | sort -u | tr '\n' ' ')" = "w1 w3 " ]
+	cluster_start
+}
+
+# gen_wf CMD: three 'gen' tasks (spread: i=2 runs on w2), a 'gate' that
+# waits for $BATS_TEST_TMPDIR/go, and 'use', which reads g/2.txt after it.
+gen_wf() {
+	wf <<EOF2
+tasks:
+  - name: gen
+    foreach: {i: "1..3"}
+    out: {o: "g/{i}.txt"}
+    run: "$1"
+  - name: gate
+    out: {o: gate.txt}
+    run: "while [ ! -e $BATS_TEST_TMPDIR/go ]; do sleep 0.1; done; echo > {out.o}"
+  - name: use
+    in: {a: g/2.txt, b: gate.txt}
+    out: {o: use.txt}
+    run: "cat {in.a} > {out.o}"
+EOF2
+}
+
+# Run the workflow in the background; once gen i=2 is done on w2, kill w2
+# and open the gate.  Leaves wfrun's status in $status, its output in
+# out.txt.
+run_and_kill_w2() {
+	"$WFRUN" -r "$C/cluster.xml" wf.yaml >out.txt 2>&1 &
+	pid=$!
+	for _ in $(seq 200); do
+		grep -q '	gen	i=2	w2	.*COMPLETED' .wfrun/trace.tsv 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q '	gen	i=2	w2	.*COMPLETED' .wfrun/trace.tsv
+	kill_worker w2
+	touch "$BATS_TEST_TMPDIR/go"
+	status=0
+	wait "$pid" || status=$?
+	cat out.txt
+}
+
+@test "a worker killed after making data only it had: its producer runs again elsewhere" {
+	gen_wf "echo {i} > {out.o}"
+	run_and_kill_w2
+	[ "$status" -eq 0 ]
+	grep -q "warning: 'g/2.txt' (written by task 'gen' (i=2)) was only on worker 'w2', which was lost: running task 'gen' (i=2) again" out.txt
+	[ "$(cat use.txt)" = 2 ]
+	for i in 1 2 3; do [ "$(cat g/$i.txt)" = $i ]; done
+	# gen i=2 twice: on w2, then on another worker
+	[ "$(awk -F'\t' 'NR > 1 && $2 == "gen" && $3 == "i=2" { print $4 }' .wfrun/trace.tsv | tr '\n' ' ')" != "w2 " ]
+	[ "$(awk -F'\t' 'NR > 1 && $2 == "gen" && $3 == "i=2"' .wfrun/trace.tsv | wc -l)" -eq 2 ]
+	cluster_start
+}
+
+@test "a worker killed after making an output no task reads: its producer runs again at the end" {
+	wf <<EOF2
+tasks:
+  - name: gen
+    foreach: {i: "1..3"}
+    out: {o: "g/{i}.txt"}
+    run: "echo {i} > {out.o}"
+  - name: gate
+    out: {o: gate.txt}
+    run: "while [ ! -e $BATS_TEST_TMPDIR/go ]; do sleep 0.1; done; echo > {out.o}"
+EOF2
+	run_and_kill_w2
+	[ "$status" -eq 0 ]
+	grep -q "warning: output 'g/2.txt' (written by task 'gen' (i=2)) was only on worker 'w2', which was lost: running task 'gen' (i=2) again" out.txt
+	for i in 1 2 3; do [ "$(cat g/$i.txt)" = $i ]; done
+	[ "$(awk -F'\t' 'NR > 1 && $2 == "gen" && $3 == "i=2"' .wfrun/trace.tsv | wc -l)" -eq 2 ]
+	cluster_start
+}
+
+@test "a worker killed after making data only it had, which cannot be made again: the run stops naming it" {
+	# gen i=2 succeeds on w2 only
+	gen_wf '[ {i} != 2 ] || [ $(hostname) = w2 ] || exit 5; echo {i} > {out.o}'
+	run_and_kill_w2
+	[ "$status" -eq 1 ]
+	grep -q "error: task 'gen' (i=2), run again to make lost data, failed with exit status 5" out.txt
+	grep -q "error: task 'use' could not start: its input 'g/2.txt' (written by task 'gen' (i=2)) was only on worker 'w2', which was lost, and running its producer again did not make it" out.txt
+	[ ! -e use.txt ]
+	# what the others made still comes back
+	[ "$(cat g/1.txt)" = 1 ]
+	[ "$(cat g/3.txt)" = 3 ]
+	cluster_start
+}
+
+@test "tasks run on workers whose workdir is not shared are not journaled: a later run makes them again" {
+	fetch_wf
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"up to date"* ]]
+	[ "$(grep -c . .wfrun/trace.tsv)" -eq 3 ]
+}
