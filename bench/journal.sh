@@ -53,7 +53,7 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$d/out" "$d/.wfrun"
 mkdir "$d/out"
 if command -v strace >/dev/null; then
-	(cd "$d" && strace -f -c -e trace=fdatasync,fsync -o "$d/strace.txt" "$WFRUN" -q -j "$JOBS" wf.yaml)
+	(cd "$d" && strace -c -e trace=fdatasync,fsync -o "$d/strace.txt" "$WFRUN" -q -j "$JOBS" wf.yaml)
 	printf 'fdatasync calls in one run of %d tasks: %s\n' "$N" \
 		"$(awk '$NF == "fdatasync" { print $4 }' "$d/strace.txt")"
 else
