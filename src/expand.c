@@ -1203,7 +1203,10 @@ plan_build_limited(struct plan *p, const struct workflow *wf, struct diags *d,
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
 	dag_init(&p->dag);
-	p->workdir_fd = open(wf->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A file that stopped early (empty, not a mapping) has no workdir. */
+	p->workdir_fd = wf->workdir ? open(wf->workdir, O_RDONLY | O_DIRECTORY |
+					   O_CLOEXEC)
+				    : -1;
 	p->pt = xcalloc(wf->ntasks ? wf->ntasks : 1, sizeof(*p->pt));
 	struct builder b;
 	memset(&b, 0, sizeof(b));

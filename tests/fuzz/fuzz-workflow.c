@@ -130,8 +130,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diags_init(&d, FAKE_DIR "/fuzz.yaml");
 	if (workflow_load_mem(&wf, FAKE_DIR "/fuzz.yaml", (const char *)data,
 			      size, &d) == 0) {
-		free(wf.workdir);
-		wf.workdir = xstrdup(FAKE_DIR);
+		/* NULL stays NULL: a file that stopped early has none. */
+		if (wf.workdir) {
+			free(wf.workdir);
+			wf.workdir = xstrdup(FAKE_DIR);
+		}
 		struct plan_limits lim = { 5000, 50000, 5000 };
 		struct plan p;
 		bool expand = !d.nerrors && !reads_disk(&wf);
