@@ -19,7 +19,8 @@ static const struct subcmd {
 } subcmds[] = {
 	{ "run", cmd_run, "run a workflow (the default)" },
 	{ "check", cmd_check, "validate a workflow and summarise its graph" },
-	{ "dag", cmd_dag, "print the task graph in Graphviz dot" },
+	{ "dag", cmd_dag, "print the task graph (Graphviz dot or Mermaid)" },
+	{ "report", cmd_report, "write a run's trace as HTML or Chrome JSON" },
 };
 
 static void
@@ -27,7 +28,8 @@ usage(FILE *fp)
 {
 	fputs("usage: wfrun [run] [options] WORKFLOW.yaml\n"
 	      "       wfrun check [options] WORKFLOW.yaml\n"
-	      "       wfrun dag [--names] WORKFLOW.yaml\n"
+	      "       wfrun dag [--names] [--format dot|mermaid] WORKFLOW.yaml\n"
+	      "       wfrun report [-o FILE] [--format html|chrome] [TRACE]\n"
 	      "\n"
 	      "Runs a workflow of shell-command tasks whose order comes from the\n"
 	      "files they read and write (see wfrun-workflow(5)).\n"
@@ -49,6 +51,12 @@ usage(FILE *fp)
 	      "                     known_hosts (changed keys are always refused)\n"
 	      "      --trace FILE   write the trace there (default:\n"
 	      "                     WORKDIR/.wfrun/trace.tsv)\n"
+	      "report options (TRACE defaults to .wfrun/trace.tsv):\n"
+	      "  -o, --output FILE  write there (default: report.html or\n"
+	      "                     trace.json beside the trace; - for stdout)\n"
+	      "      --format F     html (default) or chrome (trace-event JSON)\n"
+	      "      --events FILE  learner events (default: events.jsonl\n"
+	      "                     beside the trace, if there)\n"
 	      "common options:\n"
 	      "  -q, --quiet        print only errors\n"
 	      "  -v, --verbose      print each task as it starts and ends\n"
@@ -67,7 +75,9 @@ takes_arg(const char *a)
 {
 	return !strcmp(a, "-j") || !strcmp(a, "--cores") ||
 	       !strcmp(a, "--trace") || !strcmp(a, "-r") ||
-	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors");
+	       !strcmp(a, "--resources") || !strcmp(a, "--io-executors") ||
+	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
+	       !strcmp(a, "--format") || !strcmp(a, "--events");
 }
 
 int

@@ -19,6 +19,7 @@ enum {
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dag(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /*
  * Load file into wf and p, printing every error as file:line:col.  cores is
