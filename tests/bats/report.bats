@@ -189,3 +189,35 @@ assert len(colours) > 20, len(colours)
 assert blue > 50 and orange > 50, (blue, orange)
 PY
 }
+
+@test "dag --format mermaid: a flowchart, labels quoted, same edges as dot" {
+	echo x >in.txt
+	wf <<'EOF2'
+name: 'say "hi"'
+tasks:
+  - name: a
+    foreach: {i: ["1", "#2"]}
+    in: {x: in.txt}
+    out: {y: "y{i}"}
+    run: "cp {in.x} {out.y}"
+  - name: b
+    in: {ys: {list: "y{i}", foreach: {i: ["1", "#2"]}}}
+    out: {z: z}
+    run: "cat {in.ys} > {out.z}"
+EOF2
+	run "$WFRUN" dag --format mermaid wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '---' ]
+	[ "${lines[1]}" = 'title: "say \"hi\""' ]
+	[ "${lines[3]}" = 'flowchart TB' ]
+	[[ "$output" == *'  t1["a<br>i=1"]'* ]]
+	[[ "$output" == *'  t2["a<br>i=#35;2"]'* ]]
+	[ "$(grep -c -- ' --> ' <<<"$output")" -eq "$("$WFRUN" dag wf.yaml | grep -c -- ' -> ')" ]
+	[[ "$output" == *"t1 --> t3"* && "$output" == *"t2 --> t3"* ]]
+	run "$WFRUN" dag --names --format=mermaid wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'  n1["a<br>2 tasks"]'*'  n1 --> n2'* ]]
+	run "$WFRUN" dag --format png wf.yaml
+	[ "$status" -eq 2 ]
+	[ "$output" = "wfrun: error: --format wants dot or mermaid, not 'png'" ]
+}
