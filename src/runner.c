@@ -13,6 +13,7 @@
 #include "exec.h"
 #include "loop.h"
 #include "path.h"
+#include "progress.h"
 #include "resources.h"
 #include "sched.h"
 #include "spawn.h"
@@ -52,7 +53,6 @@ struct runner {
 	struct sched sched;
 	struct trace trace;
 	struct loop_timer kill_timer;
-	struct loop_timer tick;  /* redraws the progress line on a terminal */
 	/* timeouts: a min-heap of deadlines of running tasks, one timer
 	 * armed to the earliest */
 	struct deadline *dl;
@@ -73,53 +73,13 @@ struct runner {
 	struct strbuf cmd, words, path;
 	struct strvec argv;
 	char *sh_argv[4];       /* sh -c COMMAND */
-	/* progress */
-	bool tty;
-	bool line_shown;
-	double last_draw;
-	int last_decile;
+	struct progress prog;
 };
 
 static void
 progress_clear(struct runner *r)
 {
-	if (r->line_shown) {
-		fputs("\r\033[K", stderr);
-		r->line_shown = false;
-	}
-}
-
-static void
-progress(struct runner *r, bool force)
-{
-	if (log_level < 1)
-		return;
-	double now = clock_mono();
-	if (r->tty) {
-		if (!force && now - r->last_draw < 0.1)
-			return;
-		r->last_draw = now;
-		fprintf(stderr, "\r\033[K[%zu/%zu] running %zu, failed %zu, %.0fs",
-			r->done, r->total, r->running, r->failed, now - r->t0);
-		r->line_shown = true;
-		return;
-	}
-	/* Plain lines, one per tenth of the run, once it lasts a while. */
-	int decile = r->total ? (int)(10 * (r->done + r->failed) / r->total) : 10;
-	if (decile > r->last_decile && decile < 10 && now - r->t0 > 2.0) {
-		r->last_decile = decile;
-		info_msg("%zu/%zu tasks done, %zu running, %zu failed (%.0fs)",
-			 r->done, r->total, r->running, r->failed,
-			 now - r->t0);
-	}
-}
-
-static void
-tick(void *arg)
-{
-	struct runner *r = arg;
-	progress(r, true);
-	loop_timer_arm(&r->loop, &r->tick, 1.0, tick, r);
+	progress_hide(&r->prog);
 }
 
 static void
@@ -259,6 +219,7 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 	r->where[t] = (uint16_t)wi;
 	r->launches[t]++;
 	r->running++;
+	progress_started(&r->prog, r->io[tmpl]);
 	p->dag.tasks.v[t].state = TASK_RUNNING;
 
 	char **sh_argv = r->sh_argv;
@@ -409,6 +370,7 @@ on_done(const struct exec_result *res, void *arg)
 		w->free += r->cores[tmpl];
 	r->running--;
 	if (res->lost) {
+		progress_lost(&r->prog, r->io[tmpl]);
 		/* Its worker is gone: the task runs again elsewhere. */
 		g->tasks.v[t].state = TASK_READY;
 		sched_push(&r->sched, tmpl, t);
@@ -459,6 +421,7 @@ on_done(const struct exec_result *res, void *arg)
 	trace_write(&r->trace, &row);
 	strbuf_release(&tag);
 
+	progress_ended(&r->prog, r->io[tmpl], ok);
 	if (ok) {
 		r->done++;
 		r->nready = 0;
@@ -703,8 +666,6 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.o = o;
 	r.total = p->dag.tasks.n;
 	r.t0 = clock_mono();
-	r.tty = isatty(2) && log_level >= 1;
-	r.last_decile = 0;
 	strbuf_init(&r.cmd);
 	strbuf_init(&r.words);
 	strbuf_init(&r.path);
@@ -725,6 +686,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	}
 	if (loop_init(&r.loop, on_signal, &r) < 0)
 		die("cannot set up signal handling: %s", strerror(errno));
+	progress_init(&r.prog, stderr, isatty(2), r.total, &r.loop);
 
 	size_t nt = p->wf->ntasks;
 	r.cores = xcalloc(nt ? nt : 1, sizeof(long));
@@ -769,8 +731,6 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			}
 		verbose_msg("running %zu tasks of '%s' in %s", r.total,
 			    p->wf->name, p->wf->workdir);
-		if (r.tty)
-			loop_timer_arm(&r.loop, &r.tick, 1.0, tick, &r);
 		for (;;) {
 			dispatch(&r);
 			if (!r.running) {
@@ -784,14 +744,13 @@ runner_run(struct plan *p, const struct runner_opts *o)
 				}
 				break;
 			}
-			progress(&r, false);
 			loop_run_once(&r.loop);
 		}
-		progress_clear(&r);
+		progress_release(&r.prog);
 		rc = r.interrupted ? 130 : lost_all ? 3 : r.failed ? 1 : 0;
 	}
 	loop_timer_cancel(&r.loop, &r.kill_timer);
-	loop_timer_cancel(&r.loop, &r.tick);
+	progress_release(&r.prog);
 	loop_timer_cancel(&r.loop, &r.dl_timer);
 
 	if (trace_close(&r.trace, &err) < 0) {
