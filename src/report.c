@@ -1148,6 +1148,11 @@ html_throughput(FILE *fp, const struct report *r)
 		}
 	}
 	fputs("<h2>I/O throughput</h2>\n", fp);
+	if (span <= 0) {
+		fputs("<p class=\"note\">The run took no measurable time.</p>\n",
+		      fp);
+		return;
+	}
 	if (!any) {
 		fputs("<p class=\"note\">The trace has no byte counts.</p>\n", fp);
 		return;

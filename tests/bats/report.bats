@@ -56,6 +56,23 @@ fixture() {
 	grep -q 'The trace has no byte counts.' t.html
 }
 
+@test "report: a trace without tasks, or of one instant, still makes a page" {
+	printf 'name\tstart\tcomplete\n' >empty.tsv
+	run "$WFRUN" report -o e.html empty.tsv
+	[ "$status" -eq 0 ]
+	grep -q '<p>The trace has no tasks.</p>' e.html
+	! grep -q 'class="lane"' e.html
+	printf 'name\tstart\tcomplete\nx\t5\t5\n' >one.tsv
+	run "$WFRUN" report -o o.html one.tsv
+	[ "$status" -eq 0 ]
+	[ "$(grep -o '<g class="lane"' o.html | wc -l)" -eq 1 ]
+	grep -q 'The run took no measurable time.' o.html
+	printf '' >nothing.tsv
+	run "$WFRUN" report -o n.html nothing.tsv
+	[ "$status" -eq 2 ]
+	[ "$output" = "wfrun: error: nothing.tsv: empty file; a wfrun trace.tsv starts with a header line" ]
+}
+
 @test "report: errors name the file and line; the old report is kept" {
 	printf 'task_id\tname\tcomplete\n1\ta\t2\n' >bad.tsv
 	echo keep >r.html
