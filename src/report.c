@@ -59,27 +59,59 @@ intern(struct report *r, const char *s, size_t n)
 	return arena_strndup(&r->arena, s, n);
 }
 
+static int num_field(const char *s, double *v);
+
+/* The index of name s (interned the first time it is seen). */
 static uint32_t
 name_index(struct report *r, const char *s)
 {
+	size_t n = strlen(s);
+	uint64_t *v = hmap_get(&r->name_map, s, n);
+	if (v)
+		return (uint32_t)*v;
+	s = intern(r, s, n);
 	int found;
-	uint64_t *v = hmap_put(&r->name_map, s, strlen(s), r->names.n, &found);
-	if (!found)
-		VEC_PUSH(r->names, s);
+	v = hmap_put(&r->name_map, s, n, r->names.n, &found);
+	VEC_PUSH(r->names, s);
 	return (uint32_t)*v;
 }
 
 static uint32_t
 worker_index(struct report *r, const char *s)
 {
+	size_t n = strlen(s);
+	uint64_t *v = hmap_get(&r->worker_map, s, n);
+	if (v)
+		return (uint32_t)*v;
+	s = intern(r, s, n);
 	int found;
-	uint64_t *v = hmap_put(&r->worker_map, s, strlen(s), r->workers.n,
-			       &found);
-	if (!found) {
-		struct report_worker w = { s, 0, 0 };
-		VEC_PUSH(r->workers, w);
-	}
+	v = hmap_put(&r->worker_map, s, n, r->workers.n, &found);
+	struct report_worker w = { s, 0, 0 };
+	VEC_PUSH(r->workers, w);
 	return (uint32_t)*v;
+}
+
+/* Statuses are few: the usual ones are not copied per task. */
+static const char *
+status_string(struct report *r, const char *s)
+{
+	static const char *const known[] = { "COMPLETED", "FAILED", "ABORTED" };
+	if (!*s)
+		return known[0];
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(s, known[i]))
+			return known[i];
+	return intern(r, s, strlen(s));
+}
+
+/* A count from a number field, or -1 when empty, junk or out of range. */
+static long long
+count_field(const char *s)
+{
+	double d;
+	if (num_field(s, &d) || d < 0 || d > 9e18)
+		return -1;
+	return (long long)d;
 }
 
 /* ---- trace.tsv ---- */
@@ -142,12 +174,15 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 	long lineno = 0;
 	int idx[NCOLS];
 	size_t ncols = 0;
-	char **f = NULL;
+	char **f = NULL, **row = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < NCOLS; i++)
 		idx[i] = -1;
 	while ((len = getline(&line, &cap, fp)) >= 0) {
 		lineno++;
+		/* wfrun writes whole rows; a last line without its newline is
+		 * a row being written (or cut by a crash) */
+		bool whole = len && line[len - 1] == '\n';
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (lineno == 1) {
@@ -156,6 +191,7 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 			for (const char *q = line; *q; q++)
 				n += *q == '\t';
 			f = xcalloc(n, sizeof(char *));
+			row = xcalloc(n, sizeof(char *));
 			ncols = split_tabs(line, f, n);
 			for (size_t i = 0; i < ncols; i++)
 				for (size_t k = 0; k < NCOLS; k++)
@@ -176,17 +212,20 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 			continue;
 		char *empty = (char *)"";
 		char *v[NCOLS];
-		char **row = xcalloc(ncols, sizeof(char *));
 		size_t n = split_tabs(line, row, ncols);
 		for (size_t k = 0; k < NCOLS; k++)
 			v[k] = idx[k] >= 0 && (size_t)idx[k] < n ? row[idx[k]]
 								  : empty;
-		free(row);
 		struct report_task t;
 		memset(&t, 0, sizeof(t));
 		double d;
 		if (num_field(v[C_START], &t.start) ||
 		    num_field(v[C_COMPLETE], &t.complete)) {
+			if (!whole) {
+				warning_msg("%s:%ld: ignoring an incomplete last "
+					    "line", path, lineno);
+				break;
+			}
 			rc = errprintf(err, "%s:%ld: start and complete must be "
 				       "times in seconds, not '%s' and '%s'",
 				       path, lineno, v[C_START], v[C_COMPLETE]);
@@ -194,30 +233,28 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 		}
 		if (t.complete < t.start)
 			t.complete = t.start;
-		t.name = intern(r, v[C_NAME], strlen(v[C_NAME]));
-		t.nameidx = name_index(r, t.name);
-		t.tag = intern(r, v[C_TAG], strlen(v[C_TAG]));
-		t.worker = worker_index(r, *v[C_WORKER] ?
-				intern(r, v[C_WORKER], strlen(v[C_WORKER])) :
-				"local");
+		t.nameidx = name_index(r, v[C_NAME]);
+		t.name = r->names.v[t.nameidx];
+		t.tag = *v[C_TAG] ? intern(r, v[C_TAG], strlen(v[C_TAG])) : "";
+		t.worker = worker_index(r, *v[C_WORKER] ? v[C_WORKER] : "local");
 		t.io = !strcmp(v[C_KIND], "io");
-		t.status = *v[C_STATUS] ? intern(r, v[C_STATUS],
-						 strlen(v[C_STATUS]))
-					: "COMPLETED";
+		t.status = status_string(r, v[C_STATUS]);
 		t.failed = strcmp(t.status, "COMPLETED") != 0;
-		t.exit_code = num_field(v[C_EXIT], &d) ? -1 : (int)d;
+		long long e = count_field(v[C_EXIT]);
+		t.exit_code = e > 255 ? 255 : (int)e;
 		double u, s;
 		int ku = num_field(v[C_CPU_USER], &u),
 		    ks = num_field(v[C_CPU_SYS], &s);
 		t.cpu = ku || ks ? -1 : u + s;
-		t.rss_kb = num_field(v[C_RSS], &d) ? -1 : (long)d;
-		t.rbytes = num_field(v[C_READ], &d) ? -1 : (long long)d;
-		t.wbytes = num_field(v[C_WRITE], &d) ? -1 : (long long)d;
-		t.storage_bw = num_field(v[C_BW], &d) ? -1 : d;
-		t.epoch = num_field(v[C_EPOCH], &d) || d < 1 ? -1 : (long)d;
+		t.rss_kb = (long)count_field(v[C_RSS]);
+		t.rbytes = count_field(v[C_READ]);
+		t.wbytes = count_field(v[C_WRITE]);
+		t.storage_bw = num_field(v[C_BW], &d) || d < 0 ? -1 : d;
+		e = count_field(v[C_EPOCH]);
+		t.epoch = e < 1 || e > 1000000 ? -1 : (long)e;
 		/* a lane per core, within reason for a drawing */
-		t.cores = t.io || num_field(v[C_CORES], &d) || d < 1 ? 1 :
-			  d > 1024 ? 1024 : (long)d;
+		e = count_field(v[C_CORES]);
+		t.cores = t.io || e < 1 ? 1 : e > 1024 ? 1024 : (long)e;
 		if (!r->tasks.n || t.start < r->t0)
 			r->t0 = t.start;
 		if (!r->tasks.n || t.complete > r->t1)
@@ -233,6 +270,7 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 			       "with a header line", path);
 out:
 	free(f);
+	free(row);
 	free(line);
 	fclose(fp);
 	return rc;

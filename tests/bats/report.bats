@@ -54,6 +54,12 @@ fixture() {
 	[ "$(grep -o '<g class="lane" data-worker="local" data-kind="compute"' t.html | wc -l)" -eq 2 ]
 	grep -q '<tr><td>a</td><td>compute</td><td>1</td><td>0</td><td>2.500 s</td>' t.html
 	grep -q 'The trace has no byte counts.' t.html
+	# a last row still being written (no newline yet) is left out
+	printf '1764683403\tz' >>t.tsv
+	run "$WFRUN" report -o t.html t.tsv
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: warning: t.tsv:4: ignoring an incomplete last line"* ]]
+	[[ "$output" == *"report: 2 tasks -> t.html"* ]]
 }
 
 @test "report: a trace without tasks, or of one instant, still makes a page" {
