@@ -500,7 +500,13 @@ jobject(struct jparse *j, struct jkv *kv, size_t max, size_t *nkv)
 				e->type = J_NUM;
 				e->num = v;
 			}
-		} else if (jskip_value(j) < 0) {
+		} else if (!strncmp(j->p, "null", 4)) {
+			j->p += 4;
+		} else if (c == '{' || c == '[') {
+			if (jskip_value(j) < 0)
+				break;
+		} else {
+			j->error = "expected a value";
 			break;
 		}
 		if (e)
@@ -525,6 +531,15 @@ jobject(struct jparse *j, struct jkv *kv, size_t max, size_t *nkv)
 	}
 	strbuf_release(&key);
 	return -1;
+}
+
+/* A number as a long, when it is one within reason; else dflt. */
+static long
+jlong(const struct jkv *e, long dflt)
+{
+	if (!e || !(e->num >= -1e15 && e->num <= 1e15))
+		return dflt;
+	return (long)e->num;
 }
 
 static const struct jkv *
@@ -613,17 +628,17 @@ report_load_events(struct report *r, const char *path, struct errbuf *err)
 			}
 			struct report_curve *cv = curve_for(r, name->str.buf,
 							    devs);
-			struct report_epoch *e = epoch_for(cv, (long)ep->num);
+			struct report_epoch *e = epoch_for(cv, jlong(ep, 0));
 			e->c = c->num;
 			if (k)
-				e->k = (long)k->num;
+				e->k = jlong(k, 0);
 			if (!strcmp(ev->str.buf, "epoch_end")) {
 				const struct jkv *tk = jget(kv, n, "tasks", J_NUM),
 						 *m = jget(kv, n, "mean_s", J_NUM),
 						 *rg = jget(kv, n, "registered",
 							    J_BOOL);
 				e->ended = true;
-				e->tasks = tk ? (long)tk->num : 0;
+				e->tasks = jlong(tk, 0);
 				e->mean_s = m ? m->num : -1;
 				e->registered = rg && rg->b;
 			}
@@ -639,8 +654,8 @@ report_load_events(struct report *r, const char *path, struct errbuf *err)
 					 *why = jget(kv, n, "why", J_STR);
 			cv->chosen = true;
 			cv->c = c->num;
-			cv->k = k ? (long)k->num : 0;
-			cv->n = nn ? (long)nn->num : 0;
+			cv->k = jlong(k, 0);
+			cv->n = jlong(nn, 0);
 			cv->why = why ? intern(r, why->str.buf, why->str.len)
 				      : "";
 		}
@@ -827,13 +842,15 @@ report_finish(struct report *r)
 	free(h.v);
 	free(ord);
 	sort_tasks = r->tasks.v;
-	qsort(r->slots.v, r->slots.n, sizeof(struct report_slot),
-	      cmp_slot_draw);
+	if (r->slots.n)
+		qsort(r->slots.v, r->slots.n, sizeof(struct report_slot),
+		      cmp_slot_draw);
 	if (!r->curves.n)
 		curves_from_trace(r);
 	for (size_t k = 0; k < r->curves.n; k++)
-		qsort(r->curves.v[k].epochs.v, r->curves.v[k].epochs.n,
-		      sizeof(struct report_epoch), cmp_epoch);
+		if (r->curves.v[k].epochs.n)
+			qsort(r->curves.v[k].epochs.v, r->curves.v[k].epochs.n,
+			      sizeof(struct report_epoch), cmp_epoch);
 }
 
 /* ---- HTML ---- */

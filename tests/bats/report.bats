@@ -66,11 +66,13 @@ fixture() {
 	printf 'name\tstart\tcomplete\n' >empty.tsv
 	run "$WFRUN" report -o e.html empty.tsv
 	[ "$status" -eq 0 ]
+	[ "$output" = "wfrun: report: 0 tasks -> e.html" ]
 	grep -q '<p>The trace has no tasks.</p>' e.html
 	! grep -q 'class="lane"' e.html
 	printf 'name\tstart\tcomplete\nx\t5\t5\n' >one.tsv
 	run "$WFRUN" report -o o.html one.tsv
 	[ "$status" -eq 0 ]
+	[ "$output" = "wfrun: report: 1 tasks -> o.html" ]
 	[ "$(grep -o '<g class="lane"' o.html | wc -l)" -eq 1 ]
 	grep -q 'The run took no measurable time.' o.html
 	printf '' >nothing.tsv
@@ -103,6 +105,29 @@ fixture() {
 	run "$WFRUN" report
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"cannot read the trace .wfrun/trace.tsv: No such file or directory"*"run it in a workflow's workdir"* ]]
+}
+
+@test "report: malformed events are errors with line and column; odd ones are tolerated" {
+	cp "$WFRUN_TOP/tests/data/report/trace.tsv" .
+	check_ev() { # LINE EXPECTED-OUTPUT
+		printf '%s\n' "$1" >events.jsonl
+		run "$WFRUN" report -o r.html trace.tsv
+		[ "$output" = "$2" ] || { echo "for $1: got: $output" >&2; return 1; }
+	}
+	check_ev '{"a":tru}' "wfrun: error: ./events.jsonl:1:6: expected a value"
+	check_ev '{"a":"x\q"}' "wfrun: error: ./events.jsonl:1:10: bad escape in a string"
+	check_ev '{"a":"\u12"}' "wfrun: error: ./events.jsonl:1:12: bad \\u escape"
+	check_ev '{"a":1}}' "wfrun: error: ./events.jsonl:1:8: text after the object"
+	check_ev '[1]' "wfrun: error: ./events.jsonl:1:2: a line must be a JSON object"
+	check_ev '{"ev":"epoch_end","name":"x","epoch":1}' \
+		'wfrun: error: ./events.jsonl:1: epoch_end without a numeric "epoch" and "c"'
+	# nested values, null, huge numbers, a constraint with no epochs, a
+	# NUL in a name: all read without harm
+	check_ev '{"ev":"constraint","name":"a\u0000b","c":3,"k":1e300,"x":[{"y":null}],"z":null}' \
+		"wfrun: report: 9 tasks and learner events -> r.html"
+	grep -q 'Final choice: <b class="choice">3 MB/s</b>' r.html
+	check_ev '{"ev":"epoch_end","name":"y","device":"d","epoch":1e308,"c":-1,"tasks":1e30,"mean_s":2,"registered":false}' \
+		"wfrun: report: 9 tasks and learner events -> r.html"
 }
 
 @test "report --format chrome: trace-event JSON, one X event per task" {
