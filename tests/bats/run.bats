@@ -140,7 +140,10 @@ EOF2
 }
 
 @test "SIGINT kills running tasks (whole process groups), writes the trace, exits 130" {
-	wf <<'EOF2'
+	# a duration of its own, so other test runs on the machine (running
+	# this same test) are not counted
+	local s="300.$$"
+	wf <<EOF2
 tasks:
   - name: done-fast
     out: {f: fast}
@@ -148,12 +151,12 @@ tasks:
   - name: hang
     foreach: {i: "1..2"}
     out: {f: "h{i}"}
-    run: "sleep 300 & sleep 300; touch {out.f}"
+    run: "sleep $s & sleep $s; touch {out.f}"
 EOF2
 	"$WFRUN" -j 4 wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -fc 'sleep 300')" -ge 4 ] && break
+		[ "$(pgrep -fcx "sleep $s")" -ge 4 ] && break
 		sleep 0.1
 	done
 	kill -INT "$pid"
@@ -161,10 +164,10 @@ EOF2
 	[ "${status:-0}" -eq 130 ]
 	grep -q "interrupted (Interrupt): stopping 2 running tasks" err.txt
 	for _ in $(seq 50); do
-		[ "$(pgrep -fc 'sleep 300')" -eq 0 ] && break
+		[ "$(pgrep -fcx "sleep $s")" -eq 0 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc 'sleep 300')" -eq 0 ]
+	[ "$(pgrep -fcx "sleep $s")" -eq 0 ]
 	[ "$(trace_col status | sort | tr '\n' ' ')" = "ABORTED ABORTED COMPLETED " ]
 }
 
