@@ -38,10 +38,10 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	pid=$!
 	exec 5>in
 	printf 'RUN\t1\t%s\t%s/1.out\t%s/1.err\t0\tsh\tsh\t-c\tsleep 300 & sleep 301\n' "$PWD" "$PWD" "$PWD" >&5
-	for _ in $(seq 50); do pgrep -f 'sleep 30[01]' >/dev/null && break; sleep 0.1; done
+	for _ in $(seq 50); do [ "$(mine 'sleep 30[01]')" -gt 0 ] && break; sleep 0.1; done
 	exec 5>&-
 	wait "$pid"
-	[ "$(pgrep -fc 'sleep 30[01]')" -eq 0 ]
+	[ "$(mine 'sleep 30[01]')" -eq 0 ]
 	grep -q $'^DONE\t1\t15\t' out.txt
 	[ "$(tail -1 out.txt)" = BYE ]
 }
@@ -53,7 +53,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	exec 5>in
 	printf 'RUN\t7\t%s\t%s/7.out\t%s/7.err\t0\tsleep\tsleep\t302\n' "$PWD" "$PWD" "$PWD" >&5
 	printf 'RUN\t8\t%s\t%s/8.out\t%s/8.err\t0\tsh\tsh\t-c\tsleep 0.5; echo fine\n' "$PWD" "$PWD" "$PWD" >&5
-	for _ in $(seq 50); do pgrep -f 'sleep 302' >/dev/null && break; sleep 0.1; done
+	for _ in $(seq 50); do [ "$(mine 'sleep 302')" -gt 0 ] && break; sleep 0.1; done
 	printf 'KILL\t7\t9\n' >&5
 	for _ in $(seq 50); do grep -q $'^DONE\t8' out.txt && break; sleep 0.1; done
 	exec 5>&-

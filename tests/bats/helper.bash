@@ -5,6 +5,23 @@ setup() {
 	cd "$BATS_TEST_TMPDIR" || exit 1
 }
 
+# mine PATTERN: how many processes match PATTERN (pgrep -f) and belong to
+# this test run: their working directory is under this run's TMPDIR (where
+# tests/run-all puts every test directory and cluster), or they are SSH
+# sessions of one of its test clusters (TESTCLUSTER_WORKDIR under it).
+# Other runs of the suite on the same machine are not counted.
+mine() {
+	local p n=0 root=${TMPDIR:-/tmp}
+	for p in $(pgrep -f "$1"); do
+		case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in
+		"$root"/*) n=$((n + 1)); continue ;;
+		esac
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+			grep -q "^TESTCLUSTER_WORKDIR=$root/" && n=$((n + 1))
+	done
+	echo "$n"
+}
+
 # wf FILE <<EOF ... EOF: write a workflow file from stdin.
 wf() {
 	cat >"${1:-wf.yaml}"

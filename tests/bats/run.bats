@@ -140,10 +140,7 @@ EOF2
 }
 
 @test "SIGINT kills running tasks (whole process groups), writes the trace, exits 130" {
-	# a duration of its own, so other test runs on the machine (running
-	# this same test) are not counted
-	local s="300.$$"
-	wf <<EOF2
+	wf <<'EOF2'
 tasks:
   - name: done-fast
     out: {f: fast}
@@ -151,12 +148,12 @@ tasks:
   - name: hang
     foreach: {i: "1..2"}
     out: {f: "h{i}"}
-    run: "sleep $s & sleep $s; touch {out.f}"
+    run: "sleep 300 & sleep 300; touch {out.f}"
 EOF2
 	"$WFRUN" -j 4 wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -fcx "sleep $s")" -ge 4 ] && break
+		[ "$(mine 'sleep 300')" -ge 4 ] && break
 		sleep 0.1
 	done
 	kill -INT "$pid"
@@ -164,10 +161,10 @@ EOF2
 	[ "${status:-0}" -eq 130 ]
 	grep -q "interrupted (Interrupt): stopping 2 running tasks" err.txt
 	for _ in $(seq 50); do
-		[ "$(pgrep -fcx "sleep $s")" -eq 0 ] && break
+		[ "$(mine 'sleep 300')" -eq 0 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fcx "sleep $s")" -eq 0 ]
+	[ "$(mine 'sleep 300')" -eq 0 ]
 	[ "$(trace_col status | sort | tr '\n' ' ')" = "ABORTED ABORTED COMPLETED " ]
 }
 
@@ -268,6 +265,6 @@ EOF2
 	[[ "$output" == *"wfrun: error: task 'stuck' timed out after 1s and was killed"* ]]
 	[ -e ok ]
 	[ ! -e never ]
-	[ "$(pgrep -fc 'sleep 30[67]')" -eq 0 ]
+	[ "$(mine 'sleep 30[67]')" -eq 0 ]
 	[ "$(awk -F'\t' '$2 == "stuck" { print $9, $10 }' .wfrun/trace.tsv)" = "FAILED 137" ]
 }

@@ -48,16 +48,16 @@ EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -fc 'sleep 305')" -ge 4 ] && break
+		[ "$(mine 'sleep 305')" -ge 4 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc 'sleep 305')" -ge 4 ]
+	[ "$(mine 'sleep 305')" -ge 4 ]
 	kill -INT "$pid"
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 130 ]
 	for _ in $(seq 50); do
-		[ "$(pgrep -fc 'sleep 305|wfrun-worker')" -eq 0 ] && break
+		[ "$(mine 'sleep 305|wfrun-worker')" -eq 0 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc 'sleep 305|wfrun-worker')" -eq 0 ]
+	[ "$(mine 'sleep 305|wfrun-worker')" -eq 0 ]
 }

@@ -188,19 +188,19 @@ EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -fc 'sleep 30[34]')" -ge 12 ] && break
+		[ "$(mine 'sleep 30[34]')" -ge 12 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc 'sleep 30[34]')" -ge 12 ]
+	[ "$(mine 'sleep 30[34]')" -ge 12 ]
 	kill -INT "$pid"
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 130 ]
 	for _ in $(seq 50); do
-		[ "$(pgrep -fc 'sleep 30[34]|wfrun-worker')" -eq 0 ] && break
+		[ "$(mine 'sleep 30[34]|wfrun-worker')" -eq 0 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc 'sleep 30[34]')" -eq 0 ]
-	[ "$(pgrep -fc 'wfrun-worker')" -eq 0 ]
+	[ "$(mine 'sleep 30[34]')" -eq 0 ]
+	[ "$(mine 'wfrun-worker')" -eq 0 ]
 }
 
 @test "a worker lost mid-run: its tasks run again on the others" {
@@ -214,12 +214,16 @@ EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -fc 'sleep 1.5')" -ge 6 ] && break
+		[ "$(mine 'sleep 1.5')" -ge 6 ] && break
 		sleep 0.1
 	done
 	# kill w2's agent: its channel closes, as when the host goes away
+	# (this run's w2: other runs on the machine have a w2 too)
 	agent=$(pgrep -f 'wfrun-worker' | while read -r p; do
-		grep -qz '^TESTCLUSTER_WORKER=w2$' /proc/$p/environ && echo $p; done | head -1)
+		env=$(tr '\0' '\n' </proc/$p/environ 2>/dev/null)
+		grep -qx 'TESTCLUSTER_WORKER=w2' <<<"$env" &&
+			grep -q "^TESTCLUSTER_WORKDIR=${TMPDIR:-/tmp}/" <<<"$env" &&
+			echo $p; done | head -1)
 	[ -n "$agent" ]
 	kill -9 "$agent"
 	wait "$pid"
