@@ -10,10 +10,10 @@
  * Any other "ev", and any other key, is ignored.
  *
  * The HTML page is static: inline CSS and SVG, no script and nothing
- * fetched, so it opens offline and from a mail attachment.  A lane draws
- * at most one rectangle per pixel column: runs of tasks narrower than a
- * pixel are merged into one rectangle (its title says how many), so the
- * page stays small for a million tasks.
+ * fetched, so it opens offline and from a mail attachment.  In a lane, a
+ * run of tasks each narrower than a pixel, of one kind and with gaps under
+ * a pixel, is drawn as one rectangle (its title says how many), so a busy
+ * lane of a million short tasks is a few rectangles, not a million.
  */
 #include "report.h"
 
@@ -950,6 +950,7 @@ struct pending {
 	const char *cls;
 	size_t count;
 	const struct report_task *only;
+	bool narrow;        /* made of sub-pixel tasks only */
 };
 
 static void
@@ -1029,7 +1030,7 @@ html_timeline(FILE *fp, const struct report *r)
 					fprintf(fp, " %s %u</text>",
 						io ? "io" : "cpu", l);
 				}
-				struct pending p = { 0, 0, NULL, 0, NULL };
+				struct pending p = { 0, 0, NULL, 0, NULL, false };
 				for (; i < n; i++) {
 					const struct report_slot *s =
 						&r->slots.v[i];
@@ -1044,10 +1045,10 @@ html_timeline(FILE *fp, const struct report *r)
 						    (t->start - r->t0) * scale,
 					       x1 = LABEL_W +
 						    (t->complete - r->t0) * scale;
-					/* merge runs narrower than a pixel */
-					if (p.count && p.cls == cls &&
-					    x1 - x0 < 1 && p.x1 - p.x0 < 1 &&
-					    x0 <= p.x1 + 1) {
+					/* merge runs of sub-pixel tasks */
+					bool narrow = x1 - x0 < 1;
+					if (p.count && p.narrow && narrow &&
+					    p.cls == cls && x0 <= p.x1 + 1) {
 						p.x1 = fmax(p.x1, x1);
 						p.count++;
 						continue;
@@ -1058,6 +1059,7 @@ html_timeline(FILE *fp, const struct report *r)
 					p.cls = cls;
 					p.count = 1;
 					p.only = t;
+					p.narrow = narrow;
 				}
 				flush_rect(fp, &p, y, lh - gap);
 				fputs("</g>\n", fp);

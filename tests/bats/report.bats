@@ -269,3 +269,20 @@ EOF2
 	[ "$status" -eq 2 ]
 	[ "$output" = "wfrun: error: --format wants dot or mermaid, not 'png'" ]
 }
+
+@test "report: a busy lane of sub-pixel tasks is a few rectangles, wide tasks stay apart" {
+	{
+		printf 'name\tworker\tstart\tcomplete\n'
+		# 1000 tasks of 1 ms back to back, then two of 400 s, in one lane;
+		# a task of 1000 s in the other lane sets the scale (~1 px/s)
+		awk 'BEGIN { for (i = 0; i < 1000; i++) printf "tiny\tw\t%.3f\t%.3f\n", i * 0.001, (i + 1) * 0.001
+		             printf "long\tw\t100\t500\nlong\tw\t500\t900\nref\tw\t0\t1000\n" }'
+	} >m.tsv
+	run "$WFRUN" report -o m.html m.tsv
+	[ "$status" -eq 0 ]
+	[ "$output" = "wfrun: report: 1003 tasks -> m.html" ]
+	[ "$(grep -o '<g class="lane"' m.html | wc -l)" -eq 2 ]
+	grep -q '<title>1000 tasks</title>' m.html
+	[ "$(grep -o '<title>long: 400.0 s, COMPLETED</title>' m.html | wc -l)" -eq 2 ]
+	[ "$(grep -o '<rect class="compute"' m.html | wc -l)" -eq 4 ]
+}
