@@ -32,9 +32,13 @@ LDLIBS_ALL = $(LIBS_LDLIBS) -lpthread -lm $(LDLIBS)
 LIB_SRC = $(wildcard src/*.c)
 LIB_OBJ = $(LIB_SRC:src/%.c=$(BUILD)/src/%.o) $(BUILD)/gen/xsd.o
 CMD_SRC = cmd/wfrun.c cmd/cmd-run.c cmd/cmd-check.c cmd/cmd-dag.c \
-	  cmd/cmd-sim.c cmd/cmd-probe.c
+	  cmd/cmd-sim.c cmd/cmd-probe.c cmd/cmd-report.c
 CMD_OBJ = $(CMD_SRC:cmd/%.c=$(BUILD)/cmd/%.o)
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
+# Example pipelines, installed in $(DATADIR)/workflows.
+EXAMPLES = $(wildcard workflows/*.yaml)
+EXAMPLE_SCRIPTS = $(wildcard workflows/data/*.sh)
+EXAMPLE_DATA = $(wildcard workflows/data/*.awk)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 ifdef SANITIZE
@@ -152,12 +156,21 @@ install: all
 	install -m 644 man/wfrun-resources.5 $(DESTDIR)$(MANDIR)/man5/wfrun-resources.5
 	install -d $(DESTDIR)$(DATADIR)
 	install -m 644 resources/wfrun-resources.xsd $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
+	install -d $(DESTDIR)$(DATADIR)/workflows/data
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(DATADIR)/workflows/
+	install -m 755 $(EXAMPLE_SCRIPTS) $(DESTDIR)$(DATADIR)/workflows/data/
+	install -m 644 $(EXAMPLE_DATA) $(DESTDIR)$(DATADIR)/workflows/data/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/wfrun $(DESTDIR)$(BINDIR)/wfrun-worker $(DESTDIR)$(MANDIR)/man1/wfrun.1 \
 	      $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5 \
 	      $(DESTDIR)$(MANDIR)/man5/wfrun-resources.5 \
-	      $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
+	      $(DESTDIR)$(DATADIR)/wfrun-resources.xsd \
+	      $(EXAMPLES:%=$(DESTDIR)$(DATADIR)/%) \
+	      $(EXAMPLE_SCRIPTS:%=$(DESTDIR)$(DATADIR)/%) \
+	      $(EXAMPLE_DATA:%=$(DESTDIR)$(DATADIR)/%)
+	-rmdir $(DESTDIR)$(DATADIR)/workflows/data $(DESTDIR)$(DATADIR)/workflows \
+	       $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
 	rm -rf build build-san $(FUZZ_BUILD) wfrun

@@ -1,4 +1,7 @@
-/* wfrun dag: the graph in Graphviz dot, per instance or per task name. */
+/*
+ * wfrun dag: the graph in Graphviz dot or Mermaid (which GitHub and GitLab
+ * draw inside Markdown), per instance or per task name.
+ */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,52 @@ dot_string(const char *s)
 	putchar('"');
 }
 
+/* Mermaid labels are in double quotes; a quote or # inside is written
+ * as an entity code, a newline as <br>. */
+static void
+mermaid_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			fputs("#quot;", stdout);
+		else if (*s == '#')
+			fputs("#35;", stdout);
+		else if (*s == '<')
+			fputs("#lt;", stdout);
+		else if (*s == '>')
+			fputs("#gt;", stdout);
+		else if (*s == '\n')
+			fputs("<br>", stdout);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static bool mermaid;
+
+static void
+node(char prefix, size_t id, const char *label)
+{
+	if (mermaid) {
+		printf("  %c%zu[", prefix, id);
+		mermaid_string(label);
+		printf("]\n");
+	} else {
+		printf("  %c%zu [label=", prefix, id);
+		dot_string(label);
+		printf("];\n");
+	}
+}
+
+static void
+edge(char prefix, size_t a, size_t b)
+{
+	printf(mermaid ? "  %c%zu --> %c%zu\n" : "  %c%zu -> %c%zu;\n", prefix, a,
+	       prefix, b);
+}
+
 static void
 dag_instances(const struct plan *p)
 {
@@ -34,13 +83,11 @@ dag_instances(const struct plan *p)
 			strbuf_addch(&lab, '\n');
 			plan_tag(p, t, &lab);
 		}
-		printf("  t%u [label=", t + 1);
-		dot_string(lab.buf);
-		printf("];\n");
+		node('t', t + 1, lab.buf);
 	}
 	for (uint32_t t = 0; t < g->tasks.n; t++)
 		for (uint32_t i = g->succ_off[t]; i < g->succ_off[t + 1]; i++)
-			printf("  t%u -> t%u;\n", t + 1, g->succ[i] + 1);
+			edge('t', t + 1, g->succ[i] + 1);
 	strbuf_release(&lab);
 }
 
@@ -55,9 +102,7 @@ dag_names(const struct plan *p)
 		strbuf_adds(&lab, p->wf->tasks[i].name);
 		if (p->pt[i].ninst != 1)
 			strbuf_addf(&lab, "\n%u tasks", p->pt[i].ninst);
-		printf("  n%zu [label=", i + 1);
-		dot_string(lab.buf);
-		printf("];\n");
+		node('n', i + 1, lab.buf);
 	}
 	/* One edge per pair of names, marked in a bitmap of n*n bits. */
 	unsigned char *seen = xcalloc((n * n + 7) / 8 + 1, 1);
@@ -71,7 +116,7 @@ dag_names(const struct plan *p)
 			if (seen[bit / 8] & (1u << (bit % 8)))
 				continue;
 			seen[bit / 8] |= (unsigned char)(1u << (bit % 8));
-			printf("  n%u -> n%u;\n", a + 1, b + 1);
+			edge('n', a + 1, b + 1);
 		}
 	}
 	free(seen);
@@ -83,6 +128,7 @@ cmd_dag(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "names", no_argument, NULL, 'N' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -95,6 +141,14 @@ cmd_dag(int argc, char **argv)
 		case 'N':
 			names = true;
 			break;
+		case 'F':
+			if (!strcmp(optarg, "mermaid") || !strcmp(optarg, "dot")) {
+				mermaid = optarg[0] == 'm';
+				break;
+			}
+			error_msg("--format wants dot or mermaid, not '%s'",
+				  optarg);
+			return EXIT_USAGE;
 		case 'q':
 			log_level = 0;
 			break;
@@ -107,7 +161,8 @@ cmd_dag(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc) {
-		error_msg("usage: wfrun dag [--names] WORKFLOW.yaml");
+		error_msg("usage: wfrun dag [--names] [--format dot|mermaid] "
+			  "WORKFLOW.yaml");
 		return EXIT_USAGE;
 	}
 	struct workflow wf;
@@ -115,14 +170,22 @@ cmd_dag(int argc, char **argv)
 	/* The graph does not depend on the cores of this machine. */
 	int rc = load_plan(argv[optind], 1L << 30, &wf, &p);
 	if (!rc) {
-		printf("digraph ");
-		dot_string(wf.name);
-		printf(" {\n  rankdir=TB;\n  node [shape=box];\n");
+		if (mermaid) {
+			/* YAML front matter: a dot string is valid YAML */
+			printf("---\ntitle: ");
+			dot_string(wf.name);
+			printf("\n---\nflowchart TB\n");
+		} else {
+			printf("digraph ");
+			dot_string(wf.name);
+			printf(" {\n  rankdir=TB;\n  node [shape=box];\n");
+		}
 		if (names)
 			dag_names(&p);
 		else
 			dag_instances(&p);
-		printf("}\n");
+		if (!mermaid)
+			printf("}\n");
 	}
 	plan_release(&p);
 	workflow_release(&wf);

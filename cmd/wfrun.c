@@ -19,9 +19,10 @@ static const struct subcmd {
 } subcmds[] = {
 	{ "run", cmd_run, "run a workflow (the default)" },
 	{ "check", cmd_check, "validate a workflow and summarise its graph" },
-	{ "dag", cmd_dag, "print the task graph in Graphviz dot" },
+	{ "dag", cmd_dag, "print the task graph (Graphviz dot or Mermaid)" },
 	{ "sim", cmd_sim, "simulate a run on a virtual clock (-m MODEL)" },
 	{ "probe", cmd_probe, "measure the write bandwidth of a directory's disk" },
+	{ "report", cmd_report, "write a run's trace as HTML or Chrome JSON" },
 };
 
 static void
@@ -29,9 +30,10 @@ usage(FILE *fp)
 {
 	fputs("usage: wfrun [run] [options] WORKFLOW.yaml\n"
 	      "       wfrun check [options] WORKFLOW.yaml\n"
-	      "       wfrun dag [--names] WORKFLOW.yaml\n"
+	      "       wfrun dag [--names] [--format dot|mermaid] WORKFLOW.yaml\n"
 	      "       wfrun sim -m MODEL [-r FILE] [options] WORKFLOW.yaml\n"
 	      "       wfrun probe [--size MB] [-j WRITERS] [DIR]\n"
+	      "       wfrun report [-o FILE] [--format html|chrome] [TRACE]\n"
 	      "\n"
 	      "Runs a workflow of shell-command tasks whose order comes from the\n"
 	      "files they read and write (see wfrun-workflow(5)).\n"
@@ -55,7 +57,7 @@ usage(FILE *fp)
 	      "                     once beside compute (default: two per core)\n"
 	      "      --no-io        run I/O tasks as 1-core compute tasks (baseline)\n"
 	      "      --disk-bw MBPS this machine's disk bandwidth, for storage_bw\n"
-	      "                     (measure it with 'wfrun probe')\n"
+	      "                     (default: measured once, kept in .wfrun/disk_bw)\n"
 	      "      --relearn      forget what storage_bw: auto learned before\n"
 	      "      --accept-new-host-keys  add unknown SSH host keys to\n"
 	      "                     known_hosts (changed keys are always refused)\n"
@@ -74,6 +76,12 @@ usage(FILE *fp)
 	      "probe options (DIR: default the current directory):\n"
 	      "  -s, --size MB      write MB in all (default 256; MB = 2^20 bytes)\n"
 	      "  -j, --writers N    N concurrent sequential writers (default 1)\n"
+	      "report options (TRACE defaults to .wfrun/trace.tsv):\n"
+	      "  -o, --output FILE  write there (default: report.html or\n"
+	      "                     trace.json beside the trace; - for stdout)\n"
+	      "      --format F     html (default) or chrome (trace-event JSON)\n"
+	      "      --events FILE  learner events (default: events.jsonl\n"
+	      "                     beside the trace, if there)\n"
 	      "common options:\n"
 	      "  -q, --quiet        print only errors\n"
 	      "  -v, --verbose      print each task as it starts and ends\n"
@@ -97,7 +105,9 @@ takes_arg(const char *a)
 	       !strcmp(a, "--model") || !strcmp(a, "--registry") ||
 	       !strcmp(a, "-s") || !strcmp(a, "--size") ||
 	       !strcmp(a, "--writers") || !strcmp(a, "--force") ||
-	       !strcmp(a, "--fetch");
+	       !strcmp(a, "--fetch") ||
+	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
+	       !strcmp(a, "--format") || !strcmp(a, "--events");
 }
 
 int

@@ -21,6 +21,7 @@ int cmd_check(int argc, char **argv);
 int cmd_dag(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /*
  * Load file into wf and p, printing every error as file:line:col.  cores is

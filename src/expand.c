@@ -1161,9 +1161,18 @@ check_inputs(struct builder *b)
 		if (x->flags & DATUM_ON_DISK)
 			continue;
 		struct stat st;
-		int r = p->workdir_fd >= 0 || x->path[0] == '/'
-				? fstatat(p->workdir_fd, x->path, &st, 0)
-				: -1;
+		int r;
+		if (p->workdir_fd >= 0 || x->path[0] == '/') {
+			r = fstatat(p->workdir_fd, x->path, &st, 0);
+		} else {
+			/* The run makes the workdir, but an input out of it
+			 * ("../data/x") may exist already: resolve lexically. */
+			char *j = path_join(p->wf->workdir, x->path);
+			char *full = path_normalize(j);
+			r = stat(full, &st);
+			free(full);
+			free(j);
+		}
 		if (!r)
 			continue;
 		uint32_t tmpl = g->tasks.v[in->task].tmpl;

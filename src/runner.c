@@ -17,6 +17,8 @@
 #include "journal.h"
 #include "loop.h"
 #include "path.h"
+#include "probe.h"
+#include "progress.h"
 #include "resources.h"
 #include "resume.h"
 #include "sched.h"
@@ -65,7 +67,6 @@ struct runner {
 	struct stage *stage;    /* workers whose workdir is not shared */
 	struct trace trace;
 	struct loop_timer kill_timer;
-	struct loop_timer tick;  /* redraws the progress line on a terminal */
 	/* timeouts: a min-heap of deadlines of running tasks, one timer
 	 * armed to the earliest */
 	struct deadline *dl;
@@ -106,53 +107,13 @@ struct runner {
 	struct strbuf cmd, words, path;
 	struct strvec argv;
 	char *sh_argv[4];       /* sh -c COMMAND */
-	/* progress */
-	bool tty;
-	bool line_shown;
-	double last_draw;
-	int last_decile;
+	struct progress prog;
 };
 
 static void
 progress_clear(struct runner *r)
 {
-	if (r->line_shown) {
-		fputs("\r\033[K", stderr);
-		r->line_shown = false;
-	}
-}
-
-static void
-progress(struct runner *r, bool force)
-{
-	if (log_level < 1)
-		return;
-	double now = clock_mono();
-	if (r->tty) {
-		if (!force && now - r->last_draw < 0.1)
-			return;
-		r->last_draw = now;
-		fprintf(stderr, "\r\033[K[%zu/%zu] running %zu, failed %zu, %.0fs",
-			r->done + r->skipped, r->total, r->running, r->failed, now - r->t0);
-		r->line_shown = true;
-		return;
-	}
-	/* Plain lines, one per tenth of the run, once it lasts a while. */
-	int decile = r->total ? (int)(10 * (r->done + r->failed) / r->total) : 10;
-	if (decile > r->last_decile && decile < 10 && now - r->t0 > 2.0) {
-		r->last_decile = decile;
-		info_msg("%zu/%zu tasks done, %zu running, %zu failed (%.0fs)",
-			 r->done, r->total, r->running, r->failed,
-			 now - r->t0);
-	}
-}
-
-static void
-tick(void *arg)
-{
-	struct runner *r = arg;
-	progress(r, true);
-	loop_timer_arm(&r->loop, &r->tick, 1.0, tick, r);
+	progress_hide(&r->prog);
 }
 
 static void
@@ -328,6 +289,7 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 	r->where[t] = (uint16_t)wi;
 	r->launches[t]++;
 	r->running++;
+	progress_started(&r->prog, r->io[tmpl]);
 	p->dag.tasks.v[t].state = TASK_RUNNING;
 
 	char **sh_argv = r->sh_argv;
@@ -539,6 +501,11 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 		progress_clear(r);
 		error_msg("task %u: %s", t + 1, uerr.msg);
 	}
+	bool io = r->io[g->tasks.v[t].tmpl];
+	if (retry)
+		progress_lost(&r->prog, io); /* it runs again */
+	else
+		progress_ended(&r->prog, io, false);
 	if (r->interrupted) {
 		r->failed++;
 		g->tasks.v[t].state = TASK_FAILED;
@@ -635,6 +602,7 @@ on_done(const struct exec_result *res, void *arg)
 		w->free += r->cores[tmpl];
 	r->running--;
 	if (res->lost) {
+		progress_lost(&r->prog, r->io[tmpl]);
 		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
 		/* Its worker is gone: the task runs again elsewhere, from
 		 * its saved INOUT data. */
@@ -650,6 +618,7 @@ on_done(const struct exec_result *res, void *arg)
 	if (res->parked) {
 		/* an input is being made again: the stage readies it */
 		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
+		progress_lost(&r->prog, r->io[tmpl]);
 		g->tasks.v[t].state = TASK_WAITING;
 		return;
 	}
@@ -716,6 +685,7 @@ on_done(const struct exec_result *res, void *arg)
 		 * it was counted the first time */
 		r->rerun[t] = 0;
 		g->tasks.v[t].state = TASK_DONE;
+		progress_lost(&r->prog, r->io[tmpl]);
 		if (!ok) {
 			struct strbuf lab = STRBUF_INIT;
 			plan_label(p, t, &lab);
@@ -726,6 +696,7 @@ on_done(const struct exec_result *res, void *arg)
 		}
 	} else if (ok) {
 		r->done++;
+		progress_ended(&r->prog, r->io[tmpl], true);
 		/* The journal knows files in the workdir; a staged task's
 		 * outputs are on its worker (and maybe never fetched), so it
 		 * is not recorded and a later run makes them again. */
@@ -1065,6 +1036,62 @@ start_workers(struct runner *r)
 	return usable;
 }
 
+/* Where the bandwidth wfrun measured of this machine's disk is kept. */
+#define DISK_BW_FILE ".wfrun/disk_bw"
+/* MB written to measure it: enough for a steady figure, under a second
+ * on most disks. */
+#define DISK_BW_PROBE_MB 64
+
+/*
+ * DESIGN.md §3: without a given bandwidth, this machine's disk is
+ * measured (as `wfrun probe` does) the first time a task with a
+ * storage_bw could run on it, and the figure is kept in the workdir for
+ * later runs.  Only when such a task exists: other runs write nothing.
+ */
+static void
+measure_local_disk(struct runner *r)
+{
+	const struct cluster *c = r->o->cluster;
+	bool needed = false;
+	for (size_t i = 0; i < r->p->wf->ntasks && !needed; i++)
+		needed = r->p->pt[i].ninst && r->pol.nm[i].io &&
+			 r->pol.nm[i].bw.kind != WF_BW_NONE;
+	for (size_t k = 0; needed && k < r->nw; k++) {
+		struct iopol_device *D = &r->pol.dev[r->pol.w[k].dev];
+		if ((c && !c->workers[k].local) || D->B > 0)
+			continue;
+		double B = 0;
+		FILE *f = fopen(DISK_BW_FILE, "r");
+		if (f) {
+			if (fscanf(f, "%lf", &B) != 1 || !(B > 0))
+				B = 0;
+			fclose(f);
+		}
+		if (B > 0) {
+			D->B = B;
+			continue;
+		}
+		struct probe_opts po = { ".", DISK_BW_PROBE_MB, 1, NULL };
+		struct probe_result pr;
+		struct errbuf err;
+		if (probe_run(&po, &pr, &err) < 0) {
+			warning_msg("cannot measure this machine's disk for "
+				    "storage_bw: %s", err.msg);
+			return; /* the tasks are then refused with the reason */
+		}
+		D->B = pr.mbps >= 1 ? (double)(long)pr.mbps : 1;
+		f = fopen(DISK_BW_FILE ".tmp", "w");
+		if (f) {
+			fprintf(f, "%g\n", D->B);
+			if (fclose(f) || rename(DISK_BW_FILE ".tmp", DISK_BW_FILE))
+				unlink(DISK_BW_FILE ".tmp");
+		}
+		info_msg("this machine's disk writes %g MB/s (measured for "
+			 "storage_bw, kept in %s/%s; --disk-bw sets it)", D->B,
+			 r->p->wf->workdir, DISK_BW_FILE);
+	}
+}
+
 /* A constrained I/O task that no usable worker can run: say why, once. */
 static bool
 unfit_everywhere(struct runner *r, uint32_t name)
@@ -1157,8 +1184,6 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.o = o;
 	r.total = p->dag.tasks.n;
 	r.t0 = clock_mono();
-	r.tty = isatty(2) && log_level >= 1;
-	r.last_decile = 0;
 	strbuf_init(&r.cmd);
 	strbuf_init(&r.words);
 	strbuf_init(&r.path);
@@ -1215,6 +1240,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	}
 	if (loop_init(&r.loop, on_signal, &r) < 0)
 		die("cannot set up signal handling: %s", strerror(errno));
+	progress_init(&r.prog, stderr, isatty(2), r.total, &r.loop);
 
 	size_t nt = p->wf->ntasks;
 	r.cores = xcalloc(nt ? nt : 1, sizeof(long));
@@ -1255,6 +1281,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		error_msg("no worker can be reached; nothing was run");
 		rc = r.interrupted ? 130 : 3;
 	}
+	if (!rc)
+		measure_local_disk(&r);
 	for (size_t i = 0; !rc && i < nt; i++) {
 		long most = 0;
 		for (size_t k = 0; k < r.nw; k++)
@@ -1279,6 +1307,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 					     &r.aready);
 				r.skipped++;
 			}
+		r.prog.done += r.skipped; /* the progress counts them done */
 		if (r.skipped)
 			info_msg("%zu of %zu tasks are up to date (see the journal "
 				 "%s/%s; --forceall reruns them)", r.skipped,
@@ -1294,8 +1323,6 @@ runner_run(struct plan *p, const struct runner_opts *o)
 				iopol_ready(&r.pol, i, (long)r.sched.q[i].n);
 		verbose_msg("running %zu tasks of '%s' in %s", r.total,
 			    p->wf->name, p->wf->workdir);
-		if (r.tty)
-			loop_timer_arm(&r.loop, &r.tick, 1.0, tick, &r);
 		for (;;) {
 			dispatch(&r);
 			if (!r.running && (r.stop || !r.retryq.n)) {
@@ -1311,7 +1338,6 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			}
 			if (r.hurry && !local_running(&r))
 				break; /* remote tasks die with their connection */
-			progress(&r, false);
 			loop_run_once(&r.loop);
 			sync_journal(&r, false);
 		}
@@ -1340,7 +1366,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		}
 	}
 	loop_timer_cancel(&r.loop, &r.kill_timer);
-	loop_timer_cancel(&r.loop, &r.tick);
+	progress_release(&r.prog);
 	loop_timer_cancel(&r.loop, &r.dl_timer);
 	loop_timer_cancel(&r.loop, &r.sync_timer);
 

@@ -191,6 +191,28 @@ strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+strbuf_add_json(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		switch (ch) {
+		case '"': strbuf_adds(sb, "\\\""); break;
+		case '\\': strbuf_adds(sb, "\\\\"); break;
+		case '\n': strbuf_adds(sb, "\\n"); break;
+		case '\t': strbuf_adds(sb, "\\t"); break;
+		case '\r': strbuf_adds(sb, "\\r"); break;
+		default:
+			if (ch < 0x20 || ch == 0x7f || ch == '<')
+				strbuf_addf(sb, "\\u%04x", ch);
+			else
+				strbuf_addch(sb, ch);
+		}
+	}
+	strbuf_addch(sb, '"');
+}
+
 char *
 strbuf_detach(struct strbuf *sb)
 {

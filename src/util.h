@@ -97,6 +97,10 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Give the buffer to the caller (who frees it); sb is re-initialised. */
 char *strbuf_detach(struct strbuf *sb);
 void strbuf_setlen(struct strbuf *sb, size_t len);
+/* Append s as a JSON string, quotes included: ", \\ and control
+ * characters escaped, and < (so the result can sit inside an HTML
+ * <script>); other bytes (UTF-8) copied as they are. */
+void strbuf_add_json(struct strbuf *sb, const char *s);
 
 /*
  * arena: a bump allocator for many small strings that live as long as the

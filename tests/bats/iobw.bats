@@ -42,12 +42,25 @@ EOF
 	[ -z "$(trace_col storage_bw | sort -u)" ]
 }
 
-@test "storage_bw needs the disk's bandwidth: a clear error, nothing run" {
+@test "without --disk-bw this machine's disk is measured once, and kept" {
 	ckpt 3 30
 	run "$WFRUN" -j 2 wf.yaml
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"error: task 'ckpt' has a storage_bw, but the bandwidth of disk@local is not known (give a disk's bandwidth with --disk-bw MBPS"* ]]
-	[ ! -e out ]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"this machine's disk writes "*" MB/s (measured for storage_bw, kept in $PWD/.wfrun/disk_bw; --disk-bw sets it)"* ]]
+	B=$(cat .wfrun/disk_bw)
+	[ "${B%.*}" -ge 1 ]
+	[ "$(trace_col storage_bw | sort -u)" = 30 ]
+	# the next run takes it from there, and says nothing
+	run "$WFRUN" -j 2 --forceall wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" != *measured* ]]
+	# a workflow without storage_bw measures nothing
+	mkdir other && cd other
+	ckpt 2 30
+	sed -i '/storage_bw/d' wf.yaml
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ ! -e .wfrun/disk_bw ]
 }
 
 @test "a constraint above the disk's bandwidth is refused" {

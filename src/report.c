@@ -1,0 +1,1490 @@
+/*
+ * report: trace.tsv + events.jsonl -> HTML or Chrome trace JSON.
+ *
+ * The events the report reads (one JSON object per line, t in Unix s):
+ *   {"t":..,"ev":"epoch_begin","name":N,"device":D,"epoch":E,"c":C,"k":K}
+ *   {"t":..,"ev":"epoch_end","name":N,"device":D,"epoch":E,"c":C,"k":K,
+ *    "tasks":T,"mean_s":S,"registered":true|false}
+ *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
+ *    "why":"learned"|"registry"|"reevaluated"}
+ * Any other "ev", and any other key, is ignored.
+ *
+ * The HTML page is static: inline CSS and SVG, no script and nothing
+ * fetched, so it opens offline and from a mail attachment.  In a lane, a
+ * run of tasks each narrower than a pixel, of one kind and with gaps under
+ * a pixel, is drawn as one rectangle (its title says how many), so a busy
+ * lane of a million short tasks is a few rectangles, not a million.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Timeline geometry, in pixels. */
+#define PLOT_W 1100.0
+#define LABEL_W 150.0
+#define CHART_H 180.0
+/* Throughput bins over the run. */
+#define NBINS 200
+
+void
+report_init(struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	arena_init(&r->arena);
+	hmap_init(&r->name_map);
+	hmap_init(&r->worker_map);
+}
+
+void
+report_release(struct report *r)
+{
+	for (size_t i = 0; i < r->curves.n; i++)
+		VEC_FREE(r->curves.v[i].epochs);
+	VEC_FREE(r->curves);
+	VEC_FREE(r->tasks);
+	VEC_FREE(r->slots);
+	VEC_FREE(r->names);
+	VEC_FREE(r->workers);
+	hmap_release(&r->name_map);
+	hmap_release(&r->worker_map);
+	arena_release(&r->arena);
+}
+
+static const char *
+intern(struct report *r, const char *s, size_t n)
+{
+	return arena_strndup(&r->arena, s, n);
+}
+
+static int num_field(const char *s, double *v);
+
+/* The index of name s (interned the first time it is seen). */
+static uint32_t
+name_index(struct report *r, const char *s)
+{
+	size_t n = strlen(s);
+	uint64_t *v = hmap_get(&r->name_map, s, n);
+	if (v)
+		return (uint32_t)*v;
+	s = intern(r, s, n);
+	int found;
+	v = hmap_put(&r->name_map, s, n, r->names.n, &found);
+	VEC_PUSH(r->names, s);
+	return (uint32_t)*v;
+}
+
+static uint32_t
+worker_index(struct report *r, const char *s)
+{
+	size_t n = strlen(s);
+	uint64_t *v = hmap_get(&r->worker_map, s, n);
+	if (v)
+		return (uint32_t)*v;
+	s = intern(r, s, n);
+	int found;
+	v = hmap_put(&r->worker_map, s, n, r->workers.n, &found);
+	struct report_worker w = { s, 0, 0 };
+	VEC_PUSH(r->workers, w);
+	return (uint32_t)*v;
+}
+
+/* Statuses are few: the usual ones are not copied per task. */
+static const char *
+status_string(struct report *r, const char *s)
+{
+	static const char *const known[] = { "COMPLETED", "FAILED", "ABORTED" };
+	if (!*s)
+		return known[0];
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(s, known[i]))
+			return known[i];
+	return intern(r, s, strlen(s));
+}
+
+/* A count from a number field, or -1 when empty, junk or out of range. */
+static long long
+count_field(const char *s)
+{
+	double d;
+	if (num_field(s, &d) || d < 0 || d > 9e18)
+		return -1;
+	return (long long)d;
+}
+
+/* ---- trace.tsv ---- */
+
+enum col {
+	C_NAME, C_TAG, C_WORKER, C_KIND, C_STATUS, C_EXIT, C_START, C_COMPLETE,
+	C_CPU_USER, C_CPU_SYS, C_RSS, C_READ, C_WRITE, C_BW, C_EPOCH, C_CORES,
+	NCOLS
+};
+static const char *const col_names[NCOLS] = {
+	"name", "tag", "worker", "kind", "status", "exit", "start", "complete",
+	"cpu_user_s", "cpu_sys_s", "peak_rss_kb", "read_bytes", "write_bytes",
+	"storage_bw", "epoch", "cores",
+};
+
+/* Split line at tabs in place; returns the number of fields. */
+static size_t
+split_tabs(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+	for (;;) {
+		if (n < max)
+			f[n] = p;
+		n++;
+		char *t = strchr(p, '\t');
+		if (!t)
+			break;
+		*t = '\0';
+		p = t + 1;
+	}
+	return n;
+}
+
+/* A number field: 0 and *v set, 1 when empty, -1 when not a number. */
+static int
+num_field(const char *s, double *v)
+{
+	if (!*s)
+		return 1;
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (*end || errno || !isfinite(*v))
+		return -1;
+	return 0;
+}
+
+int
+report_load_trace(struct report *r, const char *path, struct errbuf *err)
+{
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return errprintf(err, "cannot read the trace %s: %s", path,
+				 strerror(errno));
+	r->trace_path = intern(r, path, strlen(path));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0;
+	int idx[NCOLS];
+	size_t ncols = 0;
+	char **f = NULL, **row = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < NCOLS; i++)
+		idx[i] = -1;
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		/* wfrun writes whole rows; a last line without its newline is
+		 * a row being written (or cut by a crash) */
+		bool whole = len && line[len - 1] == '\n';
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (lineno == 1) {
+			/* the header: column names, in any order */
+			size_t n = 1;
+			for (const char *q = line; *q; q++)
+				n += *q == '\t';
+			f = xcalloc(n, sizeof(char *));
+			row = xcalloc(n, sizeof(char *));
+			ncols = split_tabs(line, f, n);
+			for (size_t i = 0; i < ncols; i++)
+				for (size_t k = 0; k < NCOLS; k++)
+					if (!strcmp(f[i], col_names[k]) && idx[k] < 0)
+						idx[k] = (int)i;
+			const enum col need[] = { C_NAME, C_START, C_COMPLETE };
+			for (size_t k = 0; k < ARRAY_SIZE(need); k++)
+				if (idx[need[k]] < 0) {
+					rc = errprintf(err, "%s:1: no '%s' column in "
+						       "the header; is this a "
+						       "wfrun trace.tsv?", path,
+						       col_names[need[k]]);
+					goto out;
+				}
+			continue;
+		}
+		if (!len)
+			continue;
+		char *empty = (char *)"";
+		char *v[NCOLS];
+		size_t n = split_tabs(line, row, ncols);
+		for (size_t k = 0; k < NCOLS; k++)
+			v[k] = idx[k] >= 0 && (size_t)idx[k] < n ? row[idx[k]]
+								  : empty;
+		struct report_task t;
+		memset(&t, 0, sizeof(t));
+		double d;
+		if (num_field(v[C_START], &t.start) ||
+		    num_field(v[C_COMPLETE], &t.complete)) {
+			if (!whole) {
+				warning_msg("%s:%ld: ignoring an incomplete last "
+					    "line", path, lineno);
+				break;
+			}
+			rc = errprintf(err, "%s:%ld: start and complete must be "
+				       "times in seconds, not '%s' and '%s'",
+				       path, lineno, v[C_START], v[C_COMPLETE]);
+			goto out;
+		}
+		if (t.complete < t.start)
+			t.complete = t.start;
+		t.nameidx = name_index(r, v[C_NAME]);
+		t.name = r->names.v[t.nameidx];
+		t.tag = *v[C_TAG] ? intern(r, v[C_TAG], strlen(v[C_TAG])) : "";
+		t.worker = worker_index(r, *v[C_WORKER] ? v[C_WORKER] : "local");
+		t.io = !strcmp(v[C_KIND], "io");
+		t.status = status_string(r, v[C_STATUS]);
+		t.failed = strcmp(t.status, "COMPLETED") != 0;
+		long long e = count_field(v[C_EXIT]);
+		t.exit_code = e > 255 ? 255 : (int)e;
+		double u, s;
+		int ku = num_field(v[C_CPU_USER], &u),
+		    ks = num_field(v[C_CPU_SYS], &s);
+		t.cpu = ku || ks ? -1 : u + s;
+		t.rss_kb = (long)count_field(v[C_RSS]);
+		t.rbytes = count_field(v[C_READ]);
+		t.wbytes = count_field(v[C_WRITE]);
+		t.storage_bw = num_field(v[C_BW], &d) || d < 0 ? -1 : d;
+		e = count_field(v[C_EPOCH]);
+		t.epoch = e < 1 || e > 1000000 ? -1 : (long)e;
+		/* a lane per core, within reason for a drawing */
+		e = count_field(v[C_CORES]);
+		t.cores = t.io || e < 1 ? 1 : e > 1024 ? 1024 : (long)e;
+		if (!r->tasks.n || t.start < r->t0)
+			r->t0 = t.start;
+		if (!r->tasks.n || t.complete > r->t1)
+			r->t1 = t.complete;
+		r->nfailed += t.failed;
+		VEC_PUSH(r->tasks, t);
+	}
+	if (ferror(fp))
+		rc = errprintf(err, "cannot read the trace %s: %s", path,
+			       strerror(errno));
+	else if (lineno == 0)
+		rc = errprintf(err, "%s: empty file; a wfrun trace.tsv starts "
+			       "with a header line", path);
+out:
+	free(f);
+	free(row);
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
+/* ---- events.jsonl: a small parser for one flat JSON object ---- */
+
+struct jkv {
+	char key[32];
+	enum { J_STR, J_NUM, J_BOOL, J_OTHER } type;
+	double num;
+	bool b;
+	struct strbuf str;
+};
+
+struct jparse {
+	const char *p;
+	const char *error;
+};
+
+static void
+jskip_ws(struct jparse *j)
+{
+	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\r' ||
+	       *j->p == '\n')
+		j->p++;
+}
+
+static void
+utf8_put(struct strbuf *sb, unsigned long cp)
+{
+	if (cp < 0x80) {
+		strbuf_addch(sb, (int)cp);
+	} else if (cp < 0x800) {
+		strbuf_addch(sb, (int)(0xc0 | (cp >> 6)));
+		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		strbuf_addch(sb, (int)(0xe0 | (cp >> 12)));
+		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
+		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
+	} else {
+		strbuf_addch(sb, (int)(0xf0 | (cp >> 18)));
+		strbuf_addch(sb, (int)(0x80 | ((cp >> 12) & 0x3f)));
+		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
+		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
+	}
+}
+
+static int
+jhex4(struct jparse *j, unsigned long *cp)
+{
+	*cp = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = *j->p++;
+		int d = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0) {
+			j->error = "bad \\u escape";
+			return -1;
+		}
+		*cp = *cp * 16 + (unsigned long)d;
+	}
+	return 0;
+}
+
+/* A string at j->p (after its opening quote was checked). */
+static int
+jstring(struct jparse *j, struct strbuf *out)
+{
+	j->p++;
+	for (;;) {
+		char c = *j->p++;
+		if (!c) {
+			j->error = "unterminated string";
+			return -1;
+		}
+		if (c == '"')
+			return 0;
+		if (c != '\\') {
+			if (out)
+				strbuf_addch(out, c);
+			continue;
+		}
+		char e = *j->p++;
+		unsigned long cp;
+		switch (e) {
+		case '"': case '\\': case '/': cp = (unsigned char)e; break;
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u':
+			if (jhex4(j, &cp) < 0)
+				return -1;
+			if (cp >= 0xd800 && cp < 0xdc00 && j->p[0] == '\\' &&
+			    j->p[1] == 'u') {
+				unsigned long lo;
+				j->p += 2;
+				if (jhex4(j, &lo) < 0)
+					return -1;
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				     (lo - 0xdc00);
+			}
+			break;
+		default:
+			j->error = "bad escape in a string";
+			return -1;
+		}
+		if (out)
+			utf8_put(out, cp);
+	}
+}
+
+/* Skip any JSON value (used for nested arrays and objects). */
+static int
+jskip_value(struct jparse *j)
+{
+	jskip_ws(j);
+	char c = *j->p;
+	if (c == '"')
+		return jstring(j, NULL);
+	if (c == '{' || c == '[') {
+		char close = c == '{' ? '}' : ']';
+		j->p++;
+		jskip_ws(j);
+		if (*j->p == close) {
+			j->p++;
+			return 0;
+		}
+		for (;;) {
+			if (close == '}') {
+				jskip_ws(j);
+				if (*j->p != '"' || jstring(j, NULL) < 0) {
+					j->error = "expected a key";
+					return -1;
+				}
+				jskip_ws(j);
+				if (*j->p++ != ':') {
+					j->error = "expected ':'";
+					return -1;
+				}
+			}
+			if (jskip_value(j) < 0)
+				return -1;
+			jskip_ws(j);
+			if (*j->p == ',') {
+				j->p++;
+				continue;
+			}
+			if (*j->p++ == close)
+				return 0;
+			j->error = "expected ',' or the end of a list";
+			return -1;
+		}
+	}
+	const char *s = j->p;
+	while (*j->p && !strchr(",}] \t\r\n", *j->p))
+		j->p++;
+	if (j->p == s) {
+		j->error = "expected a value";
+		return -1;
+	}
+	return 0;
+}
+
+/* Parse one object into kv (at most max keys kept); -1 with j->error. */
+static int
+jobject(struct jparse *j, struct jkv *kv, size_t max, size_t *nkv)
+{
+	*nkv = 0;
+	jskip_ws(j);
+	if (*j->p++ != '{') {
+		j->error = "a line must be a JSON object";
+		return -1;
+	}
+	jskip_ws(j);
+	if (*j->p == '}') {
+		j->p++;
+		return 0;
+	}
+	struct strbuf key = STRBUF_INIT;
+	for (;;) {
+		jskip_ws(j);
+		strbuf_reset(&key);
+		if (*j->p != '"' || jstring(j, &key) < 0) {
+			if (!j->error)
+				j->error = "expected a key";
+			break;
+		}
+		jskip_ws(j);
+		if (*j->p++ != ':') {
+			j->error = "expected ':' after a key";
+			break;
+		}
+		jskip_ws(j);
+		struct jkv *e = *nkv < max && key.len < sizeof(kv->key)
+					? &kv[*nkv] : NULL;
+		if (e) {
+			memcpy(e->key, key.buf, key.len + 1);
+			strbuf_reset(&e->str);
+			e->type = J_OTHER;
+		}
+		char c = *j->p;
+		if (c == '"') {
+			if (jstring(j, e ? &e->str : NULL) < 0)
+				break;
+			if (e)
+				e->type = J_STR;
+		} else if (!strncmp(j->p, "true", 4) ||
+			   !strncmp(j->p, "false", 5)) {
+			if (e) {
+				e->type = J_BOOL;
+				e->b = c == 't';
+			}
+			j->p += c == 't' ? 4 : 5;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			char *end;
+			double v = strtod(j->p, &end);
+			if (end == j->p) {
+				j->error = "bad number";
+				break;
+			}
+			j->p = end;
+			if (e) {
+				e->type = J_NUM;
+				e->num = v;
+			}
+		} else if (!strncmp(j->p, "null", 4)) {
+			j->p += 4;
+		} else if (c == '{' || c == '[') {
+			if (jskip_value(j) < 0)
+				break;
+		} else {
+			j->error = "expected a value";
+			break;
+		}
+		if (e)
+			(*nkv)++;
+		jskip_ws(j);
+		if (*j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (*j->p == '}') {
+			j->p++;
+			jskip_ws(j);
+			if (*j->p) {
+				j->error = "text after the object";
+				break;
+			}
+			strbuf_release(&key);
+			return 0;
+		}
+		j->error = "expected ',' or '}'";
+		break;
+	}
+	strbuf_release(&key);
+	return -1;
+}
+
+/* A number as a long, when it is one within reason; else dflt. */
+static long
+jlong(const struct jkv *e, long dflt)
+{
+	if (!e || !(e->num >= -1e15 && e->num <= 1e15))
+		return dflt;
+	return (long)e->num;
+}
+
+static const struct jkv *
+jget(const struct jkv *kv, size_t n, const char *key, int type)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key) && (int)kv[i].type == type)
+			return &kv[i];
+	return NULL;
+}
+
+static struct report_curve *
+curve_for(struct report *r, const char *name, const char *device)
+{
+	for (size_t i = 0; i < r->curves.n; i++)
+		if (!strcmp(r->curves.v[i].name, name) &&
+		    !strcmp(r->curves.v[i].device, device))
+			return &r->curves.v[i];
+	struct report_curve c;
+	memset(&c, 0, sizeof(c));
+	c.name = intern(r, name, strlen(name));
+	c.device = intern(r, device, strlen(device));
+	VEC_PUSH(r->curves, c);
+	return &r->curves.v[r->curves.n - 1];
+}
+
+static struct report_epoch *
+epoch_for(struct report_curve *c, long epoch)
+{
+	for (size_t i = c->epochs.n; i-- > 0;)
+		if (c->epochs.v[i].epoch == epoch)
+			return &c->epochs.v[i];
+	struct report_epoch e;
+	memset(&e, 0, sizeof(e));
+	e.epoch = epoch;
+	e.mean_s = -1;
+	VEC_PUSH(c->epochs, e);
+	return &c->epochs.v[c->epochs.n - 1];
+}
+
+#define MAXKV 24
+
+int
+report_load_events(struct report *r, const char *path, struct errbuf *err)
+{
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return errprintf(err, "cannot read the events %s: %s", path,
+				 strerror(errno));
+	r->events_path = intern(r, path, strlen(path));
+	struct jkv kv[MAXKV];
+	for (size_t i = 0; i < MAXKV; i++)
+		strbuf_init(&kv[i].str);
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+	int rc = 0;
+	while (getline(&line, &cap, fp) >= 0) {
+		lineno++;
+		struct jparse j = { line, NULL };
+		jskip_ws(&j);
+		if (!*j.p)
+			continue;
+		size_t n;
+		if (jobject(&j, kv, MAXKV, &n) < 0) {
+			rc = errprintf(err, "%s:%ld:%ld: %s", path, lineno,
+				       (long)(j.p - line) + 1, j.error);
+			break;
+		}
+		const struct jkv *ev = jget(kv, n, "ev", J_STR),
+				 *name = jget(kv, n, "name", J_STR),
+				 *dev = jget(kv, n, "device", J_STR);
+		if (!ev || !name)
+			continue;
+		const char *devs = dev ? dev->str.buf : "";
+		const struct jkv *c = jget(kv, n, "c", J_NUM),
+				 *k = jget(kv, n, "k", J_NUM),
+				 *ep = jget(kv, n, "epoch", J_NUM);
+		if (!strcmp(ev->str.buf, "epoch_begin") ||
+		    !strcmp(ev->str.buf, "epoch_end")) {
+			if (!ep || !c) {
+				rc = errprintf(err, "%s:%ld: %s without a numeric "
+					       "\"epoch\" and \"c\"", path, lineno,
+					       ev->str.buf);
+				break;
+			}
+			struct report_curve *cv = curve_for(r, name->str.buf,
+							    devs);
+			struct report_epoch *e = epoch_for(cv, jlong(ep, 0));
+			e->c = c->num;
+			if (k)
+				e->k = jlong(k, 0);
+			if (!strcmp(ev->str.buf, "epoch_end")) {
+				const struct jkv *tk = jget(kv, n, "tasks", J_NUM),
+						 *m = jget(kv, n, "mean_s", J_NUM),
+						 *rg = jget(kv, n, "registered",
+							    J_BOOL);
+				e->ended = true;
+				e->tasks = jlong(tk, 0);
+				e->mean_s = m ? m->num : -1;
+				e->registered = rg && rg->b;
+			}
+		} else if (!strcmp(ev->str.buf, "constraint")) {
+			if (!c) {
+				rc = errprintf(err, "%s:%ld: constraint without a "
+					       "numeric \"c\"", path, lineno);
+				break;
+			}
+			struct report_curve *cv = curve_for(r, name->str.buf,
+							    devs);
+			const struct jkv *nn = jget(kv, n, "n", J_NUM),
+					 *why = jget(kv, n, "why", J_STR);
+			cv->chosen = true;
+			cv->c = c->num;
+			cv->k = jlong(k, 0);
+			cv->n = jlong(nn, 0);
+			cv->why = why ? intern(r, why->str.buf, why->str.len)
+				      : "";
+		}
+	}
+	if (!rc && ferror(fp))
+		rc = errprintf(err, "cannot read the events %s: %s", path,
+			       strerror(errno));
+	for (size_t i = 0; i < MAXKV; i++)
+		strbuf_release(&kv[i].str);
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
+/* ---- lanes ---- */
+
+static const struct report_task *sort_tasks;
+
+static int
+cmp_lane_order(const void *a, const void *b)
+{
+	const struct report_task *x = &sort_tasks[*(const uint32_t *)a],
+				 *y = &sort_tasks[*(const uint32_t *)b];
+	if (x->worker != y->worker)
+		return x->worker < y->worker ? -1 : 1;
+	if (x->io != y->io)
+		return x->io ? 1 : -1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->complete != y->complete)
+		return x->complete < y->complete ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* A min-heap of lanes by the time they become free, then by index. */
+struct lane_heap {
+	struct lane { double free; uint32_t idx; } *v;
+	size_t n, alloc;
+};
+
+static bool
+lane_less(const struct lane *a, const struct lane *b)
+{
+	return a->free < b->free || (a->free == b->free && a->idx < b->idx);
+}
+
+static void
+lane_push(struct lane_heap *h, struct lane l)
+{
+	ALLOC_GROW(h->v, h->n + 1, h->alloc);
+	size_t i = h->n++;
+	while (i && lane_less(&l, &h->v[(i - 1) / 2])) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = l;
+}
+
+static struct lane
+lane_pop(struct lane_heap *h)
+{
+	struct lane top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && lane_less(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!lane_less(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+/* Rebuild curves from the trace's storage_bw and epoch columns. */
+static void
+curves_from_trace(struct report *r)
+{
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		const struct report_task *t = &r->tasks.v[i];
+		if (!t->io || t->epoch < 1 || t->storage_bw < 0)
+			continue;
+		struct report_curve *c = curve_for(r, t->name, "");
+		c->from_trace = true;
+		struct report_epoch *e = epoch_for(c, t->epoch);
+		if (!e->ended) {
+			e->ended = true;
+			e->registered = true;
+			e->c = t->storage_bw;
+			e->mean_s = 0;
+		}
+		e->mean_s = (e->mean_s * (double)e->tasks +
+			     (t->complete - t->start)) / (double)(e->tasks + 1);
+		e->tasks++;
+	}
+	/* the constraint of the last task of the name is the one chosen */
+	for (size_t k = 0; k < r->curves.n; k++) {
+		struct report_curve *c = &r->curves.v[k];
+		double last = -1;
+		for (size_t i = 0; i < r->tasks.n; i++) {
+			const struct report_task *t = &r->tasks.v[i];
+			if (t->io && t->storage_bw >= 0 &&
+			    !strcmp(t->name, c->name) && t->start >= last) {
+				last = t->start;
+				c->chosen = true;
+				c->c = t->storage_bw;
+				c->why = "last constraint in trace.tsv";
+			}
+		}
+	}
+}
+
+static int
+cmp_epoch(const void *a, const void *b)
+{
+	long x = ((const struct report_epoch *)a)->epoch,
+	     y = ((const struct report_epoch *)b)->epoch;
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_slot_draw(const void *a, const void *b)
+{
+	const struct report_slot *sa = a, *sb = b;
+	const struct report_task *x = &sort_tasks[sa->task],
+				 *y = &sort_tasks[sb->task];
+	if (x->worker != y->worker)
+		return x->worker < y->worker ? -1 : 1;
+	if (x->io != y->io)
+		return x->io ? 1 : -1;
+	if (sa->lane != sb->lane)
+		return sa->lane < sb->lane ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return sa->task < sb->task ? -1 : sa->task > sb->task;
+}
+
+void
+report_finish(struct report *r)
+{
+	size_t n = r->tasks.n;
+	uint32_t *ord = xcalloc(n ? n : 1, sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		ord[i] = (uint32_t)i;
+	sort_tasks = r->tasks.v;
+	qsort(ord, n, sizeof(uint32_t), cmp_lane_order);
+	struct lane_heap h = { NULL, 0, 0 };
+	struct lane taken[1024];
+	for (size_t i = 0; i < n;) {
+		struct report_task *first = &r->tasks.v[ord[i]];
+		uint32_t w = first->worker;
+		bool io = first->io;
+		uint32_t nlanes = 0;
+		h.n = 0;
+		for (; i < n && r->tasks.v[ord[i]].worker == w &&
+		       r->tasks.v[ord[i]].io == io; i++) {
+			struct report_task *t = &r->tasks.v[ord[i]];
+			for (long k = 0; k < t->cores; k++) {
+				struct lane l;
+				if (h.n && h.v[0].free <= t->start)
+					l = lane_pop(&h);
+				else
+					l.idx = nlanes++;
+				if (!k)
+					t->lane = l.idx;
+				struct report_slot s = { ord[i], l.idx };
+				VEC_PUSH(r->slots, s);
+				l.free = t->complete;
+				taken[k] = l;
+			}
+			for (long k = 0; k < t->cores; k++)
+				lane_push(&h, taken[k]);
+		}
+		if (io)
+			r->workers.v[w].io_lanes = nlanes;
+		else
+			r->workers.v[w].cpu_lanes = nlanes;
+	}
+	free(h.v);
+	free(ord);
+	sort_tasks = r->tasks.v;
+	if (r->slots.n)
+		qsort(r->slots.v, r->slots.n, sizeof(struct report_slot),
+		      cmp_slot_draw);
+	if (!r->curves.n)
+		curves_from_trace(r);
+	for (size_t k = 0; k < r->curves.n; k++)
+		if (r->curves.v[k].epochs.n)
+			qsort(r->curves.v[k].epochs.v, r->curves.v[k].epochs.n,
+			      sizeof(struct report_epoch), cmp_epoch);
+}
+
+/* ---- HTML ---- */
+
+static void
+html_esc(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '&': fputs("&amp;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		case '\'': fputs("&#39;", fp); break;
+		default: fputc(*s, fp);
+		}
+	}
+}
+
+static void
+fmt_secs(char *buf, size_t n, double s)
+{
+	if (s < 0)
+		snprintf(buf, n, "–");
+	else if (s < 10)
+		snprintf(buf, n, "%.3f s", s);
+	else if (s < 3600)
+		snprintf(buf, n, "%.1f s", s);
+	else
+		snprintf(buf, n, "%.0fh%02.0fm", floor(s / 3600),
+			 floor(fmod(s, 3600) / 60));
+}
+
+static void
+fmt_bytes(char *buf, size_t n, double b)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t u = 0;
+	if (b < 0) {
+		snprintf(buf, n, "–");
+		return;
+	}
+	while (b >= 1024 && u + 1 < ARRAY_SIZE(unit)) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+/* A round step (1, 2 or 5 times a power of ten) near span/n. */
+static double
+nice_step(double span, int n)
+{
+	if (span <= 0)
+		return 1;
+	double raw = span / n, p = pow(10, floor(log10(raw)));
+	double m = raw / p;
+	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
+	"h1{font-size:20px}h2{font-size:17px;margin-top:28px}"
+	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
+	"th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}"
+	"th:first-child,td:first-child{text-align:left}"
+	"th{background:#f4f4f4}"
+	".summary td{text-align:left}"
+	".compute{fill:#4e79a7}.io{fill:#f28e2b}"
+	".compute,.io{stroke:#fff;stroke-width:.5}"
+	".failed{fill:#e15759;stroke:#000;stroke-width:1}"
+	".lanelabel{font-size:10px;fill:#555}"
+	".axis{font-size:10px;fill:#555}.grid{stroke:#eee}"
+	".lane-bg{fill:#fafafa}"
+	".legend .sw{display:inline-block;width:12px;height:12px;"
+	"margin:0 4px 0 12px;vertical-align:middle}"
+	"svg{display:block;margin:8px 0}"
+	".note{color:#666;font-size:12px}";
+
+/* The time axis ticks of the timeline and the throughput chart. */
+static void
+time_axis(FILE *fp, const struct report *r, double x0, double y0, double h,
+	  double scale)
+{
+	double span = r->t1 - r->t0, step = nice_step(span, 10);
+	for (double s = 0; s <= span + 1e-9; s += step) {
+		double x = x0 + s * scale;
+		fprintf(fp, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" "
+			"x2=\"%.1f\" y2=\"%.1f\"/>", x, y0, x, y0 + h);
+		fprintf(fp, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"middle\">%gs</text>\n", x, y0 + h + 12, s);
+	}
+}
+
+struct pending {
+	double x0, x1;
+	const char *cls;
+	size_t count;
+	const struct report_task *only;
+	bool narrow;        /* made of sub-pixel tasks only */
+};
+
+static void
+flush_rect(FILE *fp, struct pending *p, double y, double h)
+{
+	if (!p->count)
+		return;
+	double w = p->x1 - p->x0;
+	if (w < 0.5)
+		w = 0.5;
+	fprintf(fp, "<rect class=\"%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+		"height=\"%.1f\"><title>", p->cls, p->x0, y, w, h);
+	if (p->count == 1) {
+		const struct report_task *t = p->only;
+		char d[32];
+		fmt_secs(d, sizeof(d), t->complete - t->start);
+		html_esc(fp, t->name);
+		if (*t->tag) {
+			fputc(' ', fp);
+			html_esc(fp, t->tag);
+		}
+		fprintf(fp, ": %s, ", d);
+		html_esc(fp, t->status);
+		if (t->exit_code > 0)
+			fprintf(fp, " (exit %d)", t->exit_code);
+	} else {
+		fprintf(fp, "%zu tasks", p->count);
+	}
+	fputs("</title></rect>", fp);
+	p->count = 0;
+}
+
+static void
+html_timeline(FILE *fp, const struct report *r)
+{
+	size_t nlanes = 0;
+	for (size_t w = 0; w < r->workers.n; w++)
+		nlanes += r->workers.v[w].cpu_lanes + r->workers.v[w].io_lanes;
+	double lh = nlanes <= 60 ? 14 : fmax(2, 840.0 / (double)nlanes);
+	double gap = lh >= 6 ? 2 : 0;
+	double span = r->t1 - r->t0;
+	double scale = span > 0 ? PLOT_W / span : 0;
+	double top = 4, height = (double)nlanes * lh;
+	fprintf(fp, "<h2>Timeline</h2>\n<p class=\"legend\">"
+		"<span class=\"sw\" style=\"background:#4e79a7\"></span>compute"
+		"<span class=\"sw\" style=\"background:#f28e2b\"></span>I/O"
+		"<span class=\"sw\" style=\"background:#e15759;border:1px solid #000\"></span>"
+		"failed &nbsp; <span class=\"note\">one lane per worker slot "
+		"(cores for compute, I/O executors for I/O); hover a bar for the "
+		"task</span></p>\n");
+	fprintf(fp, "<svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n",
+		LABEL_W + PLOT_W + 20, top + height + 20);
+	time_axis(fp, r, LABEL_W, top, height, scale);
+
+	size_t n = r->slots.n;
+	size_t i = 0, row = 0;
+	for (size_t w = 0; w < r->workers.n; w++) {
+		const struct report_worker *rw = &r->workers.v[w];
+		for (int io = 0; io < 2; io++) {
+			uint32_t lanes = io ? rw->io_lanes : rw->cpu_lanes;
+			for (uint32_t l = 0; l < lanes; l++, row++) {
+				double y = top + (double)row * lh;
+				fputs("<g class=\"lane\" data-worker=\"", fp);
+				html_esc(fp, rw->name);
+				fprintf(fp, "\" data-kind=\"%s\" data-slot=\"%u\">",
+					io ? "io" : "compute", l);
+				fprintf(fp, "<rect class=\"lane-bg\" x=\"%.0f\" "
+					"y=\"%.1f\" width=\"%.0f\" height=\"%.1f\"/>",
+					LABEL_W, y, PLOT_W, lh - gap);
+				if (lh >= 9) {
+					fprintf(fp, "<text class=\"lanelabel\" "
+						"x=\"%.0f\" y=\"%.1f\" "
+						"text-anchor=\"end\">", LABEL_W - 4,
+						y + lh - gap - 2);
+					html_esc(fp, rw->name);
+					fprintf(fp, " %s %u</text>",
+						io ? "io" : "cpu", l);
+				}
+				struct pending p = { 0, 0, NULL, 0, NULL, false };
+				for (; i < n; i++) {
+					const struct report_slot *s =
+						&r->slots.v[i];
+					const struct report_task *t =
+						&r->tasks.v[s->task];
+					if (t->worker != w || t->io != io ||
+					    s->lane != l)
+						break;
+					const char *cls = t->failed ? "failed" :
+							  io ? "io" : "compute";
+					double x0 = LABEL_W +
+						    (t->start - r->t0) * scale,
+					       x1 = LABEL_W +
+						    (t->complete - r->t0) * scale;
+					/* merge runs of sub-pixel tasks */
+					bool narrow = x1 - x0 < 1;
+					if (p.count && p.narrow && narrow &&
+					    p.cls == cls && x0 <= p.x1 + 1) {
+						p.x1 = fmax(p.x1, x1);
+						p.count++;
+						continue;
+					}
+					flush_rect(fp, &p, y, lh - gap);
+					p.x0 = x0;
+					p.x1 = x1;
+					p.cls = cls;
+					p.count = 1;
+					p.only = t;
+					p.narrow = narrow;
+				}
+				flush_rect(fp, &p, y, lh - gap);
+				fputs("</g>\n", fp);
+			}
+		}
+	}
+	fputs("</svg>\n", fp);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct name_stats {
+	size_t failed, nio, ncpu;
+	double cpu, wall, rb, wb;
+	long rss;
+	bool rknown, wknown;
+};
+
+static void
+html_table(FILE *fp, const struct report *r)
+{
+	size_t nn = r->names.n;
+	/* one pass to count, one to place each task's time by name and sum
+	 * the rest: linear in tasks (plus the sorts for the medians) */
+	size_t *count = xcalloc(nn + 1, sizeof(size_t));
+	for (size_t i = 0; i < r->tasks.n; i++)
+		count[r->tasks.v[i].nameidx + 1]++;
+	for (size_t k = 0; k < nn; k++)
+		count[k + 1] += count[k];
+	double *times = xcalloc(r->tasks.n ? r->tasks.n : 1, sizeof(double));
+	size_t *fill = xcalloc(nn ? nn : 1, sizeof(size_t));
+	struct name_stats *st = xcalloc(nn ? nn : 1, sizeof(*st));
+	for (size_t k = 0; k < nn; k++)
+		st[k].rss = -1;
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		const struct report_task *t = &r->tasks.v[i];
+		struct name_stats *s = &st[t->nameidx];
+		times[count[t->nameidx] + fill[t->nameidx]++] =
+			t->complete - t->start;
+		s->failed += t->failed;
+		s->nio += t->io;
+		if (t->cpu >= 0) {
+			s->cpu += t->cpu;
+			s->wall += t->complete - t->start;
+			s->ncpu++;
+		}
+		if (t->rss_kb > s->rss)
+			s->rss = t->rss_kb;
+		if (t->rbytes >= 0) {
+			s->rb += (double)t->rbytes;
+			s->rknown = true;
+		}
+		if (t->wbytes >= 0) {
+			s->wb += (double)t->wbytes;
+			s->wknown = true;
+		}
+	}
+	fputs("<h2>Tasks by name</h2>\n<table id=\"names\"><tr><th>name</th>"
+	      "<th>kind</th><th>count</th><th>failed</th><th>mean</th>"
+	      "<th>median</th><th>max</th><th>CPU (mean)</th>"
+	      "<th>CPU use</th><th>RSS (max)</th><th>read</th>"
+	      "<th>written</th></tr>\n", fp);
+	for (size_t k = 0; k < nn; k++) {
+		const struct name_stats *s = &st[k];
+		size_t n = count[k + 1] - count[k];
+		double *v = times + count[k];
+		qsort(v, n, sizeof(double), cmp_double);
+		double sum = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += v[i];
+		double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+		char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+		fmt_secs(a, sizeof(a), sum / (double)n);
+		fmt_secs(b, sizeof(b), med);
+		fmt_secs(c, sizeof(c), v[n - 1]);
+		fmt_secs(d, sizeof(d), s->ncpu ? s->cpu / (double)s->ncpu : -1);
+		fmt_bytes(e, sizeof(e), s->rss >= 0 ? (double)s->rss * 1024 : -1);
+		fmt_bytes(f, sizeof(f), s->rknown ? s->rb : -1);
+		fmt_bytes(g, sizeof(g), s->wknown ? s->wb : -1);
+		fputs("<tr><td>", fp);
+		html_esc(fp, r->names.v[k]);
+		fprintf(fp, "</td><td>%s</td><td>%zu</td><td>%zu</td><td>%s</td>"
+			"<td>%s</td><td>%s</td><td>%s</td>",
+			s->nio == n ? "io" : s->nio ? "mixed" : "compute", n,
+			s->failed, a, b, c, d);
+		if (s->ncpu && s->wall > 0)
+			fprintf(fp, "<td>%.0f%%</td>", 100 * s->cpu / s->wall);
+		else
+			fputs("<td>–</td>", fp);
+		fprintf(fp, "<td>%s</td><td>%s</td><td>%s</td></tr>\n", e, f, g);
+	}
+	fputs("</table>\n", fp);
+	free(st);
+	free(fill);
+	free(times);
+	free(count);
+}
+
+static void
+polyline(FILE *fp, const double *v, size_t n, double x0, double w, double y0,
+	 double h, double max, const char *color)
+{
+	fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+		"points=\"", color);
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "%.1f,%.1f ", x0 + w * ((double)i + 0.5) / (double)n,
+			y0 + h - (max > 0 ? h * v[i] / max : 0));
+	fputs("\"/>\n", fp);
+}
+
+static void
+html_throughput(FILE *fp, const struct report *r)
+{
+	double span = r->t1 - r->t0;
+	double io[NBINS], all[NBINS];
+	memset(io, 0, sizeof(io));
+	memset(all, 0, sizeof(all));
+	bool any = false;
+	double bw = span / NBINS;
+	for (size_t i = 0; i < r->tasks.n && span > 0; i++) {
+		const struct report_task *t = &r->tasks.v[i];
+		double bytes = (t->rbytes > 0 ? (double)t->rbytes : 0) +
+			       (t->wbytes > 0 ? (double)t->wbytes : 0);
+		if (bytes <= 0)
+			continue;
+		any = true;
+		double a = (t->start - r->t0) / bw, b = (t->complete - r->t0) / bw;
+		size_t ia = (size_t)fmin(floor(a), NBINS - 1),
+		       ib = (size_t)fmin(floor(b), NBINS - 1);
+		/* spread the bytes evenly over the task's time */
+		for (size_t k = ia; k <= ib; k++) {
+			double lo = fmax(a, (double)k), hi = fmin(b, (double)k + 1);
+			double share = b > a ? bytes * fmax(0, hi - lo) / (b - a)
+					     : bytes;
+			all[k] += share;
+			if (t->io)
+				io[k] += share;
+		}
+	}
+	fputs("<h2>I/O throughput</h2>\n", fp);
+	if (span <= 0) {
+		fputs("<p class=\"note\">The run took no measurable time.</p>\n",
+		      fp);
+		return;
+	}
+	if (!any) {
+		fputs("<p class=\"note\">The trace has no byte counts.</p>\n", fp);
+		return;
+	}
+	double max = 0;
+	for (size_t k = 0; k < NBINS; k++) {
+		io[k] /= bw * 1e6;
+		all[k] /= bw * 1e6;
+		max = fmax(max, all[k]);
+	}
+	double step = nice_step(max, 4);
+	double top = ceil(max / step) * step;
+	double y0 = 8;
+	fprintf(fp, "<p class=\"legend\"><span class=\"sw\" style=\"background:#f28e2b\">"
+		"</span>I/O tasks<span class=\"sw\" style=\"background:#59a14f\"></span>all "
+		"tasks &nbsp;<span class=\"note\">MB/s read + written, each "
+		"task's bytes spread over its run time; bins of %.3g s</span>"
+		"</p>\n", bw);
+	fprintf(fp, "<svg id=\"throughput\" width=\"%.0f\" height=\"%.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 20,
+		CHART_H + 30);
+	for (double v = 0; v <= top + 1e-9 && top > 0; v += step) {
+		double y = y0 + CHART_H - CHART_H * v / top;
+		fprintf(fp, "<line class=\"grid\" x1=\"%.0f\" y1=\"%.1f\" "
+			"x2=\"%.0f\" y2=\"%.1f\"/><text class=\"axis\" x=\"%.0f\" "
+			"y=\"%.1f\" text-anchor=\"end\">%g MB/s</text>\n",
+			LABEL_W, y, LABEL_W + PLOT_W, y, LABEL_W - 4, y + 3, v);
+	}
+	time_axis(fp, r, LABEL_W, y0, CHART_H, PLOT_W / span);
+	polyline(fp, all, NBINS, LABEL_W, PLOT_W, y0, CHART_H, top, "#59a14f");
+	polyline(fp, io, NBINS, LABEL_W, PLOT_W, y0, CHART_H, top, "#f28e2b");
+	fputs("</svg>\n", fp);
+}
+
+/* One learning curve: constraint (left axis) and mean task time (right
+ * axis) per epoch, the final choice as a dashed line. */
+static void
+html_curve(FILE *fp, const struct report_curve *c, size_t idx)
+{
+	size_t n = c->epochs.n;
+	fputs("<h3>", fp);
+	html_esc(fp, c->name);
+	if (*c->device) {
+		fputs(" on ", fp);
+		html_esc(fp, c->device);
+	}
+	fputs("</h3>\n", fp);
+	if (c->chosen) {
+		fprintf(fp, "<p>Final choice: <b class=\"choice\">%g MB/s</b>",
+			c->c);
+		if (c->k)
+			fprintf(fp, " (%ld at once", c->k);
+		if (c->k && c->n)
+			fprintf(fp, ", for %ld ready task%s", c->n,
+				c->n == 1 ? "" : "s");
+		if (c->k)
+			fputc(')', fp);
+		if (c->why && *c->why) {
+			fputs(", ", fp);
+			html_esc(fp, c->why);
+		}
+		fputs(".</p>\n", fp);
+	}
+	if (c->from_trace)
+		fputs("<p class=\"note\">Rebuilt from trace.tsv (storage_bw and "
+		      "epoch columns); no events.jsonl beside it, so whether "
+		      "each epoch was registered is not known.</p>\n", fp);
+	if (!n)
+		return;
+	double cmax = c->chosen ? c->c : 0, tmax = 0;
+	for (size_t i = 0; i < n; i++) {
+		cmax = fmax(cmax, c->epochs.v[i].c);
+		tmax = fmax(tmax, c->epochs.v[i].mean_s);
+	}
+	double cstep = nice_step(cmax, 4), ctop = ceil(cmax / cstep) * cstep;
+	double tstep = nice_step(tmax, 4), ttop = ceil(tmax / tstep) * tstep;
+	if (ctop <= 0)
+		ctop = 1;
+	if (ttop <= 0)
+		ttop = 1;
+	const double W = 520, H = 200, x0 = 70, y0 = 10;
+	fprintf(fp, "<svg class=\"curve\" id=\"curve%zu\" width=\"%.0f\" "
+		"height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", idx,
+		x0 + W + 70, y0 + H + 36);
+	for (double v = 0; v <= ctop + 1e-9; v += cstep) {
+		double y = y0 + H - H * v / ctop;
+		fprintf(fp, "<line class=\"grid\" x1=\"%.0f\" y1=\"%.1f\" "
+			"x2=\"%.0f\" y2=\"%.1f\"/><text class=\"axis\" x=\"%.0f\" "
+			"y=\"%.1f\" text-anchor=\"end\" fill=\"#4e79a7\">%g</text>"
+			"\n", x0, y, x0 + W, y, x0 - 4, y + 3, v);
+	}
+	for (double v = 0; v <= ttop + 1e-9; v += tstep) {
+		double y = y0 + H - H * v / ttop;
+		fprintf(fp, "<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">%gs"
+			"</text>\n", x0 + W + 4, y + 3, v);
+	}
+	fprintf(fp, "<text class=\"axis\" x=\"%.0f\" y=\"%.0f\" "
+		"text-anchor=\"middle\">epoch</text>"
+		"<text class=\"axis\" x=\"4\" y=\"%.0f\">MB/s</text>\n",
+		x0 + W / 2, y0 + H + 30, y0 + 8);
+	double dx = W / (double)n;
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "<text class=\"axis\" x=\"%.1f\" y=\"%.0f\" "
+			"text-anchor=\"middle\">%ld</text>", x0 + dx * ((double)i +
+			0.5), y0 + H + 14, c->epochs.v[i].epoch);
+	/* constraint: squares; mean time: circles, hollow if unregistered */
+	struct strbuf cp = STRBUF_INIT, tp = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		const struct report_epoch *e = &c->epochs.v[i];
+		double x = x0 + dx * ((double)i + 0.5);
+		double yc = y0 + H - H * e->c / ctop;
+		strbuf_addf(&cp, "%.1f,%.1f ", x, yc);
+		fprintf(fp, "<rect fill=\"#4e79a7\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"7\" height=\"7\"><title>epoch %ld: c = %g MB/s, "
+			"k = %ld</title></rect>\n", x - 3.5, yc - 3.5, e->epoch,
+			e->c, e->k);
+		if (e->mean_s < 0)
+			continue;
+		double yt = y0 + H - H * e->mean_s / ttop;
+		strbuf_addf(&tp, "%.1f,%.1f ", x, yt);
+		fprintf(fp, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			"fill=\"%s\" stroke=\"#e15759\" stroke-width=\"2\">"
+			"<title>epoch %ld: mean %.3g s over %ld task%s%s</title>"
+			"</circle>\n", e->registered ? "epoch registered" :
+			"epoch unregistered", x, yt, e->registered ? "#e15759" :
+			"#fff", e->epoch, e->mean_s, e->tasks,
+			e->tasks == 1 ? "" : "s", e->registered ? "" :
+			", not registered");
+	}
+	fprintf(fp, "<polyline fill=\"none\" stroke=\"#4e79a7\" "
+		"stroke-width=\"1.5\" points=\"%s\"/>\n", cp.buf);
+	fprintf(fp, "<polyline fill=\"none\" stroke=\"#e15759\" "
+		"stroke-width=\"1.5\" points=\"%s\"/>\n", tp.buf);
+	if (c->chosen) {
+		double y = y0 + H - H * c->c / ctop;
+		fprintf(fp, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
+			"stroke=\"#4e79a7\" stroke-dasharray=\"5,4\"/>"
+			"<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">chosen %g"
+			"</text>\n", x0, y, x0 + W, y, x0 + 4, y - 3, c->c);
+	}
+	strbuf_release(&cp);
+	strbuf_release(&tp);
+	fputs("</svg>\n<p class=\"legend\"><span class=\"sw\" style=\"background:#4e79a7\">"
+	      "</span>constraint (MB/s, left)<span class=\"sw\" style=\"background:#e15759\">"
+	      "</span>mean task time (s, right; hollow: epoch not registered)"
+	      "</p>\n<table class=\"epochs\"><tr><th>epoch</th><th>constraint"
+	      "</th><th>k</th><th>tasks</th><th>mean time</th>"
+	      "<th>registered</th></tr>\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		const struct report_epoch *e = &c->epochs.v[i];
+		char t[32];
+		fmt_secs(t, sizeof(t), e->mean_s);
+		fprintf(fp, "<tr><td>%ld</td><td>%g MB/s</td><td>%ld</td>"
+			"<td>%ld</td><td>%s</td><td>%s</td></tr>\n", e->epoch,
+			e->c, e->k, e->tasks, t, !e->ended ? "(did not end)" :
+			c->from_trace ? "?" : e->registered ? "yes" : "no");
+	}
+	fputs("</table>\n", fp);
+}
+
+int
+report_write_html(const struct report *r, FILE *fp, struct errbuf *err)
+{
+	double span = r->t1 - r->t0;
+	double cpu = 0;
+	size_t nio = 0;
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		if (r->tasks.v[i].cpu > 0)
+			cpu += r->tasks.v[i].cpu;
+		nio += r->tasks.v[i].io;
+	}
+	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+		"<meta charset=\"utf-8\"><title>wfrun report: ");
+	html_esc(fp, r->trace_path);
+	fprintf(fp, "</title>\n<style>%s</style></head><body>\n"
+		"<h1>wfrun report</h1>\n<table class=\"summary\">", css);
+	fputs("<tr><td>trace</td><td>", fp);
+	html_esc(fp, r->trace_path);
+	fputs("</td></tr><tr><td>events</td><td>", fp);
+	html_esc(fp, r->events_path ? r->events_path : "none");
+	char sp[32], cp[32];
+	fmt_secs(sp, sizeof(sp), span);
+	fmt_secs(cp, sizeof(cp), cpu);
+	fprintf(fp, "</td></tr><tr><td>tasks</td><td id=\"ntasks\">%zu "
+		"(%zu compute, %zu I/O)</td></tr><tr><td>failed</td>"
+		"<td id=\"nfailed\">%zu</td></tr><tr><td>span</td><td>%s</td>"
+		"</tr><tr><td>CPU time</td><td>%s</td></tr>"
+		"<tr><td>workers</td><td>", r->tasks.n, r->tasks.n - nio, nio,
+		r->nfailed, sp, cp);
+	for (size_t w = 0; w < r->workers.n; w++) {
+		if (w)
+			fputs(", ", fp);
+		html_esc(fp, r->workers.v[w].name);
+		fprintf(fp, " (%u cpu, %u io lanes)", r->workers.v[w].cpu_lanes,
+			r->workers.v[w].io_lanes);
+	}
+	fputs("</td></tr></table>\n", fp);
+	if (!r->tasks.n)
+		fputs("<p>The trace has no tasks.</p>\n", fp);
+	else {
+		html_timeline(fp, r);
+		html_table(fp, r);
+		html_throughput(fp, r);
+	}
+	fputs("<h2>Storage-bandwidth learning</h2>\n", fp);
+	if (!r->curves.n)
+		fputs("<p class=\"note\">No auto constraint learned in this run "
+		      "(no learner events, no epoch column in the trace).</p>\n",
+		      fp);
+	for (size_t k = 0; k < r->curves.n; k++)
+		html_curve(fp, &r->curves.v[k], k);
+	fputs("</body></html>\n", fp);
+	if (ferror(fp))
+		return errprintf(err, "write error: %s", strerror(errno));
+	return 0;
+}
+
+/* ---- Chrome trace events (chrome://tracing, Perfetto) ---- */
+
+int
+report_write_chrome(const struct report *r, FILE *fp, struct errbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", fp);
+	bool first = true;
+	for (size_t w = 0; w < r->workers.n; w++) {
+		const struct report_worker *rw = &r->workers.v[w];
+		strbuf_reset(&sb);
+		strbuf_add_json(&sb, rw->name);
+		fprintf(fp, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%zu,"
+			"\"args\":{\"name\":%s}}", first ? "" : ",\n", w + 1,
+			sb.buf);
+		first = false;
+		for (uint32_t l = 0; l < rw->cpu_lanes + rw->io_lanes; l++)
+			fprintf(fp, ",\n{\"ph\":\"M\",\"name\":\"thread_name\","
+				"\"pid\":%zu,\"tid\":%u,\"args\":{\"name\":\"%s %u\"}}",
+				w + 1, l, l < rw->cpu_lanes ? "cpu" : "io",
+				l < rw->cpu_lanes ? l : l - rw->cpu_lanes);
+	}
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		const struct report_task *t = &r->tasks.v[i];
+		const struct report_worker *rw = &r->workers.v[t->worker];
+		strbuf_reset(&sb);
+		strbuf_add_json(&sb, t->name);
+		fprintf(fp, "%s{\"ph\":\"X\",\"name\":%s,\"cat\":\"%s\","
+			"\"ts\":%.3f,\"dur\":%.3f,\"pid\":%u,\"tid\":%u,\"args\":{",
+			first ? "" : ",\n", sb.buf, t->io ? "io" : "compute",
+			(t->start - r->t0) * 1e6, (t->complete - t->start) * 1e6,
+			t->worker + 1, t->io ? rw->cpu_lanes + t->lane : t->lane);
+		first = false;
+		strbuf_reset(&sb);
+		strbuf_add_json(&sb, t->tag);
+		fprintf(fp, "\"tag\":%s", sb.buf);
+		strbuf_reset(&sb);
+		strbuf_add_json(&sb, t->status);
+		fprintf(fp, ",\"status\":%s", sb.buf);
+		if (t->exit_code >= 0)
+			fprintf(fp, ",\"exit\":%d", t->exit_code);
+		if (t->cpu >= 0)
+			fprintf(fp, ",\"cpu_s\":%.6f", t->cpu);
+		if (t->rss_kb >= 0)
+			fprintf(fp, ",\"peak_rss_kb\":%ld", t->rss_kb);
+		if (t->rbytes >= 0)
+			fprintf(fp, ",\"read_bytes\":%lld", t->rbytes);
+		if (t->wbytes >= 0)
+			fprintf(fp, ",\"write_bytes\":%lld", t->wbytes);
+		if (t->storage_bw >= 0)
+			fprintf(fp, ",\"storage_bw\":%g", t->storage_bw);
+		if (t->epoch >= 1)
+			fprintf(fp, ",\"epoch\":%ld", t->epoch);
+		fputs("}}", fp);
+	}
+	fputs("\n]}\n", fp);
+	strbuf_release(&sb);
+	if (ferror(fp))
+		return errprintf(err, "write error: %s", strerror(errno));
+	return 0;
+}

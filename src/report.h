@@ -1,0 +1,102 @@
+/*
+ * report: reads what a run left (trace.tsv and, when it is there,
+ * events.jsonl) and writes it as one self-contained HTML page or as Chrome
+ * trace-event JSON.  It never touches a running workflow: it only reads
+ * files, so it works on a trace copied from anywhere.
+ *
+ * trace.tsv columns are found by their header name; the columns it needs
+ * are name, start and complete, every other one (worker, kind, status,
+ * tag, exit, cpu_user_s, cpu_sys_s, peak_rss_kb, read_bytes, write_bytes,
+ * storage_bw, epoch, ...) is used when present, and unknown ones are
+ * ignored, so traces from older and newer wfruns read the same.
+ *
+ * events.jsonl is one JSON object per line; the report uses the learner's
+ * events (see the top of report.c) and ignores every other "ev".
+ *
+ * Lanes: the tasks of each worker are laid out greedily, compute and I/O
+ * apart: in start order, a task takes the lanes that became free earliest
+ * (as many as its cores; an I/O task one), or new lanes when not enough
+ * are free yet.  A worker's compute lanes are thus at most its cores and
+ * its I/O lanes at most its I/O executors.
+ */
+#ifndef WFRUN_REPORT_H
+#define WFRUN_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util.h"
+
+struct report_task {
+	const char *name, *tag, *status; /* in the report's arena */
+	uint32_t nameidx, worker;        /* indices into names / workers */
+	bool io, failed;
+	int exit_code;                   /* -1: none */
+	double start, complete;
+	double cpu;                      /* user + system s; < 0 unknown */
+	long rss_kb;                     /* -1: unknown */
+	long long rbytes, wbytes;        /* -1: unknown */
+	double storage_bw;               /* < 0: unknown */
+	long epoch;                      /* -1: none */
+	long cores;                      /* lanes it takes (compute) */
+	uint32_t lane;                   /* its first lane in (worker, io) */
+};
+
+/* A task in one lane: a task of c cores is in c lanes. */
+struct report_slot {
+	uint32_t task, lane;
+};
+
+struct report_epoch {
+	long epoch;
+	double c, mean_s;
+	long k, tasks;
+	bool ended, registered;
+};
+
+/* The learning of one auto constraint: a task name on a device. */
+struct report_curve {
+	const char *name, *device;
+	VEC(struct report_epoch) epochs;
+	bool chosen;            /* a constraint event was seen */
+	double c;               /* the last constraint chosen */
+	long k, n;
+	const char *why;
+	bool from_trace;        /* rebuilt from trace.tsv, no events.jsonl */
+};
+
+struct report_worker {
+	const char *name;
+	uint32_t cpu_lanes, io_lanes;
+};
+
+struct report {
+	struct arena arena;
+	VEC(struct report_task) tasks;
+	VEC(struct report_slot) slots;   /* by worker, kind, lane, start */
+	struct hmap name_map, worker_map;
+	VEC(const char *) names;
+	VEC(struct report_worker) workers;
+	VEC(struct report_curve) curves;
+	double t0, t1;          /* earliest start, latest complete */
+	size_t nfailed;
+	const char *trace_path, *events_path;  /* events_path NULL: none */
+};
+
+void report_init(struct report *r);
+void report_release(struct report *r);
+
+/* Read trace.tsv; -1 with err naming path:line and what is wrong. */
+int report_load_trace(struct report *r, const char *path, struct errbuf *err);
+/* Read events.jsonl; -1 with err naming path:line. */
+int report_load_events(struct report *r, const char *path,
+		       struct errbuf *err);
+/* After loading: assign lanes, and rebuild learning curves from the
+ * trace's epoch column when no events were read. */
+void report_finish(struct report *r);
+
+/* Write the report; -1 with err when the stream fails. */
+int report_write_html(const struct report *r, FILE *fp, struct errbuf *err);
+int report_write_chrome(const struct report *r, FILE *fp, struct errbuf *err);
+
+#endif

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# The example pipelines of workflows/, run at tiny scale with the real
+# tools (hmmer, bwa, samtools, bcftools, dwgsim; installed by
+# .ci/install-deps), checking their real results.
+load helper
+
+@test "an input out of a workdir that the run creates is found (../data/x)" {
+	mkdir data
+	echo hi >data/in.txt
+	wf <<'EOF2'
+workdir: out
+tasks:
+  - name: copy
+    in: {f: ../data/in.txt}
+    out: {g: g.txt}
+    run: "cp {in.f} {out.g}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat out/g.txt)" = hi ]
+}
+
+# Copy workflow $1 and data/ here, with vars set from "key=value" args.
+pipeline() {
+	local f=$1
+	shift
+	cp -r "$WFRUN_TOP/workflows/data" .
+	cp "$WFRUN_TOP/workflows/$f" .
+	local kv
+	for kv in "$@"; do
+		sed -i "s/^  ${kv%%=*}: [^ ]*/  ${kv%%=*}: ${kv#*=}/" "$f"
+		grep -q "^  ${kv%%=*}: ${kv#*=}\b" "$f" || { echo "no var ${kv%%=*} in $f" >&2; return 1; }
+	done
+}
+
+@test "hmmer.yaml: every planted homolog found by its family; each result checkpointed" {
+	command -v hmmsearch >/dev/null || { echo "hmmer is not installed: apt-get install -y hmmer" >&2; return 1; }
+	pipeline hmmer.yaml families=5 background=60 seq_frags=3 db_frags=2
+	run "$WFRUN" -q -j 2 hmmer.yaml
+	[ "$status" -eq 0 ]
+	cd out-hmmer
+	[ "$(wc -l <data/planted.txt)" -eq 15 ]
+	# every planted homolog, against its own family
+	while read -r seq fam; do
+		grep -q "^$seq $fam " hits.tbl || { echo "missing: $seq $fam" >&2; return 1; }
+	done <data/planted.txt
+	# and nothing of the random background
+	! grep -q '^bg' hits.tbl
+	# hits come best first (E-value, column 3)
+	sort -g -k3,3 -c hits.tbl
+	# one search and one checkpoint per (sequence fragment, db fragment)
+	[ "$(trace_col name | grep -cx search)" -eq 6 ]
+	[ "$(paste <(trace_col name) <(trace_col kind) | grep -c '^checkpoint	io$')" -eq 6 ]
+	for s in 0 1 2; do for d in 0 1; do
+		cmp "results/s$s/d$d.tbl" "ckpt/s${s}_d$d.tbl"
+	done; done
+	[ "$(ls dbfrags | wc -l)" -eq 2 ]
+}
+
+@test "variants.yaml: the SNPs dwgsim planted are called, per sample; BAM and VCF checkpointed" {
+	for t in bwa samtools bcftools dwgsim; do
+		command -v $t >/dev/null || { echo "$t is not installed: apt-get install -y $t" >&2; return 1; }
+	done
+	pipeline variants.yaml samples=2 ref_len=15000 pairs=2500
+	run "$WFRUN" -q -j 2 variants.yaml
+	[ "$status" -eq 0 ]
+	cd out-variants
+	cat summary.txt
+	[ "$(wc -l <summary.txt)" -eq 2 ]
+	# each sample: at least 10 planted SNPs, 90% of them called, and at
+	# most 10% of the calls not planted
+	awk '$1 ~ /^S[12]$/ && $3 >= 10 && $7 >= 0.9 * $3 && $7 >= 0.9 * $5 { ok++ } END { exit ok != 2 }' summary.txt
+	[ "$(bcftools query -l cohort.vcf.gz | tr '\n' ' ')" = "S1 S2 " ]
+	for n in 1 2; do
+		cmp "bam/S$n.bam" "ckpt/S$n.bam"
+		cmp "vcf/S$n.vcf.gz" "ckpt/S$n.vcf.gz"
+	done
+	[ "$(paste <(trace_col name) <(trace_col kind) | grep -c '^checkpoint-[a-z]*	io$')" -eq 4 ]
+}
+
+@test "kmeans.yaml: converges on the true centres; a partial-sum task per fragment per iteration" {
+	pipeline kmeans.yaml points=3000 frags=3 iters=6
+	run "$WFRUN" -q -j 2 kmeans.yaml
+	[ "$status" -eq 0 ]
+	cd out-kmeans
+	cat result.txt
+	grep -q '^converged at iteration [2-6]$' result.txt
+	# every true centre has a final centre within 0.5
+	awk 'NR == FNR { if ($1 == "centre") { x[++n] = $2; y[n] = $3 }; next }
+	     { best = 1e9; for (i = 1; i <= n; i++) { d = sqrt(($1 - x[i]) ^ 2 + ($2 - y[i]) ^ 2); if (d < best) best = d }
+	       if (best > 0.5) bad++ } END { exit bad > 0 || FNR != n }' result.txt data/points.txt.centres
+	[ "$(trace_col name | grep -cx partial)" -eq 18 ]
+	[ "$(paste <(trace_col name) <(trace_col kind) | grep -c '^checkpoint	io$')" -eq 6 ]
+	[ "$(ls centres | wc -l)" -eq 6 ]
+}
+
+@test "checkpoint.yaml (make demo): blocks checkpointed, scaled, accumulated in order" {
+	pipeline checkpoint.yaml
+	sed -i 's/^vars: {blocks: 8, mb: 4}$/vars: {blocks: 4, mb: 1}/' checkpoint.yaml
+	grep -q '^vars: {blocks: 4, mb: 1}$' checkpoint.yaml
+	run "$WFRUN" -q -j 2 checkpoint.yaml
+	[ "$status" -eq 0 ]
+	cd out-checkpoint
+	[ "$(cat count.txt)" -eq 4 ]
+	[ "$(cut -d' ' -f1 total.txt | tr '\n' ' ')" = "block 0 1 2 3 " ]
+	for i in 0 1 2 3; do cmp "blocks/b$i.bin" "ckpt/b$i.bin"; done
+	[ "$(paste <(trace_col name) <(trace_col kind) | grep -c '^checkpoint	io$')" -eq 4 ]
+}
