@@ -45,11 +45,6 @@ struct rworker {
 	bool remote;
 };
 
-struct deadline {
-	double when;  /* clock_mono() */
-	uint32_t task;
-	uint8_t launch; /* which launch of the task it is for */
-};
 
 struct runner {
 	struct plan *p;
@@ -69,8 +64,7 @@ struct runner {
 	struct loop_timer kill_timer;
 	/* timeouts: a min-heap of deadlines of running tasks, one timer
 	 * armed to the earliest */
-	struct deadline *dl;
-	size_t ndl, adl;
+	struct theap dl;        /* (when, task, launch) */
 	struct loop_timer dl_timer;
 	uint8_t *timed_out;     /* per task */
 	uint8_t *launches;      /* per task, counted modulo 256 */
@@ -170,49 +164,14 @@ make_output_dirs(struct runner *r, uint32_t t)
 	return 0;
 }
 
-static void
-dl_push(struct runner *r, double when, uint32_t task, uint8_t launch)
-{
-	ALLOC_GROW(r->dl, r->ndl + 1, r->adl);
-	size_t i = r->ndl++;
-	while (i > 0 && r->dl[(i - 1) / 2].when > when) {
-		r->dl[i] = r->dl[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	r->dl[i].when = when;
-	r->dl[i].task = task;
-	r->dl[i].launch = launch;
-}
-
-static struct deadline
-dl_pop(struct runner *r)
-{
-	struct deadline top = r->dl[0], last = r->dl[--r->ndl];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= r->ndl)
-			break;
-		if (c + 1 < r->ndl && r->dl[c + 1].when < r->dl[c].when)
-			c++;
-		if (last.when <= r->dl[c].when)
-			break;
-		r->dl[i] = r->dl[c];
-		i = c;
-	}
-	if (r->ndl)
-		r->dl[i] = last;
-	return top;
-}
-
 static void dl_fired(void *arg);
 
 static void
 dl_arm(struct runner *r)
 {
-	if (r->ndl)
+	if (r->dl.n)
 		loop_timer_arm(&r->loop, &r->dl_timer,
-			       r->dl[0].when - clock_mono(), dl_fired, r);
+			       r->dl.v[0].when - clock_mono(), dl_fired, r);
 	else
 		loop_timer_cancel(&r->loop, &r->dl_timer);
 }
@@ -256,16 +215,16 @@ dl_fired(void *arg)
 {
 	struct runner *r = arg;
 	double now = clock_mono();
-	while (r->ndl && r->dl[0].when <= now) {
-		struct deadline d = dl_pop(r);
-		if (r->p->dag.tasks.v[d.task].state != TASK_RUNNING ||
-		    r->launches[d.task] != d.launch)
+	while (r->dl.n && r->dl.v[0].when <= now) {
+		struct theap_item d = theap_pop(&r->dl);
+		if (r->p->dag.tasks.v[d.id].state != TASK_RUNNING ||
+		    r->launches[d.id] != d.aux)
 			continue; /* it ended in time (or runs again, requeued) */
-		r->timed_out[d.task] = 1;
-		struct rworker *w = &r->w[r->where[d.task]];
-		if (!stage_abort(r->stage, d.task, "timed out while its inputs "
+		r->timed_out[d.id] = 1;
+		struct rworker *w = &r->w[r->where[d.id]];
+		if (!stage_abort(r->stage, d.id, "timed out while its inputs "
 				 "were being staged"))
-			w->ex->ops->signal_one(w->ex, d.task, SIGKILL);
+			w->ex->ops->signal_one(w->ex, d.id, SIGKILL);
 	}
 	dl_arm(r);
 }
@@ -366,9 +325,9 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		w->ex->ops->submit(w->ex, &job);
 	}
 	if (wt->timeout > 0 && p->dag.tasks.v[t].state == TASK_RUNNING) {
-		bool first = !r->ndl || clock_mono() + wt->timeout <
-						r->dl[0].when;
-		dl_push(r, clock_mono() + wt->timeout, t, r->launches[t]);
+		bool first = !r->dl.n || clock_mono() + wt->timeout <
+						r->dl.v[0].when;
+		theap_push(&r->dl, clock_mono() + wt->timeout, t, r->launches[t]);
 		if (first)
 			dl_arm(r);
 	}
@@ -1424,7 +1383,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(r.timed_out);
 	free(r.launches);
 	free(r.rerun);
-	free(r.dl);
+	free(r.dl.v);
 	loop_release(&r.loop);
 	sched_release(&r.sched);
 	if (iopol_registry_save(&r.pol, REGISTRY) < 0)

@@ -99,39 +99,26 @@ trace_close(struct trace *t, struct errbuf *err)
 	return r;
 }
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 void
 events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 {
-	fprintf(f, "{\"t\":%.6f,\"ev\":\"%s\",\"name\":", t, e->ev);
-	json_str(f, name);
-	fputs(",\"device\":", f);
-	json_str(f, e->device);
+	struct strbuf b = STRBUF_INIT;
+	strbuf_addf(&b, "{\"t\":%.6f,\"ev\":\"%s\",\"name\":", t, e->ev);
+	strbuf_add_json(&b, name);
+	strbuf_adds(&b, ",\"device\":");
+	strbuf_add_json(&b, e->device);
 	if (strcmp(e->ev, "constraint"))
-		fprintf(f, ",\"epoch\":%d", e->epoch);
-	fprintf(f, ",\"c\":%g,\"k\":%ld", e->c, e->k);
+		strbuf_addf(&b, ",\"epoch\":%d", e->epoch);
+	strbuf_addf(&b, ",\"c\":%g,\"k\":%ld", e->c, e->k);
 	if (!strcmp(e->ev, "epoch_end"))
-		fprintf(f, ",\"tasks\":%ld,\"mean_s\":%.6f,\"registered\":%s",
-			e->tasks, e->mean_s, e->registered ? "true" : "false");
+		strbuf_addf(&b, ",\"tasks\":%ld,\"mean_s\":%.6f,\"registered\":%s",
+			    e->tasks, e->mean_s, e->registered ? "true" : "false");
 	if (!strcmp(e->ev, "constraint")) {
-		fprintf(f, ",\"n\":%ld,\"why\":", e->n);
-		json_str(f, e->why);
+		strbuf_addf(&b, ",\"n\":%ld,\"why\":", e->n);
+		strbuf_add_json(&b, e->why);
 	}
-	fputs("}\n", f);
+	strbuf_adds(&b, "}\n");
+	fputs(b.buf, f);
 	fflush(f);
+	strbuf_release(&b);
 }
