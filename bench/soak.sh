@@ -14,10 +14,10 @@
 #
 # The workflow (task IDs in program order):
 #   gen   G x M  a/G/J = a line of text from (G, J)
-#   mix   G x M  b/G/J = cksum of a/G/J and a/G/(J mod M + 1)
+#   mix   G x M  b/G/J = cksum(1) of a/G/J and a/G/(J mod M + 1)
 #   sum   G      c/G   = cksum of b/G/1 .. b/G/M        (a gather)
 #   pad   P      p/K   = a line of text from K          (fills N exactly)
-#   final 1      final = cksum of c/1 .. c/G, p/1 .. p/P (a gather)
+#   final 1      final.txt = cksum of c/*, p/*           (a gather)
 # with G = 100 (fewer for small N), M = (N - G - 1) / 2G, P the rest.
 # Outputs are a pure function of the inputs.  A task fails on its first
 # attempt when a hash of (stage, G, J) is 0 modulo 20 and its marker
@@ -78,7 +78,7 @@ fi
 if [ $# -eq 0 ]; then
 	printf 'stage %s g %s j %s: %s\n' "$s" "$g" "$j" "$((h % 1000003))" >"$out"
 else
-	{ printf 'stage %s g %s j %s\n' "$s" "$g" "$j"; cat "$@" | cksum; } >"$out"
+	{ printf 'stage %s g %s j %s\n' "$s" "$g" "$j"; cksum "$@"; } >"$out"
 fi
 EOF2
 
