@@ -220,6 +220,15 @@ check "$([ "$dup1" = 0 ] && [ "$dup2" = 0 ]; echo $?)" "no task ID COMPLETED twi
 check "$([ "$again" = 0 ]; echo $?)" "no task completed in run 1 ran again in run 2 ($again did)"
 check "$([ "$all" = "$N" ]; echo $?)" "every task completed exactly once overall ($all of $N)"
 check "$([ "${plan:-x}" = "$done1" ]; echo $?)" "wfrun -n before the resume counted the $done1 tasks of run 1 up to date (${plan:-?})"
+# An injected failure writes its marker, then its row; a task killed in
+# between (on w3, or by the master's kill) leaves a marker and no row.
+nfailed=$(cat <(col status "$tmp/trace1.tsv") <(col status "$tmp/trace2.tsv") | grep -c -v COMPLETED || true)
+nother=$(cat <(paste <(col status "$tmp/trace1.tsv") <(col exit "$tmp/trace1.tsv")) \
+	<(paste <(col status "$tmp/trace2.tsv") <(col exit "$tmp/trace2.tsv")) |
+	awk -F'\t' '$1 != "COMPLETED" && !($1 == "FAILED" && $2 == 1)' | wc -l)
+ninjected=$(find "$R/markers" -type f | wc -l)
+check "$([ "$nother" = 0 ] && [ "$nfailed" -le "$ninjected" ]; echo $?)" \
+	"no failure but the injected ones ($nfailed FAILED rows with exit 1, $ninjected injected, $nother other rows)"
 for t in 1 2; do
 	printf '  run %s rows by worker and status: %s\n' "$t" \
 		"$(paste <(col worker "$tmp/trace$t.tsv") <(col status "$tmp/trace$t.tsv") | sort | uniq -c |
