@@ -127,13 +127,17 @@ fuzz: fuzz-build
 # Every test, unit and bats; the last line is "N passed, N failed".
 # (A sub-make builds: pkg-config's answers above were taken before
 # deps-check could install the libraries on a fresh machine.)
+# Every test, with the optimised build and again with the ASan+UBSan one
+# (one summary line for both).
 check: deps-check
 	@$(MAKE) --no-print-directory all units fuzz-build
-	@BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) tests/run-all
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined all units
+	@BUILDS="build build-san" FUZZ_BUILD=$(FUZZ_BUILD) tests/run-all
 
-# The same under AddressSanitizer and UBSan.
-check-san:
-	$(MAKE) SANITIZE=address,undefined check
+# The sanitizer build alone.
+check-san: deps-check
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined all units fuzz-build
+	@BUILDS=build-san FUZZ_BUILD=$(FUZZ_BUILD) tests/run-all
 
 demo: deps-check
 	@$(MAKE) --no-print-directory all
