@@ -15,6 +15,23 @@ trace_col() {
 	awk -F'\t' -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print $k }' "${2:-.wfrun/trace.tsv}"
 }
 
+# cluster_xml DIR true|false: write DIR/cluster.xml for the testcluster in
+# DIR, one 2-core worker per host, its workdir shared or not.
+cluster_xml() {
+	local dir=$1 shared=$2 n h p u k wd
+	{
+		echo '<resources>'
+		while read -r n h p u k wd; do
+			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
+			echo "    <cores>2</cores>"
+			echo "    <workdir shared=\"$shared\">$wd</workdir>"
+			echo "    <ssh identity=\"$k\" known-hosts=\"$dir/known_hosts\"/>"
+			echo "  </worker>"
+		done <"$dir/hosts"
+		echo '</resources>'
+	} >"$dir/cluster.xml"
+}
+
 # cluster_up DIR OPTIONS... N: start testcluster workers with a shared
 # workdir and write DIR/cluster.xml with one 2-core worker per host.
 cluster_up() {
@@ -22,17 +39,7 @@ cluster_up() {
 	shift
 	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
 	"$TESTCLUSTER" up -q --shared "$@" "$dir" || return 1
-	{
-		echo '<resources>'
-		while read -r n h p u k wd; do
-			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
-			echo "    <cores>2</cores>"
-			echo "    <workdir shared=\"true\">$wd</workdir>"
-			echo "    <ssh identity=\"$k\" known-hosts=\"$dir/known_hosts\"/>"
-			echo "  </worker>"
-		done <"$dir/hosts"
-		echo '</resources>'
-	} >"$dir/cluster.xml"
+	cluster_xml "$dir" true
 }
 
 # Each test in its own directory of the cluster's shared workdir.

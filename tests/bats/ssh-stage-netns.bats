@@ -8,17 +8,7 @@ setup_file() {
 	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
 	export C="$BATS_FILE_TMPDIR/sn"
 	"$TESTCLUSTER" up -q --netns --no-fallback 2 "$C"
-	{
-		echo '<resources>'
-		while read -r n h p u k wd; do
-			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
-			echo "    <cores>2</cores>"
-			echo "    <workdir shared=\"false\">$wd</workdir>"
-			echo "    <ssh identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
-			echo "  </worker>"
-		done <"$C/hosts"
-		echo '</resources>'
-	} >"$C/cluster.xml"
+	cluster_xml "$C" false
 }
 
 teardown_file() {

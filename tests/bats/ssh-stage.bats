@@ -16,17 +16,7 @@ setup_file() {
 # their resources file: a restart may move them to other ports.
 cluster_start() {
 	"$TESTCLUSTER" up -q 3 "$C" || return 1
-	{
-		echo '<resources>'
-		while read -r n h p u k wd; do
-			echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
-			echo "    <cores>2</cores>"
-			echo "    <workdir shared=\"false\">$wd</workdir>"
-			echo "    <ssh identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
-			echo "  </worker>"
-		done <"$C/hosts"
-		echo '</resources>'
-	} >"$C/cluster.xml"
+	cluster_xml "$C" false
 }
 
 teardown_file() {
