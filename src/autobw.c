@@ -22,6 +22,7 @@ begin_epoch(struct autobw *a, double c)
 	a->joined = a->finished = 0;
 	a->partial = false;
 	a->sum = 0;
+	a->nspan = 0;
 }
 
 void
@@ -46,8 +47,10 @@ void
 autobw_release(struct autobw *a)
 {
 	free(a->reg);
+	free(a->span);
 	a->reg = NULL;
-	a->nreg = 0;
+	a->span = NULL;
+	a->nreg = a->nspan = a->spancap = 0;
 }
 
 bool
@@ -93,54 +96,93 @@ finish_learning(struct autobw *a)
 	a->chosen = a->nreg ? autobw_choose(a, a->reg[a->nreg - 1].k) : a->c;
 }
 
+static int
+by_start(const void *x, const void *y)
+{
+	const struct autobw_span *p = x, *q = y;
+	return (p->start > q->start) - (p->start < q->start);
+}
+
+/* S: the time at least one of the epoch's tasks was running. */
+static double
+busy_time(struct autobw *a)
+{
+	qsort(a->span, a->nspan, sizeof(*a->span), by_start);
+	double S = 0, from = 0, to = 0;
+	for (size_t i = 0; i < a->nspan; i++) {
+		const struct autobw_span *s = &a->span[i];
+		if (i == 0 || s->start > to) {
+			S += to - from;
+			from = s->start;
+			to = s->end;
+		} else if (s->end > to) {
+			to = s->end;
+		}
+	}
+	return S + (to - from);
+}
+
 /* The epoch is over: register it or stop, and start the next. */
 static void
 end_epoch(struct autobw *a, bool full)
 {
-	double mean = a->joined ? a->sum / (double)a->joined : 0;
-	long k = a->joined;
+	long n = (long)a->nspan;
+	double mean = n ? a->sum / (double)n : 0;
+	a->busy = busy_time(a);
+	/* a partial epoch measured the concurrency it had: its n tasks */
+	long k = full ? a->k : n;
+	double t = n ? (double)k * a->busy / (double)n : 0;
 	a->last_mean = mean;
+	a->last_t = t;
 	if (!full) {
-		/* A partial epoch measured a lower concurrency than planned. */
 		if (a->nreg == 0 && k > 0)
-			reg_add(a, a->c, k, mean);
+			reg_add(a, a->c, k, t);
 		finish_learning(a);
 		return;
 	}
 	if (a->bounded) {
-		reg_add(a, a->c, a->k, mean);
+		reg_add(a, a->c, a->k, t);
 		double next = a->c * a->delta;
 		if (next > a->max + 1e-9 || concurrency(a->B, next) < 1) {
 			finish_learning(a);
 			return;
 		}
-		a->prev_mean = mean;
+		a->prev_t = t;
 		begin_epoch(a, next);
 		return;
 	}
-	if (a->epoch > 1 && !(mean <= a->prev_mean / 2)) {
+	if (a->epoch > 1 && !(t <= a->prev_t / 2)) {
 		/* halving the concurrency did not halve the time: stop, and
 		 * leave this epoch out */
 		finish_learning(a);
 		return;
 	}
-	reg_add(a, a->c, a->k, mean);
+	reg_add(a, a->c, a->k, t);
 	double next = a->c * 2;
 	if (concurrency(a->B, next) < 1) {
 		finish_learning(a);
 		return;
 	}
-	a->prev_mean = mean;
+	a->prev_t = t;
 	begin_epoch(a, next);
 }
 
 bool
-autobw_finished(struct autobw *a, int epoch, double secs)
+autobw_finished(struct autobw *a, int epoch, double start, double end)
 {
 	if (a->phase != AUTOBW_LEARNING || epoch != a->epoch)
 		return false; /* a straggler of an earlier phase */
+	if (end < start)
+		end = start;
 	a->finished++;
-	a->sum += secs;
+	a->sum += end - start;
+	if (a->nspan == a->spancap) {
+		a->spancap = a->spancap ? 2 * a->spancap : 16;
+		a->span = xrealloc(a->span, a->spancap * sizeof(*a->span));
+	}
+	a->span[a->nspan].start = start;
+	a->span[a->nspan].end = end;
+	a->nspan++;
 	if (a->finished < a->k)
 		return false;
 	end_epoch(a, !a->partial);

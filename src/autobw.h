@@ -7,7 +7,17 @@
  *
  * Learning runs in epochs.  Epoch i uses constraint c_i, so that
  * k_i = floor(B / c_i) tasks share the device; it ends when the tasks that
- * joined it have all finished, and records their mean time t_i.
+ * joined it have all finished, and records its time t_i.  The paper
+ * records the tasks' mean time, which is what one wave of k_i tasks
+ * takes when they all start together.  wfrun records the time a wave of
+ * k_i tasks takes at the throughput the epoch really had: t_i = k_i S / n,
+ * n the tasks that ran in it and S the time at least one of them was
+ * running.  When all k_i start together and take the same time, the two
+ * agree; when the tasks become ready a few at a time (on a machine with
+ * few cores, checkpoints come two by two), the concurrency never reaches
+ * k_i, their mean flatters c_i, and the halving rule below compares
+ * noise: measured on congestdev (bench/RESULTS.md), the mean made auto
+ * stop at the most congested constraint.
  *   auto:             c_1 = B / executors (the lowest constraint that lets
  *                     every I/O executor run), c_(i+1) = 2 c_i; learning goes
  *                     on while t_i <= t_(i-1) / 2 (halving the concurrency at
@@ -16,7 +26,7 @@
  *                     would leave fewer than one task on the device.
  *   auto(min,max,d):  c_1 = min, c_(i+1) = d c_i while c <= max; every epoch
  *                     is registered.
- * The registry maps each registered constraint to its mean time.
+ * The registry maps each registered constraint to its time t_i.
  *
  * Choices the design leaves open, made here (and in wfrun-workflow(5)):
  *   - An epoch takes the first k tasks that start under it.  When no more
@@ -40,10 +50,14 @@
 struct autobw_entry {
 	double c;      /* constraint, MB/s */
 	long k;        /* floor(B / c) */
-	double t;      /* mean task time at that constraint, s */
+	double t;      /* its epoch's time t_i, s */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
+
+struct autobw_span {
+	double start, end;
+};
 
 struct autobw {
 	double B;
@@ -58,8 +72,12 @@ struct autobw {
 	long joined, finished;
 	bool partial;      /* closed early: fewer than k tasks joined */
 	double sum;        /* of the task times */
-	double prev_mean;  /* t_(i-1), 0 before the first */
-	double last_mean;  /* of the epoch that ended last */
+	struct autobw_span *span; /* the epoch's finished tasks */
+	size_t nspan, spancap;
+	double busy;       /* S of the epoch that ended last */
+	double prev_t;  /* t_(i-1), 0 before the first */
+	double last_mean;  /* mean task time of the epoch that ended last */
+	double last_t;     /* its time t_i (k_i S / n) */
 	/* results */
 	struct autobw_entry *reg;
 	size_t nreg;
@@ -82,9 +100,10 @@ int autobw_epoch(const struct autobw *a);
 
 /* A task of this name started under the current epoch. */
 void autobw_started(struct autobw *a);
-/* A task of epoch `epoch` finished after `secs` seconds.  Returns true
- * when this ended an epoch (look at phase, epoch, reg). */
-bool autobw_finished(struct autobw *a, int epoch, double secs);
+/* A task of epoch `epoch` that ran from start to end (seconds, any one
+ * clock) finished.  Returns true when this ended an epoch (look at phase,
+ * epoch, reg). */
+bool autobw_finished(struct autobw *a, int epoch, double start, double end);
 /* No more tasks of the name are ready now while an epoch still has room:
  * close it with the tasks that joined (see above). */
 void autobw_no_more_ready(struct autobw *a);

@@ -234,10 +234,12 @@ static void
 emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 {
 	struct iopol_name *nm = &p->nm[name];
-	struct iopol_event e = { "constraint", name, nm->key,
-				 p->dev[nm->learn_dev].name, 0, nm->a.chosen,
-				 k_of(p, nm, nm->a.chosen), 0, 0, false, n,
-				 why };
+	struct iopol_event e = { .ev = "constraint", .name = name,
+				 .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .c = nm->a.chosen,
+				 .k = k_of(p, nm, nm->a.chosen), .n = n,
+				 .why = why };
 	nm->reported = nm->a.chosen;
 	emit(p, &e);
 }
@@ -246,9 +248,11 @@ static void
 emit_epoch_begin(struct iopol *p, uint32_t name)
 {
 	struct iopol_name *nm = &p->nm[name];
-	struct iopol_event e = { "epoch_begin", name, nm->key,
-				 p->dev[nm->learn_dev].name, nm->a.epoch,
-				 nm->a.c, nm->a.k, 0, 0, false, 0, NULL };
+	struct iopol_event e = { .ev = "epoch_begin", .name = name,
+				 .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .epoch = nm->a.epoch, .c = nm->a.c,
+				 .k = nm->a.k };
 	emit(p, &e);
 }
 
@@ -412,9 +416,13 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long joined,
 {
 	struct iopol_name *nm = &p->nm[name];
 	struct autobw *a = &nm->a;
-	struct iopol_event e = { "epoch_end", name, nm->key,
-				 p->dev[nm->learn_dev].name, epoch, c, joined, joined, a->last_mean,
-				 a->nreg > nreg_before, 0, NULL };
+	struct iopol_event e = { .ev = "epoch_end", .name = name,
+				 .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .epoch = epoch, .c = c, .k = joined,
+				 .tasks = joined, .mean_s = a->last_mean,
+				 .t_s = a->last_t, .busy_s = a->busy,
+				 .registered = a->nreg > nreg_before };
 	emit(p, &e);
 	if (a->phase == AUTOBW_LEARNING && !worth(p, nm, a->k))
 		autobw_stop(a); /* too few tasks left to repay an epoch */
@@ -436,7 +444,7 @@ give_back(struct iopol *p, size_t wi, struct iopol_grant g)
 
 void
 iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
-	     double secs)
+	     double start, double end)
 {
 	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
@@ -448,7 +456,7 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	long joined = a->joined;
 	int epoch = a->epoch;
 	size_t nreg = a->nreg;
-	if (autobw_finished(a, g.epoch, secs))
+	if (autobw_finished(a, g.epoch, start, end))
 		epoch_ended(p, name, epoch, c, joined, nreg);
 }
 

@@ -52,7 +52,9 @@ struct iopol_event {
 	double c;
 	long k;
 	long tasks;         /* epoch_end: how many ran in it */
-	double mean_s;      /* epoch_end */
+	double mean_s;      /* epoch_end: the tasks' mean time */
+	double t_s;         /* epoch_end: its time t_i (see autobw.h) */
+	double busy_s;      /* epoch_end: S, some task of it was running */
 	bool registered;    /* epoch_end */
 	long n;             /* constraint: ready tasks it was chosen for */
 	const char *why;    /* constraint: learned, fallback, registry,
@@ -147,9 +149,9 @@ bool iopol_may_start(struct iopol *p, uint32_t name, size_t wi);
 /* It starts there now (after iopol_may_start said yes). */
 struct iopol_grant iopol_start(struct iopol *p, uint32_t name, size_t wi,
 			       long ready);
-/* It finished (well or not) after secs. */
+/* It finished (well or not); it ran from start to end (seconds). */
 void iopol_finish(struct iopol *p, uint32_t name, size_t wi,
-		  struct iopol_grant g, double secs);
+		  struct iopol_grant g, double start, double end);
 /* It will not finish (its worker was lost) and goes back to the queue. */
 void iopol_abandon(struct iopol *p, uint32_t name, size_t wi,
 		   struct iopol_grant g);

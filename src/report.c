@@ -4,7 +4,7 @@
  * The events the report reads (one JSON object per line, t in Unix s):
  *   {"t":..,"ev":"epoch_begin","name":N,"device":D,"epoch":E,"c":C,"k":K}
  *   {"t":..,"ev":"epoch_end","name":N,"device":D,"epoch":E,"c":C,"k":K,
- *    "tasks":T,"mean_s":S,"registered":true|false}
+ *    "tasks":T,"mean_s":M,"t_s":TI,"busy_s":B,"registered":true|false}
  *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
  *    "why":"learned"|"registry"|"reevaluated"}
  * Any other "ev", and any other key, is ignored.
@@ -634,11 +634,13 @@ report_load_events(struct report *r, const char *path, struct errbuf *err)
 				e->k = jlong(k, 0);
 			if (!strcmp(ev->str.buf, "epoch_end")) {
 				const struct jkv *tk = jget(kv, n, "tasks", J_NUM),
-						 *m = jget(kv, n, "mean_s", J_NUM),
+						 *m = jget(kv, n, "t_s", J_NUM),
 						 *rg = jget(kv, n, "registered",
 							    J_BOOL);
 				e->ended = true;
 				e->tasks = jlong(tk, 0);
+				if (!m) /* before wfrun recorded t_i */
+					m = jget(kv, n, "mean_s", J_NUM);
 				e->mean_s = m ? m->num : -1;
 				e->registered = rg && rg->b;
 			}
@@ -1354,9 +1356,9 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 	strbuf_release(&tp);
 	fputs("</svg>\n<p class=\"legend\"><span class=\"sw\" style=\"background:#4e79a7\">"
 	      "</span>constraint (MB/s, left)<span class=\"sw\" style=\"background:#e15759\">"
-	      "</span>mean task time (s, right; hollow: epoch not registered)"
+	      "</span>epoch time t_i (s, right; hollow: epoch not registered)"
 	      "</p>\n<table class=\"epochs\"><tr><th>epoch</th><th>constraint"
-	      "</th><th>k</th><th>tasks</th><th>mean time</th>"
+	      "</th><th>k</th><th>tasks</th><th>time t_i</th>"
 	      "<th>registered</th></tr>\n", fp);
 	for (size_t i = 0; i < n; i++) {
 		const struct report_epoch *e = &c->epochs.v[i];

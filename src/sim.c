@@ -402,8 +402,8 @@ finish(struct simr *s, uint32_t t)
 		w->free += s->cores[tmpl];
 	s->running--;
 	s->done++;
-	iopol_finish(&s->pol, tmpl, s->where[t], s->grant[t],
-		     s->now - s->start[t]);
+	iopol_finish(&s->pol, tmpl, s->where[t], s->grant[t], s->start[t],
+		     s->now);
 	if (s->o->trace) {
 		struct strbuf tag = STRBUF_INIT;
 		plan_tag(s->p, t, &tag);

@@ -111,8 +111,10 @@ events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 		strbuf_addf(&b, ",\"epoch\":%d", e->epoch);
 	strbuf_addf(&b, ",\"c\":%g,\"k\":%ld", e->c, e->k);
 	if (!strcmp(e->ev, "epoch_end"))
-		strbuf_addf(&b, ",\"tasks\":%ld,\"mean_s\":%.6f,\"registered\":%s",
-			    e->tasks, e->mean_s, e->registered ? "true" : "false");
+		strbuf_addf(&b, ",\"tasks\":%ld,\"mean_s\":%.6f,\"t_s\":%.6f,"
+			    "\"busy_s\":%.6f,\"registered\":%s", e->tasks,
+			    e->mean_s, e->t_s, e->busy_s,
+			    e->registered ? "true" : "false");
 	if (!strcmp(e->ev, "constraint")) {
 		strbuf_addf(&b, ",\"n\":%ld,\"why\":", e->n);
 		strbuf_add_json(&b, e->why);

@@ -96,7 +96,11 @@ EOF
 	[ "$(trace_col epoch | sort | uniq -c | tr -s ' ' | tr '\n' ,)" = " 8 , 4 1, 2 2," ]
 	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort -u | tr '\t\n' ':,')" = "25:,25:1,50:2," ]
 	grep -q '^{"t":[0-9.]*,"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":1,"c":25,"k":4}$' .wfrun/events.jsonl
-	grep -q '"ev":"epoch_end","name":"ckpt","device":"disk@local","epoch":1,"c":25,"k":4,"tasks":4,"mean_s":[0-9.]*,"registered":true}$' .wfrun/events.jsonl
+	grep -q '"ev":"epoch_end","name":"ckpt","device":"disk@local","epoch":1,"c":25,"k":4,"tasks":4,"mean_s":[0-9.]*,"t_s":[0-9.]*,"busy_s":[0-9.]*,"registered":true}$' .wfrun/events.jsonl
+	# a full epoch: t = k S / n = S, at least the tasks' mean
+	grep '"ev":"epoch_end",.*"epoch":1,' .wfrun/events.jsonl |
+		sed 's/.*"mean_s":\([0-9.]*\),"t_s":\([0-9.]*\),"busy_s":\([0-9.]*\),.*/\1 \2 \3/' |
+		awk '{ exit !($2 == $3 && $2 >= $1 && $1 >= 0.5) }'
 	grep -q '"ev":"epoch_end",.*"epoch":2,"c":50,"k":2,"tasks":2,.*"registered":false}$' .wfrun/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":4,"n":[0-9]*,"why":"learned"}$' .wfrun/events.jsonl
 	[ "$(grep -c . .wfrun/events.jsonl)" -eq 5 ]

@@ -14,7 +14,7 @@ epoch(struct autobw *a, double secs)
 		autobw_started(a);
 	}
 	for (long i = 0; i < k; i++)
-		autobw_finished(a, e, secs);
+		autobw_finished(a, e, 0, secs);
 }
 
 int
@@ -93,7 +93,7 @@ main(void)
 	autobw_no_more_ready(&a);
 	ok(a.phase == AUTOBW_LEARNING, "waits for the 30 that joined");
 	for (int i = 0; i < 30; i++)
-		autobw_finished(&a, 1, 2.0);
+		autobw_finished(&a, 1, 0, 2.0);
 	ok(a.phase == AUTOBW_LEARNED, "a partial first epoch ends learning");
 	is_int(a.nreg, 1, "registered with its real concurrency");
 	is_int(a.reg[0].k, 30, "k = 30");
@@ -125,9 +125,42 @@ main(void)
 	is_int(autobw_epoch(&a), 0, "no epoch");
 	autobw_release(&a);
 
+	/* An epoch is measured by the throughput it really had.  As on
+	 * congestdev (bench/RESULTS.md §7): B = 200, 16 executors, tasks
+	 * ready two at a time.  Epoch 1 (c=12.5, k=16): pairs start every
+	 * 0.25 s and each takes 2 s, so at most 16 never run at once; their
+	 * mean (2 s) says nothing of k=16, their throughput does: 16 tasks
+	 * kept the device busy 3.75 s, t_1 = 16 x 3.75 / 16 = 3.75 s. */
+	autobw_init(&a, 200, 16, false, 0, 0, 0);
+	for (int i = 0; i < 16; i++)
+		autobw_started(&a);
+	for (int i = 0; i < 16; i++)
+		autobw_finished(&a, 1, 0.25 * (i / 2), 0.25 * (i / 2) + 2);
+	is_int(a.nreg, 1, "staggered epoch registered");
+	ok(fabs(a.reg[0].t - 3.75) < 1e-9, "t = k S / n = 3.75 s (S from first start to last end)");
+	ok(fabs(a.last_mean - 2) < 1e-9, "while the tasks' mean was 2 s");
+	/* Epoch 2 (c=25, k=8), all at once, 1.8 s each: 1.8 <= 3.75 / 2, so
+	 * learning goes on (compared with the mean, 1.8 > 1, it would have
+	 * stopped at the most congested constraint). */
+	epoch(&a, 1.8);
+	ok(a.phase == AUTOBW_LEARNING && a.epoch == 3, "halving held: epoch 3");
+	/* Two pairs, the second starting after the first ended: the idle
+	 * gap between them is not counted (S = 1 + 1). */
+	autobw_release(&a);
+	autobw_init(&a, 100, 25, true, 25, 25, 2); /* one epoch, c=25, k=4 */
+	for (int i = 0; i < 4; i++)
+		autobw_started(&a);
+	autobw_finished(&a, 1, 0, 1);
+	autobw_finished(&a, 1, 0, 1);
+	autobw_finished(&a, 1, 5, 6);
+	autobw_finished(&a, 1, 5, 6);
+	ok(fabs(a.busy - 2) < 1e-9, "S leaves out the time no task ran");
+	ok(fabs(a.reg[0].t - 2) < 1e-9, "t = 4 x 2 / 4 = 2 s");
+	autobw_release(&a);
+
 	/* A straggler from an earlier epoch does not count. */
 	autobw_init(&a, 100, 50, false, 0, 0, 0); /* c=2, k=50 */
-	ok(!autobw_finished(&a, 7, 1.0), "a task of another epoch is ignored");
+	ok(!autobw_finished(&a, 7, 0, 1.0), "a task of another epoch is ignored");
 	is_int(a.finished, 0, "nothing counted");
 	autobw_release(&a);
 	return done_testing();

@@ -69,7 +69,7 @@ main(void)
 	ok(iopol_may_start(&p, 0, 1), "the other worker's disk is its own");
 	ok(iopol_may_start(&p, 1, 0), "unconstrained I/O is not limited");
 	ok(iopol_may_start(&p, 2, 0), "compute is not limited");
-	iopol_finish(&p, 0, 0, g[0], 1.0);
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0);
 	ok(iopol_may_start(&p, 0, 0), "a finished task frees its share");
 	ok(!iopol_unfit(&p, 0, 0, buf, sizeof(buf)), "30 fits in 100");
 	iopol_release(&p);
@@ -89,15 +89,15 @@ main(void)
 	ok(iopol_may_start(&p, 2, 0), "compute still goes to the learning node");
 	ok(!iopol_may_start(&p, 0, 1), "the learning name runs only there");
 	for (int i = 0; i < 8; i++)
-		iopol_finish(&p, 0, 0, g[i], 8.0);
+		iopol_finish(&p, 0, 0, g[i], 0, 8.0);
 	is_int(fill(&p, g, 192), 4, "second epoch: c = 25, k = 4");
 	is_int((long)g[0].c, 25, "granted 25 MB/s");
 	is_int(g[0].epoch, 2, "in epoch 2");
 	for (int i = 0; i < 4; i++)
-		iopol_finish(&p, 0, 0, g[i], 3.0); /* 3 <= 8/2: go on */
+		iopol_finish(&p, 0, 0, g[i], 0, 3.0); /* 3 <= 8/2: go on */
 	is_int(fill(&p, g, 188), 2, "third epoch: c = 50, k = 2");
 	for (int i = 0; i < 2; i++)
-		iopol_finish(&p, 0, 0, g[i], 2.5); /* 2.5 > 1.5: stop */
+		iopol_finish(&p, 0, 0, g[i], 0, 2.5); /* 2.5 > 1.5: stop */
 	is_str(evlog,
 	       "begin1(12.5,8) end1(12.5,8,reg) begin2(25,4) end2(25,4,reg) "
 	       "begin3(50,2) end3(50,2,no) constraint(25,learned) ",
@@ -170,10 +170,10 @@ main(void)
 	setup(&p, (struct wf_bw){ WF_BW_AUTO_BOUNDED, 0, 10, 50, 5 }, 100);
 	is_int(fill(&p, g, 100), 10, "epoch at 10: 10 at once");
 	for (int i = 0; i < 10; i++)
-		iopol_finish(&p, 0, 0, g[i], 4.0);
+		iopol_finish(&p, 0, 0, g[i], 0, 4.0);
 	is_int(fill(&p, g, 90), 2, "epoch at 50: 2 at once");
 	for (int i = 0; i < 2; i++)
-		iopol_finish(&p, 0, 0, g[i], 1.0);
+		iopol_finish(&p, 0, 0, g[i], 0, 1.0);
 	evlog[0] = '\0';
 	iopol_ready(&p, 0, 2);
 	is_str(evlog, "constraint(50,reevaluated) ",
