@@ -44,6 +44,16 @@ autobw_init(struct autobw *a, double B, long executors, bool bounded,
 }
 
 void
+autobw_init_climb(struct autobw *a, double B, long executors, long cores)
+{
+	autobw_init(a, B, executors, false, 0, 0, 0);
+	a->climb = true;
+	a->cores = cores > 0 ? cores : 1;
+	a->epoch = 0;
+	begin_epoch(a, B); /* k = 1 */
+}
+
+void
 autobw_release(struct autobw *a)
 {
 	free(a->reg);
@@ -122,6 +132,86 @@ busy_time(struct autobw *a)
 	return S + (to - from);
 }
 
+static double
+throughput(const struct autobw_entry *e)
+{
+	return e->t > 0 ? (double)e->k / e->t : HUGE_VAL;
+}
+
+static const struct autobw_entry *
+reg_find(const struct autobw *a, long k)
+{
+	for (size_t i = 0; i < a->nreg; i++)
+		if (a->reg[i].k == k)
+			return &a->reg[i];
+	return NULL;
+}
+
+long
+autobw_best(const struct autobw *a, double *c)
+{
+	/* from the least k up: more writers must earn their place */
+	const struct autobw_entry *best = NULL;
+	for (long k = 1; k <= a->executors; k++) {
+		const struct autobw_entry *e = reg_find(a, k);
+		if (e && (!best || throughput(e) > throughput(best) *
+						  (1 + AUTOBW_CLIMB_GAIN)))
+			best = e;
+	}
+	if (c)
+		*c = best ? best->c : 0;
+	return best ? best->k : 0;
+}
+
+long
+autobw_climb_jump(long cores, long executors)
+{
+	long j = cores < 4 ? 4 : cores;
+	return j < executors ? j : executors;
+}
+
+static long
+most_tried(const struct autobw *a)
+{
+	long most = 0;
+	for (size_t i = 0; i < a->nreg; i++)
+		if (a->reg[i].k > most)
+			most = a->reg[i].k;
+	return most;
+}
+
+double
+autobw_elsewhere(const struct autobw *a)
+{
+	double c;
+	long best = autobw_best(a, &c);
+	if (!best)
+		return 0;
+	if (best >= 2 && best == most_tried(a) && a->k > best)
+		return a->c;
+	return c;
+}
+
+/* climb: the k of the next epoch, or 0 when learning is over. */
+static long
+climb_next(struct autobw *a, long k)
+{
+	long best = autobw_best(a, NULL);
+	if (a->nreg == 1)
+		return a->executors >= 2 ? 2 : 0;
+	if (a->nreg == 2 && k == 2) {
+		if (best != 2)
+			return 0; /* a second writer added nothing */
+		long jump = autobw_climb_jump(a->cores, a->executors);
+		return jump > 2 ? jump : 0;
+	}
+	if (2 * best <= a->executors && !reg_find(a, 2 * best))
+		return 2 * best;
+	if (best / 2 >= 1 && !reg_find(a, best / 2))
+		return best / 2;
+	return 0;
+}
+
 /* The epoch is over: register it or stop, and start the next. */
 static void
 end_epoch(struct autobw *a, bool full)
@@ -138,6 +228,17 @@ end_epoch(struct autobw *a, bool full)
 		if (a->nreg == 0 && k > 0)
 			reg_add(a, a->c, k, t);
 		finish_learning(a);
+		return;
+	}
+	if (a->climb) {
+		reg_add(a, a->c, a->k, t);
+		long next = climb_next(a, a->k);
+		if (!next) {
+			finish_learning(a);
+			return;
+		}
+		a->prev_t = t;
+		begin_epoch(a, a->B / (double)next);
 		return;
 	}
 	if (a->bounded) {
@@ -209,6 +310,11 @@ autobw_stop(struct autobw *a)
 {
 	if (a->phase != AUTOBW_LEARNING || a->joined > 0)
 		return false;
+	if (a->climb && a->nreg) {
+		/* the best is the most writers tried: more may still pay */
+		long most = most_tried(a);
+		a->still_scaling = most > 1 && autobw_best(a, NULL) == most;
+	}
 	finish_learning(a);
 	return true;
 }

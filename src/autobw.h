@@ -63,6 +63,10 @@ struct autobw {
 	double B;
 	long executors;
 	bool bounded;
+	bool climb;        /* wfrun's climb from k = 1 (autobw_init_climb) */
+	long cores;        /* climb: the learning worker's cores */
+	bool still_scaling; /* climb: stopped while more writers still
+			       added throughput at the highest k tried */
 	double min, max, delta;
 	enum autobw_phase phase;
 	/* the current epoch */
@@ -87,6 +91,31 @@ struct autobw {
 /* bounded: auto(min,max,delta); else auto.  B > 0, executors >= 1. */
 void autobw_init(struct autobw *a, double B, long executors, bool bounded,
 		 double min, double max, double delta);
+/* Beyond the paper: learn by climbing from the cheap end instead, for
+ * when the paper's first epoch (every executor writing at once) cannot
+ * be repaid.  Epochs at k = 1, then 2; if the second writer added
+ * throughput (by more than CLIMB_GAIN), the next epoch jumps to one task
+ * per core (at least 4), and from there the best k so far is refined by
+ * its neighbours k / 2 and 2 k until neither gives more than CLIMB_GAIN
+ * more throughput (k / t) than it.  Every epoch is registered; the k are
+ * kept within [1, executors]; c = B / k.  For storage_bw: auto only:
+ * auto(min,max,delta) runs the epochs it names. */
+void autobw_init_climb(struct autobw *a, double B, long executors,
+		       long cores);
+#define AUTOBW_CLIMB_GAIN 0.05
+/* The k a climb jumps to after 1 and 2: max(4, cores), at most
+ * executors. */
+long autobw_climb_jump(long cores, long executors);
+/* The k of the best registered epoch by throughput (climb's rule), or
+ * 0; its constraint in *c. */
+long autobw_best(const struct autobw *a, double *c);
+/* While a climb learns: the constraint for the name's tasks on the other
+ * devices, or 0 (they wait: nothing is known yet).  The best so far; or,
+ * while each step up has added throughput (the best is the most writers
+ * tried, at least 2), the current epoch's, betting that the climb goes
+ * on.  A device that collapses shows it at the second epoch, before any
+ * bet is made. */
+double autobw_elsewhere(const struct autobw *a);
 void autobw_release(struct autobw *a);
 
 /* While learning: may another task join the current epoch now?  (After
@@ -109,7 +138,9 @@ bool autobw_finished(struct autobw *a, int epoch, double start, double end);
 void autobw_no_more_ready(struct autobw *a);
 
 /* Beyond the paper.  Stop learning before the current epoch takes any
- * task (when the tasks left cannot repay it); false if it has begun. */
+ * task (when the tasks left cannot repay it); false if it has begun.
+ * A climb that stops while its highest k still gained throughput sets
+ * still_scaling. */
 bool autobw_stop(struct autobw *a);
 /* A task that joined epoch `epoch` will not finish (its worker was lost):
  * its place in the epoch is free again. */

@@ -211,6 +211,9 @@ iopol_may_start(struct iopol *p, uint32_t name, size_t wi)
 	if (nm->a.phase == AUTOBW_LEARNING) {
 		if (wi == nm->learn_worker)
 			return autobw_can_start(&nm->a) && room(D, nm->a.c);
+		double c = nm->a.climb ? autobw_elsewhere(&nm->a) : 0;
+		if (c > 0)
+			return room(D, c); /* a climb: see autobw.h */
 		return false; /* the name learns on one device only */
 	}
 	return room(D, nm->a.chosen);
@@ -306,12 +309,12 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 		autobw_init(&nm->a, p->dev[d].B, p->w[wi].io_executors,
 			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
 			    nm->bw.max, nm->bw.delta);
-		autobw_preload(&nm->a, s->reg, s->nreg,
-			       ready > 0 ? ready : nm->left);
+		long n = (ready > 0 ? ready : nm->left) + nm->running;
+		autobw_preload(&nm->a, s->reg, s->nreg, n);
 		nm->has_learner = true;
 		nm->learn_dev = d;
 		nm->learn_worker = SIZE_MAX;
-		emit_constraint(p, name, ready, "registry");
+		emit_constraint(p, name, n, "registry");
 		return;
 	}
 }
@@ -353,11 +356,18 @@ learned(struct iopol *p, uint32_t name, long ready)
 {
 	struct iopol_name *nm = &p->nm[name];
 	p->dev[nm->learn_dev].learner = NONE;
-	long n = ready > 0 ? ready : nm->left;
+	long n = (ready > 0 ? ready : nm->left) + nm->running;
 	const char *why = "learned";
 	if (!nm->a.nreg) {
 		nm->a.chosen = fallback(p, nm);
 		why = "fallback";
+	} else if (nm->a.still_scaling) {
+		/* the climb stopped while more writers still paid: at least
+		 * one per core, as the baseline */
+		double fb = fallback(p, nm), c;
+		autobw_best(&nm->a, &c);
+		nm->a.chosen = fb < c ? fb : c;
+		why = fb < c ? "scaling" : "learned";
 	} else if (n > 0) {
 		nm->a.chosen = autobw_choose(&nm->a, n);
 	}
@@ -380,6 +390,14 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 		nm->learn_worker = wi;
 		nm->learn_dev = p->w[wi].dev;
 		D->learner = name;
+		if (!worth(p, nm, nm->a.k) && nm->bw.kind == WF_BW_AUTO &&
+		    worth(p, nm, autobw_climb_jump(p->w[wi].cores,
+						   p->w[wi].io_executors))) {
+			/* the paper's first epoch cannot be repaid: climb */
+			autobw_release(&nm->a);
+			autobw_init_climb(&nm->a, D->B, p->w[wi].io_executors,
+					  p->w[wi].cores);
+		}
 		if (worth(p, nm, nm->a.k)) {
 			emit_epoch_begin(p, name);
 		} else {
@@ -389,10 +407,16 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 	}
 	if (nm->left > 0)
 		nm->left--;
+	nm->running++;
 	if (!constrained(nm))
 		return g;
 	if (nm->bw.kind == WF_BW_STATIC) {
 		g.c = nm->bw.value;
+		D->used += g.c;
+		return g;
+	}
+	if (nm->a.phase == AUTOBW_LEARNING && wi != nm->learn_worker) {
+		g.c = autobw_elsewhere(&nm->a); /* a climb, elsewhere */
 		D->used += g.c;
 		return g;
 	}
@@ -449,6 +473,8 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
 	give_back(p, wi, g);
+	if (nm->running > 0)
+		nm->running--;
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
@@ -497,6 +523,8 @@ iopol_abandon(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g)
 	struct iopol_name *nm = &p->nm[name];
 	give_back(p, wi, g);
 	nm->left++;
+	if (nm->running > 0)
+		nm->running--;
 	if (g.epoch && nm->has_learner)
 		autobw_abandon(&nm->a, g.epoch);
 }
@@ -512,11 +540,15 @@ iopol_ready(struct iopol *p, uint32_t name, long ready)
 		try_preload(p, name, ready);
 		return;
 	}
-	if (nm->a.phase != AUTOBW_LEARNED || !nm->a.nreg || ready <= 0)
-		return;
-	nm->a.chosen = autobw_choose(&nm->a, ready);
+	if (nm->a.phase != AUTOBW_LEARNED || !nm->a.nreg || ready <= 0 ||
+	    nm->a.still_scaling)
+		return; /* (a still-scaling choice is past the registry) */
+	/* the running ones count: a task that becomes ready while others
+	 * of its name run joins their wave (wfrun-workflow(5)) */
+	long n = ready + nm->running;
+	nm->a.chosen = autobw_choose(&nm->a, n);
 	if (nm->a.chosen != nm->reported)
-		emit_constraint(p, name, ready, "reevaluated");
+		emit_constraint(p, name, n, "reevaluated");
 }
 
 /* --- registries kept across runs --------------------------------------- */
@@ -594,8 +626,9 @@ iopol_registry_save(struct iopol *p, const char *path)
 	for (uint32_t i = 0; i < p->nn; i++) {
 		struct iopol_name *nm = &p->nm[i];
 		if (!nm->has_learner || nm->a.phase != AUTOBW_LEARNED ||
-		    !nm->a.nreg || nm->learn_worker == SIZE_MAX)
-			continue; /* nothing new learned */
+		    !nm->a.nreg || nm->learn_worker == SIZE_MAX ||
+		    nm->a.still_scaling)
+			continue; /* nothing (complete) new learned */
 		saved_put(p, registry_key(p, i, nm->learn_dev), nm->a.reg,
 			  nm->a.nreg);
 		any = true;

@@ -11,9 +11,13 @@
  * other workers go on with compute and other I/O).  Letting other devices
  * run them under the epoch's constraint, or under the best one registered
  * so far, was tried in `wfrun sim` and lost: they take the tasks the
- * epochs need, and the first epoch's constraint is the most congested.  When learning ends, the chosen
- * constraint applies on every device, and is re-evaluated for the number
- * of ready tasks each time more become ready.
+ * epochs need, and the first epoch's constraint is the most congested.
+ * The climb (autobw_init_climb, used when the paper's first epoch cannot
+ * be repaid) is different: its epochs are small and its first is the
+ * least congested, so the other devices run the name's tasks under
+ * autobw_elsewhere's constraint meanwhile.  When learning ends, the chosen
+ * constraint applies on every device, and is re-evaluated for the tasks
+ * of the name ready or running each time more become ready.
  *
  * Tasks with the same learn_as (wfrun-workflow(5)) are one name here: an
  * iterative workflow whose iterations are separate tasks learns once.
@@ -22,9 +26,10 @@
  * (autobw_preload; see iopol_registry_*); an epoch of k tasks runs only
  * while at least 2 D k of the name's tasks are left, D the devices (the
  * epoch takes at most half of the learning node's share of the work
- * left, the other half uses what it learns); and when nothing was
- * registered the
- * constraint falls back to one task per core, as the baseline runs them.
+ * left, the other half uses what it learns); when the paper's first epoch
+ * fails that, the name climbs from k = 1 instead (autobw.h); and when
+ * nothing was registered the constraint falls back to one task per core,
+ * as the baseline runs them.
  *
  * May-start answers have one side effect: they mark a device that held
  * back another name's I/O task (see iopol_close_idle).
@@ -78,6 +83,7 @@ struct iopol_name {
 	uint32_t grp;       /* the first task with the same key: its learner,
 			       left and epochs serve them all */
 	long left;          /* instances not started yet (of the group) */
+	long running;       /* instances running (of the group) */
 	bool has_learner;
 	struct autobw a;
 	size_t learn_worker;

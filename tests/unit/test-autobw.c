@@ -158,6 +158,60 @@ main(void)
 	ok(fabs(a.reg[0].t - 2) < 1e-9, "t = 4 x 2 / 4 = 2 s");
 	autobw_release(&a);
 
+	/* The climb (beyond the paper), on three laws; B = 450, 225
+	 * executors, 48 cores.  t(k) is the time of k writers of 290 MB. */
+	/* steep: one writer fills the device; t = 0.64 k up to 8 */
+	autobw_init_climb(&a, 450, 225, 48);
+	is_int(a.k, 1, "climb starts at k = 1");
+	is_int((long)autobw_constraint(&a), 450, "c = B");
+	is_int((long)autobw_elsewhere(&a), 0, "elsewhere: wait, nothing known");
+	epoch(&a, 0.64);
+	is_int(a.k, 2, "then k = 2");
+	is_int((long)autobw_elsewhere(&a), 450, "elsewhere: the best so far, k = 1");
+	epoch(&a, 1.28);
+	ok(a.phase == AUTOBW_LEARNED, "two writers added nothing: learned");
+	is_int((long)autobw_constraint(&a), 450, "k = 1");
+	is_int(a.nreg, 2, "both registered");
+	autobw_release(&a);
+	/* stream-capped (the paper's law): 36 s up to 56 writers */
+	autobw_init_climb(&a, 450, 225, 48);
+	epoch(&a, 36);
+	epoch(&a, 36);
+	is_int(a.k, 48, "two writers doubled it: jump to one per core");
+	ok(fabs(autobw_elsewhere(&a) - 450.0 / 48) < 1e-9, "elsewhere: bet on 48");
+	epoch(&a, 36);
+	is_int(a.k, 96, "48 is best: try 96");
+	epoch(&a, 86.6);
+	is_int(a.k, 24, "96 lost: try 24");
+	ok(fabs(autobw_elsewhere(&a) - 450.0 / 48) < 1e-9, "elsewhere: the best, 48");
+	epoch(&a, 36);
+	ok(a.phase == AUTOBW_LEARNED, "both neighbours lost: learned");
+	is_int(a.nreg, 5, "5 epochs registered");
+	is_int(autobw_best(&a, NULL), 48, "best: 48");
+	ok(fabs(autobw_choose(&a, 2304) - 450.0 / 48) < 1e-9, "chosen: c = B / 48");
+	autobw_release(&a);
+	/* congestdev's shape (B = 200, 16 executors, 2 cores): 4 writers
+	 * fill it, more congest; the jump is to 4 */
+	autobw_init_climb(&a, 200, 16, 2);
+	epoch(&a, 0.64);
+	epoch(&a, 0.64);
+	is_int(a.k, 4, "jump to max(4, cores) = 4");
+	epoch(&a, 0.64);
+	is_int(a.k, 8, "4 best: try 8");
+	epoch(&a, 1.79);
+	ok(a.phase == AUTOBW_LEARNED, "8 lost, 2 known: learned");
+	is_int((long)autobw_constraint(&a), 50, "c = 50, k = 4, the law's optimum");
+	autobw_release(&a);
+	/* stopped early while the most writers tried were the best */
+	autobw_init_climb(&a, 450, 225, 48);
+	epoch(&a, 36);
+	epoch(&a, 36);
+	ok(autobw_stop(&a), "stopped before the jump");
+	ok(a.still_scaling, "still scaling at k = 2");
+	autobw_release(&a);
+	is_int(autobw_climb_jump(2, 16), 4, "jump: at least 4");
+	is_int(autobw_climb_jump(48, 16), 16, "jump: at most the executors");
+
 	/* A straggler from an earlier epoch does not count. */
 	autobw_init(&a, 100, 50, false, 0, 0, 0); /* c=2, k=50 */
 	ok(!autobw_finished(&a, 7, 0, 1.0), "a task of another epoch is ignored");

@@ -158,7 +158,49 @@ main(void)
 	is_int(fill(&p, g, 32), 8, "32 tasks: the first epoch runs");
 	iopol_release(&p);
 	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 31);
-	is_int(fill(&p, g, 31), 2, "31: not");
+	is_int(fill(&p, g, 31), 1, "31: not; a climb from k = 1 instead");
+	is_str(evlog, "begin1(100,1) ", "the climb's first epoch: c = B");
+	iopol_release(&p);
+
+	/* The climb (autobw.h): 2 devices x 2 cores, 8 executors, B = 100;
+	 * it needs 2 x 2 x 4 = 16 tasks (its jump is max(4, cores) = 4). */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 20);
+	is_int(fill(&p, g, 20), 1, "20 tasks: climb, k = 1");
+	ok(!iopol_may_start(&p, 0, 1), "nothing known: the other device waits");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0);
+	is_int(fill(&p, g, 19), 2, "then k = 2");
+	ok(iopol_may_start(&p, 0, 1), "the other device runs at the best so far");
+	struct iopol_grant o = iopol_start(&p, 0, 1, 17);
+	ok(o.c == 100 && o.epoch == 0, "k = 1 there (c = 100), in no epoch");
+	ok(!iopol_may_start(&p, 0, 1), "one at a time there");
+	iopol_finish(&p, 0, 1, o, 0, 1.0);
+	/* a second writer doubles the throughput: 2 tasks in 1 s */
+	for (int i = 0; i < 2; i++)
+		iopol_finish(&p, 0, 0, g[i], 0, 1.0);
+	ok(strstr(evlog, "end2(50,2,reg) ") != NULL, "epoch 2 registered");
+	/* 16 left: the jump to k = 4 needs 16: it runs */
+	is_int(fill(&p, g, 16), 4, "scaling: jump to k = 4");
+	o = iopol_start(&p, 0, 1, 12);
+	ok(o.c == 25, "the other device bets on the climb: c = 25");
+	iopol_finish(&p, 0, 1, o, 0, 1.0);
+	for (int i = 0; i < 4; i++)
+		iopol_finish(&p, 0, 0, g[i], 0, 1.0); /* 4 in 1 s: better */
+	/* 11 left: 2 x 2 x 8 > 11: no epoch at k = 8 while k = 4, the most
+	 * tried, was still the best: at least one per core (k = 2 here),
+	 * and here the climb's own k = 4 is more */
+	ok(strstr(evlog, "constraint(25,learned) ") != NULL,
+	   "stopped while scaling: the best tried, 25");
+	iopol_release(&p);
+
+	/* A device that one writer fills: 2 writers add nothing, k = 1. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 30);
+	is_int(fill(&p, g, 30), 1, "climb, k = 1");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0);
+	is_int(fill(&p, g, 29), 2, "k = 2");
+	for (int i = 0; i < 2; i++)
+		iopol_finish(&p, 0, 0, g[i], 0, 2.0); /* same throughput */
+	ok(strstr(evlog, "constraint(100,learned) ") != NULL,
+	   "a second writer added nothing: c = B");
 	iopol_release(&p);
 
 	/* Bounded: the fallback stays within [min, max]. */
