@@ -5,7 +5,8 @@
 #   baseline (--no-io), io (no storage_bw), static storage_bw 2..256,
 #   auto, "auto(2,256,2)", each auto variant twice: a first run that
 #   learns, and a second run that starts from the registry the first kept
-#   (--registry, as wfrun run keeps .wfrun/storage_bw.tsv).
+#   (--registry, as wfrun run keeps .wfrun/storage_bw.tsv); and auto
+#   learning the paper's way (--learn paper), first run.
 # Shapes: HMMER-like (2,304 searches of 60 s +-10 %, each followed by a
 # 290 MB checkpoint; hmmer4: four times as many, where learning pays) and Kmeans-like (1, 3 and 6 iterations of 500
 # partial sums of 30 s +-10 %, a 5 s reduce, and 500 checkpoints of
@@ -13,8 +14,9 @@
 # Two device laws (wfrun(1), SIMULATION), never given to the scheduler:
 #   paper:  knee 56, alpha 0.01, stream 8 MB/s: the best concurrency is 56
 #           per disk (c = 8), as the paper's Figure 17 found;
-#   steep:  knee 8, alpha 0.1, no stream cap (shared/congestdev's shape):
-#           more than 8 writers lose bandwidth fast.
+#   steep:  knee 8, alpha 0.1, no stream cap: one writer fills the disk,
+#           more than 8 lose bandwidth fast (congestdev's collapse, without
+#           its per-writer cap).
 # Usage: bench/sim.sh [WFRUN]   (prints a Markdown table per law)
 set -eu
 WFRUN=${1:-${WFRUN:-$(dirname "$0")/../build/wfrun}}
@@ -96,12 +98,12 @@ model() { # SHAPE ITERS LAW
 
 makespan() { awk 'NR == 1 { print $2 }'; }
 
-variants="baseline io 2 4 8 16 32 64 128 256 auto auto2 auto(2,256,2) auto(2,256,2)2"
+variants="baseline io 2 4 8 16 32 64 128 256 auto auto2 paper auto(2,256,2) auto(2,256,2)2"
 for law in paper steep; do
 	echo "### law: $law ($(model hmmer 0 $law | tail -1))"
 	echo
-	printf '| shape | %s | best static | auto vs best (1st / 2nd run) | auto(2,256,2) vs best (1st / 2nd) | auto vs baseline (1st / 2nd) |\n' "$(echo $variants | sed 's/ / | /g; s/auto2/auto, 2nd run/; s/auto(2,256,2)2/auto(2,256,2), 2nd run/')"
-	printf '|%s\n' "$(for _ in $(seq 1 19); do printf -- '---|'; done)"
+	printf '| shape | %s | best static | auto vs best (1st / 2nd run) | paper'"'"'s auto vs best | auto(2,256,2) vs best (1st / 2nd) | auto vs baseline (1st / 2nd) |\n' "$(echo $variants | sed 's/ / | /g; s/auto2/auto, 2nd run/; s/paper/auto, --learn paper/; s/auto(2,256,2)2/auto(2,256,2), 2nd run/')"
+	printf '|%s\n' "$(for _ in $(seq 1 21); do printf -- '---|'; done)"
 	for shape in hmmer hmmer4 kmeans1 kmeans3 kmeans6; do
 		iters=${shape#kmeans}
 		n=2304
@@ -119,6 +121,7 @@ for law in paper steep; do
 			case $v in
 			baseline) bw=io ;;
 			auto | auto2) bw=auto reg=auto ;;
+			paper) bw=auto ;;
 			auto\(*) bw='"auto(2,256,2)"' reg=bounded ;;
 			esac
 			case $shape in
@@ -127,6 +130,7 @@ for law in paper steep; do
 			esac >"$dir/wf.yaml"
 			extra=()
 			[ "$v" = baseline ] && extra=(--no-io)
+			[ "$v" = paper ] && extra=(--learn paper)
 			# a first and a second run share a registry
 			[ -n "$reg" ] && extra=(--registry "$dir/reg-$reg")
 			t[$v]=$("$WFRUN" sim -q "${extra[@]}" -m "$dir/model.txt" -r "$dir/cluster.xml" "$dir/wf.yaml" | makespan)
@@ -137,7 +141,7 @@ for law in paper steep; do
 			if [ -z "$best" ] || awk -v a="${t[$v]}" -v b="${t[$best]}" 'BEGIN { exit !(a < b) }'; then best=$v; fi
 		done
 		pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f %%", 100 * (a - b) / b }'; }
-		row="$row | ${t[$best]} (c=$best) | $(pct "${t[auto]}" "${t[$best]}") / $(pct "${t[auto2]}" "${t[$best]}") | $(pct "${t[auto(2,256,2)]}" "${t[$best]}") / $(pct "${t[auto(2,256,2)2]}" "${t[$best]}") | $(pct "${t[auto]}" "${t[baseline]}") / $(pct "${t[auto2]}" "${t[baseline]}") |"
+		row="$row | ${t[$best]} (c=$best) | $(pct "${t[auto]}" "${t[$best]}") / $(pct "${t[auto2]}" "${t[$best]}") | $(pct "${t[paper]}" "${t[$best]}") | $(pct "${t[auto(2,256,2)]}" "${t[$best]}") / $(pct "${t[auto(2,256,2)2]}" "${t[$best]}") | $(pct "${t[auto]}" "${t[baseline]}") / $(pct "${t[auto2]}" "${t[baseline]}") |"
 		echo "$row"
 		unset t
 	done

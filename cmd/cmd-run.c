@@ -97,6 +97,7 @@ cmd_run(int argc, char **argv)
 		{ "no-io", no_argument, NULL, 'B' },
 		{ "disk-bw", required_argument, NULL, 'D' },
 		{ "relearn", no_argument, NULL, 'L' },
+		{ "learn", required_argument, NULL, 'P' },
 		{ "fetch", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -166,6 +167,12 @@ cmd_run(int argc, char **argv)
 			break;
 		case 'L':
 			o.relearn = true;
+			break;
+		case 'P':
+			if (parse_learn(optarg, &o.learn_paper) < 0) {
+				free(trace);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'F':
 			VEC_PUSH(force, optarg);

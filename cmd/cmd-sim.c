@@ -66,6 +66,7 @@ cmd_sim(int argc, char **argv)
 		{ "no-io", no_argument, NULL, 'B' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "registry", required_argument, NULL, 'R' },
+		{ "learn", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,6 +104,10 @@ cmd_sim(int argc, char **argv)
 			break;
 		case 'R':
 			o.registry = optarg;
+			break;
+		case 'P':
+			if (parse_learn(optarg, &o.learn_paper) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'q':
 			log_level = 0;

@@ -59,6 +59,9 @@ usage(FILE *fp)
 	      "      --disk-bw MBPS this machine's disk bandwidth, for storage_bw\n"
 	      "                     (default: measured once, kept in .wfrun/disk_bw)\n"
 	      "      --relearn      forget what storage_bw: auto learned before\n"
+	      "      --learn climb|paper  how storage_bw: auto learns: from one\n"
+	      "                     writer up (default), or the paper's way, from\n"
+	      "                     every I/O executor down (wfrun-workflow(5))\n"
 	      "      --accept-new-host-keys  add unknown SSH host keys to\n"
 	      "                     known_hosts (changed keys are always refused)\n"
 	      "      --fetch all|final|none  outputs of workers whose workdir is\n"
@@ -67,7 +70,8 @@ usage(FILE *fp)
 	      "                     reads, or none (see .wfrun/data.tsv)\n"
 	      "      --trace FILE   write the trace there (default:\n"
 	      "                     WORKDIR/.wfrun/trace.tsv)\n"
-	      "sim options (and -r, -j, --io-executors, --disk-bw, --no-io):\n"
+	      "sim options (and -r, -j, --io-executors, --disk-bw, --no-io,\n"
+	      "--learn):\n"
 	      "  -m, --model FILE   task times and device laws (wfrun(1), SIMULATION)\n"
 	      "      --trace FILE   write the simulated trace (and events.jsonl\n"
 	      "                     beside it); default: none\n"
@@ -105,7 +109,7 @@ takes_arg(const char *a)
 	       !strcmp(a, "--model") || !strcmp(a, "--registry") ||
 	       !strcmp(a, "-s") || !strcmp(a, "--size") ||
 	       !strcmp(a, "--writers") || !strcmp(a, "--force") ||
-	       !strcmp(a, "--fetch") ||
+	       !strcmp(a, "--fetch") || !strcmp(a, "--learn") ||
 	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
 	       !strcmp(a, "--format") || !strcmp(a, "--events");
 }
@@ -266,6 +270,17 @@ parse_disk_bw(const char *s)
 		return -1;
 	}
 	return v;
+}
+
+int
+parse_learn(const char *s, bool *paper)
+{
+	if (strcmp(s, "climb") && strcmp(s, "paper")) {
+		error_msg("--learn wants climb or paper, not '%s'", s);
+		return -1;
+	}
+	*paper = !strcmp(s, "paper");
+	return 0;
 }
 
 long

@@ -41,6 +41,9 @@ int report_diags(struct diags *d, const char *file);
 /* Parse the argument of --disk-bw (MB/s); prints an error and returns -1
  * when bad. */
 double parse_disk_bw(const char *s);
+/* Parse the argument of --learn into *paper; prints an error and returns
+ * -1 when bad. */
+int parse_learn(const char *s, bool *paper);
 /* Parse the argument of --io-executors; prints an error and returns -1
  * when bad. */
 long parse_io_executors(const char *s);

@@ -180,13 +180,20 @@ most_tried(const struct autobw *a)
 	return most;
 }
 
+bool
+autobw_scaling(const struct autobw *a)
+{
+	long most = most_tried(a);
+	return most > 1 && autobw_best(a, NULL) == most;
+}
+
 double
 autobw_elsewhere(const struct autobw *a)
 {
 	double c;
 	long best = autobw_best(a, &c);
 	if (!best)
-		return 0;
+		return a->B; /* one writer: it cannot congest the device */
 	if (best >= 2 && best == most_tried(a) && a->k > best)
 		return a->c;
 	return c;
@@ -312,8 +319,7 @@ autobw_stop(struct autobw *a)
 		return false;
 	if (a->climb && a->nreg) {
 		/* the best is the most writers tried: more may still pay */
-		long most = most_tried(a);
-		a->still_scaling = most > 1 && autobw_best(a, NULL) == most;
+		a->still_scaling = autobw_scaling(a);
 	}
 	finish_learning(a);
 	return true;

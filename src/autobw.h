@@ -109,8 +109,12 @@ long autobw_climb_jump(long cores, long executors);
 /* The k of the best registered epoch by throughput (climb's rule), or
  * 0; its constraint in *c. */
 long autobw_best(const struct autobw *a, double *c);
+/* Is the best registered k also the most writers tried (and more than
+ * one)?  Then more might still pay (see still_scaling). */
+bool autobw_scaling(const struct autobw *a);
 /* While a climb learns: the constraint for the name's tasks on the other
- * devices, or 0 (they wait: nothing is known yet).  The best so far; or,
+ * devices.  Before anything is known, B (one writer at a time cannot
+ * congest a device); then the best so far; or,
  * while each step up has added throughput (the best is the most writers
  * tried, at least 2), the current epoch's, betting that the climb goes
  * on.  A device that collapses shows it at the second epoch, before any

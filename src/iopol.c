@@ -183,8 +183,8 @@ room(const struct iopol_device *D, double c)
 	return D->used + c <= D->B + EPS || D->used <= EPS;
 }
 
-bool
-iopol_may_start(struct iopol *p, uint32_t name, size_t wi)
+static bool
+may_start(struct iopol *p, uint32_t name, size_t wi, bool mark)
 {
 	name = p->nm[name].grp;
 	const struct iopol_name *nm = &p->nm[name];
@@ -193,7 +193,8 @@ iopol_may_start(struct iopol *p, uint32_t name, size_t wi)
 	struct iopol_device *D = &p->dev[p->w[wi].dev];
 	if (D->learner != NONE && D->learner != name) {
 		/* another name learns on this device */
-		D->waiting = true;
+		if (mark)
+			D->waiting = true;
 		return false;
 	}
 	if (!constrained(nm))
@@ -217,6 +218,18 @@ iopol_may_start(struct iopol *p, uint32_t name, size_t wi)
 		return false; /* the name learns on one device only */
 	}
 	return room(D, nm->a.chosen);
+}
+
+bool
+iopol_may_start(struct iopol *p, uint32_t name, size_t wi)
+{
+	return may_start(p, name, wi, true);
+}
+
+bool
+iopol_could_start(struct iopol *p, uint32_t name, size_t wi)
+{
+	return may_start(p, name, wi, false);
 }
 
 static void
@@ -289,6 +302,8 @@ saved_find(const struct iopol *p, const char *key)
 	return NULL;
 }
 
+static bool scaling(const struct iopol *p, struct iopol_name *nm, size_t wi);
+
 /* An auto name with a registry from an earlier run for one of the
  * devices starts learned: no learning node. */
 static void
@@ -314,6 +329,10 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 		nm->has_learner = true;
 		nm->learn_dev = d;
 		nm->learn_worker = SIZE_MAX;
+		if (nm->bw.kind == WF_BW_AUTO && autobw_scaling(&nm->a)) {
+			nm->a.still_scaling = true;
+			scaling(p, nm, wi);
+		}
 		emit_constraint(p, name, n, "registry");
 		return;
 	}
@@ -337,10 +356,10 @@ worth(const struct iopol *p, const struct iopol_name *nm, long k)
  * of the learning worker, as the baseline would run them, within the
  * bounds of auto(min,max,delta) or [B / executors, B]. */
 static double
-fallback(const struct iopol *p, const struct iopol_name *nm)
+fallback(const struct iopol *p, const struct iopol_name *nm, size_t wi)
 {
-	const struct iopol_worker *w = &p->w[nm->learn_worker];
-	double B = p->dev[nm->learn_dev].B;
+	const struct iopol_worker *w = &p->w[wi];
+	double B = p->dev[w->dev].B;
 	double c = B / (double)w->cores;
 	double lo = nm->bw.kind == WF_BW_AUTO_BOUNDED ? nm->bw.min
 						       : B / (double)w->io_executors;
@@ -348,6 +367,19 @@ fallback(const struct iopol *p, const struct iopol_name *nm)
 	if (hi > B)
 		hi = B;
 	return c < lo ? lo : c > hi ? hi : c;
+}
+
+/* A climb that stopped while the most writers it tried were the best
+ * (autobw_stop's still_scaling, or such a registry kept by an earlier
+ * run): at least one task per core of worker wi, as the baseline.  True
+ * if that is more writers than the best tried. */
+static bool
+scaling(const struct iopol *p, struct iopol_name *nm, size_t wi)
+{
+	double fb = fallback(p, nm, wi), c;
+	autobw_best(&nm->a, &c);
+	nm->a.chosen = fb < c ? fb : c;
+	return fb < c;
 }
 
 /* Learning is over: free the device and say what was chosen. */
@@ -359,15 +391,11 @@ learned(struct iopol *p, uint32_t name, long ready)
 	long n = (ready > 0 ? ready : nm->left) + nm->running;
 	const char *why = "learned";
 	if (!nm->a.nreg) {
-		nm->a.chosen = fallback(p, nm);
+		nm->a.chosen = fallback(p, nm, nm->learn_worker);
 		why = "fallback";
 	} else if (nm->a.still_scaling) {
-		/* the climb stopped while more writers still paid: at least
-		 * one per core, as the baseline */
-		double fb = fallback(p, nm), c;
-		autobw_best(&nm->a, &c);
-		nm->a.chosen = fb < c ? fb : c;
-		why = fb < c ? "scaling" : "learned";
+		if (scaling(p, nm, nm->learn_worker))
+			why = "scaling";
 	} else if (n > 0) {
 		nm->a.chosen = autobw_choose(&nm->a, n);
 	}
@@ -390,10 +418,10 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 		nm->learn_worker = wi;
 		nm->learn_dev = p->w[wi].dev;
 		D->learner = name;
-		if (!worth(p, nm, nm->a.k) && nm->bw.kind == WF_BW_AUTO &&
+		if (!p->paper && nm->bw.kind == WF_BW_AUTO &&
 		    worth(p, nm, autobw_climb_jump(p->w[wi].cores,
 						   p->w[wi].io_executors))) {
-			/* the paper's first epoch cannot be repaid: climb */
+			/* wfrun's way: climb from one writer (autobw.h) */
 			autobw_release(&nm->a);
 			autobw_init_climb(&nm->a, D->B, p->w[wi].io_executors,
 					  p->w[wi].cores);
@@ -626,9 +654,8 @@ iopol_registry_save(struct iopol *p, const char *path)
 	for (uint32_t i = 0; i < p->nn; i++) {
 		struct iopol_name *nm = &p->nm[i];
 		if (!nm->has_learner || nm->a.phase != AUTOBW_LEARNED ||
-		    !nm->a.nreg || nm->learn_worker == SIZE_MAX ||
-		    nm->a.still_scaling)
-			continue; /* nothing (complete) new learned */
+		    !nm->a.nreg || nm->learn_worker == SIZE_MAX)
+			continue; /* nothing new learned */
 		saved_put(p, registry_key(p, i, nm->learn_dev), nm->a.reg,
 			  nm->a.nreg);
 		any = true;

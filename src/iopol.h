@@ -117,6 +117,7 @@ struct iopol {
 	struct iopol_saved *saved;
 	size_t nsaved;
 	bool relearn;       /* ignore the saved registries */
+	bool paper;         /* --learn paper: no climb (autobw.h) */
 };
 
 /* What a started task holds: c MB/s of its device (0: unconstrained) and
@@ -150,8 +151,11 @@ void iopol_add_cluster(struct iopol *p, const struct cluster *c,
 /* Why task name i cannot run on worker wi at all, or NULL. */
 const char *iopol_unfit(const struct iopol *p, uint32_t name, size_t wi,
 			char *buf, size_t len);
-/* May an instance of name start on worker wi now?  No side effects. */
+/* May an instance of name start on worker wi now?  (Marks a device that
+ * holds it back: see iopol_close_idle.) */
 bool iopol_may_start(struct iopol *p, uint32_t name, size_t wi);
+/* The same question with no side effect: where else could it start? */
+bool iopol_could_start(struct iopol *p, uint32_t name, size_t wi);
 /* It starts there now (after iopol_may_start said yes). */
 struct iopol_grant iopol_start(struct iopol *p, uint32_t name, size_t wi,
 			       long ready);

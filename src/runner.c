@@ -804,13 +804,33 @@ closest(struct runner *r, uint32_t t, uint32_t tmpl, size_t best)
 		struct rworker *w = &r->w[i];
 		if (i == best || !w->usable ||
 		    (r->io[tmpl] ? w->io_free < 1 : w->free < r->cores[tmpl]) ||
-		    !iopol_may_start(&r->pol, tmpl, i))
+		    !iopol_could_start(&r->pol, tmpl, i))
 			continue;
 		long long b = stage_local_bytes(r->stage, t, i);
 		if (b > most) {
 			most = b;
 			best = i;
 		}
+	}
+	return best;
+}
+
+/* An I/O task goes to the worker running the fewest I/O tasks among
+ * those it could start on (best, which popped it, on a tie): I/O tasks
+ * need no core, so following the free cores would fill the first
+ * worker's device while others sit idle. */
+static size_t
+spread(struct runner *r, uint32_t tmpl, size_t best)
+{
+	long busy = r->w[best].io - r->w[best].io_free;
+	for (size_t i = 0; i < r->nw; i++) {
+		struct rworker *w = &r->w[i];
+		if (i == best || !w->usable || w->io_free < 1 ||
+		    w->io - w->io_free >= busy ||
+		    !iopol_could_start(&r->pol, tmpl, i))
+			continue;
+		busy = w->io - w->io_free;
+		best = i;
 	}
 	return best;
 }
@@ -855,7 +875,11 @@ dispatch_round(struct runner *r)
 			size_t best = r->nw;
 			for (size_t i = 0; i < r->nw; i++)
 				if (r->w[i].usable && !r->w[i].tried &&
-				    (best == r->nw || r->w[i].free > r->w[best].free))
+				    (best == r->nw ||
+				     sched_ask_first(r->w[i].free,
+						     r->w[i].io - r->w[i].io_free,
+						     r->w[best].free,
+						     r->w[best].io - r->w[best].io_free)))
 					best = i;
 			if (best == r->nw)
 				break;
@@ -867,6 +891,8 @@ dispatch_round(struct runner *r)
 						  &tmpl);
 			if (t != UINT32_MAX && r->stage)
 				best = closest(r, t, tmpl, best);
+			else if (t != UINT32_MAX && r->io[tmpl])
+				best = spread(r, tmpl, best);
 			if (t != UINT32_MAX) {
 				launch(r, t, tmpl, best);
 				launched = true;
@@ -1225,6 +1251,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	iopol_init(&r.pol, p->wf, ninst, o->no_io, on_event, &r);
 	free(ninst);
 	r.pol.relearn = o->relearn;
+	r.pol.paper = o->learn_paper;
 	if (iopol_registry_load(&r.pol, REGISTRY) < 0)
 		warning_msg("cannot read %s/%s: %s; storage_bw: auto learns "
 			    "again", p->wf->workdir, REGISTRY, strerror(errno));

@@ -26,6 +26,7 @@ struct runner_opts {
 	const char *agent_path;  /* the wfrun-worker to upload to workers */
 	double disk_bw;          /* MB/s of this machine's disk, 0: unknown */
 	bool relearn;            /* forget the kept storage_bw registries */
+	bool learn_paper;        /* --learn paper: auto learns the paper's way */
 	const bool *forced;      /* per workflow task: rerun (--force) */
 	bool force_all;          /* --forceall: ignore the journal */
 	int fetch;               /* enum stage_fetch: outputs of workers

@@ -352,6 +352,23 @@ launch(struct simr *s, uint32_t t, uint32_t tmpl, size_t wi)
 	}
 }
 
+/* As the runner does (runner.c, spread): an I/O task goes to the worker
+ * running the fewest I/O tasks among those it could start on. */
+static size_t
+spread(struct simr *s, uint32_t tmpl, size_t best)
+{
+	long busy = s->w[best].io - s->w[best].io_free;
+	for (size_t i = 0; i < s->nw; i++) {
+		struct sworker *w = &s->w[i];
+		if (i == best || w->io_free < 1 || w->io - w->io_free >= busy ||
+		    !iopol_could_start(&s->pol, tmpl, i))
+			continue;
+		busy = w->io - w->io_free;
+		best = i;
+	}
+	return best;
+}
+
 static void
 dispatch(struct simr *s)
 {
@@ -365,7 +382,12 @@ dispatch(struct simr *s)
 				for (size_t i = 0; i < s->nw; i++)
 					if (!s->w[i].tried &&
 					    (best == s->nw ||
-					     s->w[i].free > s->w[best].free))
+					     sched_ask_first(
+						     s->w[i].free,
+						     s->w[i].io - s->w[i].io_free,
+						     s->w[best].free,
+						     s->w[best].io -
+							     s->w[best].io_free)))
 						best = i;
 				if (best == s->nw)
 					break;
@@ -375,6 +397,8 @@ dispatch(struct simr *s)
 				uint32_t t = sched_pop_if(&s->sched, s->w[best].free,
 							  s->w[best].io_free,
 							  io_ok, s, &tmpl);
+				if (t != UINT32_MAX && s->io[tmpl])
+					best = spread(s, tmpl, best);
 				if (t != UINT32_MAX) {
 					launch(s, t, tmpl, best);
 					launched = true;
@@ -536,6 +560,7 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	free(ninst);
 	int rc = 0;
 	s.pol.relearn = !o->registry; /* without one, start from nothing */
+	s.pol.paper = o->learn_paper;
 	if (o->registry && iopol_registry_load(&s.pol, o->registry) < 0) {
 		error_msg("cannot read %s: %s", o->registry, strerror(errno));
 		rc = -1;

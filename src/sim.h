@@ -68,6 +68,7 @@ struct sim_opts {
 	long io_executors;   /* of this machine, 0: default */
 	double disk_bw;      /* of this machine's disk, 0: unknown */
 	bool no_io;
+	bool learn_paper;    /* --learn paper */
 	struct trace *trace; /* NULL: none */
 	FILE *events;        /* NULL: none */
 	const char *registry; /* kept registries to start from and update;

@@ -86,11 +86,11 @@ EOF
 	[ "$(trace_col cores | sort -u)" = 1 ]
 }
 
-@test "auto learns in epochs, says so in the trace and events.jsonl, and keeps the registry" {
+@test "auto --learn paper learns in epochs, says so in the trace and events.jsonl, and keeps the registry" {
 	# 4 executors on B = 100: c = 25 (4 at once), then 50 (2): sleeps do
 	# not get faster with less company, so learning stops at epoch 2.
 	ckpt 14 auto 0.5
-	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 --learn paper wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(max_overlap)" -le 4 ]
 	[ "$(trace_col epoch | sort | uniq -c | tr -s ' ' | tr '\n' ,)" = " 8 , 4 1, 2 2," ]
@@ -108,7 +108,7 @@ EOF
 
 	# The next run starts from the registry: no epoch at all.
 	rm -rf out
-	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 --learn paper wf.yaml
 	[ "$status" -eq 0 ]
 	[ -z "$(trace_col epoch | sort -u)" ]
 	[ "$(trace_col storage_bw | sort -u)" = 25 ]
@@ -117,16 +117,35 @@ EOF
 
 	# Another disk bandwidth is another registry: it learns again.
 	rm -rf out
-	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 200 wf.yaml
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 200 --learn paper wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(trace_col epoch | sort -u | tr '\n' ,)" = ",1,2," ]
 	[ "$(grep -c . .wfrun/storage_bw.tsv)" -eq 3 ] # comment + 2 registries
 
 	# --relearn forgets it.
 	rm -rf out
-	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 --relearn wf.yaml
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 --relearn --learn paper wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(trace_col epoch | sort -u | tr '\n' ,)" = ",1,2," ]
+}
+
+@test "auto climbs from one writer: epochs of 1, 2, then 4; the trace and events say so" {
+	# B = 100, 4 executors, 2 cores: sleeps of 0.5 s take as long with
+	# company, so each step up adds throughput: 1, 2, the jump to
+	# max(4, cores) = 4, and 8 is more than the executors: c = 25.
+	ckpt 14 auto 0.5
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(max_overlap)" -le 4 ]
+	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort | uniq -c | tr -s ' ' | tr '\t\n' ':,')" = " 1 100:1, 7 25:, 4 25:3, 2 50:2," ]
+	[ "$(grep -o '"ev":"epoch_end",.*"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*' .wfrun/events.jsonl | grep -o '"epoch".*' | tr '\n' ' ')" = '"epoch":1,"c":100,"k":1 "epoch":2,"c":50,"k":2 "epoch":3,"c":25,"k":4 ' ]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":4,"n":[0-9]*,"why":"learned"}$' .wfrun/events.jsonl
+	grep -q $'^ckpt\tdisk\t100\tauto\t100:1:[0-9.]*,50:2:[0-9.]*,25:4:' .wfrun/storage_bw.tsv
+
+	# --learn wants climb or paper
+	run "$WFRUN" --learn fast wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--learn wants climb or paper, not 'fast'"* ]]
 }
 
 @test "auto(min,max,delta) runs every epoch and registers each" {
@@ -200,7 +219,7 @@ tasks:
     out: {g: "b/{i}"}
     run: "cp {in.f} {out.g}"
 EOF2
-	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 --learn paper wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '"ev":"epoch_begin"' .wfrun/events.jsonl)" -eq 2 ]
 	[ "$(grep -c '"name":"ckpt"' .wfrun/events.jsonl)" -eq 5 ]
