@@ -23,12 +23,15 @@
 #                  (default 8)
 #   WORKFLOWS      default "hmmer kmeans1 kmeans3 kmeans6"
 #   DEVICES        default "congest plain"
-#   VARIANTS       default "baseline io iolimit static auto bounded"; iolimit
+#   VARIANTS       default "baseline io iolimit static auto paper bounded";
+#                  paper is auto with --learn paper (the paper's way); iolimit
 #                  is io with --io-executors k for k in IOLIMIT_KS (default
 #                  "2 4 8"; 16 is the io row): the concurrency a static
 #                  constraint allows, imposed without storage_bw (a reference
 #                  for the static rows, not one of them)
 #   CAL_KS         concurrencies of the calibration (default "1 2 4 8 16")
+#   REPEATS        run the whole sweep this many times (default 1); each
+#                  run is a row, its ratio against the same repeat's baseline
 #   PHASES         default "calibrate sweep"
 #   MAX_LOAD       wait (up to WAIT_MAX s, default 120) for the 1-min load
 #                  average to fall below it before each run (default 2); the
@@ -52,7 +55,8 @@ HMMER_N=${HMMER_N:-32}
 KMEANS_P=${KMEANS_P:-8}
 WORKFLOWS=${WORKFLOWS:-hmmer kmeans1 kmeans3 kmeans6}
 DEVICES=${DEVICES:-congest plain}
-VARIANTS=${VARIANTS:-baseline io iolimit static auto bounded}
+VARIANTS=${VARIANTS:-baseline io iolimit static auto paper bounded}
+REPEATS=${REPEATS:-1}
 CAL_KS=${CAL_KS:-1 2 4 8 16}
 IOLIMIT_KS=${IOLIMIT_KS:-2 4 8}
 PHASES=${PHASES:-calibrate sweep}
@@ -292,6 +296,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	iolimit) ioexec=$c label="io, ${c} I/O executors" ;;
 	static) bwline="    storage_bw: $c" label="static c=$c" ;;
 	auto) bwline="    storage_bw: auto" ;;
+	paper) bwline="    storage_bw: auto" label="auto --learn paper" flags+=(--learn paper) ;;
 	bounded) bwline="    storage_bw: \"$c\"" label=$c ;;
 	esac
 	local constrained=0
@@ -377,7 +382,9 @@ sweep() {
 	echo
 	echo "## sweep: wall seconds (ratio = wall / baseline wall; gain = time saved vs baseline)"
 	printf '%-8s %-7s %-22s %8s %8s %8s %5s %5s %8s  %-14s %s\n' workflow device variant wall_s ratio gain peak dev_k ckpt_s learned load
-	local wf dev var j
+	local wf dev var j rep
+	for ((rep = 1; rep <= REPEATS; rep++)); do
+	((REPEATS == 1)) || echo "# repeat $rep of $REPEATS"
 	for wf in $WORKFLOWS; do
 		for dev in $DEVICES; do
 			for var in $VARIANTS; do
@@ -404,6 +411,7 @@ sweep() {
 				esac
 			done
 		done
+	done
 	done
 }
 

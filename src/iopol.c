@@ -232,6 +232,21 @@ iopol_could_start(struct iopol *p, uint32_t name, size_t wi)
 	return may_start(p, name, wi, false);
 }
 
+size_t
+iopol_spread(struct iopol *p, uint32_t name, size_t best,
+	     long (*busy)(size_t wi, void *arg), void *arg)
+{
+	long least = busy(best, arg);
+	for (size_t i = 0; i < p->nw; i++) {
+		long b = i == best ? -1 : busy(i, arg);
+		if (b < 0 || b >= least || !iopol_could_start(p, name, i))
+			continue;
+		least = b;
+		best = i;
+	}
+	return best;
+}
+
 static void
 emit(struct iopol *p, struct iopol_event *e)
 {

@@ -156,6 +156,15 @@ const char *iopol_unfit(const struct iopol *p, uint32_t name, size_t wi,
 bool iopol_may_start(struct iopol *p, uint32_t name, size_t wi);
 /* The same question with no side effect: where else could it start? */
 bool iopol_could_start(struct iopol *p, uint32_t name, size_t wi);
+/* Where an I/O task of name that worker best popped should start: the
+ * worker running the fewest I/O tasks among those it could start on
+ * (best on a tie).  I/O tasks need no core, so placing them by free
+ * cores, which all tie once compute ends, filled the first workers'
+ * devices (measured in wfrun sim: 48 writers on some disks, 11 on
+ * others, a run 40 % slower than the baseline).  busy(wi, arg): the I/O
+ * tasks running on wi, or -1 if it cannot take one now. */
+size_t iopol_spread(struct iopol *p, uint32_t name, size_t best,
+		    long (*busy)(size_t wi, void *arg), void *arg);
 /* It starts there now (after iopol_may_start said yes). */
 struct iopol_grant iopol_start(struct iopol *p, uint32_t name, size_t wi,
 			       long ready);

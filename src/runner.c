@@ -815,24 +815,13 @@ closest(struct runner *r, uint32_t t, uint32_t tmpl, size_t best)
 	return best;
 }
 
-/* An I/O task goes to the worker running the fewest I/O tasks among
- * those it could start on (best, which popped it, on a tie): I/O tasks
- * need no core, so following the free cores would fill the first
- * worker's device while others sit idle. */
-static size_t
-spread(struct runner *r, uint32_t tmpl, size_t best)
+/* For iopol_spread: the I/O tasks running on worker wi, or -1 if it
+ * cannot take one now. */
+static long
+io_busy(size_t wi, void *arg)
 {
-	long busy = r->w[best].io - r->w[best].io_free;
-	for (size_t i = 0; i < r->nw; i++) {
-		struct rworker *w = &r->w[i];
-		if (i == best || !w->usable || w->io_free < 1 ||
-		    w->io - w->io_free >= busy ||
-		    !iopol_could_start(&r->pol, tmpl, i))
-			continue;
-		busy = w->io - w->io_free;
-		best = i;
-	}
-	return best;
+	const struct rworker *w = &((struct runner *)arg)->w[wi];
+	return w->usable && w->io_free > 0 ? w->io - w->io_free : -1;
 }
 
 /*
@@ -875,11 +864,7 @@ dispatch_round(struct runner *r)
 			size_t best = r->nw;
 			for (size_t i = 0; i < r->nw; i++)
 				if (r->w[i].usable && !r->w[i].tried &&
-				    (best == r->nw ||
-				     sched_ask_first(r->w[i].free,
-						     r->w[i].io - r->w[i].io_free,
-						     r->w[best].free,
-						     r->w[best].io - r->w[best].io_free)))
+				    (best == r->nw || r->w[i].free > r->w[best].free))
 					best = i;
 			if (best == r->nw)
 				break;
@@ -892,7 +877,8 @@ dispatch_round(struct runner *r)
 			if (t != UINT32_MAX && r->stage)
 				best = closest(r, t, tmpl, best);
 			else if (t != UINT32_MAX && r->io[tmpl])
-				best = spread(r, tmpl, best);
+				best = iopol_spread(&r->pol, tmpl, best,
+						    io_busy, r);
 			if (t != UINT32_MAX) {
 				launch(r, t, tmpl, best);
 				launched = true;

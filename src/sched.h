@@ -40,19 +40,6 @@ uint32_t sched_pop(struct sched *s, long free_cores, long free_io,
 /* The same, among the I/O names that may (io_ok) start now as well: the
  * storage-bandwidth constraints (iopol). */
 typedef bool (*sched_io_ok)(uint32_t name, void *arg);
-/* Which of two workers a dispatch round asks first: the one with more
- * free cores; on a tie, the one running fewer I/O tasks, so that I/O
- * tasks (which need no core) spread over the workers' devices instead of
- * filling the first worker's (measured in wfrun sim: 48 checkpoints on
- * some disks and 11 on others made a run 40 % slower than the baseline,
- * whose tasks followed the free cores). */
-static inline bool
-sched_ask_first(long free, long io_busy, long other_free, long other_io_busy)
-{
-	return free > other_free ||
-	       (free == other_free && io_busy < other_io_busy);
-}
-
 uint32_t sched_pop_if(struct sched *s, long free_cores, long free_io,
 		      sched_io_ok io_ok, void *arg, uint32_t *name);
 

@@ -352,21 +352,13 @@ launch(struct simr *s, uint32_t t, uint32_t tmpl, size_t wi)
 	}
 }
 
-/* As the runner does (runner.c, spread): an I/O task goes to the worker
- * running the fewest I/O tasks among those it could start on. */
-static size_t
-spread(struct simr *s, uint32_t tmpl, size_t best)
+/* For iopol_spread: the I/O tasks running on worker wi, or -1 if it
+ * cannot take one now. */
+static long
+io_busy(size_t wi, void *arg)
 {
-	long busy = s->w[best].io - s->w[best].io_free;
-	for (size_t i = 0; i < s->nw; i++) {
-		struct sworker *w = &s->w[i];
-		if (i == best || w->io_free < 1 || w->io - w->io_free >= busy ||
-		    !iopol_could_start(&s->pol, tmpl, i))
-			continue;
-		busy = w->io - w->io_free;
-		best = i;
-	}
-	return best;
+	const struct sworker *w = &((struct simr *)arg)->w[wi];
+	return w->io_free > 0 ? w->io - w->io_free : -1;
 }
 
 static void
@@ -382,12 +374,7 @@ dispatch(struct simr *s)
 				for (size_t i = 0; i < s->nw; i++)
 					if (!s->w[i].tried &&
 					    (best == s->nw ||
-					     sched_ask_first(
-						     s->w[i].free,
-						     s->w[i].io - s->w[i].io_free,
-						     s->w[best].free,
-						     s->w[best].io -
-							     s->w[best].io_free)))
+					     s->w[i].free > s->w[best].free))
 						best = i;
 				if (best == s->nw)
 					break;
@@ -398,7 +385,8 @@ dispatch(struct simr *s)
 							  s->w[best].io_free,
 							  io_ok, s, &tmpl);
 				if (t != UINT32_MAX && s->io[tmpl])
-					best = spread(s, tmpl, best);
+					best = iopol_spread(&s->pol, tmpl, best,
+							    io_busy, s);
 				if (t != UINT32_MAX) {
 					launch(s, t, tmpl, best);
 					launched = true;

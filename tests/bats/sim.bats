@@ -185,3 +185,32 @@ EOF
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"sim needs a model: -m MODEL"* ]]
 }
+
+@test "sim: I/O tasks spread over the workers' disks, not the first ones" {
+	# Once compute ends every worker has all its cores free; I/O tasks
+	# need none, and placing them by free cores filled the first disks.
+	{
+		echo '<resources>'
+		for i in 1 2 3 4; do
+			echo "<worker name=\"n$i\" host=\"h$i\"><cores>8</cores><io-executors>16</io-executors><disk bandwidth=\"400\"/><workdir>/w</workdir></worker>"
+		done
+		echo '</resources>'
+	} >cl.xml
+	wf <<'EOF2'
+tasks:
+  - name: part
+    foreach: {i: "1..32"}
+    out: {f: "p/{i}"}
+    run: "true"
+  - name: ckpt
+    foreach: {i: "1..32"}
+    io: true
+    in: {f: "p/{i}"}
+    out: {g: "c/{i}"}
+    run: "true"
+EOF2
+	printf 'task part seconds 10 jitter 0.1\ntask ckpt writes 400\ndevice * bandwidth 400 knee 2 alpha 0.2\n' >m.txt
+	run "$WFRUN" sim -m m.txt -r cl.xml --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(awk -F'\t' 'NR > 1 && $5 == "io" { print $4 }' t/trace.tsv | sort | uniq -c | awk '{ print $1 }' | sort -u | tr '\n' ' ')" = "8 " ]
+}
