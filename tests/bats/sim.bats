@@ -15,6 +15,36 @@ ${2:+    storage_bw: $2}
 EOF
 }
 
+# cluster4 IO: cl.xml with 4 workers of 8 cores, IO I/O executors and a
+# 400 MB/s disk each
+cluster4() {
+	{
+		echo '<resources>'
+		for i in 1 2 3 4; do
+			echo "<worker name=\"n$i\" host=\"h$i\"><cores>8</cores><io-executors>$1</io-executors><disk bandwidth=\"400\"/><workdir>/w</workdir></worker>"
+		done
+		echo '</resources>'
+	} >cl.xml
+}
+
+# search_ckpt N [STORAGE_BW]: N compute tasks, each followed by an I/O task
+search_ckpt() {
+	wf <<EOF
+tasks:
+  - name: search
+    foreach: {i: "1..$1"}
+    out: {f: "r/{i}"}
+    run: "true"
+  - name: ckpt
+    foreach: {i: "1..$1"}
+    io: true
+${2:+    storage_bw: $2}
+    in: {f: "r/{i}"}
+    out: {g: "c/{i}"}
+    run: "true"
+EOF
+}
+
 @test "sim: I/O tasks share a congested device by its law" {
 	writers 4
 	printf 'task w writes 100\ndevice * bandwidth 100 knee 1 alpha 1\n' >m.txt
@@ -126,27 +156,8 @@ EOF
 }
 
 @test "sim: on a device one writer fills, the climb keeps one writer" {
-	{
-		echo '<resources>'
-		for i in 1 2 3 4; do
-			echo "<worker name=\"n$i\" host=\"h$i\"><cores>8</cores><io-executors>64</io-executors><disk bandwidth=\"400\"/><workdir>/w</workdir></worker>"
-		done
-		echo '</resources>'
-	} >cl.xml
-	wf <<'EOF'
-tasks:
-  - name: search
-    foreach: {i: "1..200"}
-    out: {f: "r/{i}"}
-    run: "true"
-  - name: ckpt
-    foreach: {i: "1..200"}
-    io: true
-    storage_bw: auto
-    in: {f: "r/{i}"}
-    out: {g: "c/{i}"}
-    run: "true"
-EOF
+	cluster4 64
+	search_ckpt 200 auto
 	printf 'task search seconds 10\ntask ckpt writes 400\ndevice * bandwidth 400 knee 2 alpha 0.2\n' >m.txt
 	run "$WFRUN" sim -m m.txt -r cl.xml --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
@@ -189,27 +200,9 @@ EOF
 @test "sim: I/O tasks spread over the workers' disks, not the first ones" {
 	# Once compute ends every worker has all its cores free; I/O tasks
 	# need none, and placing them by free cores filled the first disks.
-	{
-		echo '<resources>'
-		for i in 1 2 3 4; do
-			echo "<worker name=\"n$i\" host=\"h$i\"><cores>8</cores><io-executors>16</io-executors><disk bandwidth=\"400\"/><workdir>/w</workdir></worker>"
-		done
-		echo '</resources>'
-	} >cl.xml
-	wf <<'EOF2'
-tasks:
-  - name: part
-    foreach: {i: "1..32"}
-    out: {f: "p/{i}"}
-    run: "true"
-  - name: ckpt
-    foreach: {i: "1..32"}
-    io: true
-    in: {f: "p/{i}"}
-    out: {g: "c/{i}"}
-    run: "true"
-EOF2
-	printf 'task part seconds 10 jitter 0.1\ntask ckpt writes 400\ndevice * bandwidth 400 knee 2 alpha 0.2\n' >m.txt
+	cluster4 16
+	search_ckpt 32
+	printf 'task search seconds 10 jitter 0.1\ntask ckpt writes 400\ndevice * bandwidth 400 knee 2 alpha 0.2\n' >m.txt
 	run "$WFRUN" sim -m m.txt -r cl.xml --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(awk -F'\t' 'NR > 1 && $5 == "io" { print $4 }' t/trace.tsv | sort | uniq -c | awk '{ print $1 }' | sort -u | tr '\n' ' ')" = "8 " ]
