@@ -22,7 +22,6 @@ begin_epoch(struct autobw *a, double c)
 	a->joined = a->finished = 0;
 	a->partial = false;
 	a->sum = 0;
-	a->nspan = 0;
 }
 
 void
@@ -60,7 +59,7 @@ autobw_release(struct autobw *a)
 	free(a->span);
 	a->reg = NULL;
 	a->span = NULL;
-	a->nreg = a->nspan = a->spancap = 0;
+	a->nreg = a->spancap = 0;
 }
 
 bool
@@ -117,9 +116,9 @@ by_start(const void *x, const void *y)
 static double
 busy_time(struct autobw *a)
 {
-	qsort(a->span, a->nspan, sizeof(*a->span), by_start);
+	qsort(a->span, (size_t)a->finished, sizeof(*a->span), by_start);
 	double S = 0, from = 0, to = 0;
-	for (size_t i = 0; i < a->nspan; i++) {
+	for (long i = 0; i < a->finished; i++) {
 		const struct autobw_span *s = &a->span[i];
 		if (i == 0 || s->start > to) {
 			S += to - from;
@@ -223,7 +222,7 @@ climb_next(struct autobw *a, long k)
 static void
 end_epoch(struct autobw *a, bool full)
 {
-	long n = (long)a->nspan;
+	long n = a->finished;
 	double mean = n ? a->sum / (double)n : 0;
 	a->busy = busy_time(a);
 	/* a partial epoch measured the concurrency it had: its n tasks */
@@ -244,8 +243,7 @@ end_epoch(struct autobw *a, bool full)
 			finish_learning(a);
 			return;
 		}
-		a->prev_t = t;
-		begin_epoch(a, a->B / (double)next);
+		begin_epoch(a, a->B / (double)next); /* climb_next compares */
 		return;
 	}
 	if (a->bounded) {
@@ -282,15 +280,14 @@ autobw_finished(struct autobw *a, int epoch, double start, double end)
 		return false; /* a straggler of an earlier phase */
 	if (end < start)
 		end = start;
-	a->finished++;
 	a->sum += end - start;
-	if (a->nspan == a->spancap) {
+	if ((size_t)a->finished == a->spancap) {
 		a->spancap = a->spancap ? 2 * a->spancap : 16;
 		a->span = xrealloc(a->span, a->spancap * sizeof(*a->span));
 	}
-	a->span[a->nspan].start = start;
-	a->span[a->nspan].end = end;
-	a->nspan++;
+	a->span[a->finished].start = start;
+	a->span[a->finished].end = end;
+	a->finished++;
 	if (a->finished < a->k)
 		return false;
 	end_epoch(a, !a->partial);

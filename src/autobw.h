@@ -76,8 +76,8 @@ struct autobw {
 	long joined, finished;
 	bool partial;      /* closed early: fewer than k tasks joined */
 	double sum;        /* of the task times */
-	struct autobw_span *span; /* the epoch's finished tasks */
-	size_t nspan, spancap;
+	struct autobw_span *span; /* the epoch's finished tasks (finished) */
+	size_t spancap;
 	double busy;       /* S of the epoch that ended last */
 	double prev_t;  /* t_(i-1), 0 before the first */
 	double last_mean;  /* mean task time of the epoch that ended last */
