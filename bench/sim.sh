@@ -11,25 +11,28 @@
 # 290 MB checkpoint; hmmer4: four times as many, where learning pays) and Kmeans-like (1, 3 and 6 iterations of 500
 # partial sums of 30 s +-10 %, a 5 s reduce, and 500 checkpoints of
 # 290 MB; the checkpoints of all iterations learn as one, learn_as).
-# Two device laws (wfrun(1), SIMULATION), never given to the scheduler:
-#   paper:  knee 56, alpha 0.01, stream 8 MB/s: the best concurrency is 56
-#           per disk (c = 8), as the paper's Figure 17 found;
-#   steep:  knee 8, alpha 0.1, no stream cap: one writer fills the disk,
-#           more than 8 lose bandwidth fast (congestdev's collapse, without
-#           its per-writer cap).
+# Three device laws (wfrun(1), SIMULATION), never given to the scheduler:
+#   paper:   knee 56, alpha 0.01, stream 8 MB/s: the best concurrency is 56
+#            per disk (c = 8), as the paper's Figure 17 found;
+#   steep:   knee 8, alpha 0.1, no stream cap: one writer fills the disk,
+#            more than 8 lose bandwidth fast (congestdev's collapse, without
+#            its per-writer cap);
+#   congest: congestdev's own law on 200 MB/s disks (knee 4, alpha 0.1,
+#            stream 50): one writer is slow, 4 fill the disk, more
+#            collapse it (its statics are B / k, k = 64 .. 1).
 # Usage: bench/sim.sh [WFRUN]   (prints a Markdown table per law)
 set -eu
 WFRUN=${1:-${WFRUN:-$(dirname "$0")/../build/wfrun}}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-{
+cluster() { # B
 	echo '<resources>'
 	for i in $(seq 1 12); do
-		echo "  <worker name=\"n$i\" host=\"n$i.example\"><cores>48</cores><io-executors>225</io-executors><disk bandwidth=\"450\"/><workdir>/scratch</workdir></worker>"
+		echo "  <worker name=\"n$i\" host=\"n$i.example\"><cores>48</cores><io-executors>225</io-executors><disk bandwidth=\"$1\"/><workdir>/scratch</workdir></worker>"
 	done
 	echo '</resources>'
-} >"$dir/cluster.xml"
+}
 
 # bw_lines BW [LEARN_AS]: the storage_bw lines of a checkpoint task
 bw_lines() {
@@ -93,17 +96,24 @@ model() { # SHAPE ITERS LAW
 	case $3 in
 	paper) echo 'device * bandwidth 450 knee 56 alpha 0.01 stream 8' ;;
 	steep) echo 'device * bandwidth 450 knee 8 alpha 0.1' ;;
+	congest) echo 'device * bandwidth 200 knee 4 alpha 0.1 stream 50' ;;
 	esac
 }
 
 makespan() { awk 'NR == 1 { print $2 }'; }
 
-variants="baseline io 2 4 8 16 32 64 128 256 auto auto2 paper auto(2,256,2) auto(2,256,2)2"
-for law in paper steep; do
+for law in paper steep congest; do
+	statics="2 4 8 16 32 64 128 256" B=450 bounded='auto(2,256,2)'
+	if [ $law = congest ]; then
+		statics="3.125 6.25 12.5 25 50 100 200" B=200 bounded='auto(3.125,200,2)'
+	fi
+	cluster $B >"$dir/cluster.xml"
+	variants="baseline io $statics auto auto2 paper $bounded ${bounded}2"
 	echo "### law: $law ($(model hmmer 0 $law | tail -1))"
 	echo
-	printf '| shape | %s | best static | auto vs best (1st / 2nd run) | paper'"'"'s auto vs best | auto(2,256,2) vs best (1st / 2nd) | auto vs baseline (1st / 2nd) |\n' "$(echo $variants | sed 's/ / | /g; s/auto2/auto, 2nd run/; s/paper/auto, --learn paper/; s/auto(2,256,2)2/auto(2,256,2), 2nd run/')"
-	printf '|%s\n' "$(for _ in $(seq 1 21); do printf -- '---|'; done)"
+	printf '| shape | %s | best static | auto vs best (1st / 2nd run) | paper'"'"'s auto vs best | %s vs best (1st / 2nd) | auto vs baseline (1st / 2nd) |\n' "$(echo $variants | sed "s/ / | /g; s/auto2/auto, 2nd run/; s/paper/auto, --learn paper/; s/$bounded""2/$bounded, 2nd run/")" "$bounded"
+	ncol=$(($(echo $variants | wc -w) + 6))
+	printf '|%s\n' "$(for _ in $(seq 1 $ncol); do printf -- '---|'; done)"
 	for shape in hmmer hmmer4 kmeans1 kmeans3 kmeans6; do
 		iters=${shape#kmeans}
 		n=2304
@@ -122,7 +132,7 @@ for law in paper steep; do
 			baseline) bw=io ;;
 			auto | auto2) bw=auto reg=auto ;;
 			paper) bw=auto ;;
-			auto\(*) bw='"auto(2,256,2)"' reg=bounded ;;
+			auto\(*) bw="\"$bounded\"" reg=bounded ;;
 			esac
 			case $shape in
 			hmmer*) hmmer $n "$bw" ;;
@@ -137,11 +147,11 @@ for law in paper steep; do
 			row="$row | ${t[$v]}"
 		done
 		best=
-		for v in 2 4 8 16 32 64 128 256; do
+		for v in $statics; do
 			if [ -z "$best" ] || awk -v a="${t[$v]}" -v b="${t[$best]}" 'BEGIN { exit !(a < b) }'; then best=$v; fi
 		done
 		pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f %%", 100 * (a - b) / b }'; }
-		row="$row | ${t[$best]} (c=$best) | $(pct "${t[auto]}" "${t[$best]}") / $(pct "${t[auto2]}" "${t[$best]}") | $(pct "${t[paper]}" "${t[$best]}") | $(pct "${t[auto(2,256,2)]}" "${t[$best]}") / $(pct "${t[auto(2,256,2)2]}" "${t[$best]}") | $(pct "${t[auto]}" "${t[baseline]}") / $(pct "${t[auto2]}" "${t[baseline]}") |"
+		row="$row | ${t[$best]} (c=$best) | $(pct "${t[auto]}" "${t[$best]}") / $(pct "${t[auto2]}" "${t[$best]}") | $(pct "${t[paper]}" "${t[$best]}") | $(pct "${t[$bounded]}" "${t[$best]}") / $(pct "${t[${bounded}2]}" "${t[$best]}") | $(pct "${t[auto]}" "${t[baseline]}") / $(pct "${t[auto2]}" "${t[baseline]}") |"
 		echo "$row"
 		unset t
 	done

@@ -22,6 +22,7 @@ begin_epoch(struct autobw *a, double c)
 	a->joined = a->finished = 0;
 	a->partial = false;
 	a->sum = 0;
+	a->mb = 0;
 }
 
 void
@@ -88,12 +89,13 @@ autobw_started(struct autobw *a)
 }
 
 static void
-reg_add(struct autobw *a, double c, long k, double t)
+reg_add(struct autobw *a, double c, long k, double t, double mbps)
 {
 	a->reg = xrealloc(a->reg, (a->nreg + 1) * sizeof(*a->reg));
 	a->reg[a->nreg].c = c;
 	a->reg[a->nreg].k = k;
 	a->reg[a->nreg].t = t;
+	a->reg[a->nreg].mbps = mbps;
 	a->nreg++;
 }
 
@@ -180,10 +182,17 @@ most_tried(const struct autobw *a)
 }
 
 bool
+autobw_saturated(const struct autobw *a, const struct autobw_entry *e)
+{
+	return e && e->mbps >= (1 - AUTOBW_CLIMB_GAIN) * a->B;
+}
+
+bool
 autobw_scaling(const struct autobw *a)
 {
 	long most = most_tried(a);
-	return most > 1 && autobw_best(a, NULL) == most;
+	return most > 1 && autobw_best(a, NULL) == most &&
+	       !autobw_saturated(a, reg_find(a, most));
 }
 
 double
@@ -191,8 +200,13 @@ autobw_elsewhere(const struct autobw *a)
 {
 	double c;
 	long best = autobw_best(a, &c);
-	if (!best)
-		return a->B; /* one writer: it cannot congest the device */
+	if (a->fill >= 2 && a->k <= a->fill && a->k > best)
+		return a->c; /* the fill point cannot be more than B */
+	if (!best) {
+		/* nothing known: as the baseline runs them, one per core */
+		long k = a->cores < a->executors ? a->cores : a->executors;
+		return a->B / (double)(k > 0 ? k : 1);
+	}
 	if (best >= 2 && best == most_tried(a) && a->k > best)
 		return a->c;
 	return c;
@@ -203,15 +217,19 @@ static long
 climb_next(struct autobw *a, long k)
 {
 	long best = autobw_best(a, NULL);
-	if (a->nreg == 1)
+	if (a->nreg == 1) {
+		if (a->fill >= 2)
+			return a->fill;
 		return a->executors >= 2 ? 2 : 0;
+	}
 	if (a->nreg == 2 && k == 2) {
 		if (best != 2)
 			return 0; /* a second writer added nothing */
 		long jump = autobw_climb_jump(a->cores, a->executors);
 		return jump > 2 ? jump : 0;
 	}
-	if (2 * best <= a->executors && !reg_find(a, 2 * best))
+	if (2 * best <= a->executors && !reg_find(a, 2 * best) &&
+	    !autobw_saturated(a, reg_find(a, best)))
 		return 2 * best;
 	if (best / 2 >= 1 && !reg_find(a, best / 2))
 		return best / 2;
@@ -228,16 +246,25 @@ end_epoch(struct autobw *a, bool full)
 	/* a partial epoch measured the concurrency it had: its n tasks */
 	long k = full ? a->k : n;
 	double t = n ? (double)k * a->busy / (double)n : 0;
+	double mbps = a->mb > 0 && a->busy > 0 ? a->mb / a->busy : 0;
 	a->last_mean = mean;
 	a->last_t = t;
+	a->last_mbps = mbps;
 	if (!full) {
 		if (a->nreg == 0 && k > 0)
-			reg_add(a, a->c, k, t);
+			reg_add(a, a->c, k, t, mbps);
 		finish_learning(a);
 		return;
 	}
 	if (a->climb) {
-		reg_add(a, a->c, a->k, t);
+		if (a->nreg == 0 && a->k == 1 && mbps > 0) {
+			/* writers at this rate that fill B */
+			double f = floor(a->B / mbps + 1e-9);
+			a->fill = f < 1 ? 1 : f > (double)a->executors
+						 ? a->executors
+						 : (long)f;
+		}
+		reg_add(a, a->c, a->k, t, mbps);
 		long next = climb_next(a, a->k);
 		if (!next) {
 			finish_learning(a);
@@ -247,7 +274,7 @@ end_epoch(struct autobw *a, bool full)
 		return;
 	}
 	if (a->bounded) {
-		reg_add(a, a->c, a->k, t);
+		reg_add(a, a->c, a->k, t, mbps);
 		double next = a->c * a->delta;
 		if (next > a->max + 1e-9 || concurrency(a->B, next) < 1) {
 			finish_learning(a);
@@ -263,7 +290,7 @@ end_epoch(struct autobw *a, bool full)
 		finish_learning(a);
 		return;
 	}
-	reg_add(a, a->c, a->k, t);
+	reg_add(a, a->c, a->k, t, mbps);
 	double next = a->c * 2;
 	if (concurrency(a->B, next) < 1) {
 		finish_learning(a);
@@ -274,13 +301,16 @@ end_epoch(struct autobw *a, bool full)
 }
 
 bool
-autobw_finished(struct autobw *a, int epoch, double start, double end)
+autobw_finished(struct autobw *a, int epoch, double start, double end,
+		double mb)
 {
 	if (a->phase != AUTOBW_LEARNING || epoch != a->epoch)
 		return false; /* a straggler of an earlier phase */
 	if (end < start)
 		end = start;
 	a->sum += end - start;
+	/* one task of unknown bytes makes the epoch's unknown */
+	a->mb = mb >= 0 && a->mb >= 0 ? a->mb + mb : -1;
 	if ((size_t)a->finished == a->spancap) {
 		a->spancap = a->spancap ? 2 * a->spancap : 16;
 		a->span = xrealloc(a->span, a->spancap * sizeof(*a->span));

@@ -51,6 +51,8 @@ struct autobw_entry {
 	double c;      /* constraint, MB/s */
 	long k;        /* floor(B / c) */
 	double t;      /* its epoch's time t_i, s */
+	double mbps;   /* MB/s its tasks wrote at (their MB / S), 0: not
+			  known (the tasks' write_bytes were not) */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
@@ -76,12 +78,16 @@ struct autobw {
 	long joined, finished;
 	bool partial;      /* closed early: fewer than k tasks joined */
 	double sum;        /* of the task times */
+	double mb;         /* of the MB they wrote, < 0: not known */
+	long fill;         /* climb: writers at one writer's rate that fill
+			      B, from its first epoch (0: not known) */
 	struct autobw_span *span; /* the epoch's finished tasks (finished) */
 	size_t spancap;
 	double busy;       /* S of the epoch that ended last */
 	double prev_t;  /* t_(i-1), 0 before the first */
 	double last_mean;  /* mean task time of the epoch that ended last */
 	double last_t;     /* its time t_i (k_i S / n) */
+	double last_mbps;  /* the MB/s it wrote at, 0: not known */
 	/* results */
 	struct autobw_entry *reg;
 	size_t nreg;
@@ -91,15 +97,19 @@ struct autobw {
 /* bounded: auto(min,max,delta); else auto.  B > 0, executors >= 1. */
 void autobw_init(struct autobw *a, double B, long executors, bool bounded,
 		 double min, double max, double delta);
-/* Beyond the paper: learn by climbing from the cheap end instead, for
- * when the paper's first epoch (every executor writing at once) cannot
- * be repaid.  Epochs at k = 1, then 2; if the second writer added
- * throughput (by more than CLIMB_GAIN), the next epoch jumps to one task
- * per core (at least 4), and from there the best k so far is refined by
- * its neighbours k / 2 and 2 k until neither gives more than CLIMB_GAIN
- * more throughput (k / t) than it.  Every epoch is registered; the k are
- * kept within [1, executors]; c = B / k.  For storage_bw: auto only:
- * auto(min,max,delta) runs the epochs it names. */
+/* Beyond the paper: learn by climbing from the cheap end instead.  The
+ * first epoch is one writer.  When its tasks' write_bytes are known, it
+ * says how fast one writer goes (r1 MB/s), so how many such writers
+ * fill B: fill = floor(B / r1), and the next epoch runs at k = fill (if
+ * that is 2 or more).  Otherwise (unknown bytes, or one writer fills B)
+ * the next epoch is k = 2, and if the second writer added throughput (by
+ * more than CLIMB_GAIN) the next jumps to one task per core (at least
+ * 4).  From there the best k so far is refined by its neighbours k / 2
+ * and 2 k until neither gives more than CLIMB_GAIN more throughput (k /
+ * t) than it; 2 k is not tried when the best already wrote at B
+ * (autobw_saturated).  Every epoch is registered; the k are kept within
+ * [1, executors]; c = B / k.  For storage_bw: auto only: auto(min,max,
+ * delta) runs the epochs it names. */
 void autobw_init_climb(struct autobw *a, double B, long executors,
 		       long cores);
 #define AUTOBW_CLIMB_GAIN 0.05
@@ -110,15 +120,16 @@ long autobw_climb_jump(long cores, long executors);
  * 0; its constraint in *c. */
 long autobw_best(const struct autobw *a, double *c);
 /* Is the best registered k also the most writers tried (and more than
- * one)?  Then more might still pay (see still_scaling). */
+ * one), and did it write at less than B (autobw_saturated)?  Then more
+ * might still pay (see still_scaling). */
 bool autobw_scaling(const struct autobw *a);
 /* While a climb learns: the constraint for the name's tasks on the other
- * devices.  Before anything is known, B (one writer at a time cannot
- * congest a device); then the best so far; or,
- * while each step up has added throughput (the best is the most writers
- * tried, at least 2), the current epoch's, betting that the climb goes
- * on.  A device that collapses shows it at the second epoch, before any
- * bet is made. */
+ * devices.  Before two epochs are compared, one task per core (as the
+ * baseline would run them), except during an epoch at the fill point,
+ * which is bet on: fill writers at one writer's rate add up to B, no
+ * more.  Then the best so far; or, while each step up has added
+ * throughput (the best is the most writers tried, at least 2), the
+ * current epoch's, betting that the climb goes on. */
 double autobw_elsewhere(const struct autobw *a);
 void autobw_release(struct autobw *a);
 
@@ -134,9 +145,13 @@ int autobw_epoch(const struct autobw *a);
 /* A task of this name started under the current epoch. */
 void autobw_started(struct autobw *a);
 /* A task of epoch `epoch` that ran from start to end (seconds, any one
- * clock) finished.  Returns true when this ended an epoch (look at phase,
- * epoch, reg). */
-bool autobw_finished(struct autobw *a, int epoch, double start, double end);
+ * clock) and wrote mb MB (< 0: not known) finished.  Returns true when
+ * this ended an epoch (look at phase, epoch, reg). */
+bool autobw_finished(struct autobw *a, int epoch, double start, double end,
+		     double mb);
+/* Did the epoch of e write at B, or near enough (within CLIMB_GAIN) that
+ * more writers cannot add what the climb asks of them? */
+bool autobw_saturated(const struct autobw *a, const struct autobw_entry *e);
 /* No more tasks of the name are ready now while an epoch still has room:
  * close it with the tasks that joined (see above). */
 void autobw_no_more_ready(struct autobw *a);

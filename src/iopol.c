@@ -397,6 +397,18 @@ scaling(const struct iopol *p, struct iopol_name *nm, size_t wi)
 	return fb < c;
 }
 
+/* Did learning find anything to choose from?  The paper's way registers
+ * its first epoch alone when nothing else ran; a climb that ran only its
+ * first epoch (one writer) compared nothing: its fallback is used and
+ * nothing is kept for the next run, which would otherwise hold every
+ * device to one writer on no evidence (measured in wfrun sim: 22 times
+ * slower). */
+static bool
+compared(const struct autobw *a)
+{
+	return a->climb ? a->nreg >= 2 : a->nreg >= 1;
+}
+
 /* Learning is over: free the device and say what was chosen. */
 static void
 learned(struct iopol *p, uint32_t name, long ready)
@@ -405,7 +417,11 @@ learned(struct iopol *p, uint32_t name, long ready)
 	p->dev[nm->learn_dev].learner = NONE;
 	long n = (ready > 0 ? ready : nm->left) + nm->running;
 	const char *why = "learned";
-	if (!nm->a.nreg) {
+	if (!compared(&nm->a) && nm->a.fill > 0) {
+		/* a climb that measured one writer only: as many as fill B */
+		nm->a.chosen = nm->a.B / (double)nm->a.fill;
+		why = "fill";
+	} else if (!compared(&nm->a)) {
 		nm->a.chosen = fallback(p, nm, nm->learn_worker);
 		why = "fallback";
 	} else if (nm->a.still_scaling) {
@@ -434,8 +450,7 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 		nm->learn_dev = p->w[wi].dev;
 		D->learner = name;
 		if (!p->paper && nm->bw.kind == WF_BW_AUTO &&
-		    worth(p, nm, autobw_climb_jump(p->w[wi].cores,
-						   p->w[wi].io_executors))) {
+		    worth(p, nm, 2)) {
 			/* wfrun's way: climb from one writer (autobw.h) */
 			autobw_release(&nm->a);
 			autobw_init_climb(&nm->a, D->B, p->w[wi].io_executors,
@@ -489,6 +504,7 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long joined,
 				 .epoch = epoch, .c = c, .k = joined,
 				 .tasks = joined, .mean_s = a->last_mean,
 				 .t_s = a->last_t, .busy_s = a->busy,
+				 .mbps = a->last_mbps,
 				 .registered = a->nreg > nreg_before };
 	emit(p, &e);
 	if (a->phase == AUTOBW_LEARNING && !worth(p, nm, a->k))
@@ -511,7 +527,7 @@ give_back(struct iopol *p, size_t wi, struct iopol_grant g)
 
 void
 iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
-	     double start, double end)
+	     double start, double end, long long bytes)
 {
 	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
@@ -525,7 +541,8 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	long joined = a->joined;
 	int epoch = a->epoch;
 	size_t nreg = a->nreg;
-	if (autobw_finished(a, g.epoch, start, end))
+	double mb = bytes >= 0 ? (double)bytes / (1024.0 * 1024.0) : -1;
+	if (autobw_finished(a, g.epoch, start, end, mb))
 		epoch_ended(p, name, epoch, c, joined, nreg);
 }
 
@@ -583,9 +600,10 @@ iopol_ready(struct iopol *p, uint32_t name, long ready)
 		try_preload(p, name, ready);
 		return;
 	}
-	if (nm->a.phase != AUTOBW_LEARNED || !nm->a.nreg || ready <= 0 ||
+	if (nm->a.phase != AUTOBW_LEARNED || !compared(&nm->a) || ready <= 0 ||
 	    nm->a.still_scaling)
-		return; /* (a still-scaling choice is past the registry) */
+		return; /* (a still-scaling choice is past the registry; a
+			   fill or fallback choice was not made from it) */
 	/* the running ones count: a task that becomes ready while others
 	 * of its name run joins their wave (wfrun-workflow(5)) */
 	long n = ready + nm->running;
@@ -643,9 +661,11 @@ iopol_registry_load(struct iopol *p, const char *path)
 		size_t n = 0;
 		bool bad = false;
 		for (char *e = strtok(tab + 1, ","); e; e = strtok(NULL, ",")) {
-			struct autobw_entry x;
-			if (sscanf(e, "%lf:%ld:%lf", &x.c, &x.k, &x.t) != 3 ||
-			    !(x.c > 0) || x.k < 1 || !(x.t >= 0)) {
+			struct autobw_entry x = { 0 };
+			int got = sscanf(e, "%lf:%ld:%lf:%lf", &x.c, &x.k,
+					 &x.t, &x.mbps);
+			if (got < 3 || !(x.c > 0) || x.k < 1 || !(x.t >= 0) ||
+			    !(x.mbps >= 0)) {
 				bad = true;
 				break;
 			}
@@ -669,7 +689,7 @@ iopol_registry_save(struct iopol *p, const char *path)
 	for (uint32_t i = 0; i < p->nn; i++) {
 		struct iopol_name *nm = &p->nm[i];
 		if (!nm->has_learner || nm->a.phase != AUTOBW_LEARNED ||
-		    !nm->a.nreg || nm->learn_worker == SIZE_MAX)
+		    !compared(&nm->a) || nm->learn_worker == SIZE_MAX)
 			continue; /* nothing new learned */
 		saved_put(p, registry_key(p, i, nm->learn_dev), nm->a.reg,
 			  nm->a.nreg);
@@ -685,13 +705,13 @@ iopol_registry_save(struct iopol *p, const char *path)
 		return -1;
 	}
 	fprintf(f, "# wfrun storage_bw registries: name, device, MB/s, spec, "
-		   "constraint:concurrency:mean seconds\n");
+		   "constraint:concurrency:epoch seconds:MB/s written\n");
 	for (size_t i = 0; i < p->nsaved; i++) {
 		fprintf(f, "%s\t", p->saved[i].key);
 		for (size_t j = 0; j < p->saved[i].nreg; j++)
-			fprintf(f, "%s%.9g:%ld:%.9g", j ? "," : "",
+			fprintf(f, "%s%.9g:%ld:%.9g:%.9g", j ? "," : "",
 				p->saved[i].reg[j].c, p->saved[i].reg[j].k,
-				p->saved[i].reg[j].t);
+				p->saved[i].reg[j].t, p->saved[i].reg[j].mbps);
 		fputc('\n', f);
 	}
 	int rc = 0;

@@ -12,10 +12,10 @@
  * run them under the epoch's constraint, or under the best one registered
  * so far, was tried in `wfrun sim` and lost: they take the tasks the
  * epochs need, and the first epoch's constraint is the most congested.
- * The climb (autobw_init_climb, used when the paper's first epoch cannot
- * be repaid) is different: its epochs are small and its first is the
- * least congested, so the other devices run the name's tasks under
- * autobw_elsewhere's constraint meanwhile.  When learning ends, the chosen
+ * The climb (autobw_init_climb, the default unless --learn paper) is
+ * different: its epochs are small and its first is the least congested,
+ * so the other devices run the name's tasks under autobw_elsewhere's
+ * constraint meanwhile.  When learning ends, the chosen
  * constraint applies on every device, and is re-evaluated for the tasks
  * of the name ready or running each time more become ready.
  *
@@ -26,10 +26,11 @@
  * (autobw_preload; see iopol_registry_*); an epoch of k tasks runs only
  * while at least 2 D k of the name's tasks are left, D the devices (the
  * epoch takes at most half of the learning node's share of the work
- * left, the other half uses what it learns); when the paper's first epoch
- * fails that, the name climbs from k = 1 instead (autobw.h); and when
- * nothing was registered the constraint falls back to one task per core,
- * as the baseline runs them.
+ * left, the other half uses what it learns); a climb (autobw.h) runs when
+ * its second epoch (k = 2) passes that; when it stopped after one epoch
+ * it runs at the fill point if it knows one; and when nothing was
+ * compared the constraint falls back to one task per core, as the
+ * baseline runs them.
  *
  * May-start answers have one side effect: they mark a device that held
  * back another name's I/O task (see iopol_close_idle).
@@ -60,6 +61,7 @@ struct iopol_event {
 	double mean_s;      /* epoch_end: the tasks' mean time */
 	double t_s;         /* epoch_end: its time t_i (see autobw.h) */
 	double busy_s;      /* epoch_end: S, some task of it was running */
+	double mbps;        /* epoch_end: MB/s its tasks wrote (0: unknown) */
 	bool registered;    /* epoch_end */
 	long n;             /* constraint: ready tasks it was chosen for */
 	const char *why;    /* constraint: learned, fallback, registry,
@@ -168,9 +170,11 @@ size_t iopol_spread(struct iopol *p, uint32_t name, size_t best,
 /* It starts there now (after iopol_may_start said yes). */
 struct iopol_grant iopol_start(struct iopol *p, uint32_t name, size_t wi,
 			       long ready);
-/* It finished (well or not); it ran from start to end (seconds). */
+/* It finished (well or not); it ran from start to end (seconds) and
+ * wrote bytes (< 0: not known; the climb uses them, autobw.h). */
 void iopol_finish(struct iopol *p, uint32_t name, size_t wi,
-		  struct iopol_grant g, double start, double end);
+		  struct iopol_grant g, double start, double end,
+		  long long bytes);
 /* It will not finish (its worker was lost) and goes back to the queue. */
 void iopol_abandon(struct iopol *p, uint32_t name, size_t wi,
 		   struct iopol_grant g);
@@ -185,7 +189,8 @@ size_t iopol_close_idle(struct iopol *p, bool force);
 void iopol_ready(struct iopol *p, uint32_t name, long ready);
 
 /* Registries kept across runs: a TSV file of lines
- * "name \t kind \t B \t spec \t c:k:t,c:k:t,...".  Load returns -1 with
+ * "name \t kind \t B \t spec \t c:k:t:mbps,c:k:t:mbps,..." (":mbps" may
+ * be missing, as earlier versions wrote them).  Load returns -1 with
  * errno when the file exists but cannot be read; a line it cannot parse
  * is skipped. */
 int iopol_registry_load(struct iopol *p, const char *path);

@@ -4,9 +4,11 @@
  * The events the report reads (one JSON object per line, t in Unix s):
  *   {"t":..,"ev":"epoch_begin","name":N,"device":D,"epoch":E,"c":C,"k":K}
  *   {"t":..,"ev":"epoch_end","name":N,"device":D,"epoch":E,"c":C,"k":K,
- *    "tasks":T,"mean_s":M,"t_s":TI,"busy_s":B,"registered":true|false}
+ *    "tasks":T,"mean_s":M,"t_s":TI,"busy_s":B,"mbps":R,
+ *    "registered":true|false}
  *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
- *    "why":"learned"|"registry"|"reevaluated"}
+ *    "why":"learned"|"fallback"|"fill"|"scaling"|"registry"|
+ *    "reevaluated"}
  * Any other "ev", and any other key, is ignored.
  *
  * The HTML page is static: inline CSS and SVG, no script and nothing

@@ -582,7 +582,8 @@ on_done(const struct exec_result *res, void *arg)
 		return;
 	}
 	iopol_finish(&r->pol, tmpl, r->where[t], r->grant[t],
-		     res->started ? res->start : 0, res->started ? res->end : 0);
+		     res->started ? res->start : 0, res->started ? res->end : 0,
+		     res->started ? res->write_bytes : -1);
 
 	size_t wi = r->where[t];
 	bool staged = stage_is_staged(r->stage, wi);

@@ -414,8 +414,13 @@ finish(struct simr *s, uint32_t t)
 		w->free += s->cores[tmpl];
 	s->running--;
 	s->done++;
+	/* what the task wrote, as the runner reads write_bytes */
+	const struct sim_task_model *tm = &s->m->task[tmpl];
+	long long wb = tm->kind == SIM_WRITES
+			       ? (long long)(tm->mb * 1024.0 * 1024.0)
+			       : -1;
 	iopol_finish(&s->pol, tmpl, s->where[t], s->grant[t], s->start[t],
-		     s->now);
+		     s->now, wb);
 	if (s->o->trace) {
 		struct strbuf tag = STRBUF_INIT;
 		plan_tag(s->p, t, &tag);
@@ -423,7 +428,7 @@ finish(struct simr *s, uint32_t t)
 			t + 1, wt->name, tag.buf, w->name,
 			wt->io ? "io" : "compute", s->cores[tmpl],
 			s->grant[t].c, s->grant[t].epoch, "COMPLETED", 0, 1,
-			s->submit[t], s->start[t], s->now, 0, 0, -1, -1, -1, -1, -1,
+			s->submit[t], s->start[t], s->now, 0, 0, -1, -1, wb, -1, -1,
 			-1,
 		};
 		trace_write(s->o->trace, &row);

@@ -112,8 +112,8 @@ events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 	strbuf_addf(&b, ",\"c\":%g,\"k\":%ld", e->c, e->k);
 	if (!strcmp(e->ev, "epoch_end"))
 		strbuf_addf(&b, ",\"tasks\":%ld,\"mean_s\":%.6f,\"t_s\":%.6f,"
-			    "\"busy_s\":%.6f,\"registered\":%s", e->tasks,
-			    e->mean_s, e->t_s, e->busy_s,
+			    "\"busy_s\":%.6f,\"mbps\":%.6g,\"registered\":%s",
+			    e->tasks, e->mean_s, e->t_s, e->busy_s, e->mbps,
 			    e->registered ? "true" : "false");
 	if (!strcmp(e->ev, "constraint")) {
 		strbuf_addf(&b, ",\"n\":%ld,\"why\":", e->n);

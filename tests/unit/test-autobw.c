@@ -14,7 +14,19 @@ epoch(struct autobw *a, double secs)
 		autobw_started(a);
 	}
 	for (long i = 0; i < k; i++)
-		autobw_finished(a, e, 0, secs);
+		autobw_finished(a, e, 0, secs, -1);
+}
+
+/* The same, each task writing mb MB (its write_bytes known). */
+static void
+epoch_mb(struct autobw *a, double secs, double mb)
+{
+	int e = autobw_epoch(a);
+	long k = a->k;
+	for (long i = 0; i < k; i++)
+		autobw_started(a);
+	for (long i = 0; i < k; i++)
+		autobw_finished(a, e, 0, secs, mb);
 }
 
 int
@@ -93,7 +105,7 @@ main(void)
 	autobw_no_more_ready(&a);
 	ok(a.phase == AUTOBW_LEARNING, "waits for the 30 that joined");
 	for (int i = 0; i < 30; i++)
-		autobw_finished(&a, 1, 0, 2.0);
+		autobw_finished(&a, 1, 0, 2.0, -1);
 	ok(a.phase == AUTOBW_LEARNED, "a partial first epoch ends learning");
 	is_int(a.nreg, 1, "registered with its real concurrency");
 	is_int(a.reg[0].k, 30, "k = 30");
@@ -117,7 +129,7 @@ main(void)
 	autobw_release(&a);
 
 	/* A registry from an earlier run: learned from the start. */
-	struct autobw_entry kept[] = { { 10, 10, 4 }, { 50, 2, 1 } };
+	struct autobw_entry kept[] = { { 10, 10, 4, 0 }, { 50, 2, 1, 0 } };
 	autobw_init(&a, 100, 10, true, 10, 50, 5);
 	autobw_preload(&a, kept, 2, 100);
 	ok(a.phase == AUTOBW_LEARNED, "preloaded: no learning");
@@ -135,7 +147,7 @@ main(void)
 	for (int i = 0; i < 16; i++)
 		autobw_started(&a);
 	for (int i = 0; i < 16; i++)
-		autobw_finished(&a, 1, 0.25 * (i / 2), 0.25 * (i / 2) + 2);
+		autobw_finished(&a, 1, 0.25 * (i / 2), 0.25 * (i / 2) + 2, -1);
 	is_int(a.nreg, 1, "staggered epoch registered");
 	ok(fabs(a.reg[0].t - 3.75) < 1e-9, "t = k S / n = 3.75 s (S from first start to last end)");
 	ok(fabs(a.last_mean - 2) < 1e-9, "while the tasks' mean was 2 s");
@@ -150,10 +162,10 @@ main(void)
 	autobw_init(&a, 100, 25, true, 25, 25, 2); /* one epoch, c=25, k=4 */
 	for (int i = 0; i < 4; i++)
 		autobw_started(&a);
-	autobw_finished(&a, 1, 0, 1);
-	autobw_finished(&a, 1, 0, 1);
-	autobw_finished(&a, 1, 5, 6);
-	autobw_finished(&a, 1, 5, 6);
+	autobw_finished(&a, 1, 0, 1, -1);
+	autobw_finished(&a, 1, 0, 1, -1);
+	autobw_finished(&a, 1, 5, 6, -1);
+	autobw_finished(&a, 1, 5, 6, -1);
 	ok(fabs(a.busy - 2) < 1e-9, "S leaves out the time no task ran");
 	ok(fabs(a.reg[0].t - 2) < 1e-9, "t = 4 x 2 / 4 = 2 s");
 	autobw_release(&a);
@@ -164,7 +176,8 @@ main(void)
 	autobw_init_climb(&a, 450, 225, 48);
 	is_int(a.k, 1, "climb starts at k = 1");
 	is_int((long)autobw_constraint(&a), 450, "c = B");
-	is_int((long)autobw_elsewhere(&a), 450, "elsewhere before anything is known: one writer");
+	ok(fabs(autobw_elsewhere(&a) - 450.0 / 48) < 1e-9,
+	   "elsewhere before anything is known: one per core, as the baseline");
 	epoch(&a, 0.64);
 	is_int(a.k, 2, "then k = 2");
 	is_int((long)autobw_elsewhere(&a), 450, "elsewhere: the best so far, k = 1");
@@ -209,12 +222,63 @@ main(void)
 	ok(autobw_stop(&a), "stopped before the jump");
 	ok(a.still_scaling, "still scaling at k = 2");
 	autobw_release(&a);
+	/* With the bytes known (epoch_mb): the fill point.  Paper's law:
+	 * one writer of 290 MB takes 36.25 s (8 MB/s): floor(450 / 8) =
+	 * 56 fill B, the next epoch; at 56 the device writes 448 MB/s, near
+	 * B, so 112 is not tried; 28 is, and loses. */
+	autobw_init_climb(&a, 450, 225, 48);
+	epoch_mb(&a, 36.25, 290);
+	is_int(a.fill, 56, "one writer at 8 MB/s: 56 fill 450 MB/s");
+	is_int(a.k, 56, "the next epoch is at the fill point");
+	ok(fabs(autobw_elsewhere(&a) - 450.0 / 56) < 1e-9,
+	   "elsewhere: bet on the fill point");
+	epoch_mb(&a, 36.25, 290);
+	ok(fabs(a.reg[1].mbps - 56 * 290 / 36.25) < 1e-6, "its MB/s recorded");
+	ok(autobw_saturated(&a, &a.reg[1]), "448 of 450 MB/s: saturated");
+	is_int(a.k, 28, "so not 112 but 28");
+	epoch_mb(&a, 36.25, 290);
+	ok(a.phase == AUTOBW_LEARNED, "28 lost: learned after 3 epochs");
+	is_int(autobw_best(&a, NULL), 56, "best: 56");
+	ok(fabs(autobw_choose(&a, 2304) - 450.0 / 56) < 1e-9,
+	   "chosen for 2304: c = B / 56");
+	ok(!autobw_scaling(&a), "saturated: not scaling");
+	autobw_release(&a);
+	/* congestdev's law: 32 MB at 50 MB/s: 4 fill 200; 8 not tried */
+	autobw_init_climb(&a, 200, 16, 2);
+	epoch_mb(&a, 0.64, 32);
+	is_int(a.k, 4, "fill point 4");
+	epoch_mb(&a, 0.64, 32);
+	is_int(a.k, 2, "4 wrote at B: then 2, not 8");
+	epoch_mb(&a, 0.64, 32);
+	ok(a.phase == AUTOBW_LEARNED && autobw_best(&a, NULL) == 4 &&
+		   (long)autobw_choose(&a, 100) == 50,
+	   "learned c = 50 in 3 epochs");
+	autobw_release(&a);
+	/* one writer fills B (the steep law): k = 2 checks it, and
+	 * elsewhere runs one writer meanwhile */
+	autobw_init_climb(&a, 450, 225, 48);
+	epoch_mb(&a, 0.64, 290);
+	is_int(a.fill, 1, "one writer at 453 MB/s fills B");
+	is_int(a.k, 2, "then k = 2");
+	is_int((long)autobw_elsewhere(&a), 450, "elsewhere one writer");
+	epoch_mb(&a, 1.28, 290);
+	ok(a.phase == AUTOBW_LEARNED && (long)autobw_constraint(&a) == 450,
+	   "a second writer added nothing: k = 1");
+	autobw_release(&a);
+	/* one task of unknown bytes: no fill point */
+	autobw_init_climb(&a, 450, 225, 48);
+	autobw_started(&a);
+	autobw_finished(&a, 1, 0, 36.25, -1);
+	is_int(a.fill, 0, "bytes unknown: no fill point");
+	is_int(a.k, 2, "k = 2, as without bytes");
+	autobw_release(&a);
+
 	is_int(autobw_climb_jump(2, 16), 4, "jump: at least 4");
 	is_int(autobw_climb_jump(48, 16), 16, "jump: at most the executors");
 
 	/* A straggler from an earlier epoch does not count. */
 	autobw_init(&a, 100, 50, false, 0, 0, 0); /* c=2, k=50 */
-	ok(!autobw_finished(&a, 7, 0, 1.0), "a task of another epoch is ignored");
+	ok(!autobw_finished(&a, 7, 0, 1.0, -1), "a task of another epoch is ignored");
 	is_int(a.finished, 0, "nothing counted");
 	autobw_release(&a);
 	return done_testing();

@@ -70,7 +70,7 @@ main(void)
 	ok(iopol_may_start(&p, 0, 1), "the other worker's disk is its own");
 	ok(iopol_may_start(&p, 1, 0), "unconstrained I/O is not limited");
 	ok(iopol_may_start(&p, 2, 0), "compute is not limited");
-	iopol_finish(&p, 0, 0, g[0], 0, 1.0);
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
 	ok(iopol_may_start(&p, 0, 0), "a finished task frees its share");
 	ok(!iopol_unfit(&p, 0, 0, buf, sizeof(buf)), "30 fits in 100");
 	iopol_release(&p);
@@ -90,15 +90,15 @@ main(void)
 	ok(iopol_may_start(&p, 2, 0), "compute still goes to the learning node");
 	ok(!iopol_may_start(&p, 0, 1), "the learning name runs only there");
 	for (int i = 0; i < 8; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 8.0);
+		iopol_finish(&p, 0, 0, g[i], 0, 8.0, -1);
 	is_int(fill(&p, g, 192), 4, "second epoch: c = 25, k = 4");
 	is_int((long)g[0].c, 25, "granted 25 MB/s");
 	is_int(g[0].epoch, 2, "in epoch 2");
 	for (int i = 0; i < 4; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 3.0); /* 3 <= 8/2: go on */
+		iopol_finish(&p, 0, 0, g[i], 0, 3.0, -1); /* 3 <= 8/2: go on */
 	is_int(fill(&p, g, 188), 2, "third epoch: c = 50, k = 2");
 	for (int i = 0; i < 2; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 2.5); /* 2.5 > 1.5: stop */
+		iopol_finish(&p, 0, 0, g[i], 0, 2.5, -1); /* 2.5 > 1.5: stop */
 	is_str(evlog,
 	       "begin1(12.5,8) end1(12.5,8,reg) begin2(25,4) end2(25,4,reg) "
 	       "begin3(50,2) end3(50,2,no) constraint(25,learned) ",
@@ -171,48 +171,93 @@ main(void)
 	iopol_release(&p);
 
 	/* The climb (autobw.h): 2 devices x 2 cores, 8 executors, B = 100;
-	 * it needs 2 x 2 x 4 = 16 tasks (its jump is max(4, cores) = 4). */
+	 * it needs 2 x 2 x 2 = 8 tasks (its second epoch, k = 2).  The
+	 * tasks' bytes are not known here: no fill point. */
 	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 24);
 	p.paper = false;
 	is_int(fill(&p, g, 24), 1, "24 tasks: climb, k = 1");
 	struct iopol_grant o = iopol_start(&p, 0, 1, 23);
-	ok(o.c == 100 && o.epoch == 0,
-	   "nothing known: the other device runs one at a time");
+	struct iopol_grant o2 = iopol_start(&p, 0, 1, 22);
+	ok(o.c == 50 && o.epoch == 0 && o2.c == 50,
+	   "nothing known: the other device runs one per core (c = B / 2)");
 	ok(!iopol_may_start(&p, 0, 1), "and no more");
-	iopol_finish(&p, 0, 1, o, 0, 1.0);
-	iopol_finish(&p, 0, 0, g[0], 0, 1.0);
-	is_int(fill(&p, g, 22), 2, "then k = 2");
+	iopol_finish(&p, 0, 1, o, 0, 1.0, -1);
+	iopol_finish(&p, 0, 1, o2, 0, 1.0, -1);
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
+	is_int(fill(&p, g, 20), 2, "then k = 2");
 	ok(iopol_may_start(&p, 0, 1), "the other device runs at the best so far");
-	o = iopol_start(&p, 0, 1, 20);
+	o = iopol_start(&p, 0, 1, 18);
 	ok(o.c == 100 && o.epoch == 0, "k = 1 there (c = 100), in no epoch");
 	ok(!iopol_may_start(&p, 0, 1), "one at a time there");
-	iopol_finish(&p, 0, 1, o, 0, 1.0);
+	iopol_finish(&p, 0, 1, o, 0, 1.0, -1);
 	/* a second writer doubles the throughput: 2 tasks in 1 s */
 	for (int i = 0; i < 2; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 1.0);
+		iopol_finish(&p, 0, 0, g[i], 0, 1.0, -1);
 	ok(strstr(evlog, "end2(50,2,reg) ") != NULL, "epoch 2 registered");
-	/* 19 left: the jump to k = 4 needs 16: it runs */
-	is_int(fill(&p, g, 19), 4, "scaling: jump to k = 4");
-	o = iopol_start(&p, 0, 1, 15);
+	/* 18 left: the jump to k = 4 needs 16: it runs */
+	is_int(fill(&p, g, 17), 4, "scaling: jump to k = 4");
+	o = iopol_start(&p, 0, 1, 13);
 	ok(o.c == 25, "the other device bets on the climb: c = 25");
-	iopol_finish(&p, 0, 1, o, 0, 1.0);
+	iopol_finish(&p, 0, 1, o, 0, 1.0, -1);
 	for (int i = 0; i < 4; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 1.0); /* 4 in 1 s: better */
-	/* 14 left: 2 x 2 x 8 > 14: no epoch at k = 8 while k = 4, the most
+		iopol_finish(&p, 0, 0, g[i], 0, 1.0, -1); /* 4 in 1 s: better */
+	/* 13 left: 2 x 2 x 8 > 13: no epoch at k = 8 while k = 4, the most
 	 * tried, was still the best: at least one per core (k = 2 here),
 	 * and here the climb's own k = 4 is more */
 	ok(strstr(evlog, "constraint(25,learned) ") != NULL,
 	   "stopped while scaling: the best tried, 25");
 	iopol_release(&p);
 
+	/* With the bytes known, one writer's rate says how many fill B:
+	 * 10 MB in 1 s, B = 100: 10; but 8 executors: k = 8, and the
+	 * other device bets on it. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 100);
+	p.paper = false;
+	is_int(fill(&p, g, 100), 1, "climb, k = 1");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 10 << 20);
+	is_int(fill(&p, g, 99), 8, "fill point: 10, at most 8 executors");
+	ok(iopol_may_start(&p, 0, 1), "the other device runs it");
+	o = iopol_start(&p, 0, 1, 91);
+	ok(o.c == 12.5, "at the fill point's constraint, 12.5");
+	iopol_finish(&p, 0, 1, o, 0, 1.0, 10 << 20);
+	iopol_release(&p);
+
+	/* A climb stopped after its first epoch compared nothing: it runs
+	 * at the fill point if it knows one, is not re-evaluated from its
+	 * one entry, and keeps no registry.  2 x 2 x 2 = 8 > 7 left. */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 8);
+	p.paper = false;
+	is_int(fill(&p, g, 8), 1, "climb, k = 1");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 25 << 20); /* 25 MB/s: 4 */
+	ok(strstr(evlog, "constraint(25,fill) ") != NULL,
+	   "stopped: the fill point, 4 writers (c = 25)");
+	evlog[0] = '\0';
+	iopol_ready(&p, 0, 1);
+	is_str(evlog, "", "not re-evaluated from one entry");
+	char rpath[] = "/tmp/wfrun-test-iopol-fill-XXXXXX";
+	int rfd = mkstemp(rpath);
+	close(rfd);
+	unlink(rpath);
+	ok(iopol_registry_save(&p, rpath) == 0 && access(rpath, F_OK) != 0,
+	   "and nothing is kept for the next run");
+	iopol_release(&p);
+	/* ... and without the bytes, one per core, as the baseline */
+	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 8);
+	p.paper = false;
+	is_int(fill(&p, g, 8), 1, "climb, k = 1");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
+	ok(strstr(evlog, "constraint(50,fallback) ") != NULL,
+	   "stopped, bytes unknown: one per core (c = 50)");
+	iopol_release(&p);
+
 	/* A device that one writer fills: 2 writers add nothing, k = 1. */
 	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 30);
 	p.paper = false;
 	is_int(fill(&p, g, 30), 1, "climb, k = 1");
-	iopol_finish(&p, 0, 0, g[0], 0, 1.0);
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
 	is_int(fill(&p, g, 29), 2, "k = 2");
 	for (int i = 0; i < 2; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 2.0); /* same throughput */
+		iopol_finish(&p, 0, 0, g[i], 0, 2.0, -1); /* same throughput */
 	ok(strstr(evlog, "constraint(100,learned) ") != NULL,
 	   "a second writer added nothing: c = B");
 	iopol_release(&p);
@@ -226,10 +271,10 @@ main(void)
 	setup(&p, (struct wf_bw){ WF_BW_AUTO_BOUNDED, 0, 10, 50, 5 }, 100);
 	is_int(fill(&p, g, 100), 10, "epoch at 10: 10 at once");
 	for (int i = 0; i < 10; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 4.0);
+		iopol_finish(&p, 0, 0, g[i], 0, 4.0, -1);
 	is_int(fill(&p, g, 90), 2, "epoch at 50: 2 at once");
 	for (int i = 0; i < 2; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 1.0);
+		iopol_finish(&p, 0, 0, g[i], 0, 1.0, -1);
 	evlog[0] = '\0';
 	iopol_ready(&p, 0, 2);
 	is_str(evlog, "constraint(50,reevaluated) ",
