@@ -57,6 +57,16 @@ fill(struct iopol *p, struct iopol_grant *g, long ready)
 	return n;
 }
 
+/* Set up n tasks of an auto name that climbs (the default) and start
+ * its first epoch; return how many started (1). */
+static long
+climb(struct iopol *p, struct iopol_grant *g, uint32_t n)
+{
+	setup(p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, n);
+	p->paper = false;
+	return fill(p, g, n);
+}
+
 int
 main(void)
 {
@@ -164,18 +174,14 @@ main(void)
 
 	/* wfrun's way (--learn climb, the default): climb from k = 1, even
 	 * when the paper's first epoch could be repaid. */
-	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 32);
-	p.paper = false;
-	is_int(fill(&p, g, 32), 1, "climb: k = 1");
+	is_int(climb(&p, g, 32), 1, "climb: k = 1");
 	is_str(evlog, "begin1(100,1) ", "the climb's first epoch: c = B");
 	iopol_release(&p);
 
 	/* The climb (autobw.h): 2 devices x 2 cores, 8 executors, B = 100;
 	 * it needs 2 x 2 x 2 = 8 tasks (its second epoch, k = 2).  The
 	 * tasks' bytes are not known here: no fill point. */
-	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 24);
-	p.paper = false;
-	is_int(fill(&p, g, 24), 1, "24 tasks: climb, k = 1");
+	is_int(climb(&p, g, 24), 1, "24 tasks: climb, k = 1");
 	struct iopol_grant o = iopol_start(&p, 0, 1, 23);
 	struct iopol_grant o2 = iopol_start(&p, 0, 1, 22);
 	ok(o.c == 50 && o.epoch == 0 && o2.c == 50,
@@ -211,9 +217,7 @@ main(void)
 	/* With the bytes known, one writer's rate says how many fill B:
 	 * 10 MB in 1 s, B = 100: 10; but 8 executors: k = 8, and the
 	 * other device bets on it. */
-	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 100);
-	p.paper = false;
-	is_int(fill(&p, g, 100), 1, "climb, k = 1");
+	is_int(climb(&p, g, 100), 1, "climb, k = 1");
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 10 << 20);
 	is_int(fill(&p, g, 99), 8, "fill point: 10, at most 8 executors");
 	ok(iopol_may_start(&p, 0, 1), "the other device runs it");
@@ -225,35 +229,27 @@ main(void)
 	/* A climb stopped after its first epoch compared nothing: it runs
 	 * at the fill point if it knows one, is not re-evaluated from its
 	 * one entry, and keeps no registry.  2 x 2 x 2 = 8 > 7 left. */
-	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 8);
-	p.paper = false;
-	is_int(fill(&p, g, 8), 1, "climb, k = 1");
+	is_int(climb(&p, g, 8), 1, "climb, k = 1");
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 25 << 20); /* 25 MB/s: 4 */
 	ok(strstr(evlog, "constraint(25,fill) ") != NULL,
 	   "stopped: the fill point, 4 writers (c = 25)");
 	evlog[0] = '\0';
 	iopol_ready(&p, 0, 1);
 	is_str(evlog, "", "not re-evaluated from one entry");
-	char rpath[] = "/tmp/wfrun-test-iopol-fill-XXXXXX";
-	int rfd = mkstemp(rpath);
-	close(rfd);
-	unlink(rpath);
+	char rpath[64];
+	snprintf(rpath, sizeof(rpath), "%s.fill", path); /* not there */
 	ok(iopol_registry_save(&p, rpath) == 0 && access(rpath, F_OK) != 0,
 	   "and nothing is kept for the next run");
 	iopol_release(&p);
 	/* ... and without the bytes, one per core, as the baseline */
-	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 8);
-	p.paper = false;
-	is_int(fill(&p, g, 8), 1, "climb, k = 1");
+	is_int(climb(&p, g, 8), 1, "climb, k = 1");
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
 	ok(strstr(evlog, "constraint(50,fallback) ") != NULL,
 	   "stopped, bytes unknown: one per core (c = 50)");
 	iopol_release(&p);
 
 	/* A device that one writer fills: 2 writers add nothing, k = 1. */
-	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 30);
-	p.paper = false;
-	is_int(fill(&p, g, 30), 1, "climb, k = 1");
+	is_int(climb(&p, g, 30), 1, "climb, k = 1");
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
 	is_int(fill(&p, g, 29), 2, "k = 2");
 	for (int i = 0; i < 2; i++)
