@@ -577,6 +577,12 @@ iopol_close_idle(struct iopol *p, bool force)
 }
 
 void
+iopol_again(struct iopol *p, uint32_t name)
+{
+	p->nm[p->nm[name].grp].left++;
+}
+
+void
 iopol_abandon(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g)
 {
 	name = p->nm[name].grp;

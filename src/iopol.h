@@ -175,6 +175,9 @@ struct iopol_grant iopol_start(struct iopol *p, uint32_t name, size_t wi,
 void iopol_finish(struct iopol *p, uint32_t name, size_t wi,
 		  struct iopol_grant g, double start, double end,
 		  long long bytes);
+/* It finished and failed, and will run again (on_failure: retry): it is
+ * one of the name's instances left to start once more. */
+void iopol_again(struct iopol *p, uint32_t name);
 /* It will not finish (its worker was lost) and goes back to the queue. */
 void iopol_abandon(struct iopol *p, uint32_t name, size_t wi,
 		   struct iopol_grant g);

@@ -434,6 +434,14 @@ retry_due(void *arg)
 	}
 }
 
+/* Will a failed attempt of t (of task wt) be retried? */
+static bool
+will_retry(const struct runner *r, uint32_t t, const struct wf_task *wt)
+{
+	return !r->interrupted && !r->stop &&
+	       r->failures[t] < failure_retries(wt);
+}
+
 /* A failed attempt of t: put its data back, then retry it, ignore the
  * failure, cancel what depends on it or stop, as its policy says. */
 static void
@@ -444,7 +452,7 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 	struct dag *g = &p->dag;
 	const struct wf_task *wt = &p->wf->tasks[g->tasks.v[t].tmpl];
 	long nret = failure_retries(wt);
-	bool retry = !r->interrupted && !r->stop && r->failures[t] < nret;
+	bool retry = will_retry(r, t, wt);
 	if (r->failures[t] < UINT16_MAX)
 		r->failures[t]++;
 	r->failed_on[t] = r->where[t];
@@ -581,10 +589,6 @@ on_done(const struct exec_result *res, void *arg)
 		g->tasks.v[t].state = TASK_WAITING;
 		return;
 	}
-	iopol_finish(&r->pol, tmpl, r->where[t], r->grant[t],
-		     res->started ? res->start : 0, res->started ? res->end : 0,
-		     res->started ? res->write_bytes : -1);
-
 	size_t wi = r->where[t];
 	bool staged = stage_is_staged(r->stage, wi);
 	double in_s = -1, out_s = -1;
@@ -626,6 +630,13 @@ on_done(const struct exec_result *res, void *arg)
 	bool ok = !why.len;
 	const char *status = ok ? "COMPLETED" : r->interrupted ? "ABORTED"
 							       : "FAILED";
+	/* A retried instance is one left to start again, before its epoch
+	 * (if it ends now) asks how many are left. */
+	if (!ok && !r->rerun[t] && will_retry(r, t, wt))
+		iopol_again(&r->pol, tmpl);
+	iopol_finish(&r->pol, tmpl, r->where[t], r->grant[t],
+		     res->started ? res->start : 0, res->started ? res->end : 0,
+		     res->started ? res->write_bytes : -1);
 
 	struct strbuf tag = STRBUF_INIT;
 	plan_tag(p, t, &tag);

@@ -182,6 +182,29 @@ EOF
 	[ "$(trace_col write_bytes | sort -u | awk '$1 >= 4194304' | wc -l)" -ge 1 ]
 }
 
+@test "a retried I/O task counts again among those left to start" {
+	# 4 tasks on one disk: the climb's second epoch (k = 2) runs only
+	# while 2 x 1 x 2 = 4 are left.  Every task fails once: when the
+	# first epoch's task failed, it was counted as started and never
+	# again, 3 were left, and learning stopped after one epoch.
+	wf <<'EOF'
+tasks:
+  - name: ckpt
+    foreach: {i: "1..4"}
+    io: true
+    storage_bw: auto
+    on_failure: retry
+    retries: 1
+    out: {f: "out/{i}"}
+    run: "if [ -e tried-{i} ]; then echo {i} > {out.f}; else touch tried-{i}; exit 1; fi"
+EOF
+	run "$WFRUN" -q -j 2 --io-executors 2 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(ls out | wc -l)" -eq 4 ]
+	grep -q '"ev":"epoch_begin",.*"epoch":2,"c":50,"k":2}$' .wfrun/events.jsonl
+	grep -q '"why":"learned"}$' .wfrun/events.jsonl
+}
+
 @test "auto(min,max,delta) runs every epoch and registers each" {
 	ckpt 30 '"auto(10,40,2)"' 0.2
 	run "$WFRUN" -q -j 2 --io-executors 16 --disk-bw 100 wf.yaml

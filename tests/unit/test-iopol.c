@@ -283,6 +283,15 @@ main(void)
 	       "no change, nothing said");
 	iopol_release(&p);
 
+	/* A retried task is left to start again: the early stop counts it. */
+	setup(&p, (struct wf_bw){ WF_BW_STATIC, 30, 0, 0, 0 }, 5);
+	g[0] = iopol_start(&p, 0, 0, 5);
+	is_int(p.nm[0].left, 4, "4 left once one started");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
+	iopol_again(&p, 0);
+	is_int(p.nm[0].left, 5, "5 again when it is to be retried");
+	iopol_release(&p);
+
 	/* A lost task's place in the epoch is taken again. */
 	setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 100);
 	is_int(fill(&p, g, 100), 8, "epoch 1 full");
