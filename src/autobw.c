@@ -19,6 +19,9 @@ begin_epoch(struct autobw *a, double c)
 	a->epoch++;
 	a->c = c;
 	a->k = concurrency(a->B, c);
+	/* a climb's epoch streams two waves' worth through k places; one
+	 * writer has nothing to overlap with */
+	a->target = a->climb && a->k > 1 ? 2 * a->k : a->k;
 	a->joined = a->finished = 0;
 	a->partial = false;
 	a->sum = 0;
@@ -66,7 +69,14 @@ autobw_release(struct autobw *a)
 bool
 autobw_can_start(const struct autobw *a)
 {
-	return a->phase == AUTOBW_LEARNED || a->joined < a->k;
+	return a->phase == AUTOBW_LEARNED ||
+	       (a->joined < a->target && a->joined - a->finished < a->k);
+}
+
+long
+autobw_tasks(const struct autobw *a)
+{
+	return a->target;
 }
 
 double
@@ -318,7 +328,7 @@ autobw_finished(struct autobw *a, int epoch, double start, double end,
 	a->span[a->finished].start = start;
 	a->span[a->finished].end = end;
 	a->finished++;
-	if (a->finished < a->k)
+	if (a->finished < a->target)
 		return false;
 	end_epoch(a, !a->partial);
 	return true;
@@ -327,16 +337,21 @@ autobw_finished(struct autobw *a, int epoch, double start, double end,
 void
 autobw_no_more_ready(struct autobw *a)
 {
-	if (a->phase != AUTOBW_LEARNING || a->joined >= a->k)
+	if (a->phase != AUTOBW_LEARNING || a->joined >= a->target)
 		return;
 	if (a->joined == 0)
 		return; /* nothing measured yet: wait for tasks */
-	/* Close the epoch with those that joined, once they have finished;
-	 * shrink k so that their finishing ends it. */
-	a->k = a->joined;
-	a->partial = true;
+	/* Close the epoch with those that joined, once they have finished.
+	 * A stream that filled its k places at least once measured k; one
+	 * that did not measured the concurrency it had: shrink k. */
+	bool full = a->joined >= a->k;
+	if (!full) {
+		a->k = a->joined;
+		a->partial = true;
+	}
+	a->target = a->joined;
 	if (a->finished >= a->joined)
-		end_epoch(a, false);
+		end_epoch(a, full);
 }
 
 bool

@@ -75,6 +75,7 @@ struct autobw {
 	int epoch;         /* 1-based */
 	double c;          /* its constraint */
 	long k;            /* its concurrency */
+	long target;       /* tasks it measures: k, or 2 k in a climb */
 	long joined, finished;
 	bool partial;      /* closed early: fewer than k tasks joined */
 	double sum;        /* of the task times */
@@ -134,8 +135,16 @@ double autobw_elsewhere(const struct autobw *a);
 void autobw_release(struct autobw *a);
 
 /* While learning: may another task join the current epoch now?  (After
- * learning this is always true: the constraint alone limits them.) */
+ * learning this is always true: the constraint alone limits them.)  An
+ * epoch of the paper's takes k tasks, which share the device; a climb's
+ * epoch of k >= 2 streams 2 k tasks through its k places (one joins as
+ * another finishes), so that the time its tasks spend before they write
+ * overlaps with others' writing, as in a steady run, and two waves'
+ * worth of tasks average out a slow one (one writer has nothing to
+ * overlap with: its epoch is one task). */
 bool autobw_can_start(const struct autobw *a);
+/* How many tasks the current epoch measures (k, or 2 k in a climb). */
+long autobw_tasks(const struct autobw *a);
 /* The constraint the next task starts with: c of the current epoch while
  * learning, then the chosen one. */
 double autobw_constraint(const struct autobw *a);

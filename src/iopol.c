@@ -450,13 +450,14 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 		nm->learn_dev = p->w[wi].dev;
 		D->learner = name;
 		if (!p->paper && nm->bw.kind == WF_BW_AUTO &&
-		    worth(p, nm, 2)) {
-			/* wfrun's way: climb from one writer (autobw.h) */
+		    worth(p, nm, 4)) {
+			/* wfrun's way: climb from one writer (autobw.h), if
+			 * its k = 2 epoch (4 tasks) can be repaid */
 			autobw_release(&nm->a);
 			autobw_init_climb(&nm->a, D->B, p->w[wi].io_executors,
 					  p->w[wi].cores);
 		}
-		if (worth(p, nm, nm->a.k)) {
+		if (worth(p, nm, autobw_tasks(&nm->a))) {
 			emit_epoch_begin(p, name);
 		} else {
 			autobw_stop(&nm->a);
@@ -493,21 +494,21 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 /* Say how an epoch ended (its values from before it ended), then what
  * comes next: another epoch, or the choice. */
 static void
-epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long joined,
-	    size_t nreg_before)
+epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long k,
+	    long joined, size_t nreg_before)
 {
 	struct iopol_name *nm = &p->nm[name];
 	struct autobw *a = &nm->a;
 	struct iopol_event e = { .ev = "epoch_end", .name = name,
 				 .key = nm->key,
 				 .device = p->dev[nm->learn_dev].name,
-				 .epoch = epoch, .c = c, .k = joined,
+				 .epoch = epoch, .c = c, .k = k,
 				 .tasks = joined, .mean_s = a->last_mean,
 				 .t_s = a->last_t, .busy_s = a->busy,
 				 .mbps = a->last_mbps,
 				 .registered = a->nreg > nreg_before };
 	emit(p, &e);
-	if (a->phase == AUTOBW_LEARNING && !worth(p, nm, a->k))
+	if (a->phase == AUTOBW_LEARNING && !worth(p, nm, autobw_tasks(a)))
 		autobw_stop(a); /* too few tasks left to repay an epoch */
 	if (a->phase == AUTOBW_LEARNING)
 		emit_epoch_begin(p, name);
@@ -538,12 +539,12 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 		return;
 	struct autobw *a = &nm->a;
 	double c = a->c;
-	long joined = a->joined;
+	long k = a->k, joined = a->joined;
 	int epoch = a->epoch;
 	size_t nreg = a->nreg;
 	double mb = bytes >= 0 ? (double)bytes / (1024.0 * 1024.0) : -1;
 	if (autobw_finished(a, g.epoch, start, end, mb))
-		epoch_ended(p, name, epoch, c, joined, nreg);
+		epoch_ended(p, name, epoch, c, k, joined, nreg);
 }
 
 size_t
@@ -563,8 +564,10 @@ iopol_close_idle(struct iopol *p, bool force)
 		int epoch = a->epoch;
 		size_t nreg = a->nreg;
 		if (joined > 0) {
+			/* (what autobw_no_more_ready makes of k) */
+			long k = joined < a->k ? joined : a->k;
 			autobw_no_more_ready(a);
-			epoch_ended(p, i, epoch, c, joined, nreg);
+			epoch_ended(p, i, epoch, c, k, joined, nreg);
 		} else {
 			autobw_stop(a);
 			learned(p, i, 0);

@@ -134,12 +134,13 @@ EOF
 	# a line writes far less than 100 MB/s, so the writers that would
 	# fill B are more than the executors: the second epoch runs 4; 8 is
 	# more than the executors, 2 is tried and loses (sleeps take as long
-	# with company): c = 25.
-	ckpt 14 auto 0.5
+	# with company): c = 25.  Each epoch of k >= 2 streams 2 k tasks
+	# through its k places.
+	ckpt 24 auto 0.5
 	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(max_overlap)" -le 4 ]
-	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort | uniq -c | tr -s ' ' | tr '\t\n' ':,')" = " 1 100:1, 7 25:, 4 25:2, 2 50:3," ]
+	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort | uniq -c | tr -s ' ' | tr '\t\n' ':,')" = " 1 100:1, 11 25:, 8 25:2, 4 50:3," ]
 	[ "$(grep -o '"ev":"epoch_end",.*"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*' .wfrun/events.jsonl | grep -o '"epoch".*' | tr '\n' ' ')" = '"epoch":1,"c":100,"k":1 "epoch":2,"c":25,"k":4 "epoch":3,"c":50,"k":2 ' ]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":4,"n":[0-9]*,"why":"learned"}$' .wfrun/events.jsonl
 	grep -q $'^ckpt\tdisk\t100\tauto\t100:1:[0-9.]*:[0-9.e+-]*,25:4:[0-9.]*:[0-9.e+-]*,50:2:' .wfrun/storage_bw.tsv
@@ -183,14 +184,15 @@ EOF
 }
 
 @test "a retried I/O task counts again among those left to start" {
-	# 4 tasks on one disk: the climb's second epoch (k = 2) runs only
-	# while 2 x 1 x 2 = 4 are left.  Every task fails once: when the
-	# first epoch's task failed, it was counted as started and never
-	# again, 3 were left, and learning stopped after one epoch.
+	# 8 tasks on one disk: the climb's second epoch (k = 2, 4 tasks)
+	# runs only while 2 x 1 x 4 = 8 are left.  Every task fails once:
+	# when the first epoch's two tasks failed, they were counted as
+	# started and never again, 6 were left, and learning stopped after
+	# one epoch.
 	wf <<'EOF'
 tasks:
   - name: ckpt
-    foreach: {i: "1..4"}
+    foreach: {i: "1..8"}
     io: true
     storage_bw: auto
     on_failure: retry
@@ -200,7 +202,7 @@ tasks:
 EOF
 	run "$WFRUN" -q -j 2 --io-executors 2 --disk-bw 100 wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(ls out | wc -l)" -eq 4 ]
+	[ "$(ls out | wc -l)" -eq 8 ]
 	grep -q '"ev":"epoch_begin",.*"epoch":2,"c":50,"k":2}$' .wfrun/events.jsonl
 	grep -q '"why":"learned"}$' .wfrun/events.jsonl
 }

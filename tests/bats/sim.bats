@@ -137,29 +137,29 @@ EOF
 	# only the learning node ran ckpt tasks while learning
 	[ "$(awk -F'\t' '$8 != "" && NR > 1 { print $4 }' t/trace.tsv | sort -u)" = n1 ]
 
-	# 2304, wfrun's way (the default): it climbs from k = 1; one writer
-	# writes 290 MB in 36.25 s, 8 MB/s, so 56 fill the 450 MB/s (the
-	# fill point), the next epoch; 112 could not be repaid, 56 is kept.
-	# Other nodes ran ckpt meanwhile (no epoch in the trace).
-	sed -i 's/n: 6000/n: 2304/' wf.yaml
+	# wfrun's way (the default): it climbs from k = 1; one writer writes
+	# 290 MB in 36.25 s, 8 MB/s, so 56 fill the 450 MB/s (the fill
+	# point), the next epoch, 112 tasks streamed through 56 places; 112
+	# places could not be repaid, 56 is kept.  Other nodes ran ckpt
+	# meanwhile (no epoch in the trace).
 	run "$WFRUN" sim -m m.txt -r cl.xml --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "  ckpt: storage_bw auto -> 8.03571 MB/s after 2 epochs" ]
-	[ "$(grep -o '"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*,"tasks":[0-9]*' t/events.jsonl | tr '\n' ' ')" = '"epoch":1,"c":450,"k":1,"tasks":1 "epoch":2,"c":8.03571,"k":56,"tasks":56 ' ]
+	[ "$(grep -o '"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*,"tasks":[0-9]*' t/events.jsonl | tr '\n' ' ')" = '"epoch":1,"c":450,"k":1,"tasks":1 "epoch":2,"c":8.03571,"k":56,"tasks":112 ' ]
 	grep -q '"epoch":1,.*"mbps":8,"registered":true}$' t/events.jsonl
 	[ "$(awk -F'\t' '$5 == "io" && $8 == "" && NR > 1 { print $4 }' t/trace.tsv | sort -u | wc -l)" -eq 12 ]
 	# the simulated trace says what each checkpoint wrote
 	[ "$(awk -F'\t' '$5 == "io" && NR > 1 { print $21 }' t/trace.tsv | sort -u)" = $((290 * 1048576)) ]
 
-	# 1000: not even the fill point's epoch can be repaid: run at it.
-	sed -i 's/n: 2304/n: 1000/' wf.yaml
+	# 2304: not even the fill point's epoch can be repaid: run at it.
+	sed -i 's/n: 6000/n: 2304/' wf.yaml
 	run "$WFRUN" sim -m m.txt -r cl.xml --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "  ckpt: storage_bw auto -> 8.03571 MB/s after 1 epoch" ]
 	grep -q '"c":8.03571,"k":56,"n":[0-9]*,"why":"fill"}$' t/events.jsonl
 
 	# 20: not even the second epoch: one task per core, as the baseline.
-	sed -i 's/n: 1000/n: 20/' wf.yaml
+	sed -i 's/n: 2304/n: 20/' wf.yaml
 	run "$WFRUN" sim -m m.txt -r cl.xml --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "  ckpt: storage_bw auto -> 9.375 MB/s after 0 epochs" ]

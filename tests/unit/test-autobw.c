@@ -4,29 +4,24 @@
 #include "autobw.h"
 #include "tap.h"
 
-/* Run one full epoch in which every task takes secs. */
-static void
-epoch(struct autobw *a, double secs)
-{
-	int e = autobw_epoch(a);
-	long k = a->k;
-	for (long i = 0; i < k; i++) {
-		autobw_started(a);
-	}
-	for (long i = 0; i < k; i++)
-		autobw_finished(a, e, 0, secs, -1);
-}
-
-/* The same, each task writing mb MB (its write_bytes known). */
+/* Run one full epoch in which every task takes secs and writes mb MB
+ * (< 0: not known): k at once, in waves (a climb's epoch is two). */
 static void
 epoch_mb(struct autobw *a, double secs, double mb)
 {
 	int e = autobw_epoch(a);
-	long k = a->k;
-	for (long i = 0; i < k; i++)
+	long k = a->k, n = autobw_tasks(a);
+	for (long i = 0; i < n; i++) {
+		double w = (double)(i / k) * secs;
 		autobw_started(a);
-	for (long i = 0; i < k; i++)
-		autobw_finished(a, e, 0, secs, mb);
+		autobw_finished(a, e, w, w + secs, mb);
+	}
+}
+
+static void
+epoch(struct autobw *a, double secs)
+{
+	epoch_mb(a, secs, -1);
 }
 
 int
@@ -265,12 +260,45 @@ main(void)
 	ok(a.phase == AUTOBW_LEARNED && (long)autobw_constraint(&a) == 450,
 	   "a second writer added nothing: k = 1");
 	autobw_release(&a);
-	/* one task of unknown bytes: no fill point */
+	/* one task of unknown bytes in the epoch: no fill point */
 	autobw_init_climb(&a, 450, 225, 48);
 	autobw_started(&a);
-	autobw_finished(&a, 1, 0, 36.25, -1);
+	autobw_finished(&a, 1, 0, 36.25, 290);
+	autobw_started(&a);
+	autobw_finished(&a, 1, 36.25, 72.5, -1);
 	is_int(a.fill, 0, "bytes unknown: no fill point");
 	is_int(a.k, 2, "k = 2, as without bytes");
+	autobw_release(&a);
+
+	/* A climb's epoch is a stream: 2 k tasks through k places. */
+	autobw_init_climb(&a, 100, 8, 2);
+	epoch(&a, 1);
+	is_int(a.k, 2, "k = 2");
+	is_int(autobw_tasks(&a), 4, "it measures 4 tasks");
+	autobw_started(&a);
+	autobw_started(&a);
+	ok(!autobw_can_start(&a), "2 running: no third");
+	autobw_finished(&a, 2, 0, 1, -1);
+	ok(autobw_can_start(&a), "one finished: another joins");
+	autobw_started(&a);
+	autobw_started(&a);
+	autobw_finished(&a, 2, 0, 1, -1);
+	ok(!autobw_can_start(&a), "4 joined: no more");
+	/* no more ready: a stream that filled its places is a full epoch
+	 * of k = 2 with the 3 tasks that ran (S = 2: t = 2 x 2 / 3) */
+	autobw_release(&a);
+	autobw_init_climb(&a, 100, 8, 2);
+	epoch(&a, 1);
+	autobw_started(&a);
+	autobw_started(&a);
+	autobw_finished(&a, 2, 0, 1, -1);
+	autobw_started(&a);
+	autobw_no_more_ready(&a);
+	autobw_finished(&a, 2, 0, 1, -1);
+	autobw_finished(&a, 2, 1, 2, -1);
+	is_int(a.nreg, 2, "registered");
+	ok(a.reg[1].k == 2 && fabs(a.reg[1].t - 4.0 / 3) < 1e-9,
+	   "as k = 2, t = 4/3 s");
 	autobw_release(&a);
 
 	is_int(autobw_climb_jump(2, 16), 4, "jump: at least 4");

@@ -15,8 +15,9 @@ on_event(const struct iopol_event *e, void *arg)
 {
 	size_t n = strlen(evlog);
 	if (!strcmp(e->ev, "epoch_end"))
-		snprintf(evlog + n, sizeof(evlog) - n, "end%d(%g,%ld,%s) ",
-			 e->epoch, e->c, e->tasks, e->registered ? "reg" : "no");
+		snprintf(evlog + n, sizeof(evlog) - n, "end%d(%g,%ld,%ld,%s) ",
+			 e->epoch, e->c, e->k, e->tasks,
+			 e->registered ? "reg" : "no");
 	else if (!strcmp(e->ev, "epoch_begin"))
 		snprintf(evlog + n, sizeof(evlog) - n, "begin%d(%g,%ld) ",
 			 e->epoch, e->c, e->k);
@@ -67,6 +68,19 @@ climb(struct iopol *p, struct iopol_grant *g, uint32_t n)
 	return fill(p, g, n);
 }
 
+/* A wave of name 0 on worker 0: start what may start, then finish them
+ * all, each run from `from` for secs and writing bytes (-1: not known).
+ * Returns how many ran. */
+static long
+wave(struct iopol *p, struct iopol_grant *g, double from, double secs,
+     long long bytes)
+{
+	long n = fill(p, g, 100);
+	for (long i = 0; i < n; i++)
+		iopol_finish(p, 0, 0, g[i], from, from + secs, bytes);
+	return n;
+}
+
 int
 main(void)
 {
@@ -110,8 +124,8 @@ main(void)
 	for (int i = 0; i < 2; i++)
 		iopol_finish(&p, 0, 0, g[i], 0, 2.5, -1); /* 2.5 > 1.5: stop */
 	is_str(evlog,
-	       "begin1(12.5,8) end1(12.5,8,reg) begin2(25,4) end2(25,4,reg) "
-	       "begin3(50,2) end3(50,2,no) constraint(25,learned) ",
+	       "begin1(12.5,8) end1(12.5,8,8,reg) begin2(25,4) end2(25,4,4,reg) "
+	       "begin3(50,2) end3(50,2,2,no) constraint(25,learned) ",
 	       "epochs, the broken rule, the choice (25: 4 per 3 s)");
 	ok(iopol_may_start(&p, 1, 0), "learning over: the device is free");
 	is_int(fill(&p, g, 186), 4, "then 4 at once on worker 1's disk");
@@ -178,59 +192,69 @@ main(void)
 	is_str(evlog, "begin1(100,1) ", "the climb's first epoch: c = B");
 	iopol_release(&p);
 
-	/* The climb (autobw.h): 2 devices x 2 cores, 8 executors, B = 100;
-	 * it needs 2 x 2 x 2 = 8 tasks (its second epoch, k = 2).  The
+	/* The climb (autobw.h): 2 devices x 2 cores, 8 executors, B = 100.
+	 * Its epochs stream 2 k tasks through k places; it runs when its
+	 * k = 2 epoch (4 tasks) can be repaid: 2 x 2 x 4 = 16 tasks.  The
 	 * tasks' bytes are not known here: no fill point. */
-	is_int(climb(&p, g, 24), 1, "24 tasks: climb, k = 1");
-	struct iopol_grant o = iopol_start(&p, 0, 1, 23);
-	struct iopol_grant o2 = iopol_start(&p, 0, 1, 22);
+	is_int(climb(&p, g, 48), 1, "48 tasks: climb, k = 1");
+	struct iopol_grant o = iopol_start(&p, 0, 1, 47);
+	struct iopol_grant o2 = iopol_start(&p, 0, 1, 46);
 	ok(o.c == 50 && o.epoch == 0 && o2.c == 50,
 	   "nothing known: the other device runs one per core (c = B / 2)");
 	ok(!iopol_may_start(&p, 0, 1), "and no more");
 	iopol_finish(&p, 0, 1, o, 0, 1.0, -1);
 	iopol_finish(&p, 0, 1, o2, 0, 1.0, -1);
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
-	is_int(fill(&p, g, 20), 2, "then k = 2");
+	is_str(evlog, "begin1(100,1) ", "one task is not the epoch yet");
+	is_int(wave(&p, g, 1, 1.0, -1), 1, "its second task");
+	is_int(fill(&p, g, 40), 2, "then k = 2");
 	ok(iopol_may_start(&p, 0, 1), "the other device runs at the best so far");
-	o = iopol_start(&p, 0, 1, 18);
+	o = iopol_start(&p, 0, 1, 38);
 	ok(o.c == 100 && o.epoch == 0, "k = 1 there (c = 100), in no epoch");
 	ok(!iopol_may_start(&p, 0, 1), "one at a time there");
 	iopol_finish(&p, 0, 1, o, 0, 1.0, -1);
-	/* a second writer doubles the throughput: 2 tasks in 1 s */
+	/* a second writer doubles the throughput: 2 tasks a second */
 	for (int i = 0; i < 2; i++)
 		iopol_finish(&p, 0, 0, g[i], 0, 1.0, -1);
-	ok(strstr(evlog, "end2(50,2,reg) ") != NULL, "epoch 2 registered");
-	/* 18 left: the jump to k = 4 needs 16: it runs */
-	is_int(fill(&p, g, 17), 4, "scaling: jump to k = 4");
-	o = iopol_start(&p, 0, 1, 13);
+	ok(!iopol_may_start(&p, 1, 0), "a stream: the epoch goes on");
+	is_int(wave(&p, g, 1, 1.0, -1), 2, "its second wave");
+	ok(strstr(evlog, "end2(50,2,4,reg) ") != NULL,
+	   "epoch 2 registered: k = 2, 4 tasks");
+	/* 39 left: the jump to k = 4 (8 tasks) needs 32: it runs */
+	is_int(fill(&p, g, 39), 4, "scaling: jump to k = 4");
+	o = iopol_start(&p, 0, 1, 35);
 	ok(o.c == 25, "the other device bets on the climb: c = 25");
 	iopol_finish(&p, 0, 1, o, 0, 1.0, -1);
 	for (int i = 0; i < 4; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 1.0, -1); /* 4 in 1 s: better */
-	/* 13 left: 2 x 2 x 8 > 13: no epoch at k = 8 while k = 4, the most
-	 * tried, was still the best: at least one per core (k = 2 here),
-	 * and here the climb's own k = 4 is more */
+		iopol_finish(&p, 0, 0, g[i], 0, 1.0, -1); /* 4 a second */
+	is_int(wave(&p, g, 1, 1.0, -1), 4, "its second wave");
+	/* 30 left: 2 x 2 x 16 > 30: no epoch at k = 8 while k = 4, the
+	 * most tried, was still the best: at least one per core (k = 2
+	 * here), and here the climb's own k = 4 is more */
 	ok(strstr(evlog, "constraint(25,learned) ") != NULL,
 	   "stopped while scaling: the best tried, 25");
 	iopol_release(&p);
 
 	/* With the bytes known, one writer's rate says how many fill B:
-	 * 10 MB in 1 s, B = 100: 10; but 8 executors: k = 8, and the
+	 * 10 MB a second, B = 100: 10; but 8 executors: k = 8, and the
 	 * other device bets on it. */
 	is_int(climb(&p, g, 100), 1, "climb, k = 1");
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 10 << 20);
-	is_int(fill(&p, g, 99), 8, "fill point: 10, at most 8 executors");
+	wave(&p, g, 1, 1.0, 10 << 20);
+	is_int(fill(&p, g, 98), 8, "fill point: 10, at most 8 executors");
 	ok(iopol_may_start(&p, 0, 1), "the other device runs it");
-	o = iopol_start(&p, 0, 1, 91);
+	o = iopol_start(&p, 0, 1, 90);
 	ok(o.c == 12.5, "at the fill point's constraint, 12.5");
 	iopol_finish(&p, 0, 1, o, 0, 1.0, 10 << 20);
 	iopol_release(&p);
 
 	/* A climb stopped after its first epoch compared nothing: it runs
 	 * at the fill point if it knows one, is not re-evaluated from its
-	 * one entry, and keeps no registry.  2 x 2 x 2 = 8 > 7 left. */
-	is_int(climb(&p, g, 8), 1, "climb, k = 1");
-	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 25 << 20); /* 25 MB/s: 4 */
+	 * one entry, and keeps no registry.  16 tasks: 2 x 2 x 8 > 14
+	 * left for the fill point's epoch (k = 4, 8 tasks). */
+	is_int(climb(&p, g, 16), 1, "climb, k = 1");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 25 << 20);
+	wave(&p, g, 1, 1.0, 25 << 20); /* 25 MB/s: 4 fill B */
 	ok(strstr(evlog, "constraint(25,fill) ") != NULL,
 	   "stopped: the fill point, 4 writers (c = 25)");
 	evlog[0] = '\0';
@@ -242,8 +266,9 @@ main(void)
 	   "and nothing is kept for the next run");
 	iopol_release(&p);
 	/* ... and without the bytes, one per core, as the baseline */
-	is_int(climb(&p, g, 8), 1, "climb, k = 1");
+	is_int(climb(&p, g, 16), 1, "climb, k = 1");
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
+	wave(&p, g, 1, 1.0, -1);
 	ok(strstr(evlog, "constraint(50,fallback) ") != NULL,
 	   "stopped, bytes unknown: one per core (c = 50)");
 	iopol_release(&p);
@@ -251,9 +276,9 @@ main(void)
 	/* A device that one writer fills: 2 writers add nothing, k = 1. */
 	is_int(climb(&p, g, 30), 1, "climb, k = 1");
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
-	is_int(fill(&p, g, 29), 2, "k = 2");
-	for (int i = 0; i < 2; i++)
-		iopol_finish(&p, 0, 0, g[i], 0, 2.0, -1); /* same throughput */
+	wave(&p, g, 1, 1.0, -1);
+	is_int(wave(&p, g, 0, 2.0, -1), 2, "k = 2");
+	wave(&p, g, 2, 2.0, -1); /* same throughput */
 	ok(strstr(evlog, "constraint(100,learned) ") != NULL,
 	   "a second writer added nothing: c = B");
 	iopol_release(&p);
