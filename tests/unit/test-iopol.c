@@ -205,9 +205,9 @@ main(void)
 	iopol_finish(&p, 0, 1, o, 0, 1.0, -1);
 	iopol_finish(&p, 0, 1, o2, 0, 1.0, -1);
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
-	is_str(evlog, "begin1(100,1) ", "one task is not the epoch yet");
-	is_int(wave(&p, g, 1, 1.0, -1), 1, "its second task");
-	is_int(fill(&p, g, 40), 2, "then k = 2");
+	is_str(evlog, "begin1(100,1) end1(100,1,1,reg) begin2(50,2) ",
+	       "one writer's epoch is one task");
+	is_int(fill(&p, g, 47), 2, "then k = 2");
 	ok(iopol_may_start(&p, 0, 1), "the other device runs at the best so far");
 	o = iopol_start(&p, 0, 1, 38);
 	ok(o.c == 100 && o.epoch == 0, "k = 1 there (c = 100), in no epoch");
@@ -276,7 +276,6 @@ main(void)
 	/* A device that one writer fills: 2 writers add nothing, k = 1. */
 	is_int(climb(&p, g, 30), 1, "climb, k = 1");
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, -1);
-	wave(&p, g, 1, 1.0, -1);
 	is_int(wave(&p, g, 0, 2.0, -1), 2, "k = 2");
 	wave(&p, g, 2, 2.0, -1); /* same throughput */
 	ok(strstr(evlog, "constraint(100,learned) ") != NULL,
