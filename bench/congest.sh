@@ -89,8 +89,9 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # Wait (at most WAIT_MAX s) until the 1-minute load is below MAX_LOAD.
 wait_quiet() {
 	local i
-	for ((i = 0; i < WAIT_MAX / 5; i++)); do
+	for ((i = 0; ; i++)); do
 		awk -v l="$(load1)" -v m="$MAX_LOAD" 'BEGIN { exit !(l < m) }' && return 0
+		((i < WAIT_MAX / 5)) || break
 		((i % 12)) || echo "# waiting for load < $MAX_LOAD (now $(loadavg))" >&2
 		sleep 5
 	done
