@@ -1380,45 +1380,50 @@ handle_msg(struct ssh_host *h, struct proto_msg *m)
 			e->state = EXEC_READY;
 		}
 		e->on_state(e, e->arg);
-	} else if (!strcmp(t, "DONE") && m->n >= 12 &&
+	} else if (!strcmp(t, "DONE") && m->n >= 2 &&
 		   !parse_long(m->f[1], &id)) {
 		r.task = (uint32_t)id;
 		if (!take_job(h, r.task))
 			return;
-		r.started = true;
-		r.wstatus = atoi(m->f[2]);
-		r.start = strtod(m->f[3], NULL);
-		r.end = strtod(m->f[4], NULL);
-		r.utime = strtod(m->f[5], NULL);
-		r.stime = strtod(m->f[6], NULL);
-		r.maxrss_kb = atol(m->f[7]);
-		r.read_bytes = atoll(m->f[8]);
-		r.write_bytes = atoll(m->f[9]);
-		r.out_empty = atoi(m->f[10]);
-		r.err_empty = atoi(m->f[11]);
+		struct proto_done d;
+		struct errbuf err;
 		uint8_t *ok = NULL;
 		struct exec_outfile *files = NULL;
-		long nout, nfile;
-		size_t k = 13;
-		if (m->n > 13 && !parse_long(m->f[13], &nout) && nout >= 0 &&
-		    14 + (size_t)nout < m->n) {
-			r.stage_out_s = strtod(m->f[12], NULL);
-			ok = xcalloc((size_t)nout + 1, 1);
-			for (long i = 0; i < nout; i++)
+		if (proto_parse_done(m, &d, &err) < 0) {
+			/* what became of the task is not known: it failed */
+			snprintf(r.error, sizeof(r.error), "the agent on %s "
+				 "sent a DONE that cannot be read: %s",
+				 h->w->host, err.msg);
+			e->done(&r, e->arg);
+			return;
+		}
+		r.started = true;
+		r.wstatus = d.wstatus;
+		r.start = d.start;
+		r.end = d.end;
+		r.utime = d.utime;
+		r.stime = d.stime;
+		r.maxrss_kb = d.maxrss_kb;
+		r.read_bytes = d.read_bytes;
+		r.write_bytes = d.write_bytes;
+		r.out_empty = d.out_empty;
+		r.err_empty = d.err_empty;
+		if (d.staged) {
+			r.stage_out_s = d.stage_out_s;
+			ok = xcalloc(d.nout + 1, 1);
+			for (size_t i = 0; i < d.nout; i++)
 				ok[i] = m->f[14 + i][0] != '-';
 			r.out_ok = ok;
-			r.nout_ok = (size_t)nout;
-			k = 14 + (size_t)nout;
-			if (!parse_long(m->f[k], &nfile) && nfile >= 0 &&
-			    k + 1 + 2 * (size_t)nfile <= m->n) {
-				files = xcalloc((size_t)nfile + 1, sizeof(*files));
-				for (long i = 0; i < nfile; i++) {
-					files[i].path = m->f[k + 1 + 2 * i];
-					files[i].size = atoll(m->f[k + 2 + 2 * i]);
-				}
-				r.files = files;
-				r.nfiles = (size_t)nfile;
+			r.nout_ok = d.nout;
+			files = xcalloc(d.nfile + 1, sizeof(*files));
+			for (size_t i = 0; i < d.nfile; i++) {
+				files[i].path = m->f[d.kfile + 2 * i];
+				/* checked by proto_parse_done */
+				files[i].size = strtoll(m->f[d.kfile + 2 * i + 1],
+							NULL, 10);
 			}
+			r.files = files;
+			r.nfiles = d.nfile;
 		}
 		e->done(&r, e->arg);
 		free(ok);

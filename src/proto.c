@@ -1,5 +1,7 @@
 #include "proto.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,4 +140,114 @@ proto_next(struct proto_decoder *d, struct proto_msg *m, struct errbuf *err)
 	m->f = d->fields.v;
 	m->n = d->fields.n;
 	return 1;
+}
+
+/* The DONE fields after the type, for messages. */
+static const char *const done_field[] = {
+	"id", "wstatus", "start", "end", "utime", "stime", "maxrss_kb",
+	"read_bytes", "write_bytes", "out_empty", "err_empty", "stage_out_s",
+	"nout",
+};
+
+static int
+done_ll(const struct proto_msg *m, size_t i, long long lo, long long *v,
+	const char *what, struct errbuf *err)
+{
+	char *end;
+	if (i >= m->n) {
+		errprintf(err, "DONE has no %s (field %zu)", what, i);
+		return -1;
+	}
+	errno = 0;
+	*v = strtoll(m->f[i], &end, 10);
+	if (!*m->f[i] || *end || errno || *v < lo) {
+		errprintf(err, "DONE's %s (field %zu) is '%.40s', not %s",
+			  what, i, m->f[i],
+			  lo < 0 ? "an integer of -1 or more" :
+			  "a whole number");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+done_double(const struct proto_msg *m, size_t i, double *v,
+	    struct errbuf *err)
+{
+	char *end;
+	const char *what = done_field[i - 1];
+	if (i >= m->n) {
+		errprintf(err, "DONE has no %s (field %zu)", what, i);
+		return -1;
+	}
+	*v = strtod(m->f[i], &end);
+	if (!*m->f[i] || *end || !isfinite(*v) || *v < 0) {
+		errprintf(err, "DONE's %s (field %zu) is '%.40s', not a "
+			  "number of seconds", what, i, m->f[i]);
+		return -1;
+	}
+	return 0;
+}
+
+int
+proto_parse_done(const struct proto_msg *m, struct proto_done *d,
+		 struct errbuf *err)
+{
+	long long v[11];
+	static const size_t ints[] = { 1, 2, 7, 8, 9, 10, 11 };
+	static const long long lo[] = { 0, 0, 0, -1, -1, 0, 0 };
+	static const size_t secs[] = { 3, 4, 5, 6 };
+	double t[4];
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < sizeof(ints) / sizeof(*ints); i++)
+		if (done_ll(m, ints[i], lo[i], &v[i], done_field[ints[i] - 1],
+			    err) < 0)
+			return -1;
+	for (size_t i = 0; i < 4; i++)
+		if (done_double(m, secs[i], &t[i], err) < 0)
+			return -1;
+	if (v[0] > 0xffffffffLL || v[1] > 0xffff || v[2] > 0x7fffffffffffLL ||
+	    v[5] > 1 || v[6] > 1) {
+		errprintf(err, "DONE has a field out of range");
+		return -1;
+	}
+	d->id = (long)v[0];
+	d->wstatus = (int)v[1];
+	d->start = t[0];
+	d->end = t[1];
+	d->utime = t[2];
+	d->stime = t[3];
+	d->maxrss_kb = (long)v[2];
+	d->read_bytes = v[3];
+	d->write_bytes = v[4];
+	d->out_empty = (int)v[5];
+	d->err_empty = (int)v[6];
+	if (m->n <= 12)
+		return 0;
+	/* the staged part: stage_out_s nout KIND... nfile (PATH SIZE)... */
+	long long nout, nfile, size;
+	if (done_double(m, 12, &d->stage_out_s, err) < 0 ||
+	    done_ll(m, 13, 0, &nout, "nout", err) < 0)
+		return -1;
+	if (nout > (long long)m->n) {
+		errprintf(err, "DONE names %lld outputs in %zu fields", nout,
+			  m->n);
+		return -1;
+	}
+	size_t k = 14 + (size_t)nout;
+	if (done_ll(m, k, 0, &nfile, "nfile", err) < 0)
+		return -1;
+	if (nfile > (long long)(m->n - k - 1) / 2) {
+		errprintf(err, "DONE names %lld files in %zu fields", nfile,
+			  m->n - k - 1);
+		return -1;
+	}
+	for (size_t i = 0; i < (size_t)nfile; i++)
+		if (done_ll(m, k + 2 + 2 * i, -1, &size, "file size", err) < 0)
+			return -1;
+	d->staged = 1;
+	d->nout = (size_t)nout;
+	d->nfile = (size_t)nfile;
+	d->kfile = k + 1;
+	return 0;
 }

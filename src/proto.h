@@ -30,6 +30,9 @@
  *                                             now under those outputs,
  *                                             relative, with its size in
  *                                             bytes (-1: a directory)
+ *                                             (a DONE whose numbers
+ *                                             cannot be read fails its
+ *                                             task: proto_parse_done)
  *   FAILED   id message                       the task could not start
  *   BYE                                       the agent is exiting
  *
@@ -103,5 +106,31 @@ void proto_feed(struct proto_decoder *d, const char *buf, size_t n);
  */
 int proto_next(struct proto_decoder *d, struct proto_msg *m,
 	       struct errbuf *err);
+
+/*
+ * A DONE message's numbers.  The staged part, when there is one, gives
+ * nout KINDs at f[14 ..] and nfile (PATH SIZE) pairs from f[kfile]; its
+ * sizes have been checked, and are read with strtoll.
+ */
+struct proto_done {
+	long id;
+	int wstatus;
+	double start, end, utime, stime;
+	long maxrss_kb;
+	long long read_bytes, write_bytes; /* -1: not known */
+	int out_empty, err_empty;
+	int staged;
+	double stage_out_s;
+	size_t nout, nfile, kfile;
+};
+
+/*
+ * Decode a DONE message (m->f[0] is "DONE").  0 and *d filled, or -1 with
+ * err naming the field that is missing or not a number of its kind: a
+ * DONE that cannot be read says nothing about its task, not zeros.  A
+ * newer agent may append fields; they are ignored.
+ */
+int proto_parse_done(const struct proto_msg *m, struct proto_done *d,
+		     struct errbuf *err);
 
 #endif

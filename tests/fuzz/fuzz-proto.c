@@ -36,6 +36,23 @@ roundtrip(const struct proto_msg *m)
 	strbuf_release(&line);
 }
 
+/* A DONE either reads or says why; what it reads is in its ranges. */
+static void
+done(const struct proto_msg *m)
+{
+	struct proto_done d;
+	struct errbuf err;
+	if (!m->n || strcmp(m->f[0], "DONE") ||
+	    proto_parse_done(m, &d, &err) < 0)
+		return;
+	if (d.read_bytes < -1 || d.write_bytes < -1 || d.start < 0 ||
+	    (d.staged && d.kfile + 2 * d.nfile > m->n))
+		abort();
+	for (size_t i = 0; d.staged && i < d.nout; i++)
+		if (14 + i >= m->n)
+			abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -53,8 +70,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		proto_feed(&d, (const char *)data + off, n);
 		int r;
 		while ((r = proto_next(&d, &m, &err)) != 0)
-			if (r > 0)
+			if (r > 0) {
 				roundtrip(&m);
+				done(&m);
+			}
 	}
 	proto_decoder_release(&d);
 	return 0;

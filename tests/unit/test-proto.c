@@ -5,6 +5,21 @@
 #include "proto.h"
 #include "tap.h"
 
+/* Decode one line (TAB-separated, no escapes) as a DONE. */
+static int
+done(const char *line, struct proto_done *pd, struct errbuf *err)
+{
+	struct proto_decoder d;
+	struct proto_msg m;
+	proto_decoder_init(&d);
+	proto_feed(&d, line, strlen(line));
+	proto_feed(&d, "\n", 1);
+	int r = proto_next(&d, &m, err) == 1 ? proto_parse_done(&m, pd, err)
+					      : -2;
+	proto_decoder_release(&d);
+	return r;
+}
+
 int
 main(void)
 {
@@ -48,6 +63,51 @@ main(void)
 	proto_feed(&d, "\nZ\n", 3);
 	is_int(proto_next(&d, &m, &err), 1, "then lines parse again");
 	free(big);
+
+	/* DONE: every number is checked */
+	struct proto_done pd;
+	const char *plain = "DONE\t42\t256\t1.5\t2.25\t0.1\t0.2\t1024\t-1"
+			    "\t33554432\t1\t0";
+	is_int(done(plain, &pd, &err), 0, "a DONE is read");
+	ok(pd.id == 42 && pd.wstatus == 256 && pd.start == 1.5 &&
+		   pd.end == 2.25 && pd.maxrss_kb == 1024 &&
+		   pd.read_bytes == -1 && pd.write_bytes == 33554432 &&
+		   pd.out_empty == 1 && pd.err_empty == 0 && !pd.staged,
+	   "its numbers");
+	is_int(done("DONE\t42\t0\t1.5\t2.25\t0.1\t0.2\t1024\t-1"
+		    "\t33x\t1\t0", &pd, &err), -1, "bytes not a number");
+	is_str(err.msg, "DONE's write_bytes (field 9) is '33x', not an "
+	       "integer of -1 or more", "named with its field");
+	is_int(done("DONE\t42\t0\t1.5\t2.25\t0.1\t0.2\t1024\t-1"
+		    "\t\t1\t0", &pd, &err), -1, "an empty field");
+	is_int(done("DONE\t42\t0\tnan\t2.25\t0.1\t0.2\t1024\t-1"
+		    "\t5\t1\t0", &pd, &err), -1, "a time that is not one");
+	is_str(err.msg, "DONE's start (field 3) is 'nan', not a number of "
+	       "seconds", "named");
+	is_int(done("DONE\t42\t0\t1.5\t2.25\t0.1\t0.2\t1024\t-1\t5",
+		    &pd, &err), -1, "a short DONE");
+	is_str(err.msg, "DONE has no out_empty (field 10)", "says what lacks");
+	is_int(done("DONE\t42\t0\t1.5\t2.25\t0.1\t0.2\t1024\t-1"
+		    "\t-2\t1\t0", &pd, &err), -1, "bytes below -1");
+	is_int(done("DONE\t42\t0\t1.5\t2.25\t0.1\t0.2\t1024\t-1"
+		    "\t5\t2\t0", &pd, &err), -1, "a flag that is not 0 or 1");
+	/* the staged part */
+	is_int(done("DONE\t7\t0\t1\t2\t0\t0\t1\t0\t9\t1\t1\t0.5\t2"
+		    "\tf\t-\t2\tout/a\t9\tout\t-1", &pd, &err), 0,
+	       "a staged DONE");
+	ok(pd.staged && pd.stage_out_s == 0.5 && pd.nout == 2 &&
+		   pd.nfile == 2 && pd.kfile == 17,
+	   "its outputs and files");
+	is_int(done("DONE\t7\t0\t1\t2\t0\t0\t1\t0\t9\t1\t1\t0.5\t2"
+		    "\tf\t-\t3\tout/a\t9\tout\t-1", &pd, &err), -1,
+	       "more files named than sent");
+	is_int(done("DONE\t7\t0\t1\t2\t0\t0\t1\t0\t9\t1\t1\t0.5\t9"
+		    "\tf", &pd, &err), -1, "more outputs named than sent");
+	is_int(done("DONE\t7\t0\t1\t2\t0\t0\t1\t0\t9\t1\t1\t0.5\t1"
+		    "\tf\t1\tout\tbig", &pd, &err), -1, "a size not a number");
+	is_int(done("DONE\t7\t0\t1\t2\t0\t0\t1\t0\t9\t1\t1\t0.5\t1"
+		    "\tf\t1\tout\t3\tnew", &pd, &err), 0,
+	       "a newer agent's extra field is ignored");
 
 	strbuf_reset(&l);
 	proto_fieldf(&l, "%s", "DONE");
