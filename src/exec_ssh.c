@@ -57,6 +57,7 @@
 
 struct rjob {
 	uint32_t task;
+	double sent;            /* when RUN was queued (Unix seconds) */
 };
 
 /* The transfer the SSH thread is working on. */
@@ -1316,7 +1317,7 @@ ssh_submit(struct exec *e, const struct exec_job *job)
 		proto_field(l, *a, 0);
 	enqueue(h, l);
 	strbuf_release(&tmp);
-	struct rjob j = { job->task };
+	struct rjob j = { job->task, clock_real() };
 	VEC_PUSH(h->jobs, j);
 	e->running++;
 	return 0;
@@ -1499,7 +1500,9 @@ lose_jobs(struct ssh_host *h)
 		r.task = h->jobs.v[h->jobs.n - 1].task;
 		r.lost = true;
 		r.read_bytes = r.write_bytes = -1;
-		r.start = r.end = clock_real();
+		/* its own start was lost with the worker: when it was sent */
+		r.start = h->jobs.v[h->jobs.n - 1].sent;
+		r.end = clock_real();
 		snprintf(r.error, sizeof(r.error), "%s", h->base.error);
 		h->jobs.n--;
 		h->base.running--;

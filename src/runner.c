@@ -553,6 +553,27 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 	strbuf_release(&msg);
 }
 
+/* The trace row of an attempt whose worker was lost (wfrun(1), FILES):
+ * all that is known is where it was, since when and until when. */
+static void
+trace_lost(struct runner *r, uint32_t t, const struct exec_result *res)
+{
+	const struct plan *p = r->p;
+	uint32_t tmpl = p->dag.tasks.v[t].tmpl;
+	const struct wf_task *wt = &p->wf->tasks[tmpl];
+	struct strbuf tag = STRBUF_INIT;
+	plan_tag(p, t, &tag);
+	double start = res->start > 0 ? res->start : res->end;
+	struct trace_row row = {
+		t + 1, wt->name, tag.buf, r->w[r->where[t]].name,
+		wt->io ? "io" : "compute", r->cores[tmpl], r->grant[t].c,
+		r->grant[t].epoch, "LOST", -1, r->failures[t] + 1,
+		r->submit[t], start, res->end, -1, -1, -1, -1, -1, -1, -1, -1,
+	};
+	trace_write(&r->trace, &row);
+	strbuf_release(&tag);
+}
+
 static void
 on_done(const struct exec_result *res, void *arg)
 {
@@ -571,6 +592,7 @@ on_done(const struct exec_result *res, void *arg)
 	if (res->lost) {
 		progress_lost(&r->prog, r->io[tmpl]);
 		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
+		trace_lost(r, t, res);
 		/* Its worker is gone: the task runs again elsewhere, from
 		 * its saved INOUT data. */
 		char *aside = NULL;

@@ -59,10 +59,14 @@ trace_write(struct trace *t, const struct trace_row *r)
 	fprintf(fp, "\t%s\t", r->status);
 	if (r->exit_code >= 0)
 		fprintf(fp, "%d", r->exit_code);
-	fprintf(fp, "\t%d\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t",
-		r->attempt, r->submit, r->start, r->complete,
-		r->start - r->submit, r->complete - r->start, r->cpu_user,
-		r->cpu_sys);
+	fprintf(fp, "\t%d\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t", r->attempt,
+		r->submit, r->start, r->complete, r->start - r->submit,
+		r->complete - r->start);
+	if (r->cpu_user >= 0)
+		fprintf(fp, "%.6f\t%.6f", r->cpu_user, r->cpu_sys);
+	else
+		fputc('\t', fp);
+	fputc('\t', fp);
 	if (r->peak_rss_kb >= 0)
 		fprintf(fp, "%ld", r->peak_rss_kb);
 	fputc('\t', fp);

@@ -35,7 +35,7 @@ struct trace_row {
 	int exit_code;      /* -1: none */
 	int attempt;
 	double submit, start, complete;
-	double cpu_user, cpu_sys;
+	double cpu_user, cpu_sys; /* cpu_user < 0: unknown (both empty) */
 	long peak_rss_kb;   /* -1: unknown */
 	long long read_bytes, write_bytes; /* -1: unknown */
 	double stage_in_s, stage_out_s;    /* -1: not staged */
