@@ -244,7 +244,9 @@ EOF2
 	[ "${status:-0}" -eq 0 ]
 	grep -q "warning: worker 'w2' lost: .*; its running tasks go back to the queue" out.txt
 	for i in 1 2 3 4 5 6; do [ "$(cat o/$i.txt)" = "$i" ]; done
-	[ "$(awk -F'\t' 'NR > 1 { print $4 }' .wfrun/trace.tsv | sort -u | tr '\n' ' ')" = "w1 w3 " ]
+	[ "$(awk -F'\t' 'NR > 1 && $9 == "COMPLETED" { print $4 }' .wfrun/trace.tsv | sort -u | tr '\n' ' ')" = "w1 w3 " ]
+	# the two attempts lost with w2 have their rows there
+	[ "$(awk -F'\t' 'NR > 1 && $9 != "COMPLETED" { print $4, $9, $3 }' .wfrun/trace.tsv | sort | tr '\n' ,)" = "w2 LOST i=2,w2 LOST i=5," ]
 	cluster_start
 }
 
