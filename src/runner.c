@@ -553,7 +553,7 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 	strbuf_release(&msg);
 }
 
-/* The trace row of an attempt whose worker was lost (wfrun(1), FILES):
+/* The trace row of an attempt whose worker was lost (wfrun(1), TRACE):
  * all that is known is where it was, since when and until when. */
 static void
 trace_lost(struct runner *r, uint32_t t, const struct exec_result *res)
