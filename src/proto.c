@@ -1,6 +1,7 @@
 #include "proto.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,8 +151,8 @@ static const char *const done_field[] = {
 };
 
 static int
-done_ll(const struct proto_msg *m, size_t i, long long lo, long long *v,
-	const char *what, struct errbuf *err)
+done_ll(const struct proto_msg *m, size_t i, long long lo, long long hi,
+	long long *v, const char *what, struct errbuf *err)
 {
 	char *end;
 	if (i >= m->n) {
@@ -160,11 +161,9 @@ done_ll(const struct proto_msg *m, size_t i, long long lo, long long *v,
 	}
 	errno = 0;
 	*v = strtoll(m->f[i], &end, 10);
-	if (!*m->f[i] || *end || errno || *v < lo) {
-		errprintf(err, "DONE's %s (field %zu) is '%.40s', not %s",
-			  what, i, m->f[i],
-			  lo < 0 ? "an integer of -1 or more" :
-			  "a whole number");
+	if (!*m->f[i] || *end || errno || *v < lo || *v > hi) {
+		errprintf(err, "DONE's %s (field %zu) is '%.40s', not an "
+			  "integer from %lld to %lld", what, i, m->f[i], lo, hi);
 		return -1;
 	}
 	return 0;
@@ -193,24 +192,21 @@ int
 proto_parse_done(const struct proto_msg *m, struct proto_done *d,
 		 struct errbuf *err)
 {
-	long long v[11];
+	long long v[7];
 	static const size_t ints[] = { 1, 2, 7, 8, 9, 10, 11 };
 	static const long long lo[] = { 0, 0, 0, -1, -1, 0, 0 };
+	static const long long hi[] = { 0xffffffffLL, 0xffff, 0x7fffffffffffLL,
+					LLONG_MAX, LLONG_MAX, 1, 1 };
 	static const size_t secs[] = { 3, 4, 5, 6 };
 	double t[4];
 	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; i < sizeof(ints) / sizeof(*ints); i++)
-		if (done_ll(m, ints[i], lo[i], &v[i], done_field[ints[i] - 1],
-			    err) < 0)
+		if (done_ll(m, ints[i], lo[i], hi[i], &v[i],
+			    done_field[ints[i] - 1], err) < 0)
 			return -1;
 	for (size_t i = 0; i < 4; i++)
 		if (done_double(m, secs[i], &t[i], err) < 0)
 			return -1;
-	if (v[0] > 0xffffffffLL || v[1] > 0xffff || v[2] > 0x7fffffffffffLL ||
-	    v[5] > 1 || v[6] > 1) {
-		errprintf(err, "DONE has a field out of range");
-		return -1;
-	}
 	d->id = (long)v[0];
 	d->wstatus = (int)v[1];
 	d->start = t[0];
@@ -227,7 +223,7 @@ proto_parse_done(const struct proto_msg *m, struct proto_done *d,
 	/* the staged part: stage_out_s nout KIND... nfile (PATH SIZE)... */
 	long long nout, nfile, size;
 	if (done_double(m, 12, &d->stage_out_s, err) < 0 ||
-	    done_ll(m, 13, 0, &nout, "nout", err) < 0)
+	    done_ll(m, 13, 0, LLONG_MAX, &nout, "nout", err) < 0)
 		return -1;
 	if (nout > (long long)m->n) {
 		errprintf(err, "DONE names %lld outputs in %zu fields", nout,
@@ -235,7 +231,7 @@ proto_parse_done(const struct proto_msg *m, struct proto_done *d,
 		return -1;
 	}
 	size_t k = 14 + (size_t)nout;
-	if (done_ll(m, k, 0, &nfile, "nfile", err) < 0)
+	if (done_ll(m, k, 0, LLONG_MAX, &nfile, "nfile", err) < 0)
 		return -1;
 	if (nfile > (long long)(m->n - k - 1) / 2) {
 		errprintf(err, "DONE names %lld files in %zu fields", nfile,
@@ -243,7 +239,8 @@ proto_parse_done(const struct proto_msg *m, struct proto_done *d,
 		return -1;
 	}
 	for (size_t i = 0; i < (size_t)nfile; i++)
-		if (done_ll(m, k + 2 + 2 * i, -1, &size, "file size", err) < 0)
+		if (done_ll(m, k + 2 + 2 * i, -1, LLONG_MAX, &size,
+			    "file size", err) < 0)
 			return -1;
 	d->staged = 1;
 	d->nout = (size_t)nout;

@@ -80,7 +80,8 @@ main(void)
 	is_int(done("DONE\t42\t0\t1.5\t2.25\t0.1\t0.2\t1024\t-1"
 		    "\t33x\t1\t0", &pd, &err), -1, "bytes not a number");
 	is_str(err.msg, "DONE's write_bytes (field 9) is '33x', not an "
-	       "integer of -1 or more", "named with its field");
+	       "integer from -1 to 9223372036854775807",
+	       "named with its field");
 	is_int(done("DONE\t42\t0\t1.5\t2.25\t0.1\t0.2\t1024\t-1"
 		    "\t\t1\t0", &pd, &err), -1, "an empty field");
 	is_int(done("DONE\t42\t0\tnan\t2.25\t0.1\t0.2\t1024\t-1"
@@ -94,6 +95,8 @@ main(void)
 		    "\t-2\t1\t0", &pd, &err), -1, "bytes below -1");
 	is_int(done("DONE\t42\t0\t1.5\t2.25\t0.1\t0.2\t1024\t-1"
 		    "\t5\t2\t0", &pd, &err), -1, "a flag that is not 0 or 1");
+	is_str(err.msg, "DONE's out_empty (field 10) is '2', not an integer "
+	       "from 0 to 1", "its range named");
 	/* the staged part */
 	is_int(done(STAGED "2\tf\t-\t2\tout/a\t9\tout\t-1", &pd, &err), 0,
 	       "a staged DONE");
