@@ -553,22 +553,28 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 	strbuf_release(&msg);
 }
 
-/* The trace row of an attempt whose worker was lost (wfrun(1), TRACE):
- * all that is known is where it was, since when and until when. */
+/* Write the trace row of task t's attempt that ended with res (wfrun(1),
+ * TRACE).  An attempt lost with its worker knows only where it was, since
+ * when and until when. */
 static void
-trace_lost(struct runner *r, uint32_t t, const struct exec_result *res)
+trace_attempt(struct runner *r, uint32_t t, const char *status, int exit_code,
+	      const struct exec_result *res, double in_s, double out_s,
+	      long long sbytes)
 {
 	const struct plan *p = r->p;
 	uint32_t tmpl = p->dag.tasks.v[t].tmpl;
 	const struct wf_task *wt = &p->wf->tasks[tmpl];
 	struct strbuf tag = STRBUF_INIT;
 	plan_tag(p, t, &tag);
-	double start = res->start > 0 ? res->start : res->end;
+	bool lost = res->lost;
 	struct trace_row row = {
 		t + 1, wt->name, tag.buf, r->w[r->where[t]].name,
 		wt->io ? "io" : "compute", r->cores[tmpl], r->grant[t].c,
-		r->grant[t].epoch, "LOST", -1, r->failures[t] + 1,
-		r->submit[t], start, res->end, -1, -1, -1, -1, -1, -1, -1, -1,
+		r->grant[t].epoch, status, exit_code, r->failures[t] + 1,
+		r->submit[t], lost && res->start <= 0 ? res->end : res->start,
+		res->end, lost ? -1 : res->utime, res->stime,
+		res->started ? res->maxrss_kb : -1, res->read_bytes,
+		res->write_bytes, in_s, out_s, sbytes,
 	};
 	trace_write(&r->trace, &row);
 	strbuf_release(&tag);
@@ -592,7 +598,7 @@ on_done(const struct exec_result *res, void *arg)
 	if (res->lost) {
 		progress_lost(&r->prog, r->io[tmpl]);
 		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
-		trace_lost(r, t, res);
+		trace_attempt(r, t, "LOST", -1, res, -1, -1, -1);
 		/* Its worker is gone: the task runs again elsewhere, from
 		 * its saved INOUT data. */
 		char *aside = NULL;
@@ -660,18 +666,7 @@ on_done(const struct exec_result *res, void *arg)
 		     res->started ? res->start : 0, res->started ? res->end : 0,
 		     res->started ? res->write_bytes : -1);
 
-	struct strbuf tag = STRBUF_INIT;
-	plan_tag(p, t, &tag);
-	struct trace_row row = {
-		t + 1, wt->name, tag.buf, w->name, wt->io ? "io" : "compute",
-		r->cores[tmpl], r->grant[t].c, r->grant[t].epoch, status,
-		exit_code, r->failures[t] + 1, r->submit[t],
-		res->start, res->end, res->utime, res->stime,
-		res->started ? res->maxrss_kb : -1, res->read_bytes,
-		res->write_bytes, in_s, out_s, sbytes,
-	};
-	trace_write(&r->trace, &row);
-	strbuf_release(&tag);
+	trace_attempt(r, t, status, exit_code, res, in_s, out_s, sbytes);
 
 	if (r->rerun[t]) {
 		/* made again for lost data: its successors were released and
