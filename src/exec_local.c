@@ -27,7 +27,14 @@ struct exec_local {
 	struct exec base;
 	struct ljob *jobs;
 	size_t njobs, ajobs;
+	struct exec_local *next;
 };
+
+/* Every instance: a resources file may name localhost more than once,
+ * and whichever instance reaps a child reports it through its owner's
+ * callback (a child reaped by the other instance was lost: its run
+ * waited for ever). */
+static struct exec_local *all;
 
 static int
 open_log(const char *path)
@@ -121,7 +128,7 @@ read_io(pid_t pid, long long *rb, long long *wb)
 static void
 local_on_sigchld(struct exec *e)
 {
-	struct exec_local *x = (struct exec_local *)e;
+	(void)e; /* any instance reaps every task's child */
 	for (;;) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
@@ -140,15 +147,19 @@ local_on_sigchld(struct exec *e)
 		if (wait4(pid, &status, 0, &ru) != pid)
 			continue;
 		r.end = clock_real();
-		size_t i;
-		for (i = 0; i < x->njobs; i++)
-			if (x->jobs[i].pid == pid)
+		struct exec_local *o;
+		size_t i = 0;
+		for (o = all; o; o = o->next) {
+			for (i = 0; i < o->njobs && o->jobs[i].pid != pid;)
+				i++;
+			if (i < o->njobs)
 				break;
-		if (i == x->njobs)
-			continue; /* not ours (cannot happen: no other children) */
-		struct ljob j = x->jobs[i];
-		x->jobs[i] = x->jobs[--x->njobs];
-		e->running--;
+		}
+		if (!o)
+			continue; /* not a task's (cannot happen) */
+		struct ljob j = o->jobs[i];
+		o->jobs[i] = o->jobs[--o->njobs];
+		o->base.running--;
 		r.task = j.task;
 		r.started = true;
 		r.wstatus = status;
@@ -160,7 +171,7 @@ local_on_sigchld(struct exec *e)
 		finish_log(j.err_fd, j.err_path, &r.err_empty);
 		free((char *)j.out_path);
 		free((char *)j.err_path);
-		e->done(&r, e->arg);
+		o->base.done(&r, o->base.arg);
 	}
 }
 
@@ -185,6 +196,10 @@ static void
 local_release(struct exec *e)
 {
 	struct exec_local *x = (struct exec_local *)e;
+	struct exec_local **pp = &all;
+	while (*pp != x)
+		pp = &(*pp)->next;
+	*pp = x->next;
 	for (size_t i = 0; i < x->njobs; i++) {
 		close(x->jobs[i].out_fd);
 		close(x->jobs[i].err_fd);
@@ -212,5 +227,7 @@ exec_local_new(exec_done_fn done, void *arg)
 	x->base.done = done;
 	x->base.arg = arg;
 	x->base.state = EXEC_READY;
+	x->next = all;
+	all = x;
 	return &x->base;
 }

@@ -270,3 +270,26 @@ EOF2
 	[ "$(pcount 'sleep 30[67]')" -eq 0 ]
 	[ "$(awk -F'\t' '$2 == "stuck" { print $9, $10 }' .wfrun/trace.tsv)" = "FAILED 137" ]
 }
+
+@test "two localhost workers: every task's end is seen, whichever worker ran it" {
+	# Both run tasks as children of wfrun; each reaps any child that
+	# ends.  A child reaped by the other worker was lost, and the run
+	# waited for it for ever.
+	cat >r.xml <<'XML'
+<resources>
+  <worker name="a" host="localhost"><cores>1</cores></worker>
+  <worker name="b" host="localhost"><cores>1</cores></worker>
+</resources>
+XML
+	wf <<'EOF2'
+tasks:
+  - name: t
+    foreach: {i: "1..8"}
+    out: {f: "o/{i}"}
+    run: "sleep 0.2; echo {i} > {out.f}"
+EOF2
+	run timeout -s KILL 60 "$WFRUN" -q -r r.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(trace_col worker | sort | uniq -c | tr -s ' ' | tr '\n' ,)" = " 4 a, 4 b," ]
+	[ "$(cat o/8)" = 8 ]
+}
