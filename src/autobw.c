@@ -232,7 +232,8 @@ climb_next(struct autobw *a, long k)
 			return a->fill;
 		return a->executors >= 2 ? 2 : 0;
 	}
-	if (a->nreg == 2 && k == 2) {
+	if (a->nreg == 2 && k == 2 && a->fill < 2) {
+		/* (a fill point of 2 goes on as any other: by neighbours) */
 		if (best != 2)
 			return 0; /* a second writer added nothing */
 		long jump = autobw_climb_jump(a->cores, a->executors);

@@ -249,6 +249,18 @@ main(void)
 		   (long)autobw_choose(&a, 100) == 50,
 	   "learned c = 50 in 3 epochs");
 	autobw_release(&a);
+	/* a fill point of 2 goes on by neighbours: when its two writers
+	 * write at B, learning is over (no jump to one per core, which is
+	 * for a climb with no fill point: it cost a 45 s epoch of 8
+	 * congested writers in wfrun sim) */
+	autobw_init_climb(&a, 200, 16, 8);
+	epoch_mb(&a, 0.32, 32);
+	is_int(a.fill, 2, "one writer at 100 MB/s: 2 fill 200");
+	is_int(a.k, 2, "fill point 2");
+	epoch_mb(&a, 0.32, 32);
+	ok(a.phase == AUTOBW_LEARNED && autobw_best(&a, NULL) == 2,
+	   "2 wrote at B: learned, no jump to 8");
+	autobw_release(&a);
 	/* one writer fills B (the steep law): k = 2 checks it, and
 	 * elsewhere runs one writer meanwhile */
 	autobw_init_climb(&a, 450, 225, 48);
