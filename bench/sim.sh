@@ -6,7 +6,10 @@
 #   auto, "auto(2,256,2)", each auto variant twice: a first run that
 #   learns, and a second run that starts from the registry the first kept
 #   (--registry, as wfrun run keeps .wfrun/storage_bw.tsv); and auto
-#   learning the paper's way (--learn paper), first run.
+#   learning the paper's way (--learn paper), first run; and auto with
+#   --no-preempt (its first guess on the other disks is never corrected),
+#   first run.  "stopped": I/O attempts auto's first run stopped to make
+#   way.
 # Shapes: HMMER-like (2,304 searches of 60 s +-10 %, each followed by a
 # 290 MB checkpoint; hmmer4: four times as many, where learning pays) and Kmeans-like (1, 3 and 6 iterations of 500
 # partial sums of 30 s +-10 %, a 5 s reduce, and 500 checkpoints of
@@ -108,11 +111,11 @@ for law in paper steep congest; do
 		statics="3.125 6.25 12.5 25 50 100 200" B=200 bounded='auto(3.125,200,2)'
 	fi
 	cluster $B >"$dir/cluster.xml"
-	variants="baseline io $statics auto auto2 paper $bounded ${bounded}2"
+	variants="baseline io $statics auto auto2 paper nopre $bounded ${bounded}2"
 	echo "### law: $law ($(model hmmer 0 $law | tail -1))"
 	echo
-	printf '| shape | %s | best static | auto vs best (1st / 2nd run) | paper'"'"'s auto vs best | %s vs best (1st / 2nd) | auto vs baseline (1st / 2nd) |\n' "$(echo $variants | sed "s/ / | /g; s/auto2/auto, 2nd run/; s/paper/auto, --learn paper/; s/$bounded""2/$bounded, 2nd run/")" "$bounded"
-	ncol=$(($(echo $variants | wc -w) + 6))
+	printf '| shape | %s | best static | auto vs best (1st / 2nd run) | stopped | --no-preempt vs best | paper'"'"'s auto vs best | %s vs best (1st / 2nd) | auto vs baseline (1st / 2nd) |\n' "$(echo $variants | sed "s/ / | /g; s/auto2/auto, 2nd run/; s/paper/auto, --learn paper/; s/nopre/auto, --no-preempt/; s/$bounded""2/$bounded, 2nd run/")" "$bounded"
+	ncol=$(($(echo $variants | wc -w) + 8))
 	printf '|%s\n' "$(for _ in $(seq 1 $ncol); do printf -- '---|'; done)"
 	for shape in hmmer hmmer4 kmeans1 kmeans3 kmeans6; do
 		iters=${shape#kmeans}
@@ -131,7 +134,7 @@ for law in paper steep congest; do
 			case $v in
 			baseline) bw=io ;;
 			auto | auto2) bw=auto reg=auto ;;
-			paper) bw=auto ;;
+			paper | nopre) bw=auto ;;
 			auto\(*) bw="\"$bounded\"" reg=bounded ;;
 			esac
 			case $shape in
@@ -141,9 +144,12 @@ for law in paper steep congest; do
 			extra=()
 			[ "$v" = baseline ] && extra=(--no-io)
 			[ "$v" = paper ] && extra=(--learn paper)
+			[ "$v" = nopre ] && extra=(--no-preempt)
 			# a first and a second run share a registry
 			[ -n "$reg" ] && extra=(--registry "$dir/reg-$reg")
-			t[$v]=$("$WFRUN" sim -q "${extra[@]}" -m "$dir/model.txt" -r "$dir/cluster.xml" "$dir/wf.yaml" | makespan)
+			out=$("$WFRUN" sim -q "${extra[@]}" -m "$dir/model.txt" -r "$dir/cluster.xml" "$dir/wf.yaml")
+			t[$v]=$(makespan <<<"$out")
+			[ "$v" = auto ] && stopped=$(awk '/I\/O attempts? stopped/ { n = $1 } END { print n + 0 }' <<<"$out")
 			row="$row | ${t[$v]}"
 		done
 		best=
@@ -151,7 +157,7 @@ for law in paper steep congest; do
 			if [ -z "$best" ] || awk -v a="${t[$v]}" -v b="${t[$best]}" 'BEGIN { exit !(a < b) }'; then best=$v; fi
 		done
 		pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f %%", 100 * (a - b) / b }'; }
-		row="$row | ${t[$best]} (c=$best) | $(pct "${t[auto]}" "${t[$best]}") / $(pct "${t[auto2]}" "${t[$best]}") | $(pct "${t[paper]}" "${t[$best]}") | $(pct "${t[$bounded]}" "${t[$best]}") / $(pct "${t[${bounded}2]}" "${t[$best]}") | $(pct "${t[auto]}" "${t[baseline]}") / $(pct "${t[auto2]}" "${t[baseline]}") |"
+		row="$row | ${t[$best]} (c=$best) | $(pct "${t[auto]}" "${t[$best]}") / $(pct "${t[auto2]}" "${t[$best]}") | $stopped | $(pct "${t[nopre]}" "${t[$best]}") | $(pct "${t[paper]}" "${t[$best]}") | $(pct "${t[$bounded]}" "${t[$best]}") / $(pct "${t[${bounded}2]}" "${t[$best]}") | $(pct "${t[auto]}" "${t[baseline]}") / $(pct "${t[auto2]}" "${t[baseline]}") |"
 		echo "$row"
 		unset t
 	done

@@ -98,6 +98,7 @@ cmd_run(int argc, char **argv)
 		{ "disk-bw", required_argument, NULL, 'D' },
 		{ "relearn", no_argument, NULL, 'L' },
 		{ "learn", required_argument, NULL, 'P' },
+		{ "no-preempt", no_argument, NULL, 'W' },
 		{ "fetch", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -167,6 +168,9 @@ cmd_run(int argc, char **argv)
 			break;
 		case 'L':
 			o.relearn = true;
+			break;
+		case 'W':
+			o.no_preempt = true;
 			break;
 		case 'P':
 			if (parse_learn(optarg, &o.learn_paper) < 0) {

@@ -39,6 +39,10 @@ report(const struct plan *p, const struct sim_result *res, bool no_io)
 	       "executors)%s\n", res->makespan, res->done, res->nworkers,
 	       res->nworkers == 1 ? "" : "s", res->cores, res->io_executors,
 	       no_io ? ", I/O tasks as compute (--no-io)" : "");
+	if (res->preempted)
+		printf("  %zu I/O attempt%s stopped to make way, and run again "
+		       "(wfrun(1), --no-preempt)\n", res->preempted,
+		       res->preempted == 1 ? "" : "s");
 	for (size_t i = 0; i < p->wf->ntasks; i++) {
 		const struct wf_task *t = &p->wf->tasks[i];
 		if (!t->io || no_io)
@@ -67,6 +71,7 @@ cmd_sim(int argc, char **argv)
 		{ "trace", required_argument, NULL, 'T' },
 		{ "registry", required_argument, NULL, 'R' },
 		{ "learn", required_argument, NULL, 'P' },
+		{ "no-preempt", no_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +109,9 @@ cmd_sim(int argc, char **argv)
 			break;
 		case 'R':
 			o.registry = optarg;
+			break;
+		case 'W':
+			o.no_preempt = true;
 			break;
 		case 'P':
 			if (parse_learn(optarg, &o.learn_paper) < 0)

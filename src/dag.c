@@ -280,3 +280,15 @@ dag_complete(struct dag *d, uint32_t t, uint32_t **ready, size_t *nready,
 		}
 	}
 }
+
+bool
+dag_out_only(const struct dag *d, uint32_t t)
+{
+	const struct dag_task *dt = &d->tasks.v[t];
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &d->acc.v[dt->acc + i];
+		if ((a->mode & DAG_WRITE) && (a->mode != DAG_WRITE || a->is_dir))
+			return false;
+	}
+	return true;
+}

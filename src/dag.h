@@ -129,6 +129,11 @@ dag_nsucc(const struct dag *d, uint32_t t)
 	return d->succ_off[t + 1] - d->succ_off[t];
 }
 
+/* Does t write only plain files it makes (OUT), nothing it also reads
+ * (INOUT) and no directory?  Then stopping it and running it again
+ * loses nothing: the next attempt writes them anew. */
+bool dag_out_only(const struct dag *d, uint32_t t);
+
 /* Mark t done; append successors that became ready to *ready. */
 void dag_complete(struct dag *d, uint32_t t, uint32_t **ready, size_t *nready,
 		  size_t *alloc);

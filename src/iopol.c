@@ -275,6 +275,23 @@ emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 	emit(p, &e);
 }
 
+/* A climb's constraint for the other devices may have changed: mark the
+ * name when it rose (iopol_take_tight). */
+static void
+note_others(struct iopol *p, uint32_t name)
+{
+	struct iopol_name *nm = &p->nm[name];
+	if (!nm->a.climb)
+		return;
+	double c = nm->a.phase == AUTOBW_LEARNING ? autobw_elsewhere(&nm->a)
+						  : nm->a.chosen;
+	if (nm->others_c > 0 && c > nm->others_c + EPS && !nm->tight) {
+		nm->tight = true;
+		p->ntight++;
+	}
+	nm->others_c = c;
+}
+
 static void
 emit_epoch_begin(struct iopol *p, uint32_t name)
 {
@@ -285,6 +302,7 @@ emit_epoch_begin(struct iopol *p, uint32_t name)
 				 .epoch = nm->a.epoch, .c = nm->a.c,
 				 .k = nm->a.k };
 	emit(p, &e);
+	note_others(p, name);
 }
 
 static void
@@ -431,6 +449,7 @@ learned(struct iopol *p, uint32_t name, long ready)
 		nm->a.chosen = autobw_choose(&nm->a, n);
 	}
 	emit_constraint(p, name, n, why);
+	note_others(p, name);
 }
 
 struct iopol_grant
@@ -619,6 +638,104 @@ iopol_ready(struct iopol *p, uint32_t name, long ready)
 	nm->a.chosen = autobw_choose(&nm->a, n);
 	if (nm->a.chosen != nm->reported)
 		emit_constraint(p, name, n, "reevaluated");
+}
+
+/* --- correcting the bet (iopol.h) -------------------------------------- */
+
+uint32_t
+iopol_take_tight(struct iopol *p)
+{
+	if (!p->ntight)
+		return NONE;
+	for (uint32_t i = 0; i < p->nn; i++)
+		if (p->nm[i].tight) {
+			p->nm[i].tight = false;
+			p->ntight--;
+			return i;
+		}
+	p->ntight = 0;
+	return NONE;
+}
+
+static int
+by_dev_start(const void *a, const void *b, void *arg)
+{
+	const struct iopol *p = arg;
+	const struct iopol_running *x = a, *y = b;
+	uint32_t dx = p->w[x->wi].dev, dy = p->w[y->wi].dev;
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/* The constraint a new task of the name gets on device d now. */
+static double
+now_c(const struct iopol *p, const struct iopol_name *nm, uint32_t d)
+{
+	if (nm->a.phase == AUTOBW_LEARNED)
+		return nm->a.chosen;
+	return d == nm->learn_dev ? nm->a.c : autobw_elsewhere(&nm->a);
+}
+
+/* One device's tasks r[0..n), oldest first: see iopol_make_way. */
+static size_t
+make_way_dev(struct iopol *p, uint32_t name, struct iopol_running *r,
+	     size_t n)
+{
+	struct iopol_name *nm = &p->nm[name];
+	uint32_t d = p->w[r[0].wi].dev;
+	struct iopol_device *D = &p->dev[d];
+	double c = now_c(p, nm, d);
+	if (!(c > 0) || D->B <= 0)
+		return 0;
+	long k = (long)floor(D->B / c + 1e-9);
+	if (k < 1)
+		k = 1;
+	size_t stays = n, stopped = 0;
+	bool over = !p->no_preempt && n > 2 * (size_t)k;
+	for (size_t i = n; over && i-- > 0 && stays > (size_t)k;)
+		if (r[i].can_stop && r[i].g->c * 2 <= c + EPS) {
+			r[i].stop = true;
+			stays--;
+			stopped++;
+		}
+	/* (when fewer can stop, those that could are stopped all the same:
+	 * the device gets nearer k) */
+	for (size_t i = 0; i < n; i++)
+		if (!r[i].stop && r[i].g->c < c) {
+			D->used += c - r[i].g->c;
+			r[i].g->c = c;
+		}
+	if (stopped) {
+		struct iopol_event e = { .ev = "preempt", .name = name,
+					 .key = nm->key, .device = D->name,
+					 .epoch = nm->a.phase == AUTOBW_LEARNING
+							  ? nm->a.epoch
+							  : 0,
+					 .c = c, .k = (long)stays,
+					 .tasks = (long)stopped };
+		emit(p, &e);
+	}
+	return stopped;
+}
+
+size_t
+iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
+	       size_t n)
+{
+	name = p->nm[name].grp;
+	if (!n || !p->nm[name].has_learner)
+		return 0;
+	qsort_r(r, n, sizeof(*r), by_dev_start, p);
+	size_t stopped = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && p->w[r[j].wi].dev == p->w[r[i].wi].dev;)
+			j++;
+		stopped += make_way_dev(p, name, r + i, j - i);
+	}
+	return stopped;
 }
 
 /* --- registries kept across runs --------------------------------------- */

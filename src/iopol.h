@@ -15,9 +15,10 @@
  * The climb (autobw_init_climb, the default unless --learn paper) is
  * different: its epochs are small and its first is the least congested,
  * so the other devices run the name's tasks under autobw_elsewhere's
- * constraint meanwhile.  When learning ends, the chosen
- * constraint applies on every device, and is re-evaluated for the tasks
- * of the name ready or running each time more become ready.
+ * constraint meanwhile (and when an epoch's end raises it, those already
+ * running far beyond it make way: iopol_make_way).  When learning ends,
+ * the chosen constraint applies on every device, and is re-evaluated for
+ * the tasks of the name ready or running each time more become ready.
  *
  * Tasks with the same learn_as (wfrun-workflow(5)) are one name here: an
  * iterative workflow whose iterations are separate tasks learns once.
@@ -50,14 +51,16 @@
 #include "workflow.h"
 
 struct iopol_event {
-	const char *ev;     /* epoch_begin, epoch_end, constraint */
+	const char *ev;     /* epoch_begin, epoch_end, constraint,
+			       preempt */
 	uint32_t name;      /* task template (the first of its learn_as) */
 	const char *key;    /* its learn_as, or its name */
 	const char *device;
 	int epoch;
 	double c;
 	long k;
-	long tasks;         /* epoch_end: how many ran in it */
+	long tasks;         /* epoch_end: how many ran in it; preempt:
+			       how many were stopped */
 	double mean_s;      /* epoch_end: the tasks' mean time */
 	double t_s;         /* epoch_end: its time t_i (see autobw.h) */
 	double busy_s;      /* epoch_end: S, some task of it was running */
@@ -91,6 +94,9 @@ struct iopol_name {
 	size_t learn_worker;
 	uint32_t learn_dev;
 	double reported;    /* the constraint last reported */
+	double others_c;    /* a climb: the constraint last given to the
+			       devices other than its learning one */
+	bool tight;         /* others_c rose: see iopol_take_tight */
 };
 
 struct iopol_worker {
@@ -120,6 +126,8 @@ struct iopol {
 	size_t nsaved;
 	bool relearn;       /* ignore the saved registries */
 	bool paper;         /* --learn paper: no climb (autobw.h) */
+	bool no_preempt;    /* --no-preempt: never stop a running task */
+	size_t ntight;      /* names with tight set */
 };
 
 /* What a started task holds: c MB/s of its device (0: unconstrained) and
@@ -190,6 +198,38 @@ void iopol_abandon(struct iopol *p, uint32_t name, size_t wi,
 size_t iopol_close_idle(struct iopol *p, bool force);
 /* More tasks of name became ready: ready of them wait now. */
 void iopol_ready(struct iopol *p, uint32_t name, long ready);
+
+/*
+ * Beyond the paper: correct the bet.  Until a climb has measured
+ * anything, the devices other than its learning one run the name's tasks
+ * one per core (autobw_elsewhere); when an epoch's end raises that
+ * constraint (the first epoch's fill point, or the choice), the tasks
+ * already running there under the old one would hold those devices
+ * congested to their end.  iopol_take_tight names such a name (and
+ * clears its mark), or returns UINT32_MAX; the backend then lists the
+ * name's tasks running outside any epoch and calls iopol_make_way.
+ */
+uint32_t iopol_take_tight(struct iopol *p);
+struct iopol_running {
+	uint32_t task;           /* the backend's: iopol does not look */
+	size_t wi;               /* its worker */
+	double start;            /* when it started (any one clock) */
+	struct iopol_grant *g;   /* its grant, raised here if it stays */
+	bool can_stop;           /* it may be stopped and run again: it
+				    writes only OUT files (dag_out_only) */
+	bool stop;               /* out: stop it and hand it back with
+				    iopol_abandon (not a failure) */
+};
+/* On each device, the constraint c now in force for the name there
+ * allows k = floor(B / c) tasks.  Where more than 2 k run, the youngest
+ * that can stop and started under less than c / 2 are marked stop until
+ * k remain; those that stay hold c from now on (so that no new task
+ * starts there until the device is back within k).  Sorts r by device
+ * and start; returns how many are marked; emits a "preempt" event per
+ * device that stops any (tasks: how many, k: how many stay).  Marks
+ * nothing under --no-preempt (p->no_preempt): the grants still rise. */
+size_t iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
+		      size_t n);
 
 /* Registries kept across runs: a TSV file of lines
  * "name \t kind \t B \t spec \t c:k:t:mbps,c:k:t:mbps,..." (":mbps" may

@@ -70,6 +70,11 @@ struct runner {
 	uint8_t *launches;      /* per task, counted modulo 256 */
 	uint8_t *rerun;         /* per task: done, and running again to make
 				   data lost with a worker (lineage) */
+	uint8_t *preempt;       /* per task: stopped to make way (iopol.h) */
+	uint32_t *seq;          /* per task: launches before its last one */
+	uint32_t nlaunched;
+	struct idset io_run;    /* I/O tasks running */
+	VEC(struct iopol_running) way;
 	long *cores;            /* per task name: cores each instance takes */
 	bool *io;               /* per task name: takes an I/O executor */
 	bool *logdir_made;      /* per task name */
@@ -86,7 +91,7 @@ struct runner {
 	VEC(uint32_t) discard;  /* succeeded: drop saved copies once the
 				   journal is on disk */
 	struct resume resume;
-	size_t skipped, cancelled, ignored;
+	size_t skipped, cancelled, ignored, preempted;
 	bool journal_failed;
 	bool hurry;             /* second interrupt: do not wait for remote
 				   workers */
@@ -247,7 +252,11 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 				  (long)r->sched.q[tmpl].n);
 	r->where[t] = (uint16_t)wi;
 	r->launches[t]++;
+	r->timed_out[t] = 0;
+	r->seq[t] = r->nlaunched++;
 	r->running++;
+	if (r->io[tmpl])
+		idset_add(&r->io_run, t);
 	progress_started(&r->prog, r->io[tmpl]);
 	p->dag.tasks.v[t].state = TASK_RUNNING;
 
@@ -590,12 +599,15 @@ on_done(const struct exec_result *res, void *arg)
 	uint32_t tmpl = g->tasks.v[t].tmpl;
 	const struct wf_task *wt = &p->wf->tasks[tmpl];
 	struct rworker *w = &r->w[r->where[t]];
-	if (r->io[tmpl])
+	if (r->io[tmpl]) {
 		w->io_free++;
-	else
+		idset_del(&r->io_run, t);
+	} else {
 		w->free += r->cores[tmpl];
+	}
 	r->running--;
 	if (res->lost) {
+		r->preempt[t] = 0;
 		progress_lost(&r->prog, r->io[tmpl]);
 		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
 		trace_attempt(r, t, "LOST", -1, res, -1, -1, -1);
@@ -656,6 +668,23 @@ on_done(const struct exec_result *res, void *arg)
 		}
 	}
 	bool ok = !why.len;
+	if (r->preempt[t]) {
+		r->preempt[t] = 0;
+		if (!ok && !r->interrupted) {
+			/* stopped to make way: it runs again, not a failure;
+			 * what it wrote stays for the next attempt to write
+			 * anew (it writes only OUT files: dag_out_only) */
+			iopol_abandon(&r->pol, tmpl, wi, r->grant[t]);
+			trace_attempt(r, t, "PREEMPTED", exit_code, res, in_s,
+				      out_s, sbytes);
+			progress_lost(&r->prog, r->io[tmpl]);
+			g->tasks.v[t].state = TASK_READY;
+			sched_push(&r->sched, tmpl, t);
+			r->preempted++;
+			strbuf_release(&why);
+			return;
+		}
+	}
 	const char *status = ok ? "COMPLETED" : r->interrupted ? "ABORTED"
 							       : "FAILED";
 	/* A retried instance is one left to start again, before its epoch
@@ -868,11 +897,49 @@ io_ok(uint32_t name, void *arg)
 
 static void dispatch_round(struct runner *r);
 
+/* Stop the I/O tasks that iopol_make_way says must make way (a climb's
+ * first guess corrected: iopol.h).  Each ends in on_done, PREEMPTED, and
+ * goes back to the queue. */
+static void
+make_way(struct runner *r)
+{
+	const struct dag *g = &r->p->dag;
+	uint32_t name;
+	while ((name = iopol_take_tight(&r->pol)) != UINT32_MAX) {
+		r->way.n = 0;
+		for (size_t i = 0; i < r->io_run.n; i++) {
+			uint32_t t = r->io_run.v[i];
+			uint32_t tmpl = g->tasks.v[t].tmpl;
+			if (r->pol.nm[tmpl].grp != name || r->grant[t].epoch ||
+			    !(r->grant[t].c > 0) || r->preempt[t])
+				continue;
+			struct iopol_running x = {
+				t, r->where[t], r->seq[t], &r->grant[t],
+				dag_out_only(g, t) && !r->rerun[t], false,
+			};
+			VEC_PUSH(r->way, x);
+		}
+		if (!iopol_make_way(&r->pol, name, r->way.v, r->way.n))
+			continue;
+		for (size_t i = 0; i < r->way.n; i++) {
+			uint32_t t = r->way.v[i].task;
+			if (!r->way.v[i].stop)
+				continue;
+			struct rworker *w = &r->w[r->where[t]];
+			r->preempt[t] = 1;
+			if (!stage_abort(r->stage, t, "stopped to make way"))
+				w->ex->ops->signal_one(w->ex, t, SIGKILL);
+		}
+	}
+}
+
 /* Start what can start; then close learning epochs that hold the others
  * up (iopol_close_idle) and start what that lets through. */
 static void
 dispatch(struct runner *r)
 {
+	if (!r->stop)
+		make_way(r);
 	for (;;) {
 		dispatch_round(r);
 		if (r->stop || !iopol_close_idle(&r->pol, !r->running))
@@ -1250,6 +1317,9 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.where = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	r.timed_out = xcalloc(r.total ? r.total : 1, 1);
 	r.launches = xcalloc(r.total ? r.total : 1, 1);
+	r.preempt = xcalloc(r.total ? r.total : 1, 1);
+	r.seq = xcalloc(r.total ? r.total : 1, sizeof(*r.seq));
+	idset_init(&r.io_run, r.total);
 	r.failures = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	r.failed_on = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
 	r.rerun = xcalloc(r.total ? r.total : 1, 1);
@@ -1267,6 +1337,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(ninst);
 	r.pol.relearn = o->relearn;
 	r.pol.paper = o->learn_paper;
+	r.pol.no_preempt = o->no_preempt;
 	if (iopol_registry_load(&r.pol, REGISTRY) < 0)
 		warning_msg("cannot read %s/%s: %s; storage_bw: auto learns "
 			    "again", p->wf->workdir, REGISTRY, strerror(errno));
@@ -1385,6 +1456,9 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			    r.ignored == 1 ? "" : "s");
 	if (r.cancelled)
 		strbuf_addf(&extra, ", %zu cancelled", r.cancelled);
+	if (r.preempted)
+		strbuf_addf(&extra, ", %zu I/O attempt%s stopped to make way",
+			    r.preempted, r.preempted == 1 ? "" : "s");
 	double secs = clock_mono() - r.t0;
 	const char *tdir = o->trace_path ? "" : p->wf->workdir;
 	const char *tsep = o->trace_path ? "" : "/";
@@ -1424,6 +1498,10 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(r.where);
 	free(r.timed_out);
 	free(r.launches);
+	free(r.preempt);
+	free(r.seq);
+	idset_release(&r.io_run);
+	VEC_FREE(r.way);
 	free(r.rerun);
 	free(r.dl.v);
 	loop_release(&r.loop);

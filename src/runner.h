@@ -27,6 +27,7 @@ struct runner_opts {
 	double disk_bw;          /* MB/s of this machine's disk, 0: unknown */
 	bool relearn;            /* forget the kept storage_bw registries */
 	bool learn_paper;        /* --learn paper: auto learns the paper's way */
+	bool no_preempt;         /* --no-preempt (iopol_make_way) */
 	const bool *forced;      /* per workflow task: rerun (--force) */
 	bool force_all;          /* --forceall: ignore the journal */
 	int fetch;               /* enum stage_fetch: outputs of workers

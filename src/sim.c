@@ -291,7 +291,12 @@ struct simr {
 	double *start, *submit;
 	uint16_t *where;
 	struct iopol_grant *grant;
-	size_t running, done;
+	uint32_t *launches;       /* per task: a heap entry of an earlier
+				     launch (stopped since) is stale */
+	struct idset io_run;      /* I/O tasks running */
+	uint8_t *stopped;         /* per task: stopped, still in act */
+	VEC(struct iopol_running) way;
+	size_t running, done, preempted;
 	uint32_t *ready;
 	size_t nready, aready;
 	uint64_t rng;
@@ -338,6 +343,9 @@ launch(struct simr *s, uint32_t t, uint32_t tmpl, size_t wi)
 	s->where[t] = (uint16_t)wi;
 	s->start[t] = s->now;
 	s->running++;
+	s->launches[t]++;
+	if (s->io[tmpl])
+		idset_add(&s->io_run, t);
 	const struct sim_task_model *tm = &s->m->task[tmpl];
 	if (tm->kind == SIM_WRITES) {
 		s->rem[t] = tm->mb;
@@ -348,7 +356,7 @@ launch(struct simr *s, uint32_t t, uint32_t tmpl, size_t wi)
 		double d = tm->secs;
 		if (tm->jitter > 0)
 			d *= 1 + tm->jitter * (2 * uniform(s) - 1);
-		theap_push(&s->ends, s->now + d, t, 0);
+		theap_push(&s->ends, s->now + d, t, s->launches[t]);
 	}
 }
 
@@ -362,8 +370,90 @@ io_busy(size_t wi, void *arg)
 }
 
 static void
+trace_end(struct simr *s, uint32_t t, const char *status, int exit_code,
+	  long long wb)
+{
+	if (!s->o->trace)
+		return;
+	uint32_t tmpl = s->p->dag.tasks.v[t].tmpl;
+	const struct wf_task *wt = &s->p->wf->tasks[tmpl];
+	struct strbuf tag = STRBUF_INIT;
+	plan_tag(s->p, t, &tag);
+	struct trace_row row = {
+		t + 1, wt->name, tag.buf, s->w[s->where[t]].name,
+		wt->io ? "io" : "compute", s->cores[tmpl], s->grant[t].c,
+		s->grant[t].epoch, status, exit_code, 1, s->submit[t],
+		s->start[t], s->now, 0, 0, -1, -1, wb, -1, -1, -1,
+	};
+	trace_write(s->o->trace, &row);
+	strbuf_release(&tag);
+}
+
+/* A running I/O task leaves its executor and its device. */
+static void
+io_leaves(struct simr *s, uint32_t t)
+{
+	s->w[s->where[t]].io_free++;
+	s->running--;
+	idset_del(&s->io_run, t);
+}
+
+/* Stop what iopol_make_way says must make way, as the runner does: back
+ * to the queue, not a failure.  Its row says PREEMPTED, exit 137 (the
+ * runner's SIGKILL). */
+static void
+make_way(struct simr *s)
+{
+	const struct dag *g = &s->p->dag;
+	uint32_t name;
+	while ((name = iopol_take_tight(&s->pol)) != UINT32_MAX) {
+		s->way.n = 0;
+		for (size_t i = 0; i < s->io_run.n; i++) {
+			uint32_t t = s->io_run.v[i];
+			uint32_t tmpl = g->tasks.v[t].tmpl;
+			if (s->pol.nm[tmpl].grp != name || s->grant[t].epoch ||
+			    !(s->grant[t].c > 0))
+				continue;
+			struct iopol_running x = { t, s->where[t], s->start[t],
+						   &s->grant[t],
+						   dag_out_only(g, t), false };
+			VEC_PUSH(s->way, x);
+		}
+		if (!iopol_make_way(&s->pol, name, s->way.v, s->way.n))
+			continue;
+		for (size_t i = 0; i < s->way.n; i++) {
+			uint32_t t = s->way.v[i].task;
+			if (!s->way.v[i].stop)
+				continue;
+			uint32_t tmpl = g->tasks.v[t].tmpl;
+			io_leaves(s, t);
+			s->launches[t]++; /* its end, if timed, is stale */
+			if (s->m->task[tmpl].kind == SIM_WRITES) {
+				s->stopped[t] = 1;
+				s->kdev[s->w[s->where[t]].dev]--;
+			}
+			iopol_abandon(&s->pol, tmpl, s->where[t], s->grant[t]);
+			trace_end(s, t, "PREEMPTED", 137, -1);
+			sched_push(&s->sched, tmpl, t);
+			s->preempted++;
+		}
+		/* the stopped writers leave act in one pass */
+		size_t j = 0;
+		for (size_t i = 0; i < s->nact; i++) {
+			uint32_t t = s->act[i];
+			if (s->stopped[t])
+				s->stopped[t] = 0;
+			else
+				s->act[j++] = t;
+		}
+		s->nact = j;
+	}
+}
+
+static void
 dispatch(struct simr *s)
 {
+	make_way(s);
 	for (;;) {
 		for (;;) {
 			bool launched = false;
@@ -406,13 +496,13 @@ finish(struct simr *s, uint32_t t)
 {
 	struct dag *g = &s->p->dag;
 	uint32_t tmpl = g->tasks.v[t].tmpl;
-	const struct wf_task *wt = &s->p->wf->tasks[tmpl];
 	struct sworker *w = &s->w[s->where[t]];
-	if (s->io[tmpl])
-		w->io_free++;
-	else
+	if (s->io[tmpl]) {
+		io_leaves(s, t);
+	} else {
 		w->free += s->cores[tmpl];
-	s->running--;
+		s->running--;
+	}
 	s->done++;
 	/* what the task wrote, as the runner reads write_bytes */
 	const struct sim_task_model *tm = &s->m->task[tmpl];
@@ -421,19 +511,7 @@ finish(struct simr *s, uint32_t t)
 			       : -1;
 	iopol_finish(&s->pol, tmpl, s->where[t], s->grant[t], s->start[t],
 		     s->now, wb);
-	if (s->o->trace) {
-		struct strbuf tag = STRBUF_INIT;
-		plan_tag(s->p, t, &tag);
-		struct trace_row row = {
-			t + 1, wt->name, tag.buf, w->name,
-			wt->io ? "io" : "compute", s->cores[tmpl],
-			s->grant[t].c, s->grant[t].epoch, "COMPLETED", 0, 1,
-			s->submit[t], s->start[t], s->now, 0, 0, -1, -1, wb, -1, -1,
-			-1,
-		};
-		trace_write(s->o->trace, &row);
-		strbuf_release(&tag);
-	}
+	trace_end(s, t, "COMPLETED", 0, wb);
 	s->nready = 0;
 	dag_complete(g, t, &s->ready, &s->nready, &s->aready);
 	for (size_t i = 0; i < s->nready; i++) {
@@ -477,8 +555,11 @@ step(struct simr *s)
 		s->kdev[s->w[s->where[t]].dev]--;
 		finish(s, t);
 	}
-	while (s->ends.n && s->ends.v[0].when <= s->now)
-		finish(s, theap_pop(&s->ends).id);
+	while (s->ends.n && s->ends.v[0].when <= s->now) {
+		struct theap_item e = theap_pop(&s->ends);
+		if (e.aux == s->launches[e.id])
+			finish(s, e.id);
+	}
 }
 
 /* The law of the device named dev. */
@@ -554,6 +635,7 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	int rc = 0;
 	s.pol.relearn = !o->registry; /* without one, start from nothing */
 	s.pol.paper = o->learn_paper;
+	s.pol.no_preempt = o->no_preempt;
 	if (o->registry && iopol_registry_load(&s.pol, o->registry) < 0) {
 		error_msg("cannot read %s: %s", o->registry, strerror(errno));
 		rc = -1;
@@ -597,6 +679,9 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	s.submit = xcalloc(total ? total : 1, sizeof(double));
 	s.where = xcalloc(total ? total : 1, sizeof(uint16_t));
 	s.grant = xcalloc(total ? total : 1, sizeof(*s.grant));
+	s.launches = xcalloc(total ? total : 1, sizeof(*s.launches));
+	s.stopped = xcalloc(total ? total : 1, sizeof(*s.stopped));
+	idset_init(&s.io_run, total);
 	sched_init(&s.sched, nt, s.cores, s.io);
 	if (!rc) {
 		for (uint32_t t = 0; t < total; t++)
@@ -622,6 +707,7 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	}
 	res->makespan = s.now;
 	res->done = s.done;
+	res->preempted = s.preempted;
 	res->nworkers = s.nw;
 	res->chosen = xcalloc(nt ? nt : 1, sizeof(double));
 	res->epochs = xcalloc(nt ? nt : 1, sizeof(int));
@@ -648,6 +734,10 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	free(s.submit);
 	free(s.where);
 	free(s.grant);
+	free(s.launches);
+	free(s.stopped);
+	idset_release(&s.io_run);
+	VEC_FREE(s.way);
 	free(s.ready);
 	return rc;
 }

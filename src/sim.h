@@ -69,6 +69,7 @@ struct sim_opts {
 	double disk_bw;      /* of this machine's disk, 0: unknown */
 	bool no_io;
 	bool learn_paper;    /* --learn paper */
+	bool no_preempt;     /* --no-preempt (iopol_make_way) */
 	struct trace *trace; /* NULL: none */
 	FILE *events;        /* NULL: none */
 	const char *registry; /* kept registries to start from and update;
@@ -78,6 +79,7 @@ struct sim_opts {
 struct sim_result {
 	double makespan;     /* virtual seconds */
 	size_t done;
+	size_t preempted;    /* attempts stopped to make way (iopol.h) */
 	size_t nworkers;
 	long cores, io_executors;
 	double *chosen;      /* per task name: final constraint, 0: none */

@@ -119,6 +119,8 @@ events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 			    "\"busy_s\":%.6f,\"mbps\":%.6g,\"registered\":%s",
 			    e->tasks, e->mean_s, e->t_s, e->busy_s, e->mbps,
 			    e->registered ? "true" : "false");
+	if (!strcmp(e->ev, "preempt"))
+		strbuf_addf(&b, ",\"tasks\":%ld", e->tasks);
 	if (!strcmp(e->ev, "constraint")) {
 		strbuf_addf(&b, ",\"n\":%ld,\"why\":", e->n);
 		strbuf_add_json(&b, e->why);

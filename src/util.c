@@ -532,3 +532,34 @@ theap_pop(struct theap *h)
 		h->v[i] = last;
 	return top;
 }
+
+void
+idset_init(struct idset *s, size_t bound)
+{
+	s->v = xmalloc((bound ? bound : 1) * sizeof(*s->v));
+	s->pos = xmalloc((bound ? bound : 1) * sizeof(*s->pos));
+	s->n = 0;
+}
+
+void
+idset_add(struct idset *s, uint32_t id)
+{
+	s->pos[id] = (uint32_t)s->n;
+	s->v[s->n++] = id;
+}
+
+void
+idset_del(struct idset *s, uint32_t id)
+{
+	uint32_t i = s->pos[id], last = s->v[--s->n];
+	s->v[i] = last;
+	s->pos[last] = i;
+}
+
+void
+idset_release(struct idset *s)
+{
+	free(s->v);
+	free(s->pos);
+	memset(s, 0, sizeof(*s));
+}

@@ -182,4 +182,16 @@ void theap_push(struct theap *h, double when, uint32_t id, uint32_t aux);
 /* The earliest item, removed; the heap must not be empty. */
 struct theap_item theap_pop(struct theap *h);
 
+/* A set of ids below a bound fixed at init: add, remove and list in O(1)
+ * each (the running tasks of a kind, listed when needed). */
+struct idset {
+	uint32_t *v;   /* the members, in no order */
+	uint32_t *pos; /* per id: its index in v */
+	size_t n;
+};
+void idset_init(struct idset *s, size_t bound);
+void idset_add(struct idset *s, uint32_t id);   /* must not be in */
+void idset_del(struct idset *s, uint32_t id);   /* must be in */
+void idset_release(struct idset *s);
+
 #endif

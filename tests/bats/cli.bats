@@ -186,3 +186,14 @@ EOF2
 	[ "$status" -eq 0 ]
 	[ "$(cat sub/o.txt)" = mine ]
 }
+
+@test "every long option of --help is in wfrun(1)" {
+	run "$WFRUN" --help
+	[ "$status" -eq 0 ]
+	missing=
+	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$output" | sort -u); do
+		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$WFRUN_TOP/man/wfrun.1" ||
+			missing="$missing $o"
+	done
+	[ -z "$missing" ] || { echo "not in man/wfrun.1:$missing"; false; }
+}

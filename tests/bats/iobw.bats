@@ -321,3 +321,62 @@ EOF2
 	[ "${lines[2]}" = "wf.yaml:22:15: error: learn_as 'not a name' must be a task name: a letter or '_', then letters, digits, '_' and '-'" ]
 	[ "${lines[3]}" = "wfrun: 3 errors in wf.yaml; nothing was run" ]
 }
+
+@test "a climb's first guess on another disk is corrected: the youngest of its tasks stop and run again" {
+	# Two workers on this machine, each its own disk of B = 2 MB/s.
+	# Worker a (12 cores) learns; until its one writer ends, b runs the
+	# name one per core of a (12, c = 2/12).  Instance 1, a's one
+	# writer, writes 1 MiB in 1.3 s or a little more (a rate in (0.33,
+	# 0.77] MB/s): 2 to 5 such writers fill B, so more than twice that
+	# many run on b: its youngest stop (killed, PREEMPTED rows) until the
+	# fill point's k stay, and run again; nothing fails and every output
+	# is whole.  (An instance's first attempt takes 2.5 s, so that none
+	# ends on its own as it is being stopped; a second attempt, 1.3 s, as
+	# the first writer: a's epoch of 2 writers then shows that more
+	# writers pay, and the rest runs one per core.)
+	cat >r.xml <<'XML'
+<resources>
+  <worker name="a" host="localhost">
+    <cores>12</cores>
+    <io-executors>12</io-executors>
+    <disk bandwidth="2"/>
+  </worker>
+  <worker name="b" host="localhost">
+    <cores>1</cores>
+    <io-executors>12</io-executors>
+    <disk bandwidth="2"/>
+  </worker>
+</resources>
+XML
+	wf <<'EOF2'
+tasks:
+  - name: ckpt
+    foreach: {i: "1..30"}
+    io: true
+    storage_bw: auto
+    out: {f: "out/{i}"}
+    run: "if [ {i} = 1 ] || [ -e m/{i} ]; then sleep 1.3; else touch m/{i}; sleep 2.5; fi; dd if=/dev/zero of={out.f} bs=1M count=1 conv=fsync status=none"
+EOF2
+	mkdir m
+	run "$WFRUN" -r r.xml wf.yaml
+	[ "$status" -eq 0 ]
+	k=$(grep '"ev":"epoch_begin",.*"epoch":2,' .wfrun/events.jsonl | sed 's/.*"k":\([0-9]*\)}$/\1/')
+	[ "$k" -ge 2 ] && [ "$k" -le 5 ]
+	stopped=$((12 - k))
+	[[ "${lines[-1]}" == "wfrun: 30 tasks done in "*"s, $stopped I/O attempts stopped to make way" ]]
+	grep -q "\"ev\":\"preempt\",\"name\":\"ckpt\",\"device\":\"disk@b\",\"epoch\":2,\"c\":[0-9.]*,\"k\":$k,\"tasks\":$stopped}" .wfrun/events.jsonl
+	[ "$(paste <(trace_col status) <(trace_col worker) <(trace_col exit) | grep PREEMPTED | sort | uniq -c | tr -s ' ')" = " $stopped PREEMPTED	b	137" ]
+	# each instance completed once; those stopped were the youngest
+	[ "$(trace_col status | grep -c COMPLETED)" -eq 30 ]
+	[ "$(paste <(trace_col task_id) <(trace_col status) | grep COMPLETED | cut -f1 | sort -u | wc -l)" -eq 30 ]
+	for i in $(seq 1 30); do [ "$(stat -c %s out/$i)" -eq 1048576 ]; done
+	[ ! -e .wfrun/failed ]
+
+	# --no-preempt: the bet runs to its end
+	rm -rf out .wfrun m
+	mkdir m
+	run "$WFRUN" -q --no-preempt -r r.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(trace_col status | sort | uniq -c | tr -s ' ')" = " 30 COMPLETED" ]
+	! grep -q '"preempt"' .wfrun/events.jsonl
+}

@@ -1,5 +1,6 @@
 /* Unit tests of iopol: storage-bandwidth reservations per device, the
  * active learning node, early stop, re-evaluation and kept registries. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,16 @@ on_event(const struct iopol_event *e, void *arg)
 	else if (!strcmp(e->ev, "epoch_begin"))
 		snprintf(evlog + n, sizeof(evlog) - n, "begin%d(%g,%ld) ",
 			 e->epoch, e->c, e->k);
+	else if (!strcmp(e->ev, "preempt"))
+		snprintf(evlog + n, sizeof(evlog) - n, "preempt@%s(%g,%ld,%ld) ",
+			 e->device, e->c, e->k, e->tasks);
 	else
 		snprintf(evlog + n, sizeof(evlog) - n, "%s(%g,%s) ", e->ev,
 			 e->c, e->why);
 }
+
+/* Cores of each worker setup adds. */
+static long cores = 2;
 
 static struct wf_task tasks[3];
 static struct workflow wf = { .tasks = tasks, .ntasks = 3 };
@@ -44,8 +51,8 @@ setup(struct iopol *p, struct wf_bw bw, uint32_t n)
 	evlog[0] = '\0';
 	iopol_init(p, &wf, ninst, false, on_event, NULL);
 	p->paper = true; /* the paper's way, unless a test says climb */
-	iopol_add_worker(p, "disk@w1", "disk", 100, 2, 8);
-	iopol_add_worker(p, "disk@w2", "disk", 100, 2, 8);
+	iopol_add_worker(p, "disk@w1", "disk", 100, cores, 8);
+	iopol_add_worker(p, "disk@w2", "disk", 100, cores, 8);
 }
 
 /* Start every task of name 0 that may start on worker 0; return how many. */
@@ -323,6 +330,65 @@ main(void)
 	ok(iopol_may_start(&p, 0, 0), "one place free again");
 	ok(!iopol_may_start(&p, 0, 1), "nor elsewhere while it has room");
 	iopol_release(&p);
+
+	/* Correcting the bet.  8 cores: until the climb's first epoch ends,
+	 * worker 1 runs the name one per core (c = 12.5).  One writer at 30
+	 * MB/s: 3 fill B, c = 33.3 from then on, k = 3; 8 run there, more
+	 * than 2 k: the youngest that can stop are marked until 3 stay, and
+	 * those hold c = 33.3 from then on. */
+	cores = 8;
+	is_int(climb(&p, g, 100), 1, "climb, k = 1");
+	struct iopol_grant b[8];
+	long nb = 0;
+	while (iopol_may_start(&p, 0, 1))
+		b[nb] = iopol_start(&p, 0, 1, 99 - nb), nb++;
+	is_int(nb, 8, "the bet: 8 on the other device");
+	is_int((long)iopol_take_tight(&p), (long)UINT32_MAX, "nothing to do");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 30 << 20);
+	is_int((long)p.ntight, 1, "the fill point raised the bet's c");
+	is_int((long)iopol_take_tight(&p), 0, "for name 0");
+	is_int((long)iopol_take_tight(&p), (long)UINT32_MAX, "once");
+	struct iopol_running run[8];
+	for (int i = 0; i < 8; i++) {
+		int j = (i * 3) % 8; /* not in the order they started */
+		run[i] = (struct iopol_running){ (uint32_t)j, 1, (double)j,
+						 &b[j], j != 7, false };
+	}
+	evlog[0] = '\0';
+	is_int((long)iopol_make_way(&p, 0, run, 8), 5, "5 to stop");
+	char stops[9] = "";
+	for (int i = 0; i < 8; i++)
+		stops[run[i].task] = run[i].stop ? 'x' : '.';
+	is_str(stops, "..xxxxx.", "the youngest that can stop (7 cannot)");
+	is_str(evlog, "preempt@disk@w2(33.3333,3,5) ", "a preempt event");
+	ok(fabs(b[0].c - 100.0 / 3) < 1e-9 && b[7].c == b[0].c &&
+		   b[2].c == 12.5,
+	   "those that stay hold 33.3, the stopped keep theirs");
+	ok(!iopol_may_start(&p, 0, 1), "162.5 of 100 MB/s held: none starts");
+	for (int j = 2; j < 7; j++)
+		iopol_abandon(&p, 0, 1, b[j]);
+	ok(!iopol_may_start(&p, 0, 1), "3 at 33.3 hold B");
+	iopol_finish(&p, 0, 1, b[0], 0, 2.0, 25 << 20);
+	ok(iopol_may_start(&p, 0, 1), "one ends: one starts");
+	iopol_release(&p);
+	/* --no-preempt: nothing stops, the grants rise all the same; and
+	 * 2 k or fewer running never stop */
+	for (int pass = 0; pass < 2; pass++) {
+		is_int(climb(&p, g, 100), 1, "climb, k = 1");
+		p.no_preempt = pass == 0;
+		for (nb = 0; nb < (pass ? 4 : 8); nb++)
+			b[nb] = iopol_start(&p, 0, 1, 99 - nb);
+		iopol_finish(&p, 0, 0, g[0], 0, 1.0, 50 << 20); /* k = 2 */
+		is_int((long)iopol_take_tight(&p), 0, "tight");
+		for (int j = 0; j < nb; j++)
+			run[j] = (struct iopol_running){ (uint32_t)j, 1, j,
+							 &b[j], true, false };
+		is_int((long)iopol_make_way(&p, 0, run, (size_t)nb), 0,
+		       pass ? "4 = 2 k: none stops" : "--no-preempt: none");
+		ok(b[0].c == 50, "the grants rise to 50");
+		iopol_release(&p);
+	}
+	cores = 2;
 
 	/* Unknown bandwidth: constrained tasks cannot run there. */
 	memset(tasks, 0, sizeof(tasks));
