@@ -29,6 +29,8 @@
 #                  "2 4 8"; 16 is the io row): the concurrency a static
 #                  constraint allows, imposed without storage_bw (a reference
 #                  for the static rows, not one of them)
+#   STATIC_KS      the static rows: storage_bw B / k for each k (default
+#                  every power of 2 up to IO_EXECUTORS)
 #   CAL_KS         concurrencies of the calibration (default "1 2 4 8 16")
 #   REPEATS        run the whole sweep this many times (default 1); each
 #                  run is a row, its ratio against the same repeat's baseline
@@ -59,6 +61,7 @@ VARIANTS=${VARIANTS:-baseline io iolimit static auto paper bounded}
 REPEATS=${REPEATS:-1}
 CAL_KS=${CAL_KS:-1 2 4 8 16}
 IOLIMIT_KS=${IOLIMIT_KS:-2 4 8}
+STATIC_KS=${STATIC_KS:-$(for ((j = 1; j <= IO_EXECUTORS; j *= 2)); do printf '%d ' $j; done)}
 PHASES=${PHASES:-calibrate sweep}
 MAX_LOAD=${MAX_LOAD:-2}
 WAIT_MAX=${WAIT_MAX:-120}
@@ -391,7 +394,7 @@ sweep() {
 			for var in $VARIANTS; do
 				case $var in
 				static)
-					for ((j = 1; j <= IO_EXECUTORS; j *= 2)); do
+					for j in $STATIC_KS; do
 						[ -n "${BW[$dev]:-}" ] || { run_variant "$wf" "$dev" static "B/$j"; break; }
 						run_variant "$wf" "$dev" static "$(awk -v B="${BW[$dev]}" -v j="$j" 'BEGIN { print B / j }')"
 					done
