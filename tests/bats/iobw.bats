@@ -129,21 +129,22 @@ EOF
 	[ "$(trace_col epoch | sort -u | tr '\n' ,)" = ",1,2," ]
 }
 
-@test "auto climbs from one writer: epochs of 1, the fill point, then its half; the trace and events say so" {
+@test "auto climbs from one writer: epochs of 1, then the fill point; the trace and events say so" {
 	# B = 100, 4 executors, 2 cores: a task that sleeps 0.5 s and writes
 	# a line writes far less than 100 MB/s, so the writers that would
 	# fill B are more than the executors: the second epoch runs 4; 8 is
-	# more than the executors, 2 is tried and loses (sleeps take as long
-	# with company): c = 25.  Each epoch of k >= 2 streams 2 k tasks
+	# more than the executors, and 2 is not tried: two writers finish at
+	# most twice as many tasks a second as one did, and 4 did about four
+	# times as many: c = 25.  An epoch of k >= 2 streams 2 k tasks
 	# through its k places.
 	ckpt 24 auto 0.5
 	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(max_overlap)" -le 4 ]
-	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort | uniq -c | tr -s ' ' | tr '\t\n' ':,')" = " 1 100:1, 11 25:, 8 25:2, 4 50:3," ]
-	[ "$(grep -o '"ev":"epoch_end",.*"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*' .wfrun/events.jsonl | grep -o '"epoch".*' | tr '\n' ' ')" = '"epoch":1,"c":100,"k":1 "epoch":2,"c":25,"k":4 "epoch":3,"c":50,"k":2 ' ]
+	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort | uniq -c | tr -s ' ' | tr '\t\n' ':,')" = " 1 100:1, 15 25:, 8 25:2," ]
+	[ "$(grep -o '"ev":"epoch_end",.*"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*' .wfrun/events.jsonl | grep -o '"epoch".*' | tr '\n' ' ')" = '"epoch":1,"c":100,"k":1 "epoch":2,"c":25,"k":4 ' ]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":4,"n":[0-9]*,"why":"learned"}$' .wfrun/events.jsonl
-	grep -q $'^ckpt\tdisk\t100\tauto\t100:1:[0-9.]*:[0-9.e+-]*,25:4:[0-9.]*:[0-9.e+-]*,50:2:' .wfrun/storage_bw.tsv
+	grep -q $'^ckpt\tdisk\t100\tauto\t100:1:[0-9.]*:[0-9.e+-]*,25:4:[0-9.]*:[0-9.e+-]*$' .wfrun/storage_bw.tsv
 
 	# (without known bytes the climb goes 1, 2, then max(4, cores): the
 	# unit tests; here write_bytes is always known)
