@@ -253,6 +253,7 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 	r->where[t] = (uint16_t)wi;
 	r->launches[t]++;
 	r->timed_out[t] = 0;
+	r->preempt[t] = 0;
 	r->seq[t] = r->nlaunched++;
 	r->running++;
 	if (r->io[tmpl])
@@ -607,7 +608,6 @@ on_done(const struct exec_result *res, void *arg)
 	}
 	r->running--;
 	if (res->lost) {
-		r->preempt[t] = 0;
 		progress_lost(&r->prog, r->io[tmpl]);
 		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
 		trace_attempt(r, t, "LOST", -1, res, -1, -1, -1);

@@ -335,3 +335,39 @@ EOF2
 	done
 	[ "$(pgrep -fc "sleep 312.$MARK")" -eq 0 ]
 }
+
+@test "a climb's first guess on the remote disks is corrected: their youngest tasks stop and run again" {
+	# w1 (12 cores) learns on its disk; until its one writer ends, w2
+	# and w3 (1 core each, each its own disk of B = 2) run the name one
+	# per core of w1, up to their 12 I/O executors; then 2 to 5 per disk
+	# (see iobw.bats): the youngest stop there (their agent kills them)
+	# and run again, and nothing fails.
+	sed -e '/<worker name="w1"/,/<\/worker>/ s|<cores>2</cores>|<cores>12</cores>|' \
+	    -e 's|<cores>2</cores>|<cores>1</cores>|' \
+	    -e 's|</worker>|<io-executors>12</io-executors><disk bandwidth="2"/></worker>|' \
+	    "$C/cluster.xml" >r.xml
+	mkdir m
+	wf <<'EOF2'
+tasks:
+  - name: ckpt
+    foreach: {i: "1..40"}
+    io: true
+    storage_bw: auto
+    out: {f: "out/{i}"}
+    run: "if [ {i} = 1 ] || [ -e m/{i} ]; then sleep 1.3; else touch m/{i}; sleep 2.5; fi; dd if=/dev/zero of={out.f} bs=1M count=1 conv=fsync status=none"
+EOF2
+	run "$WFRUN" -r r.xml wf.yaml
+	[ "$status" -eq 0 ]
+	# each preempt line: the tasks stopped and the k that stayed make 12
+	[ "$(grep -c '"ev":"preempt",' .wfrun/events.jsonl)" -eq 2 ]
+	[ "$(grep '"ev":"preempt",' .wfrun/events.jsonl | sed 's/.*"device":"\([^"]*\)".*"k":\([0-9]*\),"tasks":\([0-9]*\)}$/\1 \2 \3/' | awk '{ print $1, $2 + $3 }' | sort | tr '\n' ,)" = "disk@w2 12,disk@w3 12," ]
+	stopped=$(grep '"ev":"preempt",' .wfrun/events.jsonl | sed 's/.*"tasks":\([0-9]*\)}$/\1/' | awk '{ n += $1 } END { print n }')
+	[[ "${lines[-1]}" == "wfrun: 40 tasks done in "*"s, $stopped I/O attempts stopped to make way" ]]
+	[ "$(paste <(trace_col status) <(trace_col worker) | grep -c PREEMPTED)" -eq "$stopped" ]
+	[ "$(paste <(trace_col status) <(trace_col worker) | grep PREEMPTED | cut -f2 | sort -u | tr '\n' ,)" = "w2,w3," ]
+	[ "$(paste <(trace_col task_id) <(trace_col status) | grep COMPLETED | cut -f1 | sort -u | wc -l)" -eq 40 ]
+	[ "$(trace_col status | grep -c COMPLETED)" -eq 40 ]
+	for i in $(seq 1 40); do [ "$(stat -c %s out/$i)" -eq 1048576 ]; done
+	# no stopped task is left running on a worker
+	[ -z "$(mine 'sleep 2.5')" ]
+}
