@@ -32,6 +32,15 @@ cluster_xml() {
 	} >"$dir/cluster.xml"
 }
 
+# climb_xml CLUSTER_XML: the testcluster's resources with w1 of 12 cores
+# (it learns storage_bw: auto), the others of 1, each with 12 I/O
+# executors and a disk of B = 2 MB/s, on stdout.
+climb_xml() {
+	sed -e '/<worker name="w1"/,/<\/worker>/ s|<cores>2</cores>|<cores>12</cores>|' \
+	    -e 's|<cores>2</cores>|<cores>1</cores>|' \
+	    -e 's|</worker>|<io-executors>12</io-executors><disk bandwidth="2"/></worker>|' "$1"
+}
+
 # cluster_up DIR OPTIONS... N: start testcluster workers with a shared
 # workdir and write DIR/cluster.xml with one 2-core worker per host.
 cluster_up() {

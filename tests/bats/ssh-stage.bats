@@ -349,10 +349,7 @@ EOF2
 	# while their inputs are sent), run again, and every output is
 	# brought back whole.  (The marks say which attempt runs: outside
 	# the sandbox, where every worker sees them.)
-	sed -e '/<worker name="w1"/,/<\/worker>/ s|<cores>2</cores>|<cores>12</cores>|' \
-	    -e 's|<cores>2</cores>|<cores>1</cores>|' \
-	    -e 's|</worker>|<io-executors>12</io-executors><disk bandwidth="2"/></worker>|' \
-	    "$C/cluster.xml" >r.xml
+	climb_xml "$C/cluster.xml" >r.xml
 	M="$C/marks$BATS_TEST_NUMBER"
 	mkdir -p "$M"
 	echo seed >seed.txt

@@ -342,10 +342,7 @@ EOF2
 	# per core of w1, up to their 12 I/O executors; then 2 to 5 per disk
 	# (see iobw.bats): the youngest stop there (their agent kills them)
 	# and run again, and nothing fails.
-	sed -e '/<worker name="w1"/,/<\/worker>/ s|<cores>2</cores>|<cores>12</cores>|' \
-	    -e 's|<cores>2</cores>|<cores>1</cores>|' \
-	    -e 's|</worker>|<io-executors>12</io-executors><disk bandwidth="2"/></worker>|' \
-	    "$C/cluster.xml" >r.xml
+	climb_xml "$C/cluster.xml" >r.xml
 	mkdir m
 	wf <<'EOF2'
 tasks:
