@@ -211,7 +211,7 @@ void iopol_ready(struct iopol *p, uint32_t name, long ready);
  */
 uint32_t iopol_take_tight(struct iopol *p);
 struct iopol_running {
-	uint32_t task;           /* the backend's: iopol does not look */
+	uint32_t task;           /* the backend's id (a tie-break only) */
 	size_t wi;               /* its worker */
 	double start;            /* when it started (any one clock) */
 	struct iopol_grant *g;   /* its grant, raised here if it stays */
