@@ -198,10 +198,18 @@ autobw_saturated(const struct autobw *a, const struct autobw_entry *e)
 }
 
 bool
+autobw_beyond_fill(const struct autobw *a)
+{
+	return a->climb && a->fill >= 2 && a->k > a->fill;
+}
+
+bool
 autobw_scaling(const struct autobw *a)
 {
 	long most = most_tried(a);
-	return most > 1 && autobw_best(a, NULL) == most &&
+	/* (a climb that stopped at its fill point bet on it: f writers at
+	 * one writer's rate fill B) */
+	return most > 1 && most != a->fill && autobw_best(a, NULL) == most &&
 	       !autobw_saturated(a, reg_find(a, most));
 }
 
@@ -264,6 +272,17 @@ climb_next(struct autobw *a, long k)
 	return 0;
 }
 
+/* climb: how many writers at one writer's rate (mbps) fill B, within
+ * [1, executors]; 0 when the rate is not known. */
+static long
+fill_point(const struct autobw *a, double mbps)
+{
+	if (!(mbps > 0))
+		return 0;
+	double f = floor(a->B / mbps + 1e-9);
+	return f < 1 ? 1 : f > (double)a->executors ? a->executors : (long)f;
+}
+
 /* The epoch is over: register it or stop, and start the next. */
 static void
 end_epoch(struct autobw *a, bool full)
@@ -285,13 +304,8 @@ end_epoch(struct autobw *a, bool full)
 		return;
 	}
 	if (a->climb) {
-		if (a->nreg == 0 && a->k == 1 && mbps > 0) {
-			/* writers at this rate that fill B */
-			double f = floor(a->B / mbps + 1e-9);
-			a->fill = f < 1 ? 1 : f > (double)a->executors
-						 ? a->executors
-						 : (long)f;
-		}
+		if (a->nreg == 0 && a->k == 1)
+			a->fill = fill_point(a, mbps);
 		reg_add(a, a->c, a->k, t, mbps);
 		long next = climb_next(a, a->k);
 		if (!next) {
@@ -400,6 +414,8 @@ autobw_preload(struct autobw *a, const struct autobw_entry *reg, size_t n,
 	a->reg = xmalloc((n ? n : 1) * sizeof(*reg));
 	memcpy(a->reg, reg, n * sizeof(*reg));
 	a->nreg = n;
+	const struct autobw_entry *one = reg_find(a, 1);
+	a->fill = one ? fill_point(a, one->mbps) : 0;
 	a->phase = AUTOBW_LEARNED;
 	a->chosen = n ? autobw_choose(a, ready) : a->c;
 }

@@ -385,6 +385,20 @@ worth(const struct iopol *p, const struct iopol_name *nm, long k)
 	return 2 * k * (ndev > 1 ? ndev : 1) <= nm->left;
 }
 
+/* Is the learning name's current epoch worth running?  One beyond a
+ * climb's fill point bets against the fill point (f writers at one
+ * writer's rate fill B): a fill point's epoch that wrote below B may
+ * only show the time each task spends before it writes, and on a device
+ * that congests the bet loses what it runs.  It must be repaid twice
+ * over: at most a quarter of the learning node's share of the work left
+ * (4 D n tasks left for its n). */
+static bool
+worth_epoch(const struct iopol *p, const struct iopol_name *nm)
+{
+	long n = autobw_tasks(&nm->a);
+	return worth(p, nm, autobw_beyond_fill(&nm->a) ? 2 * n : n);
+}
+
 /* With nothing registered (learning was not worth it), one task per core
  * of the learning worker, as the baseline would run them, within the
  * bounds of auto(min,max,delta) or [B / executors, B]. */
@@ -476,7 +490,7 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 			autobw_init_climb(&nm->a, D->B, p->w[wi].io_executors,
 					  p->w[wi].cores);
 		}
-		if (worth(p, nm, autobw_tasks(&nm->a))) {
+		if (worth_epoch(p, nm)) {
 			emit_epoch_begin(p, name);
 		} else {
 			autobw_stop(&nm->a);
@@ -527,7 +541,7 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long k,
 				 .mbps = a->last_mbps,
 				 .registered = a->nreg > nreg_before };
 	emit(p, &e);
-	if (a->phase == AUTOBW_LEARNING && !worth(p, nm, autobw_tasks(a)))
+	if (a->phase == AUTOBW_LEARNING && !worth_epoch(p, nm))
 		autobw_stop(a); /* too few tasks left to repay an epoch */
 	if (a->phase == AUTOBW_LEARNING)
 		emit_epoch_begin(p, name);

@@ -255,6 +255,45 @@ main(void)
 	iopol_finish(&p, 0, 1, o, 0, 1.0, 10 << 20);
 	iopol_release(&p);
 
+	/* Beyond the fill point an epoch must be repaid twice over: 4 D n
+	 * tasks left for its n.  One writer writes 25 MB/s: 4 fill B; the
+	 * fill point's epoch (8 tasks, 20 MB each in 1 s: the time a task
+	 * spends before it writes) wrote below B, so 2 k = 8 (16 tasks) is
+	 * next, which needs 2 x 2 x 16 = 64 tasks left, and 128 beyond the
+	 * fill point.  16 cores: one per core would be more writers. */
+	cores = 16;
+	for (int run = 0; run < 2; run++) {
+		uint32_t n = run ? 137 : 136; /* 128 / 127 left after 9 */
+		is_int(climb(&p, g, n), 1, "climb, k = 1");
+		iopol_finish(&p, 0, 0, g[0], 0, 1.0, 25 << 20);
+		for (int w = 0; w < 2; w++)
+			is_int(wave(&p, g, 1 + w, 1.0, 20 << 20), 4,
+			       "the fill point's epoch: 4 at once");
+		ok(strstr(evlog, "end2(25,4,8,reg) ") != NULL,
+		   "the fill point's epoch registered");
+		if (run) {
+			ok(strstr(evlog, "begin3(12.5,8) ") != NULL,
+			   "128 left: 2 k beyond the fill point runs");
+		} else {
+			ok(strstr(evlog, "begin3") == NULL,
+			   "127 left: no epoch beyond the fill point");
+			ok(strstr(evlog, "constraint(25,learned) ") != NULL,
+			   "the fill point chosen, not one per core (scaling)");
+			char kept[64];
+			snprintf(kept, sizeof(kept), "%s.kept", path);
+			ok(iopol_registry_save(&p, kept) == 0, "kept");
+			iopol_release(&p);
+			setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, n);
+			ok(iopol_registry_load(&p, kept) == 0, "read back");
+			iopol_ready(&p, 0, 50);
+			is_str(evlog, "constraint(25,registry) ",
+			       "the next run: the fill point, not one per core");
+			unlink(kept);
+		}
+		iopol_release(&p);
+	}
+	cores = 2;
+
 	/* A climb stopped after its first epoch compared nothing: it runs
 	 * at the fill point if it knows one, is not re-evaluated from its
 	 * one entry, and keeps no registry.  16 tasks: 2 x 2 x 8 > 14
