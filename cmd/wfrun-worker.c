@@ -35,6 +35,7 @@ struct staged {
 	uint32_t task;
 	char *sandbox, *outdir;
 	struct strvec outs;
+	bool drop; /* STOP: the sandbox goes whatever the task's status */
 };
 
 struct agent {
@@ -157,7 +158,7 @@ finish_staged(struct staged *s, bool ok, struct strbuf *l)
 			nfiles += list_files_n;
 		}
 	}
-	if (ok)
+	if (ok || s->drop)
 		remove_tree(s->sandbox);
 	proto_fieldf(l, "%.6f", clock_mono() - t0);
 	proto_fieldf(l, "%zu", s->outs.n);
@@ -373,7 +374,7 @@ run_staged(struct agent *a, struct proto_msg *m)
 	    k + 1 + (size_t)n > m->n)
 		goto bad;
 	struct staged st = { (uint32_t)id, xstrdup(sandbox), xstrdup(m->f[3]),
-			     { 0 } };
+			     { 0 }, false };
 	for (long i = 0; i < n; i++)
 		VEC_PUSH(st.outs, xstrdup(m->f[k + 1 + i]));
 	k += 1 + (size_t)n;
@@ -410,6 +411,13 @@ handle(struct agent *a, struct proto_msg *m)
 	} else if (!strcmp(t, "KILL") && m->n == 3) {
 		if (!parse_long(m->f[1], &id) && !parse_long(m->f[2], &v))
 			a->ex->ops->signal_one(a->ex, (uint32_t)id, (int)v);
+	} else if (!strcmp(t, "STOP") && m->n == 2) {
+		if (parse_long(m->f[1], &id))
+			return;
+		for (size_t i = 0; i < a->staged.n; i++)
+			if (a->staged.v[i].task == (uint32_t)id)
+				a->staged.v[i].drop = true;
+		a->ex->ops->signal_one(a->ex, (uint32_t)id, SIGKILL);
 	} else if (!strcmp(t, "EXIT")) {
 		begin_exit(a);
 	} else {

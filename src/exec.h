@@ -109,6 +109,10 @@ struct exec_ops {
 	void (*signal_all)(struct exec *e, int sig);
 	/* Send sig to the process group of one running job, if it runs. */
 	void (*signal_one)(struct exec *e, uint32_t task, int sig);
+	/* Stop one running job to run it again later (SIGKILL to its
+	 * group): nothing of this attempt is kept where it ran (a staged
+	 * job's sandbox goes with it). */
+	void (*stop_one)(struct exec *e, uint32_t task);
 	/* Called by the loop for SIGCHLD and other events of the backend. */
 	void (*on_sigchld)(struct exec *e);
 	void (*release)(struct exec *e);

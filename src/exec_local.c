@@ -193,6 +193,12 @@ local_signal_one(struct exec *e, uint32_t task, int sig)
 }
 
 static void
+local_stop_one(struct exec *e, uint32_t task)
+{
+	local_signal_one(e, task, SIGKILL); /* (its files are the runner's) */
+}
+
+static void
 local_release(struct exec *e)
 {
 	struct exec_local *x = (struct exec_local *)e;
@@ -214,6 +220,7 @@ static const struct exec_ops local_ops = {
 	local_submit,
 	local_signal_all,
 	local_signal_one,
+	local_stop_one,
 	local_on_sigchld,
 	local_release,
 	NULL, /* no transfers: the files are here */

@@ -1348,6 +1348,18 @@ ssh_signal_one(struct exec *e, uint32_t task, int sig)
 	enqueue(h, &h->line);
 }
 
+static void
+ssh_stop_one(struct exec *e, uint32_t task)
+{
+	struct ssh_host *h = (struct ssh_host *)e;
+	if (e->state != EXEC_READY)
+		return;
+	strbuf_reset(&h->line);
+	proto_field(&h->line, "STOP", 1);
+	proto_fieldf(&h->line, "%u", task);
+	enqueue(h, &h->line);
+}
+
 static bool
 take_job(struct ssh_host *h, uint32_t task)
 {
@@ -1608,8 +1620,8 @@ ssh_on_sigchld(struct exec *e)
 }
 
 static const struct exec_ops ssh_ops = {
-	ssh_submit, ssh_signal_all, ssh_signal_one, ssh_on_sigchld, ssh_release,
-	ssh_transfer,
+	ssh_submit,     ssh_signal_all, ssh_signal_one, ssh_stop_one,
+	ssh_on_sigchld, ssh_release,    ssh_transfer,
 };
 
 int

@@ -3,7 +3,7 @@
  * (wfrun-worker), documented here and only here.  Pure: it encodes and
  * decodes, it never reads or writes a file descriptor.
  *
- * Version 2.  The agent runs over one SSH exec channel: the master writes
+ * Version 3.  The agent runs over one SSH exec channel: the master writes
  * to its stdin, the agent answers on its stdout; its stderr is for humans.
  * A message is one line: fields separated by one TAB, ended by LF.  In a
  * field, "\\" is a backslash, "\t" a TAB, "\n" a LF, "\r" a CR; no other
@@ -59,6 +59,11 @@
  *                                             sandbox (kept after a
  *                                             failure, for a look)
  *   KILL     id signo                         signal one task's group
+ *   STOP     id                               SIGKILL one task's group: it
+ *                                             was stopped to run again
+ *                                             later, so a staged task's
+ *                                             sandbox is removed when it
+ *                                             ends, whatever its status
  *   KILLALL  signo                            signal every task's group
  *   EXIT                                      kill every task, say BYE, exit
  *
@@ -74,7 +79,7 @@
 
 #include "util.h"
 
-#define PROTO_VERSION 2
+#define PROTO_VERSION 3
 #define PROTO_MAX_LINE (1 << 20)
 
 /* Append one escaped field (preceded by a TAB unless first). */

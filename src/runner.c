@@ -71,6 +71,9 @@ struct runner {
 	uint8_t *rerun;         /* per task: done, and running again to make
 				   data lost with a worker (lineage) */
 	uint8_t *preempt;       /* per task: stopped to make way (iopol.h) */
+	char **stop_aside;      /* per task (made at the first stop): where
+				   a stopped attempt's outputs were moved,
+				   until its next attempt ends */
 	uint32_t *seq;          /* per task: launches before its last one */
 	uint32_t nlaunched;
 	struct idset io_run;    /* I/O tasks running */
@@ -452,6 +455,48 @@ will_retry(const struct runner *r, uint32_t t, const struct wf_task *wt)
 	       r->failures[t] < failure_retries(wt);
 }
 
+/* A stopped attempt's outputs look complete to no one: they are moved
+ * aside as a failed attempt's are (undo.h), until the task's next
+ * attempt ends (drop_stopped). */
+static void
+stopped_aside(struct runner *r, uint32_t t)
+{
+	char *aside = NULL;
+	struct errbuf uerr;
+	if (undo_fail(r->p, t, false, &aside, &uerr) < 0) {
+		progress_clear(r);
+		error_msg("task %u: %s", t + 1, uerr.msg);
+	}
+	if (!aside)
+		return;
+	if (!r->stop_aside)
+		r->stop_aside = xcalloc(r->total, sizeof(*r->stop_aside));
+	free(r->stop_aside[t]);
+	r->stop_aside[t] = aside;
+}
+
+/* t's attempt ended, done or failed (which moved its own outputs aside):
+ * what a stopped attempt before it left goes. */
+static void
+drop_stopped(struct runner *r, uint32_t t)
+{
+	if (!r->stop_aside || !r->stop_aside[t])
+		return;
+	char *d = r->stop_aside[t];
+	undo_rmtree(d);
+	/* .wfrun/failed/NAME and .wfrun/failed, if that left them empty */
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(d, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		if (rmdir(d) < 0)
+			break;
+	}
+	free(d);
+	r->stop_aside[t] = NULL;
+}
+
 /* A failed attempt of t: put its data back, then retry it, ignore the
  * failure, cancel what depends on it or stop, as its policy says. */
 static void
@@ -671,10 +716,11 @@ on_done(const struct exec_result *res, void *arg)
 	if (r->preempt[t]) {
 		r->preempt[t] = 0;
 		if (!ok && !r->interrupted) {
-			/* stopped to make way: it runs again, not a failure;
-			 * what it wrote stays for the next attempt to write
-			 * anew (it writes only OUT files: dag_out_only) */
+			/* stopped to make way: it runs again, not a failure
+			 * (it writes only OUT files: dag_out_only) */
 			iopol_abandon(&r->pol, tmpl, wi, r->grant[t]);
+			if (!staged)
+				stopped_aside(r, t);
 			trace_attempt(r, t, "PREEMPTED", exit_code, res, in_s,
 				      out_s, sbytes);
 			progress_lost(&r->prog, r->io[tmpl]);
@@ -687,6 +733,7 @@ on_done(const struct exec_result *res, void *arg)
 	}
 	const char *status = ok ? "COMPLETED" : r->interrupted ? "ABORTED"
 							       : "FAILED";
+	drop_stopped(r, t);
 	/* A retried instance is one left to start again, before its epoch
 	 * (if it ends now) asks how many are left. */
 	if (!ok && !r->rerun[t] && will_retry(r, t, wt))
@@ -928,7 +975,7 @@ make_way(struct runner *r)
 			struct rworker *w = &r->w[r->where[t]];
 			r->preempt[t] = 1;
 			if (!stage_abort(r->stage, t, "stopped to make way"))
-				w->ex->ops->signal_one(w->ex, t, SIGKILL);
+				w->ex->ops->stop_one(w->ex, t);
 		}
 	}
 }
@@ -1499,6 +1546,10 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(r.timed_out);
 	free(r.launches);
 	free(r.preempt);
+	if (r.stop_aside)
+		for (size_t i = 0; i < r.total; i++)
+			free(r.stop_aside[i]);
+	free(r.stop_aside);
 	free(r.seq);
 	idset_release(&r.io_run);
 	VEC_FREE(r.way);

@@ -7,7 +7,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 @test "wfrun-worker --version names the protocol" {
 	run "$AGENT" --version
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 2$ ]]
+	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 3$ ]]
 }
 
 @test "the agent runs tasks, reports DONE and FAILED, and says BYE at EXIT" {
@@ -22,7 +22,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	printf 'EXIT\n' >&5
 	wait "$pid"
 	exec 5>&-
-	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'2$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
+	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'3$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
 	grep -q $'^FAILED\t2\tno-such-program: command not found$' out.txt
 	grep -q $'^DONE\t1\t0\t' out.txt
 	[ "$(grep -c $'^DONE\t3\t0\t.*\t1\t1$' out.txt)" -eq 1 ]
@@ -98,6 +98,33 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	grep -q $'^DONE\t8\t1024\t.*\t1\t-\t0$' out.txt
 	[ -e sb/8/a.txt ]
 	[ ! -e store/t8 ]
+}
+
+@test "STOP kills one task's process group and drops its sandbox, what it wrote included" {
+	mkdir -p store/in
+	echo hi >store/in/a.txt
+	mkfifo in
+	"$AGENT" <in >out.txt &
+	pid=$!
+	exec 5>in
+	# 7 writes part of its output and waits; 8 fails and keeps its sandbox
+	printf 'SRUN\t7\t%s/sb/7\t%s/store/t7\t1\t%s/store/in/a.txt\ta.txt\t0\t0\t1\tr.txt\t%s/logs/7.out\t%s/logs/7.err\t0\tsh\tsh\t-c\techo part > r.txt; sleep 303; echo rest >> r.txt\n' \
+		"$PWD" "$PWD" "$PWD" "$PWD" "$PWD" >&5
+	printf 'SRUN\t8\t%s/sb/8\t%s/store/t8\t1\t%s/store/in/a.txt\ta.txt\t0\t0\t1\tz\t%s/logs/8.out\t%s/logs/8.err\t0\tsh\tsh\t-c\texit 4\n' \
+		"$PWD" "$PWD" "$PWD" "$PWD" "$PWD" >&5
+	for _ in $(seq 50); do [ "$(pcount 'sleep 303')" -gt 0 ] && [ -s sb/7/r.txt ] && break; sleep 0.1; done
+	[ "$(cat sb/7/r.txt)" = part ]
+	printf 'STOP\t7\n' >&5
+	for _ in $(seq 100); do [ "$(grep -c '^DONE' out.txt)" -eq 2 ] && break; sleep 0.1; done
+	printf 'EXIT\n' >&5
+	wait "$pid"
+	exec 5>&-
+	# killed by SIGKILL, its output not moved (-), its sandbox gone
+	grep -q $'^DONE\t7\t9\t.*\t1\t-\t0$' out.txt
+	[ ! -e sb/7 ]
+	[ ! -e store/t7 ]
+	[ "$(pcount 'sleep 303')" -eq 0 ]
+	[ -e sb/8/a.txt ]
 }
 
 @test "SRUN: a store on another file system is copied into the sandbox" {

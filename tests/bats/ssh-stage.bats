@@ -350,6 +350,7 @@ EOF2
 	# brought back whole.  (The marks say which attempt runs: outside
 	# the sandbox, where every worker sees them.)
 	climb_xml "$C/cluster.xml" >r.xml
+	rm -rf "$C"/w*/work/.wfrun/sandbox # (failed tests' before keep theirs)
 	M="$C/marks$BATS_TEST_NUMBER"
 	mkdir -p "$M"
 	echo seed >seed.txt
@@ -373,4 +374,6 @@ EOF2
 	[ "$(paste <(trace_col task_id) <(trace_col status) | grep COMPLETED | cut -f1 | sort -u | wc -l)" -eq 40 ]
 	for i in $(seq 1 40); do [ "$(stat -c %s out/$i)" -eq 1048576 ]; done
 	[ -z "$(mine 'sleep 2.5')" ]
+	# no sandbox is left: those stopped went with them
+	[ -z "$(find "$C"/w*/work/.wfrun/sandbox -mindepth 2 -maxdepth 2)" ]
 }
