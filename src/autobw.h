@@ -101,7 +101,7 @@ void autobw_init(struct autobw *a, double B, long executors, bool bounded,
 /* Beyond the paper: learn by climbing from the cheap end instead.  The
  * first epoch is one writer.  When its tasks' write_bytes are known, it
  * says how fast one writer goes (r1 MB/s), so how many such writers
- * fill B: fill = floor(B / r1), and the next epoch runs at k = fill (if
+ * fill B: fill = B / r1 rounded, and the next epoch runs at k = fill (if
  * that is 2 or more).  Otherwise (unknown bytes, or one writer fills B)
  * the next epoch is k = 2, and if the second writer added throughput (by
  * more than CLIMB_GAIN) the next jumps to one task per core (at least

@@ -216,7 +216,7 @@ main(void)
 	ok(a.still_scaling, "still scaling at k = 2");
 	autobw_release(&a);
 	/* With the bytes known (epoch_mb): the fill point.  Paper's law:
-	 * one writer of 290 MB takes 36.25 s (8 MB/s): floor(450 / 8) =
+	 * one writer of 290 MB takes 36.25 s (8 MB/s): 450 / 8 rounded:
 	 * 56 fill B, the next epoch; at 56 the device writes 448 MB/s, near
 	 * B, so 112 is not tried; 28 is, and loses. */
 	autobw_init_climb(&a, 450, 225, 48);
@@ -243,6 +243,24 @@ main(void)
 	ok(a.phase == AUTOBW_LEARNED && autobw_best(&a, NULL) == 4 &&
 		   (long)autobw_choose(&a, 100) == 50,
 	   "4 wrote at B: not 8, and 2 cannot beat 4: c = 50 in 2 epochs");
+	autobw_release(&a);
+	/* one task's rate is a sample: 5 % fast (52.5 MB/s) or 5 % slow
+	 * (47.6 MB/s), 4 fill 200 still (the floor made it 3 when fast) */
+	double samples[] = { 0.64 / 1.05, 0.64 * 1.05 };
+	for (int i = 0; i < 2; i++) {
+		autobw_init_climb(&a, 200, 16, 2);
+		epoch_mb(&a, samples[i], 32);
+		is_int(a.fill, 4, i ? "a slow sample: 4" : "a fast sample: 4");
+		autobw_release(&a);
+	}
+	/* ... and B / r is rounded: 200 / 36 = 5.6 is 6, 200 / 44 = 4.5 is 5 */
+	autobw_init_climb(&a, 200, 16, 2);
+	epoch_mb(&a, 1.0, 36);
+	is_int(a.fill, 6, "36 MB/s: 6");
+	autobw_release(&a);
+	autobw_init_climb(&a, 200, 16, 2);
+	epoch_mb(&a, 1.0, 44);
+	is_int(a.fill, 5, "44 MB/s: 5");
 	autobw_release(&a);
 	/* ... but when the fill point gained little over one writer, its
 	 * half may beat it, and is tried */
