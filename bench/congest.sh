@@ -321,8 +321,9 @@ run_variant() { # WF DEVICE VARIANT [C]
 	t0=$(now)
 	"$WFRUN" -q -j 2 --io-executors "$ioexec" "${flags[@]}" "$y" || rc=$?
 	t1=$(now)
-	local tr=${y%.yaml}.trace.tsv
+	local tr=${y%.yaml}.trace.tsv ev=${y%.yaml}.events.jsonl
 	cp "$wd/.wfrun/trace.tsv" "$tr" 2>/dev/null || true
+	cp "$wd/.wfrun/events.jsonl" "$ev" 2>/dev/null || true
 	local nck
 	nck=$(find "$wd/ckpt" -name '*.bin' -size "${S_MIB}M" 2>/dev/null | wc -l)
 	rm -rf "$wd"
@@ -358,6 +359,21 @@ run_variant() { # WF DEVICE VARIANT [C]
 		gain=$(awk -v w="$wall" -v b="$base" 'BEGIN { printf "%+.0f%%", 100 * (b - w) / b }')
 	fi
 	printf '%-8s %-7s %-22s %8s %8s %8s %5s %5s %8s  %-14s %s\n' "$wf" "$dev" "$label" "$wall" "$ratio" "$gain" "$peak" "$devk" "$mean" "$note" "$l0"
+	# what learning did: each epoch's k (tasks, MB/s), then each choice
+	case $var in auto | paper | bounded) learning_line "$ev" ;; esac
+}
+
+# learning_line EVENTS: "#   learning: k=1 (1, 48 MB/s) k=4 (8, 170 MB/s)
+# -> c=50 learned" from events.jsonl
+learning_line() {
+	[ -s "$1" ] || return 0
+	awk '
+	function num(f,   m) { return match($0, "\"" f "\":[-0-9.e+]*") ? substr($0, RSTART + length(f) + 3, RLENGTH - length(f) - 3) : "" }
+	function str(f) { return match($0, "\"" f "\":\"[^\"]*\"") ? substr($0, RSTART + length(f) + 4, RLENGTH - length(f) - 5) : "" }
+	/"ev":"epoch_end"/ { s = s sprintf(" k=%s (%s, %.0f MB/s%s)", num("k"), num("tasks"), num("mbps"), $0 ~ /"registered":false/ ? ", not registered" : "") }
+	/"ev":"constraint"/ { s = s sprintf(" -> c=%g %s", num("c"), str("why")) }
+	/"ev":"preempt"/ { n++ }
+	END { if (s != "") print "#   learning:" s (n ? sprintf(", %d preempt lines", n) : "") }' "$1"
 }
 
 sweep() {
