@@ -456,5 +456,16 @@ autobw_choose(const struct autobw *a, long n)
 			bestT = T;
 		}
 	}
-	return best;
+	if (!a->climb)
+		return best;
+	/* A climb: the fewest writers whose T is within CLIMB_GAIN of the
+	 * least, as autobw_best ranks them (one epoch's time is a sample:
+	 * a fill point's epoch 10 % slow made 8 writers 1 % "better" than
+	 * 4 on congestdev, where 8 write 29 % less) */
+	double pick = best;
+	for (size_t i = 0; i < a->nreg; i++)
+		if (a->reg[i].c > pick &&
+		    autobw_objective(a, n, i) <= bestT * (1 + AUTOBW_CLIMB_GAIN))
+			pick = a->reg[i].c;
+	return pick;
 }

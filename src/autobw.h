@@ -181,7 +181,9 @@ void autobw_preload(struct autobw *a, const struct autobw_entry *reg,
 		    size_t n, long ready);
 
 /* The constraint with the least T(n, c) among the registry (ties: the
- * highest c); 0 when the registry is empty. */
+ * highest c); 0 when the registry is empty.  For a climb (and a registry
+ * a climb kept), the highest c whose T is within CLIMB_GAIN of the
+ * least: more writers must earn their place. */
 double autobw_choose(const struct autobw *a, long n);
 /* T(n, c) for a registered c (exposed for tests and reports). */
 double autobw_objective(const struct autobw *a, long n, size_t entry);

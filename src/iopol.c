@@ -358,6 +358,8 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
 			    nm->bw.max, nm->bw.delta);
 		long n = (ready > 0 ? ready : nm->left) + nm->running;
+		/* (a climb's registry is chosen from as the climb does) */
+		nm->a.climb = !p->paper && nm->bw.kind == WF_BW_AUTO;
 		autobw_preload(&nm->a, s->reg, s->nreg, n);
 		nm->has_learner = true;
 		nm->learn_dev = d;

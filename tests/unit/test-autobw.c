@@ -262,6 +262,21 @@ main(void)
 	epoch_mb(&a, 1.0, 44);
 	is_int(a.fill, 5, "44 MB/s: 5");
 	autobw_release(&a);
+	/* the choice, too, asks more writers to earn their place: a fill
+	 * point's epoch 10 % slow (8 tasks in 1.41 s), then 8 writers 1 %
+	 * better (16 in 2.79 s): 4, not 8 (the paper's objective alone
+	 * chose 8) */
+	autobw_init_climb(&a, 200, 16, 2);
+	epoch_mb(&a, 0.64, 32);
+	is_int(a.k, 4, "fill point 4");
+	epoch_mb(&a, 0.705, 32);
+	is_int(a.k, 8, "then 8");
+	epoch_mb(&a, 1.395, 32);
+	ok(a.phase == AUTOBW_LEARNED, "learned");
+	ok(autobw_objective(&a, 100, 2) < autobw_objective(&a, 100, 1),
+	   "8's objective is the least");
+	is_int((long)autobw_choose(&a, 100), 50, "but 4 is chosen: c = 50");
+	autobw_release(&a);
 	/* ... but when the fill point gained little over one writer, its
 	 * half may beat it, and is tried */
 	autobw_init_climb(&a, 200, 16, 2);
