@@ -219,7 +219,7 @@ autobw_elsewhere(const struct autobw *a)
 	double c;
 	long best = autobw_best(a, &c);
 	if (a->fill >= 2 && a->k <= a->fill && a->k > best)
-		return a->c; /* the fill point cannot be more than B */
+		return a->c; /* the fill point is about B's worth */
 	if (!best) {
 		/* nothing known: as the baseline runs them, one per core */
 		long k = a->cores < a->executors ? a->cores : a->executors;

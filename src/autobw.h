@@ -127,8 +127,8 @@ bool autobw_scaling(const struct autobw *a);
 /* While a climb learns: the constraint for the name's tasks on the other
  * devices.  Before two epochs are compared, one task per core (as the
  * baseline would run them), except during an epoch at the fill point,
- * which is bet on: fill writers at one writer's rate add up to B, no
- * more.  Then the best so far; or, while each step up has added
+ * which is bet on: fill writers at one writer's rate add up to B
+ * (within half a writer).  Then the best so far; or, while each step up has added
  * throughput (the best is the most writers tried, at least 2), the
  * current epoch's, betting that the climb goes on. */
 double autobw_elsewhere(const struct autobw *a);
