@@ -93,6 +93,8 @@ struct runner {
 	struct journal journal;
 	VEC(uint32_t) discard;  /* succeeded: drop saved copies once the
 				   journal is on disk */
+	VEC(uint32_t) recorded; /* succeeded: mark saved copies once the
+				   journal record is written (undo.h) */
 	struct resume resume;
 	size_t skipped, cancelled, ignored, preempted;
 	bool journal_failed;
@@ -764,9 +766,11 @@ on_done(const struct exec_result *res, void *arg)
 		/* The journal knows files in the workdir; a staged task's
 		 * outputs are on its worker (and maybe never fetched), so it
 		 * is not recorded and a later run makes them again. */
-		if (!staged)
+		if (!staged) {
 			resume_record(&r->resume, p, t, &r->journal,
 				      &r->scratch);
+			VEC_PUSH(r->recorded, t);
+		}
 		VEC_PUSH(r->discard, t);
 		release_successors(r, t);
 		if (log_level >= 2) {
@@ -1259,6 +1263,9 @@ sync_journal(struct runner *r, bool force)
 		}
 		return;
 	}
+	for (size_t i = 0; i < r->recorded.n; i++)
+		undo_succeeded(r->recorded.v[i]);
+	r->recorded.n = 0;
 	if (!sync) {
 		if ((r->journal.unsynced || r->discard.n) && !r->sync_timer.armed)
 			loop_timer_arm(&r->loop, &r->sync_timer,
@@ -1534,6 +1541,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	retryq_release(&r.retryq, &r.loop);
 	VEC_FREE(r.pinned);
 	VEC_FREE(r.discard);
+	VEC_FREE(r.recorded);
 	free(r.due);
 	free(r.failures);
 	free(r.failed_on);

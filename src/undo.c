@@ -437,6 +437,16 @@ undo_fail(const struct plan *p, uint32_t t, bool keep_outputs, char **aside,
 }
 
 void
+undo_succeeded(uint32_t t)
+{
+	char path[80];
+	snprintf(path, sizeof(path), SAVED "/%u/done", t + 1);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd); /* (if it cannot be made, a rerun restores) */
+}
+
+void
 undo_discard(uint32_t t)
 {
 	char dir[64];
@@ -444,14 +454,23 @@ undo_discard(uint32_t t)
 	undo_rmtree(dir);
 }
 
-/* Whether the journal's record of key shows every path of m written and
- * still as the record has it. */
+/* Whether the journal has a record of key written after the copy in dir
+ * was made (undo_succeeded marked it), or one that shows every path of m
+ * written and still as the record has it.  (The first: a later task of a
+ * chain of INOUT tasks changed the data since; restoring the copy of a
+ * task that finished rolled the chain back.) */
 static bool
-finished(const struct journal *j, const struct manifest *m)
+finished(const struct journal *j, const char *dir, const struct manifest *m)
 {
 	const struct jrec *r = journal_find(j, m->key);
 	if (!r)
 		return false;
+	char *done = xasprintf("%s/done", dir);
+	struct stat st;
+	bool marked = lstat(done, &st) == 0;
+	free(done);
+	if (marked)
+		return true;
 	for (size_t i = 0; i < m->paths.n; i++) {
 		const char *path = m->paths.v[i] + 1;
 		size_t k;
@@ -486,7 +505,7 @@ undo_recover(const struct journal *j)
 			/* its task never started */
 			undo_rmtree(dir);
 		} else if (manifest_read(dir, &m) == 0) {
-			if (finished(j, &m)) {
+			if (finished(j, dir, &m)) {
 				undo_rmtree(dir);
 			} else {
 				char *aside = NULL;

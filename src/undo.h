@@ -12,9 +12,10 @@
  * its journal record is on disk, undo_discard() drops the copies.
  *
  * undo_recover() runs before a new run starts: a saved directory that a
- * killed master left belongs to a task that was running then; if the
- * journal shows the task finished, the copy is dropped, else it is
- * restored.  Input files (read, never written by the workflow) are never
+ * killed master left belongs to a task that was running then, or one that
+ * finished whose record was not yet on disk; if the journal shows the
+ * task finished (a record written after the copy was made, or one its
+ * data still matches), the copy is dropped, else it is restored.  Input files (read, never written by the workflow) are never
  * written here.  Paths are relative to the workdir (the current
  * directory) or absolute.
  */
@@ -40,6 +41,10 @@ int undo_save(const struct plan *p, uint32_t t, struct errbuf *err);
  */
 int undo_fail(const struct plan *p, uint32_t t, bool keep_outputs,
 	      char **aside, struct errbuf *err);
+/* Task t succeeded and its journal record is written to the file (not
+ * yet synced): mark its copies so that a run after a kill drops them even if
+ * a later task changed the data (undo_recover). */
+void undo_succeeded(uint32_t t);
 /* Drop the copies of a task that succeeded. */
 void undo_discard(uint32_t t);
 /* Restore or drop what a killed run left in .wfrun/saved/; returns how

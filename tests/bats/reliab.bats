@@ -401,6 +401,43 @@ EOF2
 	[ -z "$(ls .wfrun/saved)" ]
 }
 
+@test "a copy of INOUT data left by a kill after its task finished is dropped, not restored over later tasks' work" {
+	# A kill -9 can land after a task's journal record is written and
+	# before its saved copy is dropped (that waits for the journal to be
+	# on disk).  Later tasks of the chain changed the data since, so it
+	# no longer matches the record; the copy is marked once the record
+	# is written, and the next run drops a marked copy.  Restoring it
+	# rolled the chain back (which copies were restored, and in which
+	# order, depended on the directory's order).
+	crash_wf
+	touch go
+	"$WFRUN" -q wf.yaml
+	cp total.txt total.ok
+	: >ran
+	leftover() { # MARKED: acc1's copy as a killed run leaves it
+		mkdir -p .wfrun/saved/6
+		echo start >.wfrun/saved/6/0
+		printf "'acc' (i=1)\0acc\0006\0Ptotal.txt\0" >.wfrun/saved/6/manifest
+		[ "$1" = no ] || : >.wfrun/saved/6/done
+	}
+	leftover yes
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" != *restored* ]]
+	[[ "$output" == *"11 up to date"* ]]
+	cmp total.txt total.ok
+	[ ! -s ran ]
+	[ -z "$(ls .wfrun/saved)" ]
+	# unmarked, the record may be an earlier run's: the copy is put back
+	# and the chain runs again from it
+	leftover no
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"restored the INOUT data of task 'acc' (i=1)"* ]]
+	cmp total.txt total.ok
+	[ "$(sort ran | tr '\n' ' ')" = "acc1 acc2 acc3 acc4 " ]
+}
+
 @test "the guardian waits for a crashed master's tasks before a new run takes the lock" {
 	wf <<'EOF2'
 tasks:
