@@ -363,14 +363,17 @@ run_variant() { # WF DEVICE VARIANT [C]
 	case $var in auto | paper | bounded) learning_line "$ev" ;; esac
 }
 
-# learning_line EVENTS: "#   learning: k=1 (1, 48 MB/s) k=4 (8, 170 MB/s)
-# -> c=50 learned" from events.jsonl
+# learning_line EVENTS: "#   learning: [rate 50 MB/s after 0.20 s: fill 4]
+# k=1 (1, 50 MB/s) k=4 (8, 170 MB/s) -> c=50 learned" from events.jsonl
+# (in their order: the rate, when read while the one writer ran, comes
+# before its epoch's end)
 learning_line() {
 	[ -s "$1" ] || return 0
 	awk '
 	function num(f,   m) { return match($0, "\"" f "\":[-0-9.e+]*") ? substr($0, RSTART + length(f) + 3, RLENGTH - length(f) - 3) : "" }
 	function str(f) { return match($0, "\"" f "\":\"[^\"]*\"") ? substr($0, RSTART + length(f) + 4, RLENGTH - length(f) - 5) : "" }
 	/"ev":"epoch_end"/ { s = s sprintf(" k=%s (%s, %.0f MB/s%s)", num("k"), num("tasks"), num("mbps"), $0 ~ /"registered":false/ ? ", not registered" : "") }
+	/"ev":"rate"/ { s = s sprintf(" [rate %.0f MB/s after %.2f s: fill %s]", num("mbps"), num("after_s"), num("fill")) }
 	/"ev":"constraint"/ { s = s sprintf(" -> c=%g %s", num("c"), str("why")) }
 	/"ev":"preempt"/ { n++ }
 	END { if (s != "") print "#   learning:" s (n ? sprintf(", %d preempt lines", n) : "") }' "$1"

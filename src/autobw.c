@@ -251,7 +251,7 @@ static long
 climb_next(struct autobw *a, long k)
 {
 	long best = autobw_best(a, NULL);
-	if (a->nreg == 1) {
+	if (k == 1 && a->nreg == 1) {
 		if (a->fill >= 2)
 			return a->fill;
 		return a->executors >= 2 ? 2 : 0;
@@ -370,6 +370,77 @@ autobw_finished(struct autobw *a, int epoch, double start, double end,
 	return true;
 }
 
+bool
+autobw_wants_rate(const struct autobw *a)
+{
+	return a->climb && a->phase == AUTOBW_LEARNING && a->epoch == 1 &&
+	       a->k == 1 && a->joined == 1 && a->finished == 0 && !a->nreg;
+}
+
+bool
+autobw_sample(struct autobw *a, double now, double mb)
+{
+	if (!autobw_wants_rate(a) || !(mb > 0))
+		return false; /* not its time, or not writing yet */
+	if (a->s_have && mb > a->s_last &&
+	    (!a->s_q || mb - a->s_last < a->s_q))
+		a->s_q = mb - a->s_last;
+	a->s_last = mb;
+	if (!a->s_have) {
+		a->s_have = 1;
+		a->s_t0 = now;
+		a->s_mb0 = mb;
+		return false;
+	}
+	double wa = a->s_t1 - a->s_t0, wb = now - a->s_t1;
+	if (a->s_have == 1) {
+		if (now - a->s_t0 >= AUTOBW_RATE_SPAN / 2) {
+			a->s_have = 2; /* the middle */
+			a->s_t1 = now;
+			a->s_mb1 = mb;
+		}
+		return false;
+	}
+	if (wb < wa)
+		return false;
+	double q = a->s_q;
+	double ra = (a->s_mb1 - a->s_mb0) / wa, rb = (mb - a->s_mb1) / wb;
+	if (!(ra > 0) || !(rb > 0) || fabs(ra - rb) > q / wa + q / wb) {
+		/* not steady: start again from the second half */
+		a->s_t0 = a->s_t1;
+		a->s_mb0 = a->s_mb1;
+		a->s_t1 = now;
+		a->s_mb1 = mb;
+		return false;
+	}
+	double span = now - a->s_t0, r = (mb - a->s_mb0) / span;
+	double d = q / span;
+	long f = fill_point(a, r), lo = fill_point(a, r + d),
+	     hi = r > d ? fill_point(a, r - d) : a->executors;
+	if (lo < 2 || hi - lo > 2 * (f / 8))
+		return false; /* not yet sure enough of the fill point */
+	a->early = r;
+	a->fill = f;
+	a->carry = a->epoch;
+	a->carry_from = now;
+	a->carry_mb = mb;
+	begin_epoch(a, a->B / (double)f);
+	a->carry_into = a->epoch;
+	a->joined = 1; /* the writer, from now */
+	return true;
+}
+
+bool
+autobw_carry_done(struct autobw *a, double start, double end, double mb)
+{
+	if (!a->carry)
+		return false;
+	a->carry = 0;
+	reg_add(a, a->B, 1, end > start ? end - start : 0, a->early);
+	return autobw_finished(a, a->carry_into, a->carry_from, end,
+			       mb >= 0 ? mb - a->carry_mb : -1);
+}
+
 void
 autobw_no_more_ready(struct autobw *a)
 {
@@ -393,7 +464,9 @@ autobw_no_more_ready(struct autobw *a)
 bool
 autobw_stop(struct autobw *a)
 {
-	if (a->phase != AUTOBW_LEARNING || a->joined > 0)
+	/* (the one writer carried into this epoch is not one of its own) */
+	if (a->phase != AUTOBW_LEARNING ||
+	    a->joined > (a->carry && a->epoch == a->carry_into))
 		return false;
 	if (a->climb && a->nreg) {
 		/* the best is the most writers tried: more may still pay */
@@ -406,6 +479,11 @@ autobw_stop(struct autobw *a)
 void
 autobw_abandon(struct autobw *a, int epoch)
 {
+	if (a->carry && epoch == a->carry) {
+		/* its rate stands (the fill point); its time is not known */
+		a->carry = 0;
+		epoch = a->carry_into;
+	}
 	if (a->phase == AUTOBW_LEARNING && epoch == a->epoch && a->joined > 0)
 		a->joined--;
 }

@@ -82,6 +82,18 @@ struct autobw {
 	double mb;         /* of the MB they wrote, < 0: not known */
 	long fill;         /* climb: writers at one writer's rate that fill
 			      B, from its first epoch (0: not known) */
+	/* climb: the one writer's rate read while it runs (autobw_sample) */
+	int s_have;        /* samples that had written: 0, 1 (t0), 2 (t1) */
+	double s_t0, s_mb0; /* the first of the window, and MB by then */
+	double s_t1, s_mb1; /* its middle */
+	double s_last;     /* MB at the sample before */
+	double s_q;        /* least growth seen between two samples: the
+			      writes' size, or less (MB; 0: none yet) */
+	double early;      /* the rate taken, MB/s (0: not taken) */
+	int carry;         /* the epoch whose one task still runs after
+			      its rate was taken (0: none) */
+	int carry_into;    /* the epoch it joined then */
+	double carry_from, carry_mb; /* when, and MB it had written */
 	struct autobw_span *span; /* the epoch's finished tasks (finished) */
 	size_t spancap;
 	double busy;       /* S of the epoch that ended last */
@@ -158,6 +170,43 @@ void autobw_started(struct autobw *a);
  * this ended an epoch (look at phase, epoch, reg). */
 bool autobw_finished(struct autobw *a, int epoch, double start, double end,
 		     double mb);
+/* Beyond the paper: the one writer's rate, read while it runs.  A
+ * climb's first epoch is one task; its rate says the fill point, and
+ * waiting for its end leaves the rest of the device idle for a whole
+ * task time (on congestdev a sixth of a 16-checkpoint run).  While that
+ * task runs, its driver reads the MB it has written so far every
+ * AUTOBW_SAMPLE_S seconds and passes them here (mb; now on the clock of
+ * the tasks' start and end).  The samples from the first that had
+ * written make a window, cut in two halves (the first at least
+ * AUTOBW_RATE_SPAN / 2 long, the second at least as long); the writes
+ * are counted in steps of q (the least growth seen between two
+ * samples), so each rate is known within q over its time.  When the
+ * halves' rates are both above 0 and agree within that, the writer is
+ * steady; if not (it starts slowly, or wrote in one burst and waits),
+ * the window starts again from its second half.  A steady window's
+ * rate is taken once it says the fill point (B / rate rounded) within
+ * an eighth either way, and two or more (one writer that fills B, or a
+ * faster one, whose writes were only buffered, proves nothing early).
+ * Then the next epoch begins at once with the writer still running, as
+ * the first of its tasks (from now, with the MB it writes from now).
+ * When it ends (autobw_carry_done), its own epoch is registered with
+ * its whole time and the rate taken, and it counts in the new epoch as
+ * any other of its tasks.  A rate never taken leaves the epoch to end
+ * as before.  Returns true when the rate was taken (look at early,
+ * fill, epoch). */
+#define AUTOBW_SAMPLE_S 0.02
+#define AUTOBW_RATE_SPAN 0.2
+bool autobw_sample(struct autobw *a, double now, double mb);
+/* Would autobw_sample use a sample now (a climb's one writer runs, and
+ * its rate has not been taken)? */
+bool autobw_wants_rate(const struct autobw *a);
+/* The carried task (of epoch a->carry) ran from start to end and wrote
+ * mb MB in all (< 0: not known): register its epoch, and count it in the
+ * one it joined.  Returns true when that ended an epoch (as
+ * autobw_finished). */
+bool autobw_carry_done(struct autobw *a, double start, double end,
+		       double mb);
+
 /* Did the epoch of e write at B, or near enough (within CLIMB_GAIN) that
  * more writers cannot add what the climb asks of them? */
 bool autobw_saturated(const struct autobw *a, const struct autobw_entry *e);
@@ -174,7 +223,8 @@ void autobw_no_more_ready(struct autobw *a);
  * still_scaling. */
 bool autobw_stop(struct autobw *a);
 /* A task that joined epoch `epoch` will not finish (its worker was lost):
- * its place in the epoch is free again. */
+ * its place in the epoch is free again (the carried one's: in the epoch
+ * it joined; its own is not registered). */
 void autobw_abandon(struct autobw *a, int epoch);
 /* Start learned, from a registry kept by an earlier run (n entries). */
 void autobw_preload(struct autobw *a, const struct autobw_entry *reg,

@@ -120,6 +120,10 @@ struct exec_ops {
 	 * move no files.  Its result comes through xfer_done; -1 (and no
 	 * result) when the worker cannot take it: it is not ready. */
 	int (*transfer)(struct exec *e, const struct xfer *x);
+	/* Bytes one running job has written to storage so far (its whole
+	 * process group), or -1 when not known; NULL for backends that
+	 * cannot tell while it runs. */
+	long long (*written)(struct exec *e, uint32_t task);
 };
 
 enum exec_state {

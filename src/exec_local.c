@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -125,6 +126,37 @@ read_io(pid_t pid, long long *rb, long long *wb)
 		*wb = strtoll(q + 14, NULL, 10);
 }
 
+/* What a running job's process group has written so far: the members'
+ * write_bytes, each of which counts the children it has waited for.
+ * One pass over /proc: called only while a climb times its one writer
+ * (iopol_sample), a few times a second. */
+static long long
+local_written(struct exec *e, uint32_t task)
+{
+	struct exec_local *x = (struct exec_local *)e;
+	pid_t pg = 0;
+	for (size_t i = 0; i < x->njobs && !pg; i++)
+		if (x->jobs[i].task == task)
+			pg = x->jobs[i].pid;
+	DIR *d = pg ? opendir("/proc") : NULL;
+	if (!d)
+		return -1;
+	long long sum = -1;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || getpgid((pid_t)pid) != pg)
+			continue;
+		long long rb = -1, wb = -1;
+		read_io((pid_t)pid, &rb, &wb);
+		if (wb >= 0)
+			sum = (sum < 0 ? 0 : sum) + wb;
+	}
+	closedir(d);
+	return sum;
+}
+
 static void
 local_on_sigchld(struct exec *e)
 {
@@ -224,6 +256,7 @@ static const struct exec_ops local_ops = {
 	local_on_sigchld,
 	local_release,
 	NULL, /* no transfers: the files are here */
+	local_written,
 };
 
 struct exec *

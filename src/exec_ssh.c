@@ -1622,6 +1622,7 @@ ssh_on_sigchld(struct exec *e)
 static const struct exec_ops ssh_ops = {
 	ssh_submit,     ssh_signal_all, ssh_signal_one, ssh_stop_one,
 	ssh_on_sigchld, ssh_release,    ssh_transfer,
+	NULL, /* (what a task has written is told at its end only) */
 };
 
 int

@@ -472,7 +472,7 @@ struct iopol_grant
 iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 {
 	name = p->nm[name].grp;
-	struct iopol_grant g = { 0, 0 };
+	struct iopol_grant g = { 0, 0, false };
 	struct iopol_name *nm = &p->nm[name];
 	struct iopol_device *D = &p->dev[p->w[wi].dev];
 	if (constrained(nm) && nm->bw.kind != WF_BW_STATIC &&
@@ -519,12 +519,27 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 	D->used += g.c;
 	if (g.epoch) {
 		autobw_started(&nm->a);
+		g.sample = autobw_wants_rate(&nm->a);
 		if (nm->left == 0)
 			autobw_no_more_ready(&nm->a); /* no more will come */
 	}
 	return g;
 }
 
+
+/* An epoch's end was said: what comes next. */
+static void
+next_epoch(struct iopol *p, uint32_t name)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct autobw *a = &nm->a;
+	if (a->phase == AUTOBW_LEARNING && !worth_epoch(p, nm))
+		autobw_stop(a); /* too few tasks left to repay an epoch */
+	if (a->phase == AUTOBW_LEARNING)
+		emit_epoch_begin(p, name);
+	else
+		learned(p, name, 0);
+}
 
 /* Say how an epoch ended (its values from before it ended), then what
  * comes next: another epoch, or the choice. */
@@ -543,12 +558,65 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long k,
 				 .mbps = a->last_mbps,
 				 .registered = a->nreg > nreg_before };
 	emit(p, &e);
-	if (a->phase == AUTOBW_LEARNING && !worth_epoch(p, nm))
-		autobw_stop(a); /* too few tasks left to repay an epoch */
-	if (a->phase == AUTOBW_LEARNING)
-		emit_epoch_begin(p, name);
-	else
-		learned(p, name, 0);
+	next_epoch(p, name);
+}
+
+bool
+iopol_sample(struct iopol *p, uint32_t name, size_t wi,
+	     struct iopol_grant *g, double now, long long bytes)
+{
+	name = p->nm[name].grp;
+	struct iopol_name *nm = &p->nm[name];
+	struct autobw *a = &nm->a;
+	if (!g->sample || !nm->has_learner || g->epoch != a->epoch ||
+	    !autobw_wants_rate(a))
+		return false;
+	if (bytes < 0)
+		return true; /* not known this time */
+	int epoch = a->epoch;
+	double c = a->c;
+	if (!autobw_sample(a, now, (double)bytes / (1024.0 * 1024.0)))
+		return true;
+	struct iopol_event e = { .ev = "rate", .name = name, .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .epoch = epoch, .c = c, .k = 1,
+				 .mbps = a->early,
+				 .after_s = now - a->s_t0, .fill = a->fill };
+	emit(p, &e);
+	/* the writer now holds one of the fill point's places */
+	struct iopol_device *D = &p->dev[p->w[wi].dev];
+	D->used -= g->c - a->c;
+	g->c = a->c;
+	if (D->used < EPS)
+		D->used = 0;
+	next_epoch(p, name);
+	return false;
+}
+
+/* The carried task of a climb (autobw_sample) ended, from start to end,
+ * having written mb MB (< 0: not known): say its own epoch's end, and
+ * the end of the epoch it joined if that ended it. */
+static void
+carry_ended(struct iopol *p, uint32_t name, double start, double end,
+	    double mb)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct autobw *a = &nm->a;
+	int carry = a->carry, epoch = a->epoch;
+	double c = a->c;
+	long k = a->k, joined = a->joined;
+	size_t nreg = a->nreg;
+	bool ended = autobw_carry_done(a, start, end, mb);
+	const struct autobw_entry *r = &a->reg[nreg];
+	struct iopol_event e = { .ev = "epoch_end", .name = name,
+				 .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .epoch = carry, .c = r->c, .k = 1, .tasks = 1,
+				 .mean_s = r->t, .t_s = r->t, .busy_s = r->t,
+				 .mbps = r->mbps, .registered = true };
+	emit(p, &e);
+	if (ended)
+		epoch_ended(p, name, epoch, c, k, joined, nreg + 1);
 }
 
 /* A task's share of its device is free again. */
@@ -573,11 +641,15 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
+	double mb = bytes >= 0 ? (double)bytes / (1024.0 * 1024.0) : -1;
+	if (a->carry && g.epoch == a->carry) {
+		carry_ended(p, name, start, end, mb);
+		return;
+	}
 	double c = a->c;
 	long k = a->k, joined = a->joined;
 	int epoch = a->epoch;
 	size_t nreg = a->nreg;
-	double mb = bytes >= 0 ? (double)bytes / (1024.0 * 1024.0) : -1;
 	if (autobw_finished(a, g.epoch, start, end, mb))
 		epoch_ended(p, name, epoch, c, k, joined, nreg);
 }

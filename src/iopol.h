@@ -51,7 +51,7 @@
 #include "workflow.h"
 
 struct iopol_event {
-	const char *ev;     /* epoch_begin, epoch_end, constraint,
+	const char *ev;     /* epoch_begin, epoch_end, rate, constraint,
 			       preempt */
 	uint32_t name;      /* task template (the first of its learn_as) */
 	const char *key;    /* its learn_as, or its name */
@@ -64,7 +64,10 @@ struct iopol_event {
 	double mean_s;      /* epoch_end: the tasks' mean time */
 	double t_s;         /* epoch_end: its time t_i (see autobw.h) */
 	double busy_s;      /* epoch_end: S, some task of it was running */
-	double mbps;        /* epoch_end: MB/s its tasks wrote (0: unknown) */
+	double mbps;        /* epoch_end: MB/s its tasks wrote (0: unknown);
+			       rate: the one writer's rate taken */
+	double after_s;     /* rate: seconds its samples spanned */
+	long fill;          /* rate: how many such writers fill B */
 	bool registered;    /* epoch_end */
 	long n;             /* constraint: ready tasks it was chosen for */
 	const char *why;    /* constraint: learned, fallback, registry,
@@ -135,6 +138,8 @@ struct iopol {
 struct iopol_grant {
 	double c;
 	int epoch;
+	bool sample;  /* a climb's one writer: pass what it has written so
+			 far to iopol_sample every AUTOBW_SAMPLE_S s */
 };
 
 /* ninst[i]: instances of task i; no_io: the baseline, nothing is I/O. */
@@ -183,6 +188,14 @@ struct iopol_grant iopol_start(struct iopol *p, uint32_t name, size_t wi,
 void iopol_finish(struct iopol *p, uint32_t name, size_t wi,
 		  struct iopol_grant g, double start, double end,
 		  long long bytes);
+/* A task on worker wi whose grant says sample has written bytes by now
+ * (seconds on any one clock; bytes < 0: not known).  Returns false once
+ * the learner wants no more samples of it.  When its rate is taken
+ * (autobw_sample), emits a "rate" event, lowers the task's grant to the
+ * fill point's constraint (it holds one of its places) and begins the
+ * next epoch (or ends learning). */
+bool iopol_sample(struct iopol *p, uint32_t name, size_t wi,
+		  struct iopol_grant *g, double now, long long bytes);
 /* It finished and failed, and will run again (on_failure: retry): it is
  * one of the name's instances left to start once more. */
 void iopol_again(struct iopol *p, uint32_t name);

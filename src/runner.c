@@ -102,6 +102,9 @@ struct runner {
 				   workers */
 	struct strbuf scratch;
 	struct loop_timer sync_timer;
+	VEC(uint32_t) sampled;  /* a climb's one writer, timed while it runs
+				   (iopol_sample) */
+	struct loop_timer sample_timer;
 	double last_sync;       /* clock_mono() of the last fdatasync */
 	bool stop;
 	int interrupted;
@@ -218,6 +221,33 @@ on_event(const struct iopol_event *e, void *arg)
 		events_write(r->events, clock_real(), name, e);
 }
 
+/* Pass what each sampled task has written so far to its learner, every
+ * AUTOBW_SAMPLE_S seconds while any is sampled. */
+static void
+sample_fired(void *arg)
+{
+	struct runner *r = arg;
+	double now = clock_mono();
+	size_t kept = 0;
+	for (size_t i = 0; i < r->sampled.n; i++) {
+		uint32_t t = r->sampled.v[i];
+		if (r->p->dag.tasks.v[t].state != TASK_RUNNING ||
+		    !r->grant[t].sample)
+			continue;
+		struct exec *ex = r->w[r->where[t]].ex;
+		if (iopol_sample(&r->pol, r->p->dag.tasks.v[t].tmpl,
+				 r->where[t], &r->grant[t], now,
+				 ex->ops->written(ex, t)))
+			r->sampled.v[kept++] = t;
+		else
+			r->grant[t].sample = false;
+	}
+	r->sampled.n = kept;
+	if (kept)
+		loop_timer_arm(&r->loop, &r->sample_timer, AUTOBW_SAMPLE_S,
+			       sample_fired, r);
+}
+
 /* Kill the process group of every running task past its timeout; the
  * kill then ends the task as a failure (see on_done). */
 static void
@@ -255,6 +285,15 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 		w->free -= r->cores[tmpl];
 	r->grant[t] = iopol_start(&r->pol, tmpl, wi,
 				  (long)r->sched.q[tmpl].n);
+	size_t si = 0;
+	while (si < r->sampled.n && r->sampled.v[si] != t)
+		si++;
+	if (r->grant[t].sample && w->ex->ops->written && si == r->sampled.n) {
+		VEC_PUSH(r->sampled, t);
+		if (!r->sample_timer.armed)
+			loop_timer_arm(&r->loop, &r->sample_timer,
+				       AUTOBW_SAMPLE_S, sample_fired, r);
+	}
 	r->where[t] = (uint16_t)wi;
 	r->launches[t]++;
 	r->timed_out[t] = 0;
@@ -1495,6 +1534,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	progress_release(&r.prog);
 	loop_timer_cancel(&r.loop, &r.dl_timer);
 	loop_timer_cancel(&r.loop, &r.sync_timer);
+	loop_timer_cancel(&r.loop, &r.sample_timer);
 
 	if (trace_close(&r.trace, &err) < 0) {
 		error_msg("%s", err.msg);
@@ -1561,6 +1601,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	free(r.seq);
 	idset_release(&r.io_run);
 	VEC_FREE(r.way);
+	VEC_FREE(r.sampled);
 	free(r.rerun);
 	free(r.dl.v);
 	loop_release(&r.loop);

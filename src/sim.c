@@ -296,6 +296,9 @@ struct simr {
 	struct idset io_run;      /* I/O tasks running */
 	uint8_t *stopped;         /* per task: stopped, still in act */
 	VEC(struct iopol_running) way;
+	VEC(uint32_t) sampled;    /* writers whose learner reads their
+				     bytes so far (iopol_sample) */
+	double next_sample;
 	size_t running, done, preempted;
 	uint32_t *ready;
 	size_t nready, aready;
@@ -352,6 +355,11 @@ launch(struct simr *s, uint32_t t, uint32_t tmpl, size_t wi)
 		ALLOC_GROW(s->act, s->nact + 1, s->aact);
 		s->act[s->nact++] = t;
 		s->kdev[w->dev]++;
+		if (s->grant[t].sample) {
+			if (!s->sampled.n)
+				s->next_sample = s->now + AUTOBW_SAMPLE_S;
+			VEC_PUSH(s->sampled, t);
+		}
 	} else {
 		double d = tm->secs;
 		if (tm->jitter > 0)
@@ -524,11 +532,34 @@ finish(struct simr *s, uint32_t t)
 	}
 }
 
+/* As the runner does every AUTOBW_SAMPLE_S s: pass what each sampled
+ * writer has written so far to its learner. */
+static void
+sample(struct simr *s)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < s->sampled.n; i++) {
+		uint32_t t = s->sampled.v[i];
+		uint32_t tmpl = s->p->dag.tasks.v[t].tmpl;
+		double mb = s->m->task[tmpl].mb - s->rem[t];
+		if (s->grant[t].sample && s->rem[t] > 0 &&
+		    iopol_sample(&s->pol, tmpl, s->where[t], &s->grant[t],
+				 s->now, (long long)(mb * 1024.0 * 1024.0)))
+			s->sampled.v[kept++] = t;
+		else
+			s->grant[t].sample = false;
+	}
+	s->sampled.n = kept;
+	s->next_sample += AUTOBW_SAMPLE_S;
+}
+
 /* Advance the clock to the next end; finish what ends then. */
 static void
 step(struct simr *s)
 {
 	double next = s->ends.n ? s->ends.v[0].when : INFINITY;
+	if (s->sampled.n && s->next_sample < next)
+		next = s->next_sample;
 	for (size_t i = 0; i < s->nact; i++) {
 		const struct sworker *w = &s->w[s->where[s->act[i]]];
 		long k = s->kdev[w->dev];
@@ -544,6 +575,8 @@ step(struct simr *s)
 		s->rem[s->act[i]] -= sim_law(w->law, k) / (double)k * dt;
 	}
 	s->now = next;
+	if (s->sampled.n && s->now >= s->next_sample)
+		sample(s);
 	/* writers first (their rates changed with k), then timed tasks */
 	for (size_t i = 0; i < s->nact;) {
 		uint32_t t = s->act[i];
@@ -738,6 +771,7 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	free(s.stopped);
 	idset_release(&s.io_run);
 	VEC_FREE(s.way);
+	VEC_FREE(s.sampled);
 	free(s.ready);
 	return rc;
 }

@@ -119,6 +119,9 @@ events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 			    "\"busy_s\":%.6f,\"mbps\":%.6g,\"registered\":%s",
 			    e->tasks, e->mean_s, e->t_s, e->busy_s, e->mbps,
 			    e->registered ? "true" : "false");
+	if (!strcmp(e->ev, "rate"))
+		strbuf_addf(&b, ",\"mbps\":%.6g,\"after_s\":%.6f,\"fill\":%ld",
+			    e->mbps, e->after_s, e->fill);
 	if (!strcmp(e->ev, "preempt"))
 		strbuf_addf(&b, ",\"tasks\":%ld", e->tasks);
 	if (!strcmp(e->ev, "constraint")) {

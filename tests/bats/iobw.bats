@@ -184,6 +184,45 @@ EOF
 	[ "$(trace_col write_bytes | sort -u | awk '$1 >= 4194304' | wc -l)" -ge 1 ]
 }
 
+@test "a climb reads its one writer's rate while it runs, and does not wait for its end" {
+	# Each task writes 16 KiB about every 12 ms for about 1.5 s (1.3
+	# MB/s or so; B = 4).  The one writer's bytes so far are read from
+	# its process group; once two halves of 0.1 s or more agree and
+	# the rate says the fill point, the "rate" event says so and the
+	# fill point's writers start beside it (its grant drops to theirs).
+	# Its own epoch ends later, registered with the rate taken.
+	wf <<'EOF'
+tasks:
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    out: {f: "out/{i}"}
+    run: "i=0; : > {out.f}; while [ $i -lt 120 ]; do printf '%16384s' '' >> {out.f}; sleep 0.01; i=$((i + 1)); done"
+EOF
+	run "$WFRUN" -q -j 2 --io-executors 8 --disk-bw 4 wf.yaml
+	[ "$status" -eq 0 ]
+	for i in $(seq 1 8); do [ "$(stat -c %s out/$i)" -eq 1966080 ]; done
+	rate=$(grep '"ev":"rate"' .wfrun/events.jsonl)
+	[[ "$rate" == *'"name":"ckpt","device":"disk@local","epoch":1,"c":4,"k":1,'* ]]
+	mbps=$(sed 's/.*"mbps":\([0-9.e+-]*\),.*/\1/' <<<"$rate")
+	after=$(sed 's/.*"after_s":\([0-9.]*\),.*/\1/' <<<"$rate")
+	fill=$(sed 's/.*"fill":\([0-9]*\)}$/\1/' <<<"$rate")
+	awk -v a="$after" 'BEGIN { exit !(a >= 0.2 && a < 1.5) }'
+	want=$(awk -v m="$mbps" 'BEGIN { f = int(4 / m + 0.5); print (f > 8 ? 8 : f) }')
+	[ "$fill" -eq "$want" ] && [ "$fill" -ge 2 ]
+	# epoch 1 ends after the rate, registered with it
+	e1=$(grep -n '"ev":"epoch_end",.*"epoch":1,' .wfrun/events.jsonl)
+	[ "${e1%%:*}" -gt "$(grep -n '"ev":"rate"' .wfrun/events.jsonl | cut -d: -f1)" ]
+	[[ "$e1" == *'"tasks":1,'*"\"mbps\":$mbps,\"registered\":true}" ]]
+	# others started while the one writer ran; it holds the fill
+	# point's c
+	end1=$(awk -F'\t' '$1 == 1 { print $14 }' .wfrun/trace.tsv)
+	[ "$(awk -F'\t' -v e="$end1" 'NR > 1 && $1 != 1 && $13 < e' .wfrun/trace.tsv | wc -l)" -ge 1 ]
+	c=$(awk -v f="$fill" 'BEGIN { printf "%g", 4 / f }')
+	[ "$(awk -F'\t' '$1 == 1 { print $7 }' .wfrun/trace.tsv)" = "$c" ]
+}
+
 @test "a retried I/O task counts again among those left to start" {
 	# 8 tasks on one disk: the climb's second epoch (k = 2, 4 tasks)
 	# runs only while 2 x 1 x 4 = 8 are left.  Every task fails once:

@@ -24,6 +24,46 @@ epoch(struct autobw *a, double secs)
 	epoch_mb(a, secs, -1);
 }
 
+/* MB a writer has written by t: whole 1 MB writes (as dd's 1 MiB
+ * blocks are counted) at rate MB/s after lag s of start-up, or, when
+ * burst > 0, burst MB at once at lag and nothing after; or (fast > 0)
+ * at fast MB/s for its first 0.1 s, then at rate. */
+static double lag, rate, burst, fast;
+
+static double
+written(double t)
+{
+	if (t <= lag)
+		return 0;
+	if (burst > 0)
+		return burst;
+	if (fast > 0 && t - lag > 0.1)
+		return floor(0.1 * fast + (t - lag - 0.1) * rate);
+	return floor((t - lag) * (fast > 0 ? fast : rate));
+}
+
+/* Feed a climb's one writer a sample every AUTOBW_SAMPLE_S s up to
+ * `until`; return the time the rate was taken, or -1. */
+static double
+feed_fn(struct autobw *a, double until)
+{
+	for (int i = 1; i * AUTOBW_SAMPLE_S <= until + 1e-9; i++) {
+		double now = i * AUTOBW_SAMPLE_S;
+		if (autobw_sample(a, now, written(now)))
+			return now;
+	}
+	return -1;
+}
+
+static double
+feed(struct autobw *a, double l, double mbps, double until)
+{
+	lag = l;
+	rate = mbps;
+	burst = fast = 0;
+	return feed_fn(a, until);
+}
+
 int
 main(void)
 {
@@ -359,5 +399,141 @@ main(void)
 	ok(!autobw_finished(&a, 7, 0, 1.0, -1), "a task of another epoch is ignored");
 	is_int(a.finished, 0, "nothing counted");
 	autobw_release(&a);
+
+	/* The early rate (autobw_sample).  congestdev: one writer at 50
+	 * MB/s after 30 ms of start-up; the rate is taken once two
+	 * successive rates agree within 5 %, at least 0.2 s after the first
+	 * sample that had written; the fill point's epoch begins at once,
+	 * the one writer the first of its tasks. */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	ok(autobw_wants_rate(&a), "its one writer is sampled");
+	double at = feed(&a, 0.03, 50, 0.6);
+	ok(at >= 0.05 + AUTOBW_RATE_SPAN - 1e-9 && at <= 0.4,
+	   "taken 0.2 to 0.35 s after it began writing");
+	ok(fabs(a.early - 50) <= 5, "at about 50 MB/s");
+	ok(a.epoch == 2 && a.k == 4 && a.fill == 4 && a.carry == 1 &&
+		   a.joined == 1,
+	   "the fill point's epoch (4) began, the writer its first task");
+	ok(!autobw_wants_rate(&a), "no more samples");
+	is_int(a.nreg, 0, "nothing registered yet");
+	for (int i = 0; i < 3; i++)
+		autobw_started(&a);
+	ok(!autobw_can_start(&a), "3 join: 4 at once");
+	ok(!autobw_finished(&a, 2, at, at + 0.64, 32),
+	   "one of epoch 2 ends: not over");
+	ok(autobw_can_start(&a), "its place is free");
+	double carried_mb = a.carry_mb;
+	ok(!autobw_carry_done(&a, 0, 0.70, 32), "the carried ends: epoch 2 goes on");
+	ok(a.nreg == 1 && a.reg[0].k == 1 && fabs(a.reg[0].t - 0.70) < 1e-9 &&
+		   a.reg[0].mbps == a.early,
+	   "epoch 1 registered: its whole time, the rate taken");
+	is_int(a.finished, 2, "and it counts in epoch 2");
+	ok(fabs(a.mb - (64 - carried_mb)) < 1e-9 && a.span[1].start == at,
+	   "from the rate's time, with what it wrote since");
+	for (int i = 0; i < 5; i++)
+		autobw_started(&a);
+	for (int i = 0; i < 5; i++)
+		autobw_finished(&a, 2, at + 0.64 * (1 + i / 3),
+				at + 0.64 * (2 + i / 3), 32);
+	ok(!autobw_can_start(&a) && a.epoch == 2 && a.finished == 7,
+	   "8 of epoch 2 started (with the carried), 7 ended");
+	ok(autobw_finished(&a, 2, at + 1.28, at + 1.92, 32),
+	   "the 8th ends epoch 2");
+	ok(a.nreg == 2 && a.reg[1].k == 4, "4 registered after 1");
+	autobw_release(&a);
+
+	/* The epoch it joined ends only once the carried writer has ended:
+	 * its 7 others first, then the carried one ends it. */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	at = feed(&a, 0, 50, 0.6);
+	for (int i = 0; i < 7; i++) {
+		autobw_started(&a);
+		ok(!autobw_finished(&a, 2, at, at + 0.3, 32),
+		   "epoch 2's task ends: the carried one still runs");
+	}
+	autobw_no_more_ready(&a);
+	ok(a.phase == AUTOBW_LEARNING && a.epoch == 2, "epoch 2 waits");
+	ok(autobw_carry_done(&a, 0, 0.64, 32), "the carried ends it");
+	is_int(a.nreg, 2, "both registered");
+	autobw_release(&a);
+
+	/* No rate is taken early from a writer that wrote in one burst
+	 * (buffered, then its fsync: the second half's rate is 0), from one
+	 * so fast that one fills B (B / r < 1.5), or before there is a
+	 * window of 2 x 0.1 s: its epoch runs to its end, as before. */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	lag = 0.03, burst = 32, fast = 0;
+	ok(feed_fn(&a, 3) < 0, "one burst, then 3 s of nothing: no rate");
+	ok(autobw_wants_rate(&a) && a.epoch == 1, "epoch 1 goes on");
+	autobw_finished(&a, 1, 0, 3, 32);
+	ok(a.epoch == 2 && a.k == 16 && a.carry == 0 && a.joined == 0,
+	   "its end says the fill point, as before (11 MB/s: 16, the most)");
+	autobw_release(&a);
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	ok(feed(&a, 0, 150, 0.6) < 0, "150 of 200 MB/s: no rate");
+	autobw_release(&a);
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	ok(feed(&a, 0, 50, 0.2) < 0, "0.2 s in: too soon");
+	autobw_release(&a);
+	/* a writer at 100 MB/s for 0.1 s (its writes buffered), then 50:
+	 * the first window is not steady, the next one is, at 50 */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	lag = 0, rate = 50, burst = 0, fast = 100;
+	at = feed_fn(&a, 1);
+	ok(at >= 0.3 && at <= 0.5, "taken from the second window");
+	ok(fabs(a.early - 50) <= 5 && a.fill == 4, "at about 50 MB/s: 4");
+	autobw_release(&a);
+	/* near a fill point's edge (B / r = 3.5), it waits to be sure: 200
+	 * / 57 = 3.51 is 4 only once the rate is known within 1.5 % */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	at = feed(&a, 0, 57, 2);
+	ok(at > 0.5 || at < 0, "B / r near 3.5: not taken within 0.5 s");
+	autobw_release(&a);
+
+	/* The carried writer is lost (its worker was): its rate stands, its
+	 * own epoch is not registered, and its place in epoch 2 is free
+	 * again: epoch 2 takes another task, as for any task lost. */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	at = feed(&a, 0, 50, 0.6);
+	for (int i = 0; i < 7; i++) {
+		double w = at + 0.85 * (i / 4); /* 4 at 150 MB/s */
+		autobw_started(&a);
+		autobw_finished(&a, 2, w, w + 0.85, 32);
+	}
+	autobw_abandon(&a, 1);
+	ok(a.carry == 0 && a.joined == 7 && autobw_can_start(&a),
+	   "the carried one is lost: another may take its place");
+	autobw_started(&a);
+	ok(autobw_finished(&a, 2, at + 0.85, at + 1.7, 32), "it ends epoch 2");
+	ok(a.nreg == 1 && a.reg[0].k == 4, "4 registered, not 1");
+	ok(a.phase == AUTOBW_LEARNING && a.k == 8, "then 8 (4 wrote below B)");
+	autobw_release(&a);
+
+	/* Learning stopped while the carried writer runs (it is not one of
+	 * epoch 2's own): it registers epoch 1 when it ends, and ends
+	 * nothing. */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	feed(&a, 0, 50, 0.6);
+	ok(autobw_stop(&a), "stopped before epoch 2 took a task of its own");
+	ok(!autobw_carry_done(&a, 0, 0.64, 32) && a.nreg == 1 &&
+		   a.reg[0].k == 1,
+	   "the carried ends: epoch 1 registered, nothing else");
+	autobw_release(&a);
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	feed(&a, 0, 50, 0.6);
+	autobw_started(&a);
+	ok(!autobw_stop(&a), "one of its own joined: not stopped");
+	autobw_release(&a);
+
 	return done_testing();
 }

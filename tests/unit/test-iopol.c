@@ -22,6 +22,9 @@ on_event(const struct iopol_event *e, void *arg)
 	else if (!strcmp(e->ev, "epoch_begin"))
 		snprintf(evlog + n, sizeof(evlog) - n, "begin%d(%g,%ld) ",
 			 e->epoch, e->c, e->k);
+	else if (!strcmp(e->ev, "rate"))
+		snprintf(evlog + n, sizeof(evlog) - n, "rate%d(%g,%ld) ",
+			 e->epoch, e->mbps, e->fill);
 	else if (!strcmp(e->ev, "preempt"))
 		snprintf(evlog + n, sizeof(evlog) - n, "preempt@%s(%g,%ld,%ld) ",
 			 e->device, e->c, e->k, e->tasks);
@@ -438,5 +441,54 @@ main(void)
 	   "no B: unfit (%s)", buf);
 	ok(!iopol_may_start(&p, 0, 2), "and never starts there");
 	iopol_release(&p);
+
+	/* The early rate: the one writer's grant says sample; its rate,
+	 * 25 MB/s, is taken from its bytes so far; the fill point's epoch
+	 * (4) begins with it as its first task (3 join, its grant lowered
+	 * to 25), the other device bets on 4 at once; its end registers
+	 * epoch 1. */
+	is_int(climb(&p, g, 100), 1, "climb, k = 1");
+	ok(g[0].sample, "its one writer is sampled");
+	long long mib = 1 << 20;
+	ok(iopol_sample(&p, 0, 0, &g[0], 0.02, -1), "bytes not known: go on");
+	ok(iopol_sample(&p, 0, 0, &g[0], 0.04, 0), "nothing written yet: go on");
+	int s_at = 3;
+	while (iopol_sample(&p, 0, 0, &g[0], 0.02 * s_at,
+			    mib / 2 * (s_at - 2)))
+		s_at++;
+	ok(s_at >= 13 && s_at <= 18, "taken 0.2 to 0.3 s after it began writing");
+	is_str(evlog, "begin1(100,1) rate1(25,4) begin2(25,4) ",
+	       "the rate, then the fill point's epoch");
+	ok(g[0].c == 25 && p.dev[0].used == 25, "its grant is 25 now");
+	ok(!iopol_sample(&p, 0, 0, &g[0], 0.5, 12 * mib), "no more samples");
+	is_int(fill(&p, g + 1, 99), 3, "3 join it: 4 at once");
+	ok(!g[1].sample, "they are not sampled");
+	o = iopol_start(&p, 0, 1, 90);
+	ok(o.c == 25, "the other device bets on the fill point");
+	iopol_finish(&p, 0, 1, o, 0, 1.0, 25 * mib);
+	evlog[0] = '\0';
+	iopol_finish(&p, 0, 0, g[0], 0, 1.3, 32 * mib);
+	is_str(evlog, "end1(100,1,1,reg) ", "epoch 1 ends, registered");
+	ok(p.nm[0].a.nreg == 1 && fabs(p.nm[0].a.reg[0].t - 1.3) < 1e-9,
+	   "with its time");
+	ok(p.dev[0].used == 75, "its share given back");
+	iopol_release(&p);
+
+	/* The carried writer is the last to end: its end ends epoch 2 too */
+	is_int(climb(&p, g, 100), 1, "climb, k = 1");
+	for (s_at = 1; iopol_sample(&p, 0, 0, &g[0], 0.02 * s_at,
+				     mib / 2 * s_at);)
+		s_at++;
+	for (int w = 0; w < 3; w++) /* 7 tasks of epoch 2 beside it */
+		is_int(wave(&p, g + 1, 1 + w, 1.0, 25 * mib), w < 2 ? 3 : 1,
+		       "a wave of epoch 2 beside the carried");
+	ok(strstr(evlog, "end2") == NULL, "epoch 2 waits for the carried");
+	ok(!iopol_close_idle(&p, true), "nor is it closed as idle");
+	evlog[0] = '\0';
+	iopol_finish(&p, 0, 0, g[0], 0, 3.5, 80 * mib);
+	ok(!strncmp(evlog, "end1(100,1,1,reg) end2(25,4,8,reg) ", 35),
+	   "epoch 1's end, then epoch 2's");
+	iopol_release(&p);
+
 	return done_testing();
 }
