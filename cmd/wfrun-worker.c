@@ -219,6 +219,22 @@ on_done(const struct exec_result *r, void *arg)
 	}
 }
 
+/* The answer to WRITTEN (exec_local reads /proc). */
+static void
+on_written(struct exec *e, uint32_t task, double when, long long bytes,
+	   void *arg)
+{
+	(void)e;
+	struct agent *a = arg;
+	struct strbuf *l = &a->out;
+	strbuf_reset(l);
+	proto_field(l, "WRITTEN", 1);
+	proto_fieldf(l, "%u", task);
+	proto_fieldf(l, "%.6f", when);
+	proto_fieldf(l, "%lld", bytes);
+	send_line(l);
+}
+
 static void
 kill_now(void *arg)
 {
@@ -418,6 +434,9 @@ handle(struct agent *a, struct proto_msg *m)
 			if (a->staged.v[i].task == (uint32_t)id)
 				a->staged.v[i].drop = true;
 		a->ex->ops->signal_one(a->ex, (uint32_t)id, SIGKILL);
+	} else if (!strcmp(t, "WRITTEN") && m->n == 2) {
+		if (!parse_long(m->f[1], &id))
+			a->ex->ops->ask_written(a->ex, (uint32_t)id);
 	} else if (!strcmp(t, "EXIT")) {
 		begin_exit(a);
 	} else {
@@ -486,6 +505,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	a.ex = exec_local_new(on_done, &a);
+	a.ex->written = on_written;
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	loop_watch_fd(&a.loop, 0, POLLIN, on_stdin, &a);
 	a.input_open = true;

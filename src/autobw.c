@@ -96,6 +96,12 @@ autobw_started(struct autobw *a)
 {
 	if (a->phase == AUTOBW_LEARNING)
 		a->joined++;
+	if (autobw_wants_rate(a)) {
+		/* its samples start afresh (one before it may have been
+		 * lost with its worker) */
+		a->s_have = 0;
+		a->s_last = a->s_tlast = a->s_p = 0;
+	}
 }
 
 static void
@@ -380,33 +386,34 @@ autobw_wants_rate(const struct autobw *a)
 bool
 autobw_sample(struct autobw *a, double now, double mb)
 {
-	if (!autobw_wants_rate(a) || !(mb > 0))
-		return false; /* not its time, or not writing yet */
-	if (a->s_have && mb > a->s_last &&
-	    (!a->s_q || mb - a->s_last < a->s_q))
-		a->s_q = mb - a->s_last;
+	if (!autobw_wants_rate(a))
+		return false;
+	if (a->s_tlast > 0 && now - a->s_tlast > a->s_p)
+		a->s_p = now - a->s_tlast;
+	a->s_tlast = now;
+	if (!(mb > a->s_last))
+		return false; /* not writing yet, or no new edge */
 	a->s_last = mb;
-	if (!a->s_have) {
+	if (a->s_have == 0) {
 		a->s_have = 1;
 		a->s_t0 = now;
 		a->s_mb0 = mb;
 		return false;
 	}
-	double wa = a->s_t1 - a->s_t0, wb = now - a->s_t1;
 	if (a->s_have == 1) {
-		if (now - a->s_t0 >= AUTOBW_RATE_SPAN / 2) {
+		if (now - a->s_t0 >= AUTOBW_RATE_SPAN / 2 - 1e-9) {
 			a->s_have = 2; /* the middle */
 			a->s_t1 = now;
 			a->s_mb1 = mb;
 		}
 		return false;
 	}
-	if (wb < wa)
+	double wa = a->s_t1 - a->s_t0, wb = now - a->s_t1, P = a->s_p;
+	if (wb < wa - 1e-9)
 		return false;
-	double q = a->s_q;
 	double ra = (a->s_mb1 - a->s_mb0) / wa, rb = (mb - a->s_mb1) / wb;
-	if (!(ra > 0) || !(rb > 0) || fabs(ra - rb) > q / wa + q / wb) {
-		/* not steady: start again from the second half */
+	if (fabs(ra - rb) > ra * P / wa + rb * P / wb) {
+		/* not steady: start again from the middle */
 		a->s_t0 = a->s_t1;
 		a->s_mb0 = a->s_mb1;
 		a->s_t1 = now;
@@ -414,9 +421,9 @@ autobw_sample(struct autobw *a, double now, double mb)
 		return false;
 	}
 	double span = now - a->s_t0, r = (mb - a->s_mb0) / span;
-	double d = q / span;
-	long f = fill_point(a, r), lo = fill_point(a, r + d),
-	     hi = r > d ? fill_point(a, r - d) : a->executors;
+	double e = P / span;
+	long f = fill_point(a, r), lo = fill_point(a, r * (1 + e)),
+	     hi = e < 1 ? fill_point(a, r * (1 - e)) : a->executors;
 	if (lo < 2 || hi - lo > 2 * (f / 8))
 		return false; /* not yet sure enough of the fill point */
 	a->early = r;

@@ -83,12 +83,12 @@ struct autobw {
 	long fill;         /* climb: writers at one writer's rate that fill
 			      B, from its first epoch (0: not known) */
 	/* climb: the one writer's rate read while it runs (autobw_sample) */
-	int s_have;        /* samples that had written: 0, 1 (t0), 2 (t1) */
-	double s_t0, s_mb0; /* the first of the window, and MB by then */
-	double s_t1, s_mb1; /* its middle */
+	int s_have;        /* edges kept: 0, 1 (t0), 2 (t0 and t1) */
+	double s_t0, s_mb0; /* the window's first edge: when, MB by then */
+	double s_t1, s_mb1; /* its middle edge */
 	double s_last;     /* MB at the sample before */
-	double s_q;        /* least growth seen between two samples: the
-			      writes' size, or less (MB; 0: none yet) */
+	double s_tlast;    /* when it was taken (0: none yet) */
+	double s_p;        /* the longest time between two samples */
 	double early;      /* the rate taken, MB/s (0: not taken) */
 	int carry;         /* the epoch whose one task still runs after
 			      its rate was taken (0: none) */
@@ -176,24 +176,28 @@ bool autobw_finished(struct autobw *a, int epoch, double start, double end,
  * task time (on congestdev a sixth of a 16-checkpoint run).  While that
  * task runs, its driver reads the MB it has written so far every
  * AUTOBW_SAMPLE_S seconds and passes them here (mb; now on the clock of
- * the tasks' start and end).  The samples from the first that had
- * written make a window, cut in two halves (the first at least
- * AUTOBW_RATE_SPAN / 2 long, the second at least as long); the writes
- * are counted in steps of q (the least growth seen between two
- * samples), so each rate is known within q over its time.  When the
- * halves' rates are both above 0 and agree within that, the writer is
- * steady; if not (it starts slowly, or wrote in one burst and waits),
- * the window starts again from its second half.  A steady window's
- * rate is taken once it says the fill point (B / rate rounded) within
- * an eighth either way, and two or more (one writer that fills B, or a
- * faster one, whose writes were only buffered, proves nothing early).
- * Then the next epoch begins at once with the writer still running, as
- * the first of its tasks (from now, with the MB it writes from now).
- * When it ends (autobw_carry_done), its own epoch is registered with
- * its whole time and the rate taken, and it counts in the new epoch as
- * any other of its tasks.  A rate never taken leaves the epoch to end
- * as before.  Returns true when the rate was taken (look at early,
- * fill, epoch). */
+ * the tasks' start and end).  The count grows in steps (a write, or
+ * what a throttle lets through at once: congestdev's kernel throttle
+ * lets 5 MiB through every 0.1 s), so rates are taken between edges,
+ * the samples that saw it grow: the MB there are exact, and each edge's
+ * time is late by less than P, the longest time between two samples, so
+ * a rate over w seconds is known within P / w of itself.  The edges from
+ * the first make a window, cut in two halves at an edge (the first at
+ * least AUTOBW_RATE_SPAN / 2 long, the second at least as long).  When
+ * the halves' rates agree within what P allows, the writer is steady;
+ * if not (it started slowly, or wrote in a burst and waits), the window
+ * starts again from its middle edge.  A steady window's rate is taken
+ * once, known within P / w, it says the fill point (B / rate rounded)
+ * within an eighth either way, and two or more (one writer that fills B,
+ * or a faster one, whose writes were only buffered, proves nothing
+ * early).  A writer that stops writing makes no edges, and nothing is
+ * taken.  When it is taken, the next epoch begins at once with the
+ * writer still running, as the first of its tasks (from now, with the
+ * MB it writes from now).  When it ends (autobw_carry_done), its own
+ * epoch is registered with its whole time and the rate taken, and it
+ * counts in the new epoch as any other of its tasks.  A rate never taken
+ * leaves the epoch to end as before.  Returns true when the rate was
+ * taken (look at early, fill, epoch). */
 #define AUTOBW_SAMPLE_S 0.02
 #define AUTOBW_RATE_SPAN 0.2
 bool autobw_sample(struct autobw *a, double now, double mb);

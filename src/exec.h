@@ -120,10 +120,11 @@ struct exec_ops {
 	 * move no files.  Its result comes through xfer_done; -1 (and no
 	 * result) when the worker cannot take it: it is not ready. */
 	int (*transfer)(struct exec *e, const struct xfer *x);
-	/* Bytes one running job has written to storage so far (its whole
-	 * process group), or -1 when not known; NULL for backends that
-	 * cannot tell while it runs. */
-	long long (*written)(struct exec *e, uint32_t task);
+	/* Ask what one running job has written to storage so far (its
+	 * whole process group).  The answer comes through the exec's
+	 * written callback, at once (this machine) or later (a remote
+	 * worker), and not at all if the job is not running there. */
+	void (*ask_written)(struct exec *e, uint32_t task);
 };
 
 enum exec_state {
@@ -141,6 +142,10 @@ struct exec {
 	const struct exec_ops *ops;
 	exec_done_fn done;
 	exec_state_fn on_state;
+	/* The answer to ask_written: bytes (-1: not known) read at when,
+	 * on the clock of the job's start and end.  Called with arg. */
+	void (*written)(struct exec *e, uint32_t task, double when,
+			long long bytes, void *arg);
 	void (*xfer_done)(struct exec *e, const struct xfer_result *r,
 			  void *arg);
 	void *xfer_arg;

@@ -1360,6 +1360,18 @@ ssh_stop_one(struct exec *e, uint32_t task)
 	enqueue(h, &h->line);
 }
 
+static void
+ssh_ask_written(struct exec *e, uint32_t task)
+{
+	struct ssh_host *h = (struct ssh_host *)e;
+	if (e->state != EXEC_READY)
+		return;
+	strbuf_reset(&h->line);
+	proto_field(&h->line, "WRITTEN", 1);
+	proto_fieldf(&h->line, "%u", task);
+	enqueue(h, &h->line);
+}
+
 static bool
 take_job(struct ssh_host *h, uint32_t task)
 {
@@ -1449,6 +1461,16 @@ handle_msg(struct ssh_host *h, struct proto_msg *m)
 		r.start = r.end = clock_real();
 		snprintf(r.error, sizeof(r.error), "%s", m->f[2]);
 		e->done(&r, e->arg);
+	} else if (!strcmp(t, "WRITTEN") && m->n == 4 &&
+		   !parse_long(m->f[1], &id)) {
+		char *end;
+		double when = strtod(m->f[2], &end);
+		long bytes;
+		if (*end || !*m->f[2] || parse_long(m->f[3], &bytes) < 0)
+			return; /* (a sample the learner can do without) */
+		for (size_t i = 0; i < h->jobs.n; i++)
+			if (h->jobs.v[i].task == (uint32_t)id && e->written)
+				e->written(e, (uint32_t)id, when, bytes, e->arg);
 	} else if (!strcmp(t, "BYE")) {
 		/* the channel's end follows */
 	} else {
@@ -1622,7 +1644,7 @@ ssh_on_sigchld(struct exec *e)
 static const struct exec_ops ssh_ops = {
 	ssh_submit,     ssh_signal_all, ssh_signal_one, ssh_stop_one,
 	ssh_on_sigchld, ssh_release,    ssh_transfer,
-	NULL, /* (what a task has written is told at its end only) */
+	ssh_ask_written,
 };
 
 int

@@ -189,7 +189,7 @@ void iopol_finish(struct iopol *p, uint32_t name, size_t wi,
 		  struct iopol_grant g, double start, double end,
 		  long long bytes);
 /* A task on worker wi whose grant says sample has written bytes by now
- * (seconds on any one clock; bytes < 0: not known).  Returns false once
+ * (seconds, on the clock of its start and end; bytes < 0: not known).  Returns false once
  * the learner wants no more samples of it.  When its rate is taken
  * (autobw_sample), emits a "rate" event, lowers the task's grant to the
  * fill point's constraint (it holds one of its places) and begins the

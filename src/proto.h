@@ -3,7 +3,7 @@
  * (wfrun-worker), documented here and only here.  Pure: it encodes and
  * decodes, it never reads or writes a file descriptor.
  *
- * Version 3.  The agent runs over one SSH exec channel: the master writes
+ * Version 4.  The agent runs over one SSH exec channel: the master writes
  * to its stdin, the agent answers on its stdout; its stderr is for humans.
  * A message is one line: fields separated by one TAB, ended by LF.  In a
  * field, "\\" is a backslash, "\t" a TAB, "\n" a LF, "\r" a CR; no other
@@ -34,6 +34,14 @@
  *                                             cannot be read fails its
  *                                             task: proto_parse_done)
  *   FAILED   id message                       the task could not start
+ *   WRITTEN  id when bytes                    the answer to WRITTEN: what
+ *                                             the task's process group has
+ *                                             written to storage so far
+ *                                             (its processes' write_bytes;
+ *                                             -1 when not known), read at
+ *                                             when (the clock of DONE's
+ *                                             start and end); none if the
+ *                                             task is not running
  *   BYE                                       the agent is exiting
  *
  * Master -> agent
@@ -65,6 +73,8 @@
  *                                             sandbox is removed when it
  *                                             ends, whatever its status
  *   KILLALL  signo                            signal every task's group
+ *   WRITTEN  id                               ask what a running task has
+ *                                             written so far
  *   EXIT                                      kill every task, say BYE, exit
  *
  * End of input on the agent's stdin is EXIT: when the connection drops,
@@ -79,7 +89,7 @@
 
 #include "util.h"
 
-#define PROTO_VERSION 3
+#define PROTO_VERSION 4
 #define PROTO_MAX_LINE (1 << 20)
 
 /* Append one escaped field (preceded by a TAB unless first). */

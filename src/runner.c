@@ -221,31 +221,42 @@ on_event(const struct iopol_event *e, void *arg)
 		events_write(r->events, clock_real(), name, e);
 }
 
-/* Pass what each sampled task has written so far to its learner, every
- * AUTOBW_SAMPLE_S seconds while any is sampled. */
+/* Ask what each sampled task has written so far, every AUTOBW_SAMPLE_S
+ * seconds while any is sampled; the answers go to its learner
+ * (on_written). */
 static void
 sample_fired(void *arg)
 {
 	struct runner *r = arg;
-	double now = clock_mono();
 	size_t kept = 0;
 	for (size_t i = 0; i < r->sampled.n; i++) {
 		uint32_t t = r->sampled.v[i];
 		if (r->p->dag.tasks.v[t].state != TASK_RUNNING ||
 		    !r->grant[t].sample)
 			continue;
+		r->sampled.v[kept++] = t;
 		struct exec *ex = r->w[r->where[t]].ex;
-		if (iopol_sample(&r->pol, r->p->dag.tasks.v[t].tmpl,
-				 r->where[t], &r->grant[t], now,
-				 ex->ops->written(ex, t)))
-			r->sampled.v[kept++] = t;
-		else
-			r->grant[t].sample = false;
+		ex->ops->ask_written(ex, t);
 	}
 	r->sampled.n = kept;
 	if (kept)
 		loop_timer_arm(&r->loop, &r->sample_timer, AUTOBW_SAMPLE_S,
 			       sample_fired, r);
+}
+
+/* What a sampled task has written so far, read at when on the clock of
+ * its start and end (where it runs). */
+static void
+on_written(struct exec *e, uint32_t t, double when, long long bytes,
+	   void *arg)
+{
+	struct runner *r = arg;
+	if (r->p->dag.tasks.v[t].state != TASK_RUNNING || !r->grant[t].sample ||
+	    r->w[r->where[t]].ex != e)
+		return; /* (an answer that came after its end) */
+	if (!iopol_sample(&r->pol, r->p->dag.tasks.v[t].tmpl, r->where[t],
+			  &r->grant[t], when, bytes))
+		r->grant[t].sample = false;
 }
 
 /* Kill the process group of every running task past its timeout; the
@@ -288,7 +299,8 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 	size_t si = 0;
 	while (si < r->sampled.n && r->sampled.v[si] != t)
 		si++;
-	if (r->grant[t].sample && w->ex->ops->written && si == r->sampled.n) {
+	if (r->grant[t].sample && w->ex->ops->ask_written &&
+	    si == r->sampled.n) {
 		VEC_PUSH(r->sampled, t);
 		if (!r->sample_timer.armed)
 			loop_timer_arm(&r->loop, &r->sample_timer,
@@ -1128,6 +1140,7 @@ start_workers(struct runner *r)
 	if (!c) {
 		r->w[0].name = "local";
 		r->w[0].ex = exec_local_new(on_done, r);
+		r->w[0].ex->written = on_written;
 		r->w[0].cores = r->w[0].free = o->cores;
 		r->w[0].io = r->w[0].io_free =
 			o->io_executors ? o->io_executors : iopol_default_io(o->cores);
@@ -1176,6 +1189,8 @@ start_workers(struct runner *r)
 			pending++;
 		}
 	}
+	for (size_t i = 0; i < r->nw; i++)
+		r->w[i].ex->written = on_written;
 	if (pending)
 		verbose_msg("connecting to %zu worker%s", pending,
 			    pending == 1 ? "" : "s");

@@ -7,7 +7,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 @test "wfrun-worker --version names the protocol" {
 	run "$AGENT" --version
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 3$ ]]
+	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 4$ ]]
 }
 
 @test "the agent runs tasks, reports DONE and FAILED, and says BYE at EXIT" {
@@ -22,7 +22,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	printf 'EXIT\n' >&5
 	wait "$pid"
 	exec 5>&-
-	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'3$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
+	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'4$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
 	grep -q $'^FAILED\t2\tno-such-program: command not found$' out.txt
 	grep -q $'^DONE\t1\t0\t' out.txt
 	[ "$(grep -c $'^DONE\t3\t0\t.*\t1\t1$' out.txt)" -eq 1 ]
@@ -60,6 +60,29 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	wait "$pid"
 	grep -q $'^DONE\t7\t9\t' out.txt
 	[ "$(cat 8.out)" = fine ]
+}
+
+@test "WRITTEN says what a running task's process group has written so far" {
+	mkfifo in
+	"$AGENT" <in >out.txt &
+	pid=$!
+	exec 5>in
+	# a child writes 1 MiB and ends (its parent counts it), another waits
+	printf 'RUN\t5\t%s\t%s/5.out\t%s/5.err\t0\tsh\tsh\t-c\thead -c 1048576 /dev/zero > f; touch written; sleep 304\n' "$PWD" "$PWD" "$PWD" >&5
+	for _ in $(seq 50); do [ -e written ] && [ "$(pcount 'sleep 304')" -gt 0 ] && break; sleep 0.1; done
+	before=$(date +%s)
+	printf 'WRITTEN\t5\n' >&5
+	printf 'WRITTEN\t6\n' >&5 # not running: no answer
+	for _ in $(seq 50); do grep -q '^WRITTEN' out.txt && break; sleep 0.1; done
+	printf 'EXIT\n' >&5
+	wait "$pid"
+	exec 5>&-
+	[ "$(grep -c '^WRITTEN' out.txt)" -eq 1 ]
+	line=$(grep '^WRITTEN' out.txt)
+	[[ "$line" =~ ^WRITTEN$'\t'5$'\t'([0-9]+)\.[0-9]{6}$'\t'([0-9]+)$ ]]
+	when=${BASH_REMATCH[1]} bytes=${BASH_REMATCH[2]}
+	[ "$bytes" -ge 1048576 ] && [ "$bytes" -lt 2097152 ]
+	[ "$when" -ge "$before" ] && [ "$when" -le "$((before + 10))" ]
 }
 
 @test "SRUN: inputs linked (or copied) into a sandbox, outputs moved to the store and listed" {

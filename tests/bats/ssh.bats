@@ -336,6 +336,38 @@ EOF2
 	[ "$(pgrep -fc "sleep 312.$MARK")" -eq 0 ]
 }
 
+@test "a climb on an SSH worker reads its one writer's rate there while it runs (WRITTEN)" {
+	# As in iobw.bats, on w1 (its disk of B = 4): the master asks the
+	# agent every 20 ms what the writer's process group has written; the
+	# rate is taken while it runs and the fill point's writers start
+	# beside it on w1 (the master's clock is not the worker's: the
+	# agent says when it read the bytes).
+	only_w1 | sed 's|</worker>|<io-executors>8</io-executors><disk bandwidth="4"/></worker>|' >r.xml
+	wf <<'EOF2'
+tasks:
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    out: {f: "out/{i}"}
+    run: "i=0; : > {out.f}; while [ $i -lt 120 ]; do printf '%16384s' '' >> {out.f}; sleep 0.01; i=$((i + 1)); done"
+EOF2
+	run "$WFRUN" -q -r r.xml wf.yaml
+	[ "$status" -eq 0 ]
+	for i in $(seq 1 8); do [ "$(stat -c %s out/$i)" -eq 1966080 ]; done
+	[ "$(trace_col worker | sort -u)" = w1 ]
+	rate=$(grep '"ev":"rate"' .wfrun/events.jsonl)
+	[[ "$rate" == *'"name":"ckpt","device":"disk@w1","epoch":1,"c":4,"k":1,'* ]]
+	fill=$(sed 's/.*"fill":\([0-9]*\)}$/\1/' <<<"$rate")
+	[ "$fill" -ge 2 ]
+	# (8 tasks cannot repay the fill point's epoch: it is chosen)
+	grep -q "\"ev\":\"constraint\",.*\"k\":$fill,\"n\":8,\"why\":\"fill\"}" .wfrun/events.jsonl
+	end1=$(awk -F'\t' '$1 == 1 { print $14 }' .wfrun/trace.tsv)
+	[ "$(awk -F'\t' -v e="$end1" 'NR > 1 && $1 != 1 && $13 < e' .wfrun/trace.tsv | wc -l)" -ge 1 ]
+	c=$(awk -v f="$fill" 'BEGIN { printf "%g", 4 / f }')
+	[ "$(awk -F'\t' '$1 == 1 { print $7 }' .wfrun/trace.tsv)" = "$c" ]
+}
+
 @test "a climb's first guess on the remote disks is corrected: their youngest tasks stop and run again" {
 	# w1 (12 cores) learns on its disk; until its one writer ends, w2
 	# and w3 (1 core each, each its own disk of B = 2) run the name one

@@ -28,13 +28,15 @@ epoch(struct autobw *a, double secs)
  * blocks are counted) at rate MB/s after lag s of start-up, or, when
  * burst > 0, burst MB at once at lag and nothing after; or (fast > 0)
  * at fast MB/s for its first 0.1 s, then at rate. */
-static double lag, rate, burst, fast;
+static double lag, rate, burst, fast, steps;
 
 static double
 written(double t)
 {
 	if (t <= lag)
 		return 0;
+	if (steps > 0) /* 2 steps at once, then one every steps / rate s */
+		return fmin(32, steps * (2 + floor((t - lag) * rate / steps)));
 	if (burst > 0)
 		return burst;
 	if (fast > 0 && t - lag > 0.1)
@@ -60,7 +62,7 @@ feed(struct autobw *a, double l, double mbps, double until)
 {
 	lag = l;
 	rate = mbps;
-	burst = fast = 0;
+	burst = fast = steps = 0;
 	return feed_fn(a, until);
 }
 
@@ -443,6 +445,20 @@ main(void)
 	ok(a.nreg == 2 && a.reg[1].k == 4, "4 registered after 1");
 	autobw_release(&a);
 
+	/* congestdev's kernel throttle lets a writer's 1 MiB writes through
+	 * 5 MiB at a time, every 0.1 s (10 MiB at first): the count has few
+	 * edges, but the MB at each are exact and their times known within
+	 * 20 ms, so the rate is known within 10 % over 0.2 s, 5 % over 0.4;
+	 * 32 MiB take 0.64 s */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	lag = 0.013, rate = 50, burst = fast = 0, steps = 5;
+	at = feed_fn(&a, 0.64);
+	ok(at > 0 && at <= 0.45, "steps of 5 MB: taken before the end");
+	ok(fabs(a.early - 50) <= 5 && a.fill == 4, "at about 50 MB/s: 4");
+	autobw_release(&a);
+	steps = 0;
+
 	/* The epoch it joined ends only once the carried writer has ended:
 	 * its 7 others first, then the carried one ends it. */
 	autobw_init_climb(&a, 200, 16, 2);
@@ -515,6 +531,22 @@ main(void)
 	ok(autobw_finished(&a, 2, at + 0.85, at + 1.7, 32), "it ends epoch 2");
 	ok(a.nreg == 1 && a.reg[0].k == 4, "4 registered, not 1");
 	ok(a.phase == AUTOBW_LEARNING && a.k == 8, "then 8 (4 wrote below B)");
+	autobw_release(&a);
+
+	/* The one writer is lost (its worker was) before its rate was
+	 * taken: the next one's samples start afresh (the bytes of the
+	 * lost one said 200 MB/s against this one's 50). */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	ok(!autobw_sample(&a, 0.02, 1) && !autobw_sample(&a, 0.12, 21),
+	   "a writer sampled");
+	autobw_abandon(&a, 1);
+	ok(!autobw_wants_rate(&a), "lost: no writer to sample");
+	autobw_started(&a);
+	ok(autobw_wants_rate(&a) && !a.s_have, "another: sampled afresh");
+	at = feed(&a, 0, 50, 0.6);
+	ok(at > 0 && fabs(a.early - 50) <= 5 && a.fill == 4,
+	   "its own rate: 50 MB/s, 4");
 	autobw_release(&a);
 
 	/* Learning stopped while the carried writer runs (it is not one of
