@@ -1348,28 +1348,29 @@ ssh_signal_one(struct exec *e, uint32_t task, int sig)
 	enqueue(h, &h->line);
 }
 
+/* Send "TYPE task" to the agent, if it is ready. */
 static void
-ssh_stop_one(struct exec *e, uint32_t task)
+send_task_msg(struct exec *e, const char *type, uint32_t task)
 {
 	struct ssh_host *h = (struct ssh_host *)e;
 	if (e->state != EXEC_READY)
 		return;
 	strbuf_reset(&h->line);
-	proto_field(&h->line, "STOP", 1);
+	proto_field(&h->line, type, 1);
 	proto_fieldf(&h->line, "%u", task);
 	enqueue(h, &h->line);
 }
 
 static void
+ssh_stop_one(struct exec *e, uint32_t task)
+{
+	send_task_msg(e, "STOP", task);
+}
+
+static void
 ssh_ask_written(struct exec *e, uint32_t task)
 {
-	struct ssh_host *h = (struct ssh_host *)e;
-	if (e->state != EXEC_READY)
-		return;
-	strbuf_reset(&h->line);
-	proto_field(&h->line, "WRITTEN", 1);
-	proto_fieldf(&h->line, "%u", task);
-	enqueue(h, &h->line);
+	send_task_msg(e, "WRITTEN", task);
 }
 
 static bool

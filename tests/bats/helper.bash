@@ -35,6 +35,21 @@ cluster_xml() {
 # climb_xml CLUSTER_XML: the testcluster's resources with w1 of 12 cores
 # (it learns storage_bw: auto), the others of 1, each with 12 I/O
 # executors and a disk of B = 2 MB/s, on stdout.
+# steady_writers: wf.yaml with 8 I/O tasks of an auto name, each writing
+# 16 KiB about every 12 ms for about 1.5 s (1.3 MB/s or so): a steady
+# writer whose rate a climb can read while it runs.
+steady_writers() {
+	wf <<'EOF'
+tasks:
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    out: {f: "out/{i}"}
+    run: "i=0; : > {out.f}; while [ $i -lt 120 ]; do printf '%16384s' '' >> {out.f}; sleep 0.01; i=$((i + 1)); done"
+EOF
+}
+
 climb_xml() {
 	sed -e '/<worker name="w1"/,/<\/worker>/ s|<cores>2</cores>|<cores>12</cores>|' \
 	    -e 's|<cores>2</cores>|<cores>1</cores>|' \

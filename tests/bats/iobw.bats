@@ -185,21 +185,13 @@ EOF
 }
 
 @test "a climb reads its one writer's rate while it runs, and does not wait for its end" {
-	# Each task writes 16 KiB about every 12 ms for about 1.5 s (1.3
-	# MB/s or so; B = 4).  The one writer's bytes so far are read from
-	# its process group; once two halves of 0.1 s or more agree and
-	# the rate says the fill point, the "rate" event says so and the
-	# fill point's writers start beside it (its grant drops to theirs).
-	# Its own epoch ends later, registered with the rate taken.
-	wf <<'EOF'
-tasks:
-  - name: ckpt
-    foreach: {i: "1..8"}
-    io: true
-    storage_bw: auto
-    out: {f: "out/{i}"}
-    run: "i=0; : > {out.f}; while [ $i -lt 120 ]; do printf '%16384s' '' >> {out.f}; sleep 0.01; i=$((i + 1)); done"
-EOF
+	# Steady writers of about 1.3 MB/s on B = 4.  The one writer's
+	# bytes so far are read from its process group; once two halves of
+	# 0.1 s or more agree and the rate says the fill point, the "rate"
+	# event says so and the fill point's writers start beside it (its
+	# grant drops to theirs).  Its own epoch ends later, registered
+	# with the rate taken.
+	steady_writers
 	run "$WFRUN" -q -j 2 --io-executors 8 --disk-bw 4 wf.yaml
 	[ "$status" -eq 0 ]
 	for i in $(seq 1 8); do [ "$(stat -c %s out/$i)" -eq 1966080 ]; done

@@ -343,15 +343,7 @@ EOF2
 	# beside it on w1 (the master's clock is not the worker's: the
 	# agent says when it read the bytes).
 	only_w1 | sed 's|</worker>|<io-executors>8</io-executors><disk bandwidth="4"/></worker>|' >r.xml
-	wf <<'EOF2'
-tasks:
-  - name: ckpt
-    foreach: {i: "1..8"}
-    io: true
-    storage_bw: auto
-    out: {f: "out/{i}"}
-    run: "i=0; : > {out.f}; while [ $i -lt 120 ]; do printf '%16384s' '' >> {out.f}; sleep 0.01; i=$((i + 1)); done"
-EOF2
+	steady_writers
 	run "$WFRUN" -q -r r.xml wf.yaml
 	[ "$status" -eq 0 ]
 	for i in $(seq 1 8); do [ "$(stat -c %s out/$i)" -eq 1966080 ]; done
