@@ -529,6 +529,28 @@ autobw_objective(const struct autobw *a, long n, size_t i)
 	return T;
 }
 
+/* The registry entry of constraint c, or -1. */
+static long
+reg_of(const struct autobw *a, double c)
+{
+	for (size_t i = 0; i < a->nreg; i++)
+		if (fabs(a->reg[i].c - c) <= 1e-9 * c)
+			return (long)i;
+	return -1;
+}
+
+double
+autobw_rechoose(const struct autobw *a, long n, double current)
+{
+	double best = autobw_choose(a, n);
+	long i = reg_of(a, current), b = reg_of(a, best);
+	if (i >= 0 && b >= 0 &&
+	    autobw_objective(a, n, (size_t)i) <=
+		    autobw_objective(a, n, (size_t)b) * (1 + AUTOBW_CLIMB_GAIN))
+		return current;
+	return best;
+}
+
 double
 autobw_choose(const struct autobw *a, long n)
 {

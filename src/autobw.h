@@ -239,6 +239,12 @@ void autobw_preload(struct autobw *a, const struct autobw_entry *reg,
  * a climb kept), the highest c whose T is within CLIMB_GAIN of the
  * least: more writers must earn their place. */
 double autobw_choose(const struct autobw *a, long n);
+/* A climb's re-evaluation for n ready tasks: current (a registered c)
+ * stays while its T is within CLIMB_GAIN of the least, else
+ * autobw_choose.  (Checkpoints that become ready one at a time made the
+ * choice flip between 1 and 2 writers at each one, equivalent for n of
+ * 1 or 2: 96 constraint events in a 128-checkpoint run.) */
+double autobw_rechoose(const struct autobw *a, long n, double current);
 /* T(n, c) for a registered c (exposed for tests and reports). */
 double autobw_objective(const struct autobw *a, long n, size_t entry);
 

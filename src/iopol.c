@@ -723,7 +723,8 @@ iopol_ready(struct iopol *p, uint32_t name, long ready)
 	/* the running ones count: a task that becomes ready while others
 	 * of its name run joins their wave (wfrun-workflow(5)) */
 	long n = ready + nm->running;
-	nm->a.chosen = autobw_choose(&nm->a, n);
+	nm->a.chosen = nm->a.climb ? autobw_rechoose(&nm->a, n, nm->a.chosen)
+				   : autobw_choose(&nm->a, n);
 	if (nm->a.chosen != nm->reported)
 		emit_constraint(p, name, n, "reevaluated");
 }

@@ -549,6 +549,27 @@ main(void)
 	   "its own rate: 50 MB/s, 4");
 	autobw_release(&a);
 
+	/* A climb's re-evaluation keeps its choice while it is within 5 %
+	 * of the least T: 1 writer (1 s a task) or 2 (1.68 s for two); for
+	 * one task both take 1 s, for two 2 s against 1.68 s. */
+	{
+		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100 },
+					       { 50, 2, 1.68, 119 } };
+		autobw_init(&a, 100, 8, false, 0, 0, 0);
+		autobw_preload(&a, reg, 2, 2);
+		a.climb = true;
+		ok(autobw_choose(&a, 2) == 50 && autobw_choose(&a, 1) == 100,
+		   "choose: 2 writers for 2 tasks, 1 for 1");
+		ok(autobw_rechoose(&a, 1, 50) == 50,
+		   "for 1 task, 2 writers stay (the same T)");
+		ok(autobw_rechoose(&a, 2, 100) == 50,
+		   "for 2 tasks, 1 writer gives way (a fifth slower)");
+		ok(autobw_rechoose(&a, 3, 50) == 50 &&
+			   autobw_rechoose(&a, 4, 50) == 50,
+		   "and 2 stay for 3 and 4");
+		autobw_release(&a);
+	}
+
 	/* Learning stopped while the carried writer runs (it is not one of
 	 * epoch 2's own): it registers epoch 1 when it ends, and ends
 	 * nothing. */

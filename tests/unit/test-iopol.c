@@ -490,5 +490,27 @@ main(void)
 	   "epoch 1's end, then epoch 2's");
 	iopol_release(&p);
 
+	/* A climb's registry (1 writer: 1 s a task; 2: 1.68 s for two),
+	 * checkpoints ready one at a time: the choice changes once, not at
+	 * each (1 and 2 writers are the same for one task). */
+	{
+		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		int rfd = mkstemp(reg);
+		const char *line = "ckpt\tdisk\t100\tauto\t100:1:1:100,50:2:1.68:119\n";
+		ok(rfd >= 0 && write(rfd, line, strlen(line)) ==
+					(ssize_t)strlen(line),
+		   "a climb's registry written");
+		close(rfd);
+		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 50);
+		p.paper = false;
+		ok(iopol_registry_load(&p, reg) == 0, "and read");
+		for (int i = 0; i < 8; i++)
+			iopol_ready(&p, 0, 1 + i % 2);
+		is_str(evlog, "constraint(100,registry) constraint(50,reevaluated) ",
+		       "1 writer for one ready, then 2, kept");
+		iopol_release(&p);
+		unlink(reg);
+	}
+
 	return done_testing();
 }
