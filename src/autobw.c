@@ -431,8 +431,7 @@ autobw_sample(struct autobw *a, double now, double mb)
 	a->carry = a->epoch;
 	a->carry_from = now;
 	a->carry_mb = mb;
-	begin_epoch(a, a->B / (double)f);
-	a->carry_into = a->epoch;
+	begin_epoch(a, a->B / (double)f); /* epoch carry + 1 */
 	a->joined = 1; /* the writer, from now */
 	return true;
 }
@@ -440,11 +439,12 @@ autobw_sample(struct autobw *a, double now, double mb)
 bool
 autobw_carry_done(struct autobw *a, double start, double end, double mb)
 {
-	if (!a->carry)
+	int carry = a->carry;
+	if (!carry)
 		return false;
 	a->carry = 0;
 	reg_add(a, a->B, 1, end > start ? end - start : 0, a->early);
-	return autobw_finished(a, a->carry_into, a->carry_from, end,
+	return autobw_finished(a, carry + 1, a->carry_from, end,
 			       mb >= 0 ? mb - a->carry_mb : -1);
 }
 
@@ -473,7 +473,7 @@ autobw_stop(struct autobw *a)
 {
 	/* (the one writer carried into this epoch is not one of its own) */
 	if (a->phase != AUTOBW_LEARNING ||
-	    a->joined > (a->carry && a->epoch == a->carry_into))
+	    a->joined > (a->carry && a->epoch == a->carry + 1))
 		return false;
 	if (a->climb && a->nreg) {
 		/* the best is the most writers tried: more may still pay */
@@ -488,8 +488,8 @@ autobw_abandon(struct autobw *a, int epoch)
 {
 	if (a->carry && epoch == a->carry) {
 		/* its rate stands (the fill point); its time is not known */
+		epoch = a->carry + 1;
 		a->carry = 0;
-		epoch = a->carry_into;
 	}
 	if (a->phase == AUTOBW_LEARNING && epoch == a->epoch && a->joined > 0)
 		a->joined--;
@@ -529,24 +529,16 @@ autobw_objective(const struct autobw *a, long n, size_t i)
 	return T;
 }
 
-/* The registry entry of constraint c, or -1. */
-static long
-reg_of(const struct autobw *a, double c)
-{
-	for (size_t i = 0; i < a->nreg; i++)
-		if (fabs(a->reg[i].c - c) <= 1e-9 * c)
-			return (long)i;
-	return -1;
-}
-
 double
 autobw_rechoose(const struct autobw *a, long n, double current)
 {
 	double best = autobw_choose(a, n);
-	long i = reg_of(a, current), b = reg_of(a, best);
-	if (i >= 0 && b >= 0 &&
-	    autobw_objective(a, n, (size_t)i) <=
-		    autobw_objective(a, n, (size_t)b) * (1 + AUTOBW_CLIMB_GAIN))
+	const struct autobw_entry *i = reg_find(a, concurrency(a->B, current)),
+				  *b = reg_find(a, concurrency(a->B, best));
+	if (i && b &&
+	    autobw_objective(a, n, (size_t)(i - a->reg)) <=
+		    autobw_objective(a, n, (size_t)(b - a->reg)) *
+			    (1 + AUTOBW_CLIMB_GAIN))
 		return current;
 	return best;
 }

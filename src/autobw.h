@@ -91,8 +91,8 @@ struct autobw {
 	double s_p;        /* the longest time between two samples */
 	double early;      /* the rate taken, MB/s (0: not taken) */
 	int carry;         /* the epoch whose one task still runs after
-			      its rate was taken (0: none) */
-	int carry_into;    /* the epoch it joined then */
+			      its rate was taken (0: none); it is one of
+			      epoch carry + 1's tasks */
 	double carry_from, carry_mb; /* when, and MB it had written */
 	struct autobw_span *span; /* the epoch's finished tasks (finished) */
 	size_t spancap;

@@ -297,8 +297,9 @@ launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
 	r->grant[t] = iopol_start(&r->pol, tmpl, wi,
 				  (long)r->sched.q[tmpl].n);
 	size_t si = 0;
-	while (si < r->sampled.n && r->sampled.v[si] != t)
-		si++;
+	while (r->grant[t].sample && si < r->sampled.n &&
+	       r->sampled.v[si] != t)
+		si++; /* (a task sampled again after a quick relaunch) */
 	if (r->grant[t].sample && w->ex->ops->ask_written &&
 	    si == r->sampled.n) {
 		VEC_PUSH(r->sampled, t);
@@ -817,12 +818,15 @@ on_done(const struct exec_result *res, void *arg)
 		/* The journal knows files in the workdir; a staged task's
 		 * outputs are on its worker (and maybe never fetched), so it
 		 * is not recorded and a later run makes them again. */
-		if (!staged) {
+		if (!staged)
 			resume_record(&r->resume, p, t, &r->journal,
 				      &r->scratch);
+		if (!staged && undo_has_inout(p, t)) {
+			/* its INOUT copies (undo_save): marked once its
+			 * record is written, dropped once it is on disk */
 			VEC_PUSH(r->recorded, t);
+			VEC_PUSH(r->discard, t);
 		}
-		VEC_PUSH(r->discard, t);
 		release_successors(r, t);
 		if (log_level >= 2) {
 			struct strbuf lab = STRBUF_INIT;

@@ -228,16 +228,23 @@ manifest_release(struct manifest *m)
 	VEC_FREE(m->paths);
 }
 
+bool
+undo_has_inout(const struct plan *p, uint32_t t)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	for (uint32_t i = 0; i < dt->nacc; i++)
+		if (g->acc.v[dt->acc + i].mode == (DAG_READ | DAG_WRITE))
+			return true;
+	return false;
+}
+
 int
 undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 {
 	const struct dag *g = &p->dag;
 	const struct dag_task *dt = &g->tasks.v[t];
-	bool any = false;
-	for (uint32_t i = 0; i < dt->nacc; i++)
-		if (g->acc.v[dt->acc + i].mode == (DAG_READ | DAG_WRITE))
-			any = true;
-	if (!any)
+	if (!undo_has_inout(p, t))
 		return 0;
 	char *final = xasprintf(SAVED "/%u", t + 1);
 	char *tmp = xasprintf(SAVED "/%u.tmp", t + 1);

@@ -28,6 +28,8 @@
 #include "expand.h"
 #include "journal.h"
 
+/* Does task t have INOUT data (so undo_save copies something)? */
+bool undo_has_inout(const struct plan *p, uint32_t t);
 /* Save the INOUT data of task t; 0, or -1 with err (the task must not
  * run then). */
 int undo_save(const struct plan *p, uint32_t t, struct errbuf *err);
