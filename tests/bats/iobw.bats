@@ -441,11 +441,19 @@ EOF2
 	for f in out/*; do
 		[ ! -e "$f" ] || [ "$(stat -c %s "$f")" -eq 1048576 ]
 	done
-	# those whose last attempt was stopped: their output is aside
-	last=$(paste <(trace_col task_id) <(trace_col status) |
-	       awk '{ s[$1] = $2 } END { for (t in s) if (s[t] == "PREEMPTED") print t }')
-	[ -n "$last" ]
-	for id in $last; do
-		[ "$(cat .wfrun/failed/ckpt/$id/out/*)" = partial ]
+	# those stopped or interrupted and not done since: their partial
+	# output is aside, none in out/ (a stop that the interrupt overtook
+	# before its task was reaped is ABORTED: seen once in a full run)
+	undone=$(paste <(trace_col task_id) <(trace_col status) |
+		 awk '$2 == "PREEMPTED" || $2 == "ABORTED" { s[$1] = 1 }
+		      $2 == "COMPLETED" { c[$1] = 1 }
+		      END { for (t in s) if (!c[t]) print t }')
+	[ -n "$undone" ]
+	for id in $undone; do
+		[ ! -e out/$id ]
+		if paste <(trace_col task_id) <(trace_col status) |
+			grep -q "^$id	PREEMPTED"; then
+			[ "$(cat .wfrun/failed/ckpt/$id/out/*)" = partial ]
+		fi
 	done
 }
