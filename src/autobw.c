@@ -99,8 +99,9 @@ autobw_started(struct autobw *a)
 	if (autobw_wants_rate(a)) {
 		/* its samples start afresh (one before it may have been
 		 * lost with its worker) */
-		a->s_have = 0;
-		a->s_last = a->s_tlast = a->s_p = 0;
+		a->s_have = a->s_run = 0;
+		a->s_last = a->s_tlast = 0;
+		a->s_skipped = false;
 	}
 }
 
@@ -383,45 +384,48 @@ autobw_wants_rate(const struct autobw *a)
 	       a->k == 1 && a->joined == 1 && a->finished == 0 && !a->nreg;
 }
 
-bool
-autobw_sample(struct autobw *a, double now, double mb)
+/* An edge of the one writer's count (autobw.h): at t, late by at most
+ * d, mb MB written.  Returns true when the rate was taken. */
+static bool
+edge(struct autobw *a, double now, double t, double d, double mb)
 {
-	if (!autobw_wants_rate(a))
+	if (!a->s_skipped) {
+		a->s_skipped = true; /* the first step */
 		return false;
-	if (a->s_tlast > 0 && now - a->s_tlast > a->s_p)
-		a->s_p = now - a->s_tlast;
-	a->s_tlast = now;
-	if (!(mb > a->s_last))
-		return false; /* not writing yet, or no new edge */
-	a->s_last = mb;
+	}
 	if (a->s_have == 0) {
 		a->s_have = 1;
-		a->s_t0 = now;
+		a->s_t0 = t;
 		a->s_mb0 = mb;
+		a->s_d0 = d;
 		return false;
 	}
 	if (a->s_have == 1) {
-		if (now - a->s_t0 >= AUTOBW_RATE_SPAN / 2 - 1e-9) {
+		if (t - a->s_t0 >= AUTOBW_RATE_SPAN / 2 - 1e-9) {
 			a->s_have = 2; /* the middle */
-			a->s_t1 = now;
+			a->s_t1 = t;
 			a->s_mb1 = mb;
+			a->s_d1 = d;
 		}
 		return false;
 	}
-	double wa = a->s_t1 - a->s_t0, wb = now - a->s_t1, P = a->s_p;
+	double wa = a->s_t1 - a->s_t0, wb = t - a->s_t1;
 	if (wb < wa - 1e-9)
 		return false;
 	double ra = (a->s_mb1 - a->s_mb0) / wa, rb = (mb - a->s_mb1) / wb;
-	if (fabs(ra - rb) > ra * P / wa + rb * P / wb) {
+	if (fabs(ra - rb) > ra * fmax(a->s_d0, a->s_d1) / wa +
+				    rb * fmax(a->s_d1, d) / wb) {
 		/* not steady: start again from the middle */
 		a->s_t0 = a->s_t1;
 		a->s_mb0 = a->s_mb1;
-		a->s_t1 = now;
+		a->s_d0 = a->s_d1;
+		a->s_t1 = t;
 		a->s_mb1 = mb;
+		a->s_d1 = d;
 		return false;
 	}
-	double span = now - a->s_t0, r = (mb - a->s_mb0) / span;
-	double e = P / span;
+	double span = t - a->s_t0, r = (mb - a->s_mb0) / span;
+	double e = fmax(a->s_d0, d) / span;
 	long f = fill_point(a, r), lo = fill_point(a, r * (1 + e)),
 	     hi = e < 1 ? fill_point(a, r * (1 - e)) : a->executors;
 	if (lo < 2 || hi - lo > 2 * (f / 8))
@@ -430,10 +434,42 @@ autobw_sample(struct autobw *a, double now, double mb)
 	a->fill = f;
 	a->carry = a->epoch;
 	a->carry_from = now;
-	a->carry_mb = mb;
+	a->carry_mb = a->s_last; /* (the count now) */
 	begin_epoch(a, a->B / (double)f); /* epoch carry + 1 */
 	a->joined = 1; /* the writer, from now */
 	return true;
+}
+
+bool
+autobw_sample(struct autobw *a, double now, double mb)
+{
+	if (!autobw_wants_rate(a))
+		return false;
+	/* (the first sample's d is not known: it is the start's edge) */
+	double d = a->s_tlast > 0 ? now - a->s_tlast : HUGE_VAL;
+	a->s_tlast = now;
+	if (mb > a->s_last) {
+		a->s_last = mb;
+		if (a->s_run < 2) {
+			a->s_rt[a->s_run] = now;
+			a->s_rd[a->s_run] = d;
+			a->s_rmb[a->s_run++] = mb;
+			return false;
+		}
+		/* a count that grows at every sample has no steps: each
+		 * sample is an edge (the two before this one too) */
+		if (a->s_run++ == 2)
+			for (int i = 0; i < 2; i++)
+				if (edge(a, now, a->s_rt[i], a->s_rd[i],
+					 a->s_rmb[i]))
+					return true;
+		return edge(a, now, now, d, mb);
+	}
+	int run = a->s_run;
+	a->s_run = 0;
+	/* the step that ended: its whole MB, from its first sample */
+	return run > 0 && run < 3 &&
+	       edge(a, now, a->s_rt[0], a->s_rd[0], a->s_last);
 }
 
 bool

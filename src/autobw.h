@@ -84,11 +84,16 @@ struct autobw {
 			      B, from its first epoch (0: not known) */
 	/* climb: the one writer's rate read while it runs (autobw_sample) */
 	int s_have;        /* edges kept: 0, 1 (t0), 2 (t0 and t1) */
-	double s_t0, s_mb0; /* the window's first edge: when, MB by then */
-	double s_t1, s_mb1; /* its middle edge */
+	double s_t0, s_mb0, s_d0; /* the window's first edge: when, MB by
+				     then, how late its time may be */
+	double s_t1, s_mb1, s_d1; /* its middle edge */
 	double s_last;     /* MB at the sample before */
 	double s_tlast;    /* when it was taken (0: none yet) */
-	double s_p;        /* the longest time between two samples */
+	int s_run;         /* samples in a row that saw the count grow */
+	double s_rt[2], s_rd[2], s_rmb[2]; /* the first two of them: when,
+					      the time since the sample
+					      before, MB */
+	bool s_skipped;    /* the first step was passed over */
 	double early;      /* the rate taken, MB/s (0: not taken) */
 	int carry;         /* the epoch whose one task still runs after
 			      its rate was taken (0: none); it is one of
@@ -176,28 +181,36 @@ bool autobw_finished(struct autobw *a, int epoch, double start, double end,
  * task time (on congestdev a sixth of a 16-checkpoint run).  While that
  * task runs, its driver reads the MB it has written so far every
  * AUTOBW_SAMPLE_S seconds and passes them here (mb; now on the clock of
- * the tasks' start and end).  The count grows in steps (a write, or
- * what a throttle lets through at once: congestdev's kernel throttle
- * lets 5 MiB through every 0.1 s), so rates are taken between edges,
- * the samples that saw it grow: the MB there are exact, and each edge's
- * time is late by less than P, the longest time between two samples, so
- * a rate over w seconds is known within P / w of itself.  The edges from
- * the first make a window, cut in two halves at an edge (the first at
- * least AUTOBW_RATE_SPAN / 2 long, the second at least as long).  When
- * the halves' rates agree within what P allows, the writer is steady;
- * if not (it started slowly, or wrote in a burst and waits), the window
- * starts again from its middle edge.  A steady window's rate is taken
- * once, known within P / w, it says the fill point (B / rate rounded)
- * within an eighth either way, and two or more (one writer that fills B,
- * or a faster one, whose writes were only buffered, proves nothing
- * early).  A writer that stops writing makes no edges, and nothing is
- * taken.  When it is taken, the next epoch begins at once with the
- * writer still running, as the first of its tasks (from now, with the
- * MB it writes from now).  When it ends (autobw_carry_done), its own
- * epoch is registered with its whole time and the rate taken, and it
- * counts in the new epoch as any other of its tasks.  A rate never taken
- * leaves the epoch to end as before.  Returns true when the rate was
- * taken (look at early, fill, epoch). */
+ * the tasks' start and end).  The count may grow in steps: congestdev's
+ * kernel throttle lets a writer's 1 MiB writes through about 5 MiB at a
+ * time every 0.1 s, each step in two or three bursts a few ms apart,
+ * after a first step of twice that at once.  So rates are taken between
+ * edges: a step is the samples in a row that saw the count grow, and
+ * its edge is the first of them (when; late by at most the time since
+ * the sample before it, d) with the MB of the next sample that saw no
+ * growth (the whole step: a sample in the middle of a step saw part of
+ * it, and taking that part made rates 20 to 30 % off).  A count that grows at
+ * three samples in a row or more grows without steps, and each of them
+ * is an edge of its own.  The first step is passed over (a
+ * throttle's first budget, or a cache's, is not its rate: it made the
+ * first window's rate up to 15 % slow).  The edges from there make a window,
+ * cut in two halves at an edge (the first at least AUTOBW_RATE_SPAN / 2
+ * long, the second at least as long).  A rate over w seconds between
+ * edges late by at most d0 and d1 is known within max(d0, d1) / w.
+ * When the halves' rates agree within what that allows, the writer is
+ * steady; if not (it started slowly, or wrote in a burst and waits), the
+ * window starts again from its middle edge.  A steady window's rate is
+ * taken once it says the fill point (B / rate rounded) within an eighth
+ * either way, and two or more (one writer that fills B, or a faster
+ * one, whose writes were only buffered, proves nothing early).  A
+ * writer that stops writing makes no edges, and nothing is taken.  When
+ * it is taken, the next epoch begins at once with the writer still
+ * running, as the first of its tasks (from now, with the MB it writes
+ * from now).  When it ends (autobw_carry_done), its own epoch is
+ * registered with its whole time and the rate taken, and it counts in
+ * the new epoch as any other of its tasks.  A rate never taken leaves
+ * the epoch to end as before.  Returns true when the rate was taken
+ * (look at early, fill, epoch). */
 #define AUTOBW_SAMPLE_S 0.02
 #define AUTOBW_RATE_SPAN 0.2
 bool autobw_sample(struct autobw *a, double now, double mb);

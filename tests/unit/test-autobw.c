@@ -459,6 +459,49 @@ main(void)
 	autobw_release(&a);
 	steps = 0;
 
+	/* Two writers' counts as congestdev's throttle let them through,
+	 * read every 5 ms under load (2 CPU hogs; /tmp/cdx samp.py of
+	 * session 9): a first step of 8 MiB, then 5 MiB every 0.1 s, each
+	 * in bursts a few ms apart.  Sampled every 20 ms from any phase, a
+	 * sample in the middle of a step saw part of it: taking those
+	 * parts for edges made the rate 40.6 to 64.7 MB/s (fill 3 or 5) at
+	 * some phases.  Whole steps say 4, at every phase where a rate is
+	 * taken before the end. */
+	{
+		static const double tr[2][14][2] = {
+			{ { .029, 1 }, { .034, 4 }, { .039, 6 }, { .049, 8 },
+			  { .171, 11 }, { .176, 13 }, { .268, 18 },
+			  { .370, 23 }, { .467, 26 }, { .472, 28 },
+			  { .570, 32 } },
+			{ { .023, 1 }, { .028, 5 }, { .033, 6 }, { .038, 8 },
+			  { .161, 9 }, { .166, 13 }, { .262, 18 },
+			  { .360, 22 }, { .365, 23 }, { .457, 24 },
+			  { .462, 27 }, { .468, 28 }, { .560, 32 } },
+		};
+		int taken = 0, right = 0;
+		for (int w = 0; w < 2; w++)
+			for (int ph = 0; ph < 20; ph++) {
+				autobw_init_climb(&a, 200, 16, 2);
+				autobw_started(&a);
+				for (double now = ph / 1000.0; now < 0.58;
+				     now += AUTOBW_SAMPLE_S) {
+					double mb = 0;
+					for (int i = 0; i < 14 && tr[w][i][0] > 0;
+					     i++)
+						if (tr[w][i][0] <= now)
+							mb = tr[w][i][1];
+					if (autobw_sample(&a, now, mb))
+						break;
+				}
+				taken += a.fill > 0;
+				right += a.fill == 4 && fabs(a.early - 50) <= 5;
+				autobw_release(&a);
+			}
+		ok(taken >= 10, "congestdev's steps: a rate taken at %d of 40 "
+		   "phases", taken);
+		is_int(right, taken, "each at 50 MB/s within 10 %%: fill 4");
+	}
+
 	/* The epoch it joined ends only once the carried writer has ended:
 	 * its 7 others first, then the carried one ends it. */
 	autobw_init_climb(&a, 200, 16, 2);
