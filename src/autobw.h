@@ -189,12 +189,12 @@ bool autobw_finished(struct autobw *a, int epoch, double start, double end,
  * its edge is the first of them (when; late by at most the time since
  * the sample before it, d) with the MB of the next sample that saw no
  * growth (the whole step: a sample in the middle of a step saw part of
- * it, and taking that part made rates 20 to 30 % off).  A count that grows at
- * three samples in a row or more grows without steps, and each of them
- * is an edge of its own.  The first step is passed over (a
+ * it, and taking that part made rates 20 to 30 % off).  A count that
+ * grows at three samples in a row or more grows without steps, and each
+ * of them is an edge of its own.  The first step is passed over (a
  * throttle's first budget, or a cache's, is not its rate: it made the
- * first window's rate up to 15 % slow).  The edges from there make a window,
- * cut in two halves at an edge (the first at least AUTOBW_RATE_SPAN / 2
+ * first window's rate up to 15 % slow).  The edges from there make a
+ * window, cut in two halves at an edge (the first at least AUTOBW_RATE_SPAN / 2
  * long, the second at least as long).  A rate over w seconds between
  * edges late by at most d0 and d1 is known within max(d0, d1) / w.
  * When the halves' rates agree within what that allows, the writer is
