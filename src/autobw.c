@@ -400,8 +400,11 @@ edge(struct autobw *a, double now, double t, double d, double mb)
 		a->s_d0 = d;
 		return false;
 	}
+	/* (the halves' lengths, too, are known only within their edges'
+	 * lateness: a throttle's steps 0.1 s apart measure 0.1 s give or
+	 * take it, and asking for 0.1 s exactly waited a step more) */
 	if (a->s_have == 1) {
-		if (t - a->s_t0 >= AUTOBW_RATE_SPAN / 2 - 1e-9) {
+		if (t - a->s_t0 >= AUTOBW_RATE_SPAN / 2 - fmax(a->s_d0, d)) {
 			a->s_have = 2; /* the middle */
 			a->s_t1 = t;
 			a->s_mb1 = mb;
@@ -410,7 +413,7 @@ edge(struct autobw *a, double now, double t, double d, double mb)
 		return false;
 	}
 	double wa = a->s_t1 - a->s_t0, wb = t - a->s_t1;
-	if (wb < wa - 1e-9)
+	if (wb < wa - fmax(a->s_d1, d))
 		return false;
 	double ra = (a->s_mb1 - a->s_mb0) / wa, rb = (mb - a->s_mb1) / wb;
 	if (fabs(ra - rb) > ra * fmax(a->s_d0, a->s_d1) / wa +

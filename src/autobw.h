@@ -194,8 +194,9 @@ bool autobw_finished(struct autobw *a, int epoch, double start, double end,
  * of them is an edge of its own.  The first step is passed over (a
  * throttle's first budget, or a cache's, is not its rate: it made the
  * first window's rate up to 15 % slow).  The edges from there make a
- * window, cut in two halves at an edge (the first at least AUTOBW_RATE_SPAN / 2
- * long, the second at least as long).  A rate over w seconds between
+ * window, cut in two halves at an edge (the first at least
+ * AUTOBW_RATE_SPAN / 2 long, the second at least as long, each within
+ * its edges' lateness).  A rate over w seconds between
  * edges late by at most d0 and d1 is known within max(d0, d1) / w.
  * When the halves' rates agree within what that allows, the writer is
  * steady; if not (it started slowly, or wrote in a burst and waits), the

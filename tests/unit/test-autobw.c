@@ -502,6 +502,29 @@ main(void)
 		is_int(right, taken, "each at 50 MB/s within 10 %%: fill 4");
 	}
 
+	/* A half is 0.1 s long within its edges' lateness: steps 0.095 and
+	 * 0.1 s apart, sampled every 10 ms, measure 0.09 and 0.1 s.  The
+	 * rate is taken from the second step on (at 0.33 s, seen 10 ms
+	 * later); asking for 0.1 s exactly waited two steps more. */
+	{
+		static const double step[] = { 0.02, 0.135, 0.23, 0.33, 0.43,
+					       0.53, 0.63 };
+		autobw_init_climb(&a, 200, 16, 2);
+		autobw_started(&a);
+		at = -1;
+		for (int i = 1; i <= 65 && at < 0; i++) {
+			double now = i * 0.01, mb = 0;
+			for (int j = 0; j < 7 && step[j] <= now + 1e-9; j++)
+				mb = j ? 10 + 5 * j : 10;
+			if (autobw_sample(&a, now, mb))
+				at = now;
+		}
+		ok(at > 0 && at <= 0.345, "halves of 0.09 and 0.1 s: taken at "
+		   "%.2f s", at);
+		is_int(a.fill, 4, "fill 4");
+		autobw_release(&a);
+	}
+
 	/* The epoch it joined ends only once the carried writer has ended:
 	 * its 7 others first, then the carried one ends it. */
 	autobw_init_climb(&a, 200, 16, 2);
