@@ -106,13 +106,15 @@ autobw_started(struct autobw *a)
 }
 
 static void
-reg_add(struct autobw *a, double c, long k, double t, double mbps)
+reg_add(struct autobw *a, double c, long k, double t, double mbps,
+	double pace)
 {
 	a->reg = xrealloc(a->reg, (a->nreg + 1) * sizeof(*a->reg));
 	a->reg[a->nreg].c = c;
 	a->reg[a->nreg].k = k;
 	a->reg[a->nreg].t = t;
 	a->reg[a->nreg].mbps = mbps;
+	a->reg[a->nreg].pace = pace;
 	a->nreg++;
 }
 
@@ -253,6 +255,16 @@ could_win(const struct autobw *a, long k, long kb)
 	       throughput(b);
 }
 
+/* climb: did k writers, at or beyond the fill point, each keep the one
+ * writer's pace (autobw_init_climb)? */
+static bool
+kept_pace(const struct autobw *a, long k)
+{
+	const struct autobw_entry *e = reg_find(a, k), *one = reg_find(a, 1);
+	return a->fill >= 2 && k >= a->fill && e && one && e->pace > 0 &&
+	       one->pace > 0 && e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one->pace;
+}
+
 /* climb: the k of the next epoch, or 0 when learning is over. */
 static long
 climb_next(struct autobw *a, long k)
@@ -270,6 +282,8 @@ climb_next(struct autobw *a, long k)
 		long jump = autobw_climb_jump(a->cores, a->executors);
 		return jump > 2 ? jump : 0;
 	}
+	if (kept_pace(a, best))
+		return 0; /* neither more nor fewer can do better */
 	if (2 * best <= a->executors && !reg_find(a, 2 * best) &&
 	    !autobw_saturated(a, reg_find(a, best)))
 		return 2 * best;
@@ -305,19 +319,20 @@ end_epoch(struct autobw *a, bool full)
 	long k = full ? a->k : n;
 	double t = n ? (double)k * a->busy / (double)n : 0;
 	double mbps = a->mb > 0 && a->busy > 0 ? a->mb / a->busy : 0;
+	double pace = a->mb > 0 && a->sum > 0 ? a->mb / a->sum : 0;
 	a->last_mean = mean;
 	a->last_t = t;
 	a->last_mbps = mbps;
 	if (!full) {
 		if (a->nreg == 0 && k > 0)
-			reg_add(a, a->c, k, t, mbps);
+			reg_add(a, a->c, k, t, mbps, pace);
 		finish_learning(a);
 		return;
 	}
 	if (a->climb) {
 		if (a->nreg == 0 && a->k == 1)
 			a->fill = fill_point(a, mbps);
-		reg_add(a, a->c, a->k, t, mbps);
+		reg_add(a, a->c, a->k, t, mbps, pace);
 		long next = climb_next(a, a->k);
 		if (!next) {
 			finish_learning(a);
@@ -327,7 +342,7 @@ end_epoch(struct autobw *a, bool full)
 		return;
 	}
 	if (a->bounded) {
-		reg_add(a, a->c, a->k, t, mbps);
+		reg_add(a, a->c, a->k, t, mbps, pace);
 		double next = a->c * a->delta;
 		if (next > a->max + 1e-9 || concurrency(a->B, next) < 1) {
 			finish_learning(a);
@@ -343,7 +358,7 @@ end_epoch(struct autobw *a, bool full)
 		finish_learning(a);
 		return;
 	}
-	reg_add(a, a->c, a->k, t, mbps);
+	reg_add(a, a->c, a->k, t, mbps, pace);
 	double next = a->c * 2;
 	if (concurrency(a->B, next) < 1) {
 		finish_learning(a);
@@ -482,7 +497,8 @@ autobw_carry_done(struct autobw *a, double start, double end, double mb)
 	if (!carry)
 		return false;
 	a->carry = 0;
-	reg_add(a, a->B, 1, end > start ? end - start : 0, a->early);
+	double d = end > start ? end - start : 0;
+	reg_add(a, a->B, 1, d, a->early, mb >= 0 && d > 0 ? mb / d : 0);
 	return autobw_finished(a, carry + 1, a->carry_from, end,
 			       mb >= 0 ? mb - a->carry_mb : -1);
 }

@@ -53,6 +53,9 @@ struct autobw_entry {
 	double t;      /* its epoch's time t_i, s */
 	double mbps;   /* MB/s its tasks wrote at (their MB / S), 0: not
 			  known (the tasks' write_bytes were not) */
+	double pace;   /* MB/s each of its tasks wrote at (their MB over
+			  the sum of their times), 0: not known; not kept
+			  in the registry file */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
@@ -125,7 +128,14 @@ void autobw_init(struct autobw *a, double B, long executors, bool bounded,
  * 4).  From there the best k so far is refined by its neighbours k / 2
  * and 2 k until neither gives more than CLIMB_GAIN more throughput (k /
  * t) than it; 2 k is not tried when the best already wrote at B
- * (autobw_saturated).  Every epoch is registered; the k are kept within
+ * (autobw_saturated).  Neither is tried when the best is at or beyond
+ * the fill point and each of its writers kept the one writer's pace
+ * (within CLIMB_GAIN; both as MB over the tasks' whole times): k
+ * writers that do not slow one another at k r >= B write at B whenever
+ * all k run, what they wrote below it was the time some places waited
+ * for tasks to become ready (HMMER on 2 cores: 163-183 of 200 MB/s at
+ * the fill point, then 8 writers tried, 25 % slower, a few per cent of
+ * the run), and k / 2 such writers write half as much.  Every epoch is registered; the k are kept within
  * [1, executors]; c = B / k.  For storage_bw: auto only: auto(min,max,
  * delta) runs the epochs it names. */
 void autobw_init_climb(struct autobw *a, double B, long executors,

@@ -166,7 +166,7 @@ main(void)
 	autobw_release(&a);
 
 	/* A registry from an earlier run: learned from the start. */
-	struct autobw_entry kept[] = { { 10, 10, 4, 0 }, { 50, 2, 1, 0 } };
+	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0 }, { 50, 2, 1, 0, 0 } };
 	autobw_init(&a, 100, 10, true, 10, 50, 5);
 	autobw_preload(&a, kept, 2, 100);
 	ok(a.phase == AUTOBW_LEARNED, "preloaded: no learning");
@@ -303,6 +303,44 @@ main(void)
 	autobw_init_climb(&a, 200, 16, 2);
 	epoch_mb(&a, 1.0, 44);
 	is_int(a.fill, 5, "44 MB/s: 5");
+	autobw_release(&a);
+	/* a fill point's epoch below B because its tasks came one by one
+	 * (8 of 0.64 s starting 0.2 s apart: 125 of 200 MB/s), each at
+	 * the one writer's pace (50 MB/s): 8 is not tried; the same with
+	 * tasks of 0.8 s (40 MB/s each: they slowed one another) tries 8 */
+	for (int slow = 0; slow < 2; slow++) {
+		double d = slow ? 0.8 : 0.64;
+		autobw_init_climb(&a, 200, 16, 2);
+		epoch_mb(&a, 0.64, 32);
+		for (int i = 0; i < 8; i++) {
+			autobw_started(&a);
+			autobw_finished(&a, 2, 0.2 * i, 0.2 * i + d, 32);
+		}
+		ok(a.reg[1].mbps < 0.95 * 200, "%s: below B (%.0f MB/s)",
+		   slow ? "slowed" : "kept pace", a.reg[1].mbps);
+		if (slow)
+			ok(a.phase == AUTOBW_LEARNING && a.k == 8,
+			   "writers slowed at 4: 8 tried");
+		else
+			ok(a.phase == AUTOBW_LEARNED &&
+				   (long)autobw_constraint(&a) == 50,
+			   "each kept one writer's pace: learned, c = 50");
+		autobw_release(&a);
+	}
+	/* ... nor half as many: the paper's law (8 MB/s a writer, 56 fill
+	 * 450), 112 tasks of 36.25 s through 56 places, ready 1.3 s apart
+	 * (212 MB/s): t_56 = 76 s made 28 writers look as if they could
+	 * beat 56 (28 x one writer's 1 / 36.25 s within 5 % of 56 / 76),
+	 * and 28 was tried (wfrun sim, 6,000 checkpoints on 12 nodes) */
+	autobw_init_climb(&a, 450, 225, 48);
+	epoch_mb(&a, 36.25, 290);
+	for (int i = 0; i < 112; i++) {
+		autobw_started(&a);
+		autobw_finished(&a, 2, 1.3 * i, 1.3 * i + 36.25, 290);
+	}
+	ok(a.reg[1].mbps < 0.95 * 450 && a.phase == AUTOBW_LEARNED &&
+		   (long)autobw_constraint(&a) == (long)(450.0 / 56),
+	   "56 below B, each at one writer's pace: learned, neither 28 nor 112");
 	autobw_release(&a);
 	/* the choice, too, asks more writers to earn their place: a fill
 	 * point's epoch 10 % slow (8 tasks in 1.41 s), then 8 writers 1 %
@@ -619,8 +657,8 @@ main(void)
 	 * of the least T: 1 writer (1 s a task) or 2 (1.68 s for two); for
 	 * one task both take 1 s, for two 2 s against 1.68 s. */
 	{
-		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100 },
-					       { 50, 2, 1.68, 119 } };
+		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0 },
+					       { 50, 2, 1.68, 119, 0 } };
 		autobw_init(&a, 100, 8, false, 0, 0, 0);
 		autobw_preload(&a, reg, 2, 2);
 		a.climb = true;
