@@ -135,9 +135,10 @@ void autobw_init(struct autobw *a, double B, long executors, bool bounded,
  * all k run, what they wrote below it was the time some places waited
  * for tasks to become ready (HMMER on 2 cores: 163-183 of 200 MB/s at
  * the fill point, then 8 writers tried, 25 % slower, a few per cent of
- * the run), and k / 2 such writers write half as much.  Every epoch is registered; the k are kept within
- * [1, executors]; c = B / k.  For storage_bw: auto only: auto(min,max,
- * delta) runs the epochs it names. */
+ * the run), and k / 2 such writers write half as much.  Every epoch
+ * is registered; the k are kept within [1, executors]; c = B / k.  For
+ * storage_bw: auto only: auto(min,max,delta) runs the epochs it names.
+ */
 void autobw_init_climb(struct autobw *a, double B, long executors,
 		       long cores);
 #define AUTOBW_CLIMB_GAIN 0.05
