@@ -1,0 +1,73 @@
+/* Unit tests of util.c's string buffer: formatted appends across the
+ * room a buffer has left (one pass when the text fits, two when not). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "util.h"
+
+/* Append len 'x's with "%s" to a buffer holding prefix, check it. */
+static bool
+append_ok(size_t prefix, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *p = xmalloc(prefix + 1), *x = xmalloc(len + 1);
+	memset(p, 'p', prefix);
+	p[prefix] = '\0';
+	memset(x, 'x', len);
+	x[len] = '\0';
+	strbuf_adds(&sb, p);
+	strbuf_addf(&sb, "%s", x);
+	bool good = sb.len == prefix + len && strlen(sb.buf) == sb.len &&
+		    strncmp(sb.buf, p, prefix) == 0 &&
+		    strcmp(sb.buf + prefix, x) == 0;
+	strbuf_release(&sb);
+	free(p);
+	free(x);
+	return good;
+}
+
+int
+main(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%d-%s", 42, "abc");
+	is_str(sb.buf, "42-abc", "a short append to an empty buffer");
+	strbuf_addf(&sb, "%s", "");
+	is_str(sb.buf, "42-abc", "an empty append leaves the text");
+	ok(sb.len == 6, "and its length (%zu)", sb.len);
+	strbuf_release(&sb);
+
+	/* every length up to past twice the first allocation, after
+	 * prefixes that leave every room from none to a whole block */
+	size_t bad = 0, tried = 0;
+	for (size_t prefix = 0; prefix <= 130; prefix++)
+		for (size_t len = 0; len <= 300; len++, tried++)
+			if (!append_ok(prefix, len))
+				bad++;
+	ok(bad == 0, "%zu of %zu appends across the room left went wrong",
+	   bad, tried);
+
+	/* many appends in a row match one text built at once */
+	char want[20000];
+	size_t w = 0;
+	for (int i = 0; i < 2000 && w < sizeof(want) - 16; i++) {
+		strbuf_addf(&sb, "%d,", i * 7);
+		w += (size_t)snprintf(want + w, sizeof(want) - w, "%d,", i * 7);
+	}
+	ok(sb.len == w && strcmp(sb.buf, want) == 0,
+	   "2000 appends in a row (%zu bytes) match the text built at once",
+	   w);
+	strbuf_release(&sb);
+
+	char *big = xmalloc(100001);
+	memset(big, 'b', 100000);
+	big[100000] = '\0';
+	char *s = xasprintf("<%s>", big);
+	ok(strlen(s) == 100002 && s[0] == '<' && s[100001] == '>' &&
+	   strspn(s + 1, "b") == 100000, "xasprintf of 100002 bytes");
+	free(s);
+	free(big);
+	return done_testing();
+}
