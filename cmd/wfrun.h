@@ -5,16 +5,9 @@
 #ifndef WFRUN_CMD_H
 #define WFRUN_CMD_H
 
+#include "exitcode.h"
 #include "expand.h"
 #include "workflow.h"
-
-enum {
-	EXIT_OK = 0,
-	EXIT_TASK_FAILED = 1,
-	EXIT_USAGE = 2,
-	EXIT_UNREACHABLE = 3,
-	EXIT_INTERRUPTED = 130,
-};
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
