@@ -1,5 +1,8 @@
 # Shared by the bats suites: each test runs in its own temporary directory.
 : "${WFRUN:?set WFRUN to the wfrun binary (tests/run-all does)}"
+# The SSH suites' worker hosts: the repository's own script unless
+# TESTCLUSTER names another.
+export TESTCLUSTER="${TESTCLUSTER:-$BATS_TEST_DIRNAME/../cluster/testcluster}"
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || exit 1
@@ -61,7 +64,6 @@ climb_xml() {
 cluster_up() {
 	local dir=$1
 	shift
-	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
 	"$TESTCLUSTER" up -q --shared "$@" "$dir" || return 1
 	cluster_xml "$dir" true
 }

@@ -4,7 +4,6 @@
 load helper
 
 setup_file() {
-	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
 	export C="$BATS_FILE_TMPDIR/i"
 	"$TESTCLUSTER" up -q 1 "$C"
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SSH workers as separate hosts: one network namespace per worker (own IP,
-# port 22), from ../shared/testcluster --netns, with a shared workdir.
+# port 22), from tests/cluster/testcluster --netns, with a shared workdir.
 load helper
 
 setup_file() {

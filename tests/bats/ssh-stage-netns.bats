@@ -5,7 +5,6 @@
 load helper
 
 setup_file() {
-	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
 	export C="$BATS_FILE_TMPDIR/sn"
 	"$TESTCLUSTER" up -q --netns --no-fallback 2 "$C"
 	cluster_xml "$C" false

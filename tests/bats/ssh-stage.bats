@@ -7,7 +7,6 @@
 load helper
 
 setup_file() {
-	: "${TESTCLUSTER:?set TESTCLUSTER to shared/testcluster/testcluster}"
 	export C="$BATS_FILE_TMPDIR/s"
 	cluster_start
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# SSH workers: real sshd hosts from ../shared/testcluster (loopback), with
+# SSH workers: real sshd hosts from tests/cluster/testcluster (loopback), with
 # real keys and host-key checking, and a workdir shared by all of them.
 load helper
 

@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# tests/cluster/testcluster itself: the sshd worker hosts the SSH suites
+# run on.  Needs root and openssh-server, iproute2 for the netns tests.
+load helper
+
+setup_file() {
+	export TC="$TESTCLUSTER" # helper.bash: tests/cluster/testcluster
+	export C="$BATS_FILE_TMPDIR/c"
+	"$TC" up -q 3 "$C"
+}
+
+teardown_file() {
+	"$TC" down -q "$C"
+}
+
+on() { # WORKER COMMAND: run COMMAND on a worker of $C
+	ssh -F "$C/ssh_config" -n "$@"
+}
+
+# seconds (to 0.01) that copying FILE to worker $2 of cluster $3 takes
+copy_time() {
+	local t0 t1
+	t0=$EPOCHREALTIME
+	scp -q -F "$3/ssh_config" "$1" "$2:$3/shared/copy-$2" || return 1
+	t1=$EPOCHREALTIME
+	echo "$t0 $t1" | awk '{ printf "%.2f\n", $2 - $1 }'
+}
+
+@test "loopback: hosts and known_hosts name every worker, each its own sshd" {
+	[ "$(wc -l <"$C/hosts")" -eq 3 ]
+	local k=0 n h p u key wd
+	while read -r n h p u key wd; do
+		k=$((k + 1))
+		[ "$n" = "w$k" ] && [ "$h" = 127.0.0.1 ] && [ "$u" = root ]
+		[ "$key" = "$C/id_ed25519" ] && [ "$wd" = "$C/w$k/work" ] && [ -d "$wd" ]
+		grep -q "^\[127.0.0.1\]:$p ssh-ed25519 " "$C/known_hosts"
+		[ "$(cat "$C/w$k/sshd.pid")" != "$(cat "$C/w1/sshd.pid")" ] || [ $k = 1 ]
+	done <"$C/hosts"
+	[ "$(cut -d' ' -f3 "$C/hosts" | sort -u | wc -l)" -eq 3 ]
+	grep -qx 'TESTCLUSTER_MODE=loopback' "$C/cluster.env"
+}
+
+@test "loopback: a session has the worker's hostname, an empty HOME and its workdir" {
+	for k in 1 2 3; do
+		run on "w$k" 'hostname; echo "$HOME $TESTCLUSTER_WORKER $TESTCLUSTER_WORKDIR"; ls -A "$HOME" | wc -l'
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "w$k" ]
+		[ "${lines[1]}" = "$C/w$k/home w$k $C/w$k/work" ]
+		[ "${lines[2]}" -eq 0 ]
+	done
+}
+
+@test "loopback: a worker's host key does not pass for another worker's" {
+	read -r _ h p1 _ <"$C/hosts"
+	p2=$(sed -n 2p "$C/hosts" | cut -d' ' -f3)
+	run ssh -F "$C/ssh_config" -o HostKeyAlias="[$h]:$p2" -p "$p1" -n "$h" true
+	[ "$status" -ne 0 ]
+	[[ $output == *"IDENTIFICATION HAS CHANGED"* || $output == *"verification failed"* ]]
+}
+
+@test "not shared: a worker sees its own workdir, not the master's nor another's" {
+	echo secret >"$C/master/m.txt"
+	echo two >"$C/w2/work/two.txt"
+	run on w1 "ls -A $C/master $C/w2/work; echo mine > $C/w1/work/one.txt"
+	[ "$status" -eq 0 ]
+	[[ $output != *m.txt* && $output != *two.txt* ]]
+	[ "$(cat "$C/w1/work/one.txt")" = mine ]
+	[ "$(on w2 "cat $C/w2/work/two.txt")" = two ]
+}
+
+@test "status: every worker up, exit 0; a dead one is named, exit 1; up restarts it" {
+	run "$TC" status "$C"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' up$' <<<"$output")" -eq 3 ]
+	kill "$(cat "$C/w2/sshd.pid")"
+	sleep 0.2
+	run "$TC" status "$C"
+	[ "$status" -eq 1 ]
+	[[ ${lines[2]} == "w2 "*" down" ]]
+	"$TC" up -q 3 "$C"
+	"$TC" status "$C"
+	# up again on a live cluster changes nothing
+	pid=$(cat "$C/w1/sshd.pid")
+	"$TC" up -q 3 "$C"
+	[ "$(cat "$C/w1/sshd.pid")" = "$pid" ]
+	[ "$(on w1 hostname)" = w1 ]
+}
+
+@test "down stops the sshds, their sessions and what escaped them; up again works" {
+	on w3 'setsid sleep 313 </dev/null >/dev/null 2>&1 &'
+	on w1 'sleep 314' &
+	for _ in $(seq 50); do [ "$(pcount 'sleep 31[34]')" -eq 2 ] && break; sleep 0.1; done
+	[ "$(pcount 'sleep 31[34]')" -eq 2 ]
+	pids=$(cat "$C"/w*/sshd.pid)
+	"$TC" down -q "$C"
+	wait
+	for p in $pids; do [ ! -e "/proc/$p" ] || grep -q '^State:.*Z' "/proc/$p/status"; done
+	[ "$(pcount 'sleep 31[34]')" -eq 0 ]
+	run "$TC" status "$C"
+	[ "$status" -ne 0 ]
+	[ ! -e "/run/wfrun-testcluster/${C//\//%}" ]
+	"$TC" down -q "$C" # a second down does nothing
+	"$TC" up -q 3 "$C"
+	[ "$(on w3 hostname)" = w3 ]
+}
+
+@test "down-all UNDER stops the clusters under UNDER, and only those" {
+	"$TC" up -q 1 "$BATS_TEST_TMPDIR/in/a"
+	"$TC" up -q 1 "$BATS_TEST_TMPDIR/in/b"
+	"$TC" down-all -q "$BATS_TEST_TMPDIR/in"
+	run "$TC" status "$BATS_TEST_TMPDIR/in/a"
+	[ "$status" -ne 0 ]
+	run "$TC" status "$BATS_TEST_TMPDIR/in/b"
+	[ "$status" -ne 0 ]
+	"$TC" status "$C"
+}
+
+@test "a missing tool exits 3 naming the package to install; shaping wants netns" {
+	mkdir bin
+	ln -s "$(command -v ssh)" bin/ssh
+	run env PATH="$PWD/bin" /bin/bash "$TC" up 1 "$PWD/x"
+	[ "$status" -eq 3 ]
+	[[ $output == *"ssh-keygen is missing: apt-get install -y openssh-client"* ]]
+	run "$TC" up --rate 8mbit 1 "$PWD/y"
+	[ "$status" -eq 4 ]
+	[[ $output == *"shaping needs --netns"* ]]
+	[ ! -e y/cluster.env ]
+}
+
+@test "netns: own addresses at port 22, no way off the machine; down removes it all" {
+	N="$BATS_TEST_TMPDIR/n"
+	"$TC" up -q --netns --no-fallback --shared 2 "$N"
+	grep -qx 'TESTCLUSTER_MODE=netns' "$N/cluster.env"
+	. "$N/cluster.env"
+	[ "$(cut -d' ' -f2,3 "$N/hosts" | tr '\n' ' ')" = "${TESTCLUSTER_SUBNET%.0/24}.11 22 ${TESTCLUSTER_SUBNET%.0/24}.12 22 " ]
+	[ "$(ssh -F "$N/ssh_config" -n w2 'hostname; echo $TESTCLUSTER_WORKDIR')" = "w2
+$N/shared" ]
+	run ssh -F "$N/ssh_config" -n w1 'ip route show default; ip route get 192.0.2.1'
+	[[ $output == *"Network is unreachable"* ]]
+	ip route show "$(cut -d. -f1,2 <<<"$TESTCLUSTER_SUBNET").0.0/16" | grep -q '^unreachable'
+	[ "$(cat "/proc/sys/net/ipv4/conf/wftc$TESTCLUSTER_NET/forwarding")" = 0 ]
+	ip netns exec "wftc-$TESTCLUSTER_NET-w1" sleep 315 3>&- &
+	ssh -F "$N/ssh_config" -n w2 'setsid sleep 316 </dev/null >/dev/null 2>&1 &'
+	"$TC" down -q "$N"
+	[ "$(pcount 'sleep 31[56]')" -eq 0 ]
+	[ ! -e "/sys/class/net/wftc$TESTCLUSTER_NET" ]
+	[ ! -e "/sys/class/net/wftc${TESTCLUSTER_NET}w1" ]
+	[ ! -e "/run/netns/wftc-$TESTCLUSTER_NET-w1" ]
+	[ ! -e "/run/netns/wftc-$TESTCLUSTER_NET-w2" ]
+}
+
+@test "netns: --shape slows one worker's link both ways; shape changes it at run time" {
+	N="$BATS_TEST_TMPDIR/s"
+	"$TC" up -q --netns --no-fallback --shared --shape w2:8mbit 2 "$N"
+	head -c 1000000 /dev/urandom >mb
+	# 1 MB is 1 s at 8 Mbit/s; unshaped it takes a fraction of that
+	t1=$(copy_time mb w1 "$N")
+	t2=$(copy_time mb w2 "$N")
+	back=$( { time -p scp -q -F "$N/ssh_config" "w2:$N/shared/copy-w2" back; } 2>&1 | awk '/^real/ { print $2 }')
+	cmp mb back
+	"$TC" shape "$N" w1 --rate 8mbit
+	t3=$(copy_time mb w1 "$N")
+	"$TC" shape "$N" w2
+	t4=$(copy_time mb w2 "$N")
+	run "$TC" status "$N"
+	"$TC" down -q "$N"
+	echo "w1 $t1, w2 $t2 (back $back), w1 shaped $t3, w2 unshaped $t4"
+	[[ ${lines[1]} == *" up rate 8mbit" && ${lines[2]} == *" up" ]]
+	awk -v a="$t1" -v b="$t2" -v c="$back" -v d="$t3" -v e="$t4" \
+		'BEGIN { exit !(b >= 0.8 && c >= 0.8 && d >= 0.8 && a < 0.6 * b && e < 0.6 * b) }'
+}
