@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # I/O congestion: the paper's experiment shapes (HMMER-like, Kmeans-like with
 # 1, 3 and 6 iterations) run by wfrun with every I/O variant, on an emulated
-# congestible device (../shared/congestdev) and, as the control, on the plain
+# congestible device (bench/congestdev) and, as the control, on the plain
 # disk.  Needs root (congestdev).  See bench/README.md for what it measures.
 #
 #   bench/congest.sh                 # calibrate, then sweep everything
@@ -10,7 +10,7 @@
 #
 # Knobs (environment):
 #   WFRUN          the wfrun binary (default ../wfrun; a private copy is run)
-#   CONGESTDEV     the congestdev tool (default ../../shared/congestdev/congestdev)
+#   CONGESTDEV     the congestdev tool (default bench/congestdev)
 #   CD_B CD_K0 CD_ALPHA CD_R1   the device's law (default: congestdev's own
 #                  defaults 200, 4, 0.1, 50); CD_SIZE its image (default 6G)
 #   S_MIB          MiB each I/O task writes with O_DIRECT (default 64)
@@ -45,7 +45,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 WFRUN=${WFRUN:-$here/../wfrun}
-CONGESTDEV=${CONGESTDEV:-$here/../../shared/congestdev/congestdev}
+CONGESTDEV=${CONGESTDEV:-$here/congestdev}
 CONGESTDEV=$(realpath "$CONGESTDEV")
 BENCH_TMP=${BENCH_TMP:-$here/out}
 CD_B=${CD_B:-200} CD_K0=${CD_K0:-4} CD_ALPHA=${CD_ALPHA:-0.1} CD_R1=${CD_R1:-50}

@@ -13,7 +13,7 @@ set -euo pipefail
 command -v bc >/dev/null || { echo "needs bc: apt-get install -y bc" >&2; exit 3; }
 here=$(cd "$(dirname "$0")" && pwd)
 WFRUN=${WFRUN:-$here/../wfrun}
-TESTCLUSTER=${TESTCLUSTER:-$here/../../shared/testcluster/testcluster}
+TESTCLUSTER=${TESTCLUSTER:-$here/../tests/cluster/testcluster}
 N=${N:-5000}
 SAMPLE=${SAMPLE:-200}
 # shellcheck source=bench/one-worker.sh

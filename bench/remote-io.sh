@@ -9,7 +9,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 WFRUN=${WFRUN:-$here/../wfrun}
-TESTCLUSTER=${TESTCLUSTER:-$here/../../shared/testcluster/testcluster}
+TESTCLUSTER=${TESTCLUSTER:-$here/../tests/cluster/testcluster}
 N=${N:-200}
 IO_EXECUTORS=$N
 # shellcheck source=bench/one-worker.sh

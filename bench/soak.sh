@@ -34,7 +34,7 @@ set -euo pipefail
 command -v bc >/dev/null || { echo "needs bc: apt-get install -y bc" >&2; exit 3; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WFRUN=${WFRUN:-$here/../wfrun}
-TESTCLUSTER=${TESTCLUSTER:-$here/../../shared/testcluster/testcluster}
+TESTCLUSTER=${TESTCLUSTER:-$here/../tests/cluster/testcluster}
 N=${N:-20000}
 KILL_WORKER_AT=${KILL_WORKER_AT:-$((N / 4))}
 KILL_MASTER_AT=${KILL_MASTER_AT:-$((N * 6 / 10))}

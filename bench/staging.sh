@@ -11,7 +11,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 WFRUN=${WFRUN:-$here/../wfrun}
-TESTCLUSTER=${TESTCLUSTER:-$here/../../shared/testcluster/testcluster}
+TESTCLUSTER=${TESTCLUSTER:-$here/../tests/cluster/testcluster}
 MB=${MB:-256}
 REPEATS=${REPEATS:-3}
 RATE=${RATE:-100mbit}
