@@ -89,13 +89,13 @@ copy_time() {
 @test "down stops the sshds, their sessions and what escaped them; up again works" {
 	on w3 'setsid sleep 313 </dev/null >/dev/null 2>&1 &'
 	on w1 'sleep 314' &
-	for _ in $(seq 50); do [ "$(pcount 'sleep 31[34]')" -eq 2 ] && break; sleep 0.1; done
-	[ "$(pcount 'sleep 31[34]')" -eq 2 ]
+	for _ in $(seq 50); do [ "$(pcount '^sleep 31[34]$')" -eq 2 ] && break; sleep 0.1; done
+	[ "$(pcount '^sleep 31[34]$')" -eq 2 ]
 	pids=$(cat "$C"/w*/sshd.pid)
 	"$TC" down -q "$C"
 	wait
 	for p in $pids; do [ ! -e "/proc/$p" ] || grep -q '^State:.*Z' "/proc/$p/status"; done
-	[ "$(pcount 'sleep 31[34]')" -eq 0 ]
+	[ "$(pcount '^sleep 31[34]$')" -eq 0 ]
 	run "$TC" status "$C"
 	[ "$status" -ne 0 ]
 	[ ! -e "/run/wfrun-testcluster/${C//\//%}" ]
@@ -141,8 +141,10 @@ $N/shared" ]
 	[ "$(cat "/proc/sys/net/ipv4/conf/wftc$TESTCLUSTER_NET/forwarding")" = 0 ]
 	ip netns exec "wftc-$TESTCLUSTER_NET-w1" sleep 315 3>&- &
 	ssh -F "$N/ssh_config" -n w2 'setsid sleep 316 </dev/null >/dev/null 2>&1 &'
+	for _ in $(seq 50); do [ "$(pcount '^sleep 31[56]$')" -eq 2 ] && break; sleep 0.1; done
+	[ "$(pcount '^sleep 31[56]$')" -eq 2 ]
 	"$TC" down -q "$N"
-	[ "$(pcount 'sleep 31[56]')" -eq 0 ]
+	[ "$(pcount '^sleep 31[56]$')" -eq 0 ]
 	[ ! -e "/sys/class/net/wftc$TESTCLUSTER_NET" ]
 	[ ! -e "/sys/class/net/wftc${TESTCLUSTER_NET}w1" ]
 	[ ! -e "/run/netns/wftc-$TESTCLUSTER_NET-w1" ]
