@@ -4,7 +4,7 @@
 load helper
 
 setup_file() {
-	export TC="$TESTCLUSTER" # helper.bash: tests/cluster/testcluster
+	export TC="$BATS_TEST_DIRNAME/../cluster/testcluster" # whatever TESTCLUSTER says
 	export C="$BATS_FILE_TMPDIR/c"
 	"$TC" up -q 3 "$C"
 }
