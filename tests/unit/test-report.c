@@ -124,24 +124,34 @@ test_lanes(void)
 	report_release(&r);
 }
 
+/* Loading text as a trace (or as events) fails, with msg in the error. */
 static void
-test_errors(void)
+load_fails(const char *name, const char *text, bool as_events,
+	   const char *msg, const char *what)
 {
 	struct report r;
 	struct errbuf err;
 	report_init(&r);
-	is_int(report_load_trace(&r, beside("t.tsv", "name\tstart\n"), &err), -1,
-	       "a trace without complete is refused");
-	ok(strstr(err.msg, "complete") != NULL, "naming it: %s", err.msg);
+	const char *path = beside(name, text);
+	int rc = as_events ? report_load_events(&r, path, &err)
+			   : report_load_trace(&r, path, &err);
+	is_int(rc, -1, "%s is refused", what);
+	ok(rc < 0 && strstr(err.msg, msg) != NULL, "... saying so: %s",
+	   rc < 0 ? err.msg : "");
 	report_release(&r);
+}
 
-	report_init(&r);
-	is_int(report_load_trace(&r, beside("t.tsv", "name\tstart\tcomplete\n"
-					    "a\t1\t2\nb\tsoon\t3\n"), &err),
-	       -1, "a start that is no number is refused");
-	ok(strstr(err.msg, "t.tsv:3: start and complete must be times") != NULL,
-	   "at its line: %s", err.msg);
-	report_release(&r);
+static void
+test_errors(void)
+{
+	load_fails("t.tsv", "name\tstart\n", false, "no 'complete' column",
+		   "a trace without complete");
+	load_fails("t.tsv", "name\tstart\tcomplete\na\t1\t2\nb\tsoon\t3\n",
+		   false, "t.tsv:3: start and complete must be times",
+		   "a start that is no number");
+	load_fails("e.jsonl", "{\"ev\":\"epoch_end\",\"name\":\"a\",\"c\":1}\n",
+		   true, "e.jsonl:1: epoch_end without a numeric \"epoch\"",
+		   "an epoch without its number");
 }
 
 static const char events[] =
@@ -188,14 +198,6 @@ test_curves(void)
 	ok(c->chosen && c->c == 2 && c->k == 1 && c->n == 9 &&
 	   !strcmp(c->why, "learned"), "the constraint chosen and why");
 out:
-	report_release(&r);
-
-	report_init(&r);
-	is_int(report_load_events(&r, beside("e.jsonl", "{\"ev\":\"epoch_end\","
-					     "\"name\":\"a\",\"c\":1}\n"), &err),
-	       -1, "an epoch without its number is refused");
-	ok(strstr(err.msg, "e.jsonl:1: epoch_end without") != NULL,
-	   "at its line: %s", err.msg);
 	report_release(&r);
 }
 

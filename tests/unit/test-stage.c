@@ -7,15 +7,11 @@
 #include <unistd.h>
 
 #include "exec.h"
-#include "expand.h"
-#include "helpers.h"
-#include "path.h"
+#include "fixture.h"
 #include "stage.h"
 #include "tap.h"
 
-static struct workflow wf;
-static struct plan pl;
-static struct diags dg;
+static struct fixture fx;
 
 /* A fake worker: what was asked of it. */
 struct fake {
@@ -74,29 +70,10 @@ finish(struct fake *f, size_t i, long long bytes)
 	f->ex.xfer_done(&f->ex, &r, f->ex.xfer_arg);
 }
 
-static void
-put(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-	if (!fp || fputs(text, fp) < 0 || fclose(fp) != 0)
-		exit(99);
-}
-
 static uint32_t
 task(const char *label)
 {
-	struct strbuf sb = STRBUF_INIT;
-	for (uint32_t t = 0; t < pl.dag.tasks.n; t++) {
-		strbuf_reset(&sb);
-		plan_label(&pl, t, &sb);
-		if (!strcmp(sb.buf, label)) {
-			strbuf_release(&sb);
-			return t;
-		}
-	}
-	strbuf_release(&sb);
-	printf("# no task %s\n", label);
-	exit(99);
+	return fixture_task(&fx, label);
 }
 
 /* Task t ran on worker wi and left these files (path, size), every
@@ -106,14 +83,9 @@ ran(struct stage *st, uint32_t t, size_t wi, const struct exec_outfile *files,
     size_t nfiles)
 {
 	static const uint8_t all_ok[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
-	struct exec_result res;
-	memset(&res, 0, sizeof(res));
-	res.task = t;
-	res.started = true;
-	res.out_ok = all_ok;
-	res.nout_ok = 8;
-	res.files = files;
-	res.nfiles = nfiles;
+	struct exec_result res = { .task = t, .started = true,
+				   .out_ok = all_ok, .nout_ok = 8,
+				   .files = files, .nfiles = nfiles };
 	double in_s, out_s;
 	long long bytes;
 	return stage_done(st, t, wi, &res, true, &in_s, &out_s, &bytes);
@@ -132,10 +104,18 @@ launch(struct stage *st, uint32_t t, size_t wi)
 	stage_launch(st, t, wi, &job);
 }
 
+/* The inputs on the master: seed.txt of 10 bytes, t.txt of 1. */
+static void
+inputs(void)
+{
+	put_file("seed.txt", "0123456789");
+	put_file("t.txt", "t");
+}
+
 static int
 build(void)
 {
-	const char *path = write_tmp(
+	return fixture_build(&fx,
 		"tasks:\n"
 		"  - name: gen\n"
 		"    in: {s: seed.txt}\n"
@@ -151,17 +131,7 @@ build(void)
 		"  - name: use\n"
 		"    in: {a: a.txt, d: {dir: d}, s: seed.txt}\n"
 		"    inout: {t: t.txt}\n"
-		"    run: \"cat {in.a} >> {inout.t}\"\n");
-	char *dir = path_dirname(path);
-	if (chdir(dir) < 0)
-		exit(99);
-	free(dir);
-	put("seed.txt", "0123456789"); /* 10 bytes */
-	put("t.txt", "t");
-	diags_init(&dg, path);
-	if (workflow_load(&wf, path, &dg) < 0 || dg.nerrors)
-		return -1;
-	return plan_build(&pl, &wf, &dg, true);
+		"    run: \"cat {in.a} >> {inout.t}\"\n", true, inputs);
 }
 
 static void
@@ -272,9 +242,9 @@ test_missing_output(struct stage *st)
 	double in_s, out_s;
 	long long bytes;
 	uint32_t m = stage_done(st, gen, 1, &res, true, &in_s, &out_s, &bytes);
-	const struct dag_task *dt = &pl.dag.tasks.v[gen];
+	const struct dag_task *dt = &fx.pl.dag.tasks.v[gen];
 	ok(m != DAG_NONE && m < dt->nacc &&
-	   !strcmp(pl.dag.data.v[pl.dag.acc.v[dt->acc + m].datum].path, "a.txt"),
+	   !strcmp(fx.pl.dag.data.v[fx.pl.dag.acc.v[dt->acc + m].datum].path, "a.txt"),
 	   "an exit 0 without its output names that output");
 	is_int(stage_done(st, gen, 1, &res, false, &in_s, &out_s, &bytes),
 	       DAG_NONE, "a failed task's missing output is not reported");
@@ -289,7 +259,7 @@ main(void)
 	}
 	struct fake w[3];
 	memset(w, 0, sizeof(w));
-	struct stage *st = stage_new(&pl, 3);
+	struct stage *st = stage_new(&fx.pl, 3);
 	for (int i = 1; i < 3; i++) {
 		w[i].ex.ops = &fake_ops;
 		w[i].ex.state = EXEC_READY;
@@ -301,8 +271,6 @@ main(void)
 	stage_free(st);
 	for (int i = 1; i < 3; i++)
 		fake_release(&w[i]);
-	plan_release(&pl);
-	workflow_release(&wf);
-	diags_release(&dg);
+	fixture_release(&fx);
 	return done_testing();
 }
