@@ -167,9 +167,10 @@ test_versions(struct stage *st, struct fake *w)
 	/* its output, version gen+1 of a.txt, lives on worker 1 */
 	struct exec_outfile a_out[] = { { "a.txt", 1000 } };
 	is_int(ran(st, gen, 1, a_out, 1), DAG_NONE, "gen made all its outputs");
+	/* (an empty directory is reported with size -1: made, never sent) */
 	struct exec_outfile d_out[] = { { "d/x", 100 }, { "d/y", 200 },
-					{ "d/z", 0 } };
-	is_int(ran(st, coll, 2, d_out, 3), DAG_NONE, "coll ran on worker 2");
+					{ "d/z", 0 }, { "d/e", -1 } };
+	is_int(ran(st, coll, 2, d_out, 4), DAG_NONE, "coll ran on worker 2");
 	struct exec_outfile y_out[] = { { "d/y", 3000 } };
 	is_int(ran(st, patch, 1, y_out, 1), DAG_NONE, "patch ran on worker 1");
 
@@ -178,7 +179,7 @@ test_versions(struct stage *st, struct fake *w)
 	is_int(stage_local_bytes(st, use, 1), 1000 + 3000 + 10,
 	       "worker 1: a.txt, the newer d/y and seed.txt");
 	is_int(stage_local_bytes(st, use, 2), 100,
-	       "worker 2: d/x only (its d/y is an older version; d/z empty)");
+	       "worker 2: d/x only (its d/y is older; d/z and d/e empty)");
 	is_int(stage_local_bytes(st, use, 0), 0, "worker 0: none");
 
 	/* use on worker 1: what only worker 2 holds is relayed through
