@@ -91,9 +91,11 @@ $(BUILD)/cmd/%.o: cmd/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libwfrun.a
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -iquote tests/unit $(ALL_LDFLAGS) \
+# (Their dependency files apart, out of the way of build/tests/test-*.)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libwfrun.a
+	@mkdir -p $(dir $@) $(BUILD)/tests/deps
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/tests/deps/$*.d \
+		-iquote tests/unit $(ALL_LDFLAGS) \
 		-o $@ $< $(BUILD)/libwfrun.a $(LDLIBS_ALL)
 
 units: $(UNIT_BIN)
@@ -198,4 +200,5 @@ clean:
 	fuzz fuzz-build FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(BUILD)/cmd/wfrun-worker.d \
-	 $(FUZZ_OBJ:.o=.d) $(UNIT_BIN:=.d)
+	 $(FUZZ_OBJ:.o=.d) \
+	 $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/deps/%.d)
