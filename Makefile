@@ -25,7 +25,7 @@ SAN =
 BUILD = build
 endif
 
-ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -iquote src $(LIBS_CFLAGS) $(SAN) $(CFLAGS)
+ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -iquote src $(LIBS_CFLAGS) $(SAN) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 LDLIBS_ALL = $(LIBS_LDLIBS) -lpthread -lm $(LDLIBS)
 
@@ -54,8 +54,18 @@ endif
 wfrun: build/wfrun
 	ln -sf build/wfrun wfrun
 
-$(BUILD)/libwfrun.a: $(LIB_OBJ)
-	$(AR) rcs $@ $^
+# The archive is made anew (`ar rcs` into an old one would keep the object
+# of a source file since deleted), and also when the list of its objects
+# changes: OBJLIST rewrites the list only when it differs, so deleting a
+# source file remakes the archive without it.
+OBJLIST = @mkdir -p $(dir $@); echo '$(1)' | cmp -s - $@ || echo '$(1)' >$@
+
+$(BUILD)/libwfrun.objs: FORCE
+	$(call OBJLIST,$(LIB_OBJ))
+
+$(BUILD)/libwfrun.a: $(LIB_OBJ) $(BUILD)/libwfrun.objs
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
 
 $(BUILD)/wfrun: $(CMD_OBJ) $(BUILD)/libwfrun.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libwfrun.a $(LDLIBS_ALL)
@@ -81,9 +91,12 @@ $(BUILD)/cmd/%.o: cmd/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
+# (Their dependency files apart, out of the way of build/tests/test-*.)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libwfrun.a
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -iquote tests/unit $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libwfrun.a $(LDLIBS_ALL)
+	@mkdir -p $(dir $@) $(BUILD)/tests/deps
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/tests/deps/$*.d \
+		-iquote tests/unit $(ALL_LDFLAGS) \
+		-o $@ $< $(BUILD)/libwfrun.a $(LDLIBS_ALL)
 
 units: $(UNIT_BIN)
 
@@ -97,8 +110,8 @@ FUZZ_BUILD = build-fuzz
 FUZZ_TARGETS = workflow resources proto
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	   -fno-omit-frame-pointer
-FUZZ_CFLAGS = $(WARN) -D_GNU_SOURCE -iquote src $(LIBS_CFLAGS) -g -O1 \
-	      $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_CFLAGS = $(WARN) -D_GNU_SOURCE -iquote src $(LIBS_CFLAGS) $(CPPFLAGS) \
+	      -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_OBJ = $(LIB_SRC:src/%.c=$(FUZZ_BUILD)/src/%.o) $(FUZZ_BUILD)/gen/xsd.o
 FUZZ_BIN = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
@@ -112,8 +125,12 @@ $(FUZZ_BUILD)/gen/xsd.o: $(FUZZ_BUILD)/gen/xsd.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
-$(FUZZ_BUILD)/libwfrun.a: $(FUZZ_OBJ)
-	$(AR) rcs $@ $^
+$(FUZZ_BUILD)/libwfrun.objs: FORCE
+	$(call OBJLIST,$(FUZZ_OBJ))
+
+$(FUZZ_BUILD)/libwfrun.a: $(FUZZ_OBJ) $(FUZZ_BUILD)/libwfrun.objs
+	rm -f $@
+	$(AR) rcs $@ $(FUZZ_OBJ)
 
 $(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_BUILD)/libwfrun.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
@@ -180,7 +197,8 @@ clean:
 	rm -rf build build-san $(FUZZ_BUILD) wfrun
 
 .PHONY: all units check check-san demo deps deps-check install uninstall clean \
-	fuzz fuzz-build
+	fuzz fuzz-build FORCE
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(BUILD)/cmd/wfrun-worker.d \
-	 $(FUZZ_OBJ:.o=.d)
+	 $(FUZZ_OBJ:.o=.d) \
+	 $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/deps/%.d)

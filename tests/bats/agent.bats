@@ -81,8 +81,10 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	line=$(grep '^WRITTEN' out.txt)
 	[[ "$line" =~ ^WRITTEN$'\t'5$'\t'([0-9]+)\.[0-9]{6}$'\t'([0-9]+)$ ]]
 	when=${BASH_REMATCH[1]} bytes=${BASH_REMATCH[2]}
-	[ "$bytes" -ge 1048576 ] && [ "$bytes" -lt 2097152 ]
-	[ "$when" -ge "$before" ] && [ "$when" -le "$((before + 10))" ]
+	[ "$bytes" -ge 1048576 ]
+	[ "$bytes" -lt 2097152 ]
+	[ "$when" -ge "$before" ]
+	[ "$when" -le "$((before + 10))" ]
 }
 
 @test "SRUN: inputs linked (or copied) into a sandbox, outputs moved to the store and listed" {

@@ -3,6 +3,9 @@
 # The SSH suites' worker hosts: the repository's own script unless
 # TESTCLUSTER names another.
 export TESTCLUSTER="${TESTCLUSTER:-$BATS_TEST_DIRNAME/../cluster/testcluster}"
+# `run -1 cmd` and `run ! cmd` (a bare `! cmd` never fails a test under
+# set -e: tests/lint-bats rejects it).
+bats_require_minimum_version 1.5.0
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || exit 1
@@ -86,8 +89,10 @@ mine() {
 	pgrep -f "$1" | while read -r p; do
 		case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in
 		"$root"/*) echo "$p" ;;
-		*) { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null |
-			grep -q "^TESTCLUSTER_WORKDIR=$root/" && echo "$p" ;;
+		*) if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null |
+			grep -q "^TESTCLUSTER_WORKDIR=$root/"; then
+				echo "$p"
+			fi ;;
 		esac
 	done
 }

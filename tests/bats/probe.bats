@@ -14,7 +14,8 @@ probe_mbps() {
 	run "$WFRUN" probe --size 8 d
 	[ "$status" -eq 0 ]
 	n=$(probe_mbps)
-	[ -n "$n" ] && [ "$n" -gt 0 ]
+	[ -n "$n" ]
+	[ "$n" -gt 0 ]
 	[[ "${lines[0]}" == "$PWD/d: $n MB/s (8 MB in "*" s, 1 writer, "*", fsync'd)" ]]
 	[ "${lines[1]}" = "resources file: <disk bandwidth=\"$n\"/>" ]
 	[ "${#lines[@]}" -eq 3 ]

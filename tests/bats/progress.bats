@@ -42,7 +42,7 @@ on_tty() { # run "$@" with stderr on a pty; output in out.txt
 	# the summary starts on a cleared line
 	grep -q $'\r\e\[Kwfrun: 1 task failed, 3 done, 0 not run' out.txt
 	# redrawn in place: a progress line never ends a line
-	! tr -d '\r' <out.txt | grep -q '] running .*[0-9]s$\|ETA [0-9hms]*$'
+	[ "$(tr -d '\r' <out.txt | grep -c '] running .*[0-9]s$\|ETA [0-9hms]*$')" -eq 0 ]
 	[ "$(grep -c 'running' out.txt)" -ge 2 ]
 }
 
@@ -51,11 +51,11 @@ on_tty() { # run "$@" with stderr on a pty; output in out.txt
 	progress_wf
 	NO_COLOR=1 TERM=xterm on_tty "$WFRUN" -k -j 1 wf.yaml || true
 	grep -q $'running 1 (cpu 1, io 0), failed 1, ' out.txt
-	! grep -q $'\e\[1;31m' out.txt
+	run -1 grep -q $'\e\[1;31m' out.txt
 	rm -rf .wfrun ./*.txt
 	NO_COLOR= TERM=dumb on_tty "$WFRUN" -k -j 1 wf.yaml || true
 	grep -q $'running 1 (cpu 1, io 0), failed 1, ' out.txt
-	! grep -q $'\e\[1;31m' out.txt
+	run -1 grep -q $'\e\[1;31m' out.txt
 }
 
 @test "progress: -q draws nothing on a terminal; not on a terminal, no carriage returns" {

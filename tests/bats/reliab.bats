@@ -57,7 +57,8 @@ EOF2
 	[ "$(cat count)" = 2 ]
 	[[ "$output" == *"wfrun: error: task 'flaky' failed with exit status 1"* ]]
 	[[ "$output" == *"1 task failed, 0 done, 1 not run"* ]]
-	[ ! -e f.txt ] && [ ! -e g.txt ]
+	[ ! -e f.txt ]
+	[ ! -e g.txt ]
 	[ "$(trace_col status | tr '\n' ,)" = "FAILED,FAILED," ]
 }
 
@@ -127,8 +128,11 @@ EOF2
 	run "$WFRUN" -j 1 wf.yaml
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"on_failure is ignore, but it did not create its output 'f' (bad.txt): the 2 tasks that depend on it are cancelled"* ]]
-	[ ! -e child.txt ] && [ ! -e grand.txt ]
-	[ -e o1.txt ] && [ -e o2.txt ] && [ -e o3.txt ]
+	[ ! -e child.txt ]
+	[ ! -e grand.txt ]
+	[ -e o1.txt ]
+	[ -e o2.txt ]
+	[ -e o3.txt ]
 	[[ "$output" == *"1 task failed, 3 done, 2 not run, 2 cancelled"* ]]
 }
 
@@ -137,8 +141,12 @@ EOF2
 	run "$WFRUN" -j 1 wf.yaml
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"cancelled the 2 tasks that depend on it; the others go on"* ]]
-	[ ! -e bad.txt ] && [ ! -e child.txt ] && [ ! -e grand.txt ]
-	[ -e o1.txt ] && [ -e o2.txt ] && [ -e o3.txt ]
+	[ ! -e bad.txt ]
+	[ ! -e child.txt ]
+	[ ! -e grand.txt ]
+	[ -e o1.txt ]
+	[ -e o2.txt ]
+	[ -e o3.txt ]
 	[ "$(cat .wfrun/failed/bad/1/bad.txt)" = part ]
 }
 
@@ -151,7 +159,8 @@ EOF2
 	run "$WFRUN" -k -j 1 wf.yaml
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"cancelled the 2 tasks that depend on it"* ]]
-	[ -e o1.txt ] && [ -e o3.txt ]
+	[ -e o1.txt ]
+	[ -e o3.txt ]
 }
 
 @test "a failed task's INOUT file is put back as it was; what it wrote is kept aside" {
@@ -275,7 +284,10 @@ EOF2
 @test "resume: a rewritten input with the same content is still up to date" {
 	resume_wf
 	"$WFRUN" -q wf.yaml
-	cp seed.txt tmp && rm seed.txt && cp tmp seed.txt && touch -d '2001-01-01' seed.txt
+	cp seed.txt tmp
+	rm seed.txt
+	cp tmp seed.txt
+	touch -d '2001-01-01' seed.txt
 	run "$WFRUN" -n wf.yaml
 	[ "${lines[1]}" = "# 8 of them up to date: not run" ]
 }

@@ -43,7 +43,10 @@ EOF2
 	run "$WFRUN" -k -j 2 wf.yaml
 	[ "$status" -eq 1 ]
 	[ ! -e after.txt ]
-	[ -e ind1.txt ] && [ -e ind2.txt ] && [ -e ind3.txt ] && [ -e slow.txt ]
+	[ -e ind1.txt ]
+	[ -e ind2.txt ]
+	[ -e ind3.txt ]
+	[ -e slow.txt ]
 	[[ "$output" == *"1 task failed, 4 done, 1 not run"* ]]
 }
 
@@ -114,7 +117,10 @@ EOF2
 	[ "$(trace_col storage_bw | sort -u)" = "" ]
 	[ "$(trace_col exit | sort -u)" = 0 ]
 	# storage bytes are counted in pages: at least what was written
-	for b in $(trace_col write_bytes); do [ "$b" -ge 100000 ] && [ "$b" -lt 200000 ]; done
+	for b in $(trace_col write_bytes); do
+		[ "$b" -ge 100000 ]
+		[ "$b" -lt 200000 ]
+	done
 	# times are epoch seconds with microseconds; start <= complete
 	awk -F'\t' 'NR > 1 && !($12 ~ /^[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]$/ && $13 <= $14 && $12 <= $13 && $19 > 0) { exit 1 }' .wfrun/trace.tsv
 }

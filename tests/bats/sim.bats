@@ -251,7 +251,7 @@ EOF
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "  w: storage_bw auto -> 200 MB/s after 2 epochs" ]
 	without=$(sed -n '1s/^makespan \([0-9.]*\) s.*/\1/p' <<<"$output")
-	! grep -q PREEMPTED u/trace.tsv
-	! grep -q '"preempt"' u/trace.tsv
+	run -1 grep -q PREEMPTED u/trace.tsv
+	run -1 grep -q '"preempt"' u/trace.tsv
 	awk -v a="$with" -v b="$without" 'BEGIN { exit !(a < b) }'
 }
