@@ -169,12 +169,14 @@ deps-check:
 	@./.ci/install-deps --check-or-install
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(BUILD)/wfrun $(DESTDIR)$(BINDIR)/wfrun
 	install -m 755 $(BUILD)/wfrun-worker $(DESTDIR)$(BINDIR)/wfrun-worker
 	install -m 644 man/wfrun.1 $(DESTDIR)$(MANDIR)/man1/wfrun.1
 	install -m 644 man/wfrun-workflow.5 $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5
 	install -m 644 man/wfrun-resources.5 $(DESTDIR)$(MANDIR)/man5/wfrun-resources.5
+	install -m 644 man/wfrun-storage-bw.7 $(DESTDIR)$(MANDIR)/man7/wfrun-storage-bw.7
 	install -d $(DESTDIR)$(DATADIR)
 	install -m 644 resources/wfrun-resources.xsd $(DESTDIR)$(DATADIR)/wfrun-resources.xsd
 	install -d $(DESTDIR)$(DATADIR)/workflows/data
@@ -186,6 +188,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/wfrun $(DESTDIR)$(BINDIR)/wfrun-worker $(DESTDIR)$(MANDIR)/man1/wfrun.1 \
 	      $(DESTDIR)$(MANDIR)/man5/wfrun-workflow.5 \
 	      $(DESTDIR)$(MANDIR)/man5/wfrun-resources.5 \
+	      $(DESTDIR)$(MANDIR)/man7/wfrun-storage-bw.7 \
 	      $(DESTDIR)$(DATADIR)/wfrun-resources.xsd \
 	      $(EXAMPLES:%=$(DESTDIR)$(DATADIR)/%) \
 	      $(EXAMPLE_SCRIPTS:%=$(DESTDIR)$(DATADIR)/%) \

@@ -1,7 +1,7 @@
 /*
  * autobw: the learner of automatic storage-bandwidth constraints
  * (storage_bw: auto and auto(min,max,delta)), one per task name, exactly
- * as DESIGN.md §4 describes the paper's mechanism.  Pure: it is told when
+ * as the PyCOMPSs I/O paper specifies it (below).  Pure: it is told when
  * tasks of its name start and finish and how long they took, and answers
  * which constraint the next task gets.  No clock, no I/O.
  *

@@ -1,6 +1,6 @@
 /*
  * iopol: which I/O task may start on which worker, under storage-bandwidth
- * constraints (DESIGN.md §4).  Each worker writes one device: its own disk,
+ * constraints (storage_bw).  Each worker writes one device: its own disk,
  * or the shared <storage> its workdir lives on; a device of bandwidth B
  * (MB/s) holds constrained I/O tasks whose constraints c add up to at
  * most B, so floor(B / c) tasks of one name share it.  A task name with

@@ -1,6 +1,6 @@
 /*
  * probe: measure the write bandwidth of the storage under a directory, the
- * B of a worker's <disk bandwidth="B"/> (DESIGN.md §3).  It writes fresh
+ * B of a worker's <disk bandwidth="B"/> (wfrun-resources(5)).  It writes fresh
  * data sequentially, in 1 MiB blocks, with O_DIRECT where the filesystem
  * takes it, and the clock stops only after fsync() has returned, so the
  * page cache cannot make a slow device look fast.

@@ -1219,7 +1219,7 @@ start_workers(struct runner *r)
 #define DISK_BW_PROBE_MB 64
 
 /*
- * DESIGN.md §3: without a given bandwidth, this machine's disk is
+ * Without a bandwidth given (<disk> or --disk-bw), this machine's disk is
  * measured (as `wfrun probe` does) the first time a task with a
  * storage_bw could run on it, and the figure is kept in the workdir for
  * later runs.  Only when such a task exists: other runs write nothing.

@@ -16,7 +16,7 @@
  *                                    at once share min(k R, B f(k)) MB/s,
  *                                    f(k) = 1 up to K tasks, then
  *                                    1 / (1 + A (k - K)) (the law of
- *                                    shared/congestdev); R = 0: no cap
+ *                                    bench/congestdev); R = 0: no cap
  *   seed N                           for the jitter (default 1)
  * The scheduler is never told the law: it sees only the bandwidth the
  * resources file (or --disk-bw) gives and the task times it observes.

@@ -1,8 +1,8 @@
 /*
  * trace: trace.tsv, one row per task attempt, written as tasks end.  The
- * columns are fixed (DESIGN.md §6); a column whose value this run does not
- * know is left empty, never invented.  Times are Unix epoch seconds with
- * microseconds, durations are seconds.
+ * columns are fixed (wfrun(1), TRACE, says what each holds); a column
+ * whose value this run does not know is left empty, never invented.
+ * Times are Unix epoch seconds with microseconds, durations are seconds.
  *
  * submit is when the task became ready (all its predecessors done), so
  * queue_s = start - submit is the time it waited for free cores (and,

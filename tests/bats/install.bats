@@ -14,6 +14,7 @@ san() { [ "${BUILD:-build}" = build-san ] && echo SANITIZE=address,undefined; }
 	[ -f "$d/opt/wf/share/man/man1/wfrun.1" ]
 	[ -f "$d/opt/wf/share/man/man5/wfrun-workflow.5" ]
 	[ -f "$d/opt/wf/share/man/man5/wfrun-resources.5" ]
+	[ -f "$d/opt/wf/share/man/man7/wfrun-storage-bw.7" ]
 	[ -f "$d/opt/wf/share/wfrun/wfrun-resources.xsd" ]
 	[ -f "$d/opt/wf/share/wfrun/workflows/hmmer.yaml" ]
 	[ -x "$d/opt/wf/share/wfrun/workflows/data/make-points.sh" ]
@@ -32,11 +33,17 @@ san() { [ "${BUILD:-build}" = build-san ] && echo SANITIZE=address,undefined; }
 
 @test "the man pages are mandoc -Tlint clean and have the standard sections" {
 	command -v mandoc >/dev/null || { echo "mandoc is not installed: apt-get install -y mandoc" >&2; return 1; }
-	for m in "$WFRUN_TOP"/man/*.[15]; do
+	local sections
+	for m in "$WFRUN_TOP"/man/*.[157]; do
 		run mandoc -Tlint "$m"
 		[ "$status" -eq 0 ] || { echo "$m: $output" >&2; return 1; }
 		[ -z "$output" ]
-		for s in NAME SYNOPSIS DESCRIPTION "EXIT STATUS" ENVIRONMENT FILES EXAMPLES "SEE ALSO"; do
+		# an overview page (section 7) has no synopsis or exit status
+		case $m in
+		*.7) sections=(NAME DESCRIPTION FILES "SEE ALSO") ;;
+		*) sections=(NAME SYNOPSIS DESCRIPTION "EXIT STATUS" ENVIRONMENT FILES EXAMPLES "SEE ALSO") ;;
+		esac
+		for s in "${sections[@]}"; do
 			grep -q "^\.SH \"\?$s\"\?$" "$m" || { echo "$m: no $s" >&2; return 1; }
 		done
 	done
