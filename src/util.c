@@ -508,37 +508,62 @@ parse_long(const char *s, long *out)
 }
 
 void
+heap_push(void *v, size_t n, size_t size, const void *x, heap_less_fn less)
+{
+	char *b = v;
+	size_t i = n;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!less(x, b + parent * size))
+			break;
+		memcpy(b + i * size, b + parent * size, size);
+		i = parent;
+	}
+	memcpy(b + i * size, x, size);
+}
+
+void
+heap_pop(void *v, size_t n, size_t size, void *top, heap_less_fn less)
+{
+	char *b = v;
+	const char *last = b + (n - 1) * size;
+	size_t m = n - 1, i = 0;
+	memcpy(top, b, size);
+	/* the hole at the top sinks to where the last element goes */
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= m)
+			break;
+		if (c + 1 < m && less(b + (c + 1) * size, b + c * size))
+			c++;
+		if (!less(b + c * size, last))
+			break;
+		memcpy(b + i * size, b + c * size, size);
+		i = c;
+	}
+	if (m)
+		memcpy(b + i * size, last, size);
+}
+
+static bool
+theap_less(const void *a, const void *b)
+{
+	return ((const struct theap_item *)a)->when <
+	       ((const struct theap_item *)b)->when;
+}
+
+void
 theap_push(struct theap *h, double when, uint32_t id, uint32_t aux)
 {
-	ALLOC_GROW(h->v, h->n + 1, h->alloc);
-	size_t i = h->n++;
-	while (i > 0 && h->v[(i - 1) / 2].when > when) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->v[i].when = when;
-	h->v[i].id = id;
-	h->v[i].aux = aux;
+	struct theap_item it = { when, id, aux };
+	HEAP_PUSH(*h, it, theap_less);
 }
 
 struct theap_item
 theap_pop(struct theap *h)
 {
-	struct theap_item top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && h->v[c + 1].when < h->v[c].when)
-			c++;
-		if (last.when <= h->v[c].when)
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
+	struct theap_item top;
+	HEAP_POP(*h, top, theap_less);
 	return top;
 }
 

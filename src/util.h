@@ -9,6 +9,7 @@
 #define WFRUN_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -167,6 +168,27 @@ const char *closest_word(const char *word, const char *const *cands, size_t n);
 
 /* Parse a whole decimal integer; -1 on junk or overflow. */
 int parse_long(const char *s, long *out);
+
+/*
+ * heap: a binary min-heap of elements of any size, in an array the caller
+ * owns, ordered by less: push and pop each cost O(log n) comparisons.
+ * HEAP_PUSH and HEAP_POP work on a VEC-like struct (v, n, alloc).
+ */
+typedef bool (*heap_less_fn)(const void *a, const void *b);
+/* v[0..n) is a heap with room for one more: add *x (not in v). */
+void heap_push(void *v, size_t n, size_t size, const void *x,
+	       heap_less_fn less);
+/* v[0..n), n > 0, is a heap: copy its least element to *top and leave
+ * v[0..n-1) a heap of the others. */
+void heap_pop(void *v, size_t n, size_t size, void *top, heap_less_fn less);
+#define HEAP_PUSH(h, x, less)                                              \
+	do {                                                               \
+		ALLOC_GROW((h).v, (h).n + 1, (h).alloc);                   \
+		heap_push((h).v, (h).n, sizeof(*(h).v), &(x), (less));     \
+		(h).n++;                                                   \
+	} while (0)
+#define HEAP_POP(h, top, less)                                             \
+	heap_pop((h).v, (h).n--, sizeof(*(h).v), &(top), (less))
 
 /* A min-heap of (when, id, aux) by when: timers and events in time order. */
 struct theap_item {
