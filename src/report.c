@@ -1,14 +1,8 @@
 /*
  * report: trace.tsv + events.jsonl -> HTML or Chrome trace JSON.
  *
- * The events the report reads (one JSON object per line, t in Unix s):
- *   {"t":..,"ev":"epoch_begin","name":N,"device":D,"epoch":E,"c":C,"k":K}
- *   {"t":..,"ev":"epoch_end","name":N,"device":D,"epoch":E,"c":C,"k":K,
- *    "tasks":T,"mean_s":M,"t_s":TI,"busy_s":B,"mbps":R,
- *    "registered":true|false}
- *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
- *    "why":"learned"|"fallback"|"fill"|"scaling"|"registry"|
- *    "reevaluated"}
+ * Of the events (read by events.h), the report takes epoch_begin,
+ * epoch_end and constraint: the learning curve of each auto constraint.
  * Any other "ev", and any other key, is ignored.
  *
  * The HTML page is static: inline CSS and SVG, no script and nothing
@@ -23,6 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "events.h"
 
 /* Timeline geometry, in pixels. */
 #define PLOT_W 1100.0
@@ -278,279 +274,13 @@ out:
 	return rc;
 }
 
-/* ---- events.jsonl: a small parser for one flat JSON object ---- */
-
-struct jkv {
-	char key[32];
-	enum { J_STR, J_NUM, J_BOOL, J_OTHER } type;
-	double num;
-	bool b;
-	struct strbuf str;
-};
-
-struct jparse {
-	const char *p;
-	const char *error;
-};
-
-static void
-jskip_ws(struct jparse *j)
-{
-	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\r' ||
-	       *j->p == '\n')
-		j->p++;
-}
-
-static void
-utf8_put(struct strbuf *sb, unsigned long cp)
-{
-	if (cp < 0x80) {
-		strbuf_addch(sb, (int)cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, (int)(0xc0 | (cp >> 6)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, (int)(0xe0 | (cp >> 12)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	} else {
-		strbuf_addch(sb, (int)(0xf0 | (cp >> 18)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 12) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	}
-}
-
-static int
-jhex4(struct jparse *j, unsigned long *cp)
-{
-	*cp = 0;
-	for (int i = 0; i < 4; i++) {
-		char c = *j->p++;
-		int d = c >= '0' && c <= '9' ? c - '0' :
-			c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-		if (d < 0) {
-			j->error = "bad \\u escape";
-			return -1;
-		}
-		*cp = *cp * 16 + (unsigned long)d;
-	}
-	return 0;
-}
-
-/* A string at j->p (after its opening quote was checked). */
-static int
-jstring(struct jparse *j, struct strbuf *out)
-{
-	j->p++;
-	for (;;) {
-		char c = *j->p++;
-		if (!c) {
-			j->error = "unterminated string";
-			return -1;
-		}
-		if (c == '"')
-			return 0;
-		if (c != '\\') {
-			if (out)
-				strbuf_addch(out, c);
-			continue;
-		}
-		char e = *j->p++;
-		unsigned long cp;
-		switch (e) {
-		case '"': case '\\': case '/': cp = (unsigned char)e; break;
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
-		case 'u':
-			if (jhex4(j, &cp) < 0)
-				return -1;
-			if (cp >= 0xd800 && cp < 0xdc00 && j->p[0] == '\\' &&
-			    j->p[1] == 'u') {
-				unsigned long lo;
-				j->p += 2;
-				if (jhex4(j, &lo) < 0)
-					return -1;
-				cp = 0x10000 + ((cp - 0xd800) << 10) +
-				     (lo - 0xdc00);
-			}
-			break;
-		default:
-			j->error = "bad escape in a string";
-			return -1;
-		}
-		if (out)
-			utf8_put(out, cp);
-	}
-}
-
-/* Skip any JSON value (used for nested arrays and objects). */
-static int
-jskip_value(struct jparse *j)
-{
-	jskip_ws(j);
-	char c = *j->p;
-	if (c == '"')
-		return jstring(j, NULL);
-	if (c == '{' || c == '[') {
-		char close = c == '{' ? '}' : ']';
-		j->p++;
-		jskip_ws(j);
-		if (*j->p == close) {
-			j->p++;
-			return 0;
-		}
-		for (;;) {
-			if (close == '}') {
-				jskip_ws(j);
-				if (*j->p != '"' || jstring(j, NULL) < 0) {
-					j->error = "expected a key";
-					return -1;
-				}
-				jskip_ws(j);
-				if (*j->p++ != ':') {
-					j->error = "expected ':'";
-					return -1;
-				}
-			}
-			if (jskip_value(j) < 0)
-				return -1;
-			jskip_ws(j);
-			if (*j->p == ',') {
-				j->p++;
-				continue;
-			}
-			if (*j->p++ == close)
-				return 0;
-			j->error = "expected ',' or the end of a list";
-			return -1;
-		}
-	}
-	const char *s = j->p;
-	while (*j->p && !strchr(",}] \t\r\n", *j->p))
-		j->p++;
-	if (j->p == s) {
-		j->error = "expected a value";
-		return -1;
-	}
-	return 0;
-}
-
-/* Parse one object into kv (at most max keys kept); -1 with j->error. */
-static int
-jobject(struct jparse *j, struct jkv *kv, size_t max, size_t *nkv)
-{
-	*nkv = 0;
-	jskip_ws(j);
-	if (*j->p++ != '{') {
-		j->error = "a line must be a JSON object";
-		return -1;
-	}
-	jskip_ws(j);
-	if (*j->p == '}') {
-		j->p++;
-		return 0;
-	}
-	struct strbuf key = STRBUF_INIT;
-	for (;;) {
-		jskip_ws(j);
-		strbuf_reset(&key);
-		if (*j->p != '"' || jstring(j, &key) < 0) {
-			if (!j->error)
-				j->error = "expected a key";
-			break;
-		}
-		jskip_ws(j);
-		if (*j->p++ != ':') {
-			j->error = "expected ':' after a key";
-			break;
-		}
-		jskip_ws(j);
-		struct jkv *e = *nkv < max && key.len < sizeof(kv->key)
-					? &kv[*nkv] : NULL;
-		if (e) {
-			memcpy(e->key, key.buf, key.len + 1);
-			strbuf_reset(&e->str);
-			e->type = J_OTHER;
-		}
-		char c = *j->p;
-		if (c == '"') {
-			if (jstring(j, e ? &e->str : NULL) < 0)
-				break;
-			if (e)
-				e->type = J_STR;
-		} else if (!strncmp(j->p, "true", 4) ||
-			   !strncmp(j->p, "false", 5)) {
-			if (e) {
-				e->type = J_BOOL;
-				e->b = c == 't';
-			}
-			j->p += c == 't' ? 4 : 5;
-		} else if (c == '-' || (c >= '0' && c <= '9')) {
-			char *end;
-			double v = strtod(j->p, &end);
-			if (end == j->p) {
-				j->error = "bad number";
-				break;
-			}
-			j->p = end;
-			if (e) {
-				e->type = J_NUM;
-				e->num = v;
-			}
-		} else if (!strncmp(j->p, "null", 4)) {
-			j->p += 4;
-		} else if (c == '{' || c == '[') {
-			if (jskip_value(j) < 0)
-				break;
-		} else {
-			j->error = "expected a value";
-			break;
-		}
-		if (e)
-			(*nkv)++;
-		jskip_ws(j);
-		if (*j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (*j->p == '}') {
-			j->p++;
-			jskip_ws(j);
-			if (*j->p) {
-				j->error = "text after the object";
-				break;
-			}
-			strbuf_release(&key);
-			return 0;
-		}
-		j->error = "expected ',' or '}'";
-		break;
-	}
-	strbuf_release(&key);
-	return -1;
-}
-
 /* A number as a long, when it is one within reason; else dflt. */
 static long
-jlong(const struct jkv *e, long dflt)
+jlong(double v, long dflt)
 {
-	if (!e || !(e->num >= -1e15 && e->num <= 1e15))
+	if (!(v >= -1e15 && v <= 1e15))
 		return dflt;
-	return (long)e->num;
-}
-
-static const struct jkv *
-jget(const struct jkv *kv, size_t n, const char *key, int type)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(kv[i].key, key) && (int)kv[i].type == type)
-			return &kv[i];
-	return NULL;
+	return (long)v;
 }
 
 static struct report_curve *
@@ -582,96 +312,77 @@ epoch_for(struct report_curve *c, long epoch)
 	return &c->epochs.v[c->epochs.n - 1];
 }
 
-#define MAXKV 24
+/* An epoch_begin or epoch_end event into its curve. */
+static int
+take_epoch(struct report *r, const struct event *ev, const char *path,
+	   long line, struct errbuf *err)
+{
+	if (isnan(ev->epoch) || isnan(ev->c))
+		return errprintf(err, "%s:%ld: %s without a numeric \"epoch\" "
+				 "and \"c\"", path, line, ev->ev);
+	struct report_curve *cv = curve_for(r, ev->name,
+					    ev->device ? ev->device : "");
+	struct report_epoch *e = epoch_for(cv, jlong(ev->epoch, 0));
+	e->c = ev->c;
+	if (!isnan(ev->k))
+		e->k = jlong(ev->k, 0);
+	if (!strcmp(ev->ev, "epoch_end")) {
+		e->ended = true;
+		e->tasks = jlong(ev->tasks, 0);
+		/* mean_s: before wfrun recorded t_i */
+		double m = !isnan(ev->t_s) ? ev->t_s : ev->mean_s;
+		e->mean_s = !isnan(m) ? m : -1;
+		e->registered = ev->registered > 0;
+	}
+	return 0;
+}
+
+/* A constraint event: the constraint chosen for its curve. */
+static int
+take_constraint(struct report *r, const struct event *ev,
+		const char *path, long line, struct errbuf *err)
+{
+	if (isnan(ev->c))
+		return errprintf(err, "%s:%ld: constraint without a numeric "
+				 "\"c\"", path, line);
+	struct report_curve *cv = curve_for(r, ev->name,
+					    ev->device ? ev->device : "");
+	cv->chosen = true;
+	cv->c = ev->c;
+	cv->k = jlong(ev->k, 0);
+	cv->n = jlong(ev->n, 0);
+	cv->why = ev->why ? intern(r, ev->why, strlen(ev->why)) : "";
+	return 0;
+}
+
+/* One event; the learner's ones, every other "ev" ignored. */
+static int
+take_event(struct report *r, const struct event *ev, const char *path,
+	   long line, struct errbuf *err)
+{
+	if (!ev->ev || !ev->name)
+		return 0;
+	if (!strcmp(ev->ev, "epoch_begin") || !strcmp(ev->ev, "epoch_end"))
+		return take_epoch(r, ev, path, line, err);
+	if (!strcmp(ev->ev, "constraint"))
+		return take_constraint(r, ev, path, line, err);
+	return 0;
+}
 
 int
 report_load_events(struct report *r, const char *path, struct errbuf *err)
 {
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return errprintf(err, "cannot read the events %s: %s", path,
-				 strerror(errno));
+	struct events_reader er;
+	if (events_open(&er, path, err) < 0)
+		return -1;
 	r->events_path = intern(r, path, strlen(path));
-	struct jkv kv[MAXKV];
-	for (size_t i = 0; i < MAXKV; i++)
-		strbuf_init(&kv[i].str);
-	char *line = NULL;
-	size_t cap = 0;
-	long lineno = 0;
-	int rc = 0;
-	while (getline(&line, &cap, fp) >= 0) {
-		lineno++;
-		struct jparse j = { line, NULL };
-		jskip_ws(&j);
-		if (!*j.p)
-			continue;
-		size_t n;
-		if (jobject(&j, kv, MAXKV, &n) < 0) {
-			rc = errprintf(err, "%s:%ld:%ld: %s", path, lineno,
-				       (long)(j.p - line) + 1, j.error);
+	struct event ev;
+	int rc;
+	while ((rc = events_next(&er, &ev, err)) > 0)
+		if ((rc = take_event(r, &ev, path, er.lineno, err)) < 0)
 			break;
-		}
-		const struct jkv *ev = jget(kv, n, "ev", J_STR),
-				 *name = jget(kv, n, "name", J_STR),
-				 *dev = jget(kv, n, "device", J_STR);
-		if (!ev || !name)
-			continue;
-		const char *devs = dev ? dev->str.buf : "";
-		const struct jkv *c = jget(kv, n, "c", J_NUM),
-				 *k = jget(kv, n, "k", J_NUM),
-				 *ep = jget(kv, n, "epoch", J_NUM);
-		if (!strcmp(ev->str.buf, "epoch_begin") ||
-		    !strcmp(ev->str.buf, "epoch_end")) {
-			if (!ep || !c) {
-				rc = errprintf(err, "%s:%ld: %s without a numeric "
-					       "\"epoch\" and \"c\"", path, lineno,
-					       ev->str.buf);
-				break;
-			}
-			struct report_curve *cv = curve_for(r, name->str.buf,
-							    devs);
-			struct report_epoch *e = epoch_for(cv, jlong(ep, 0));
-			e->c = c->num;
-			if (k)
-				e->k = jlong(k, 0);
-			if (!strcmp(ev->str.buf, "epoch_end")) {
-				const struct jkv *tk = jget(kv, n, "tasks", J_NUM),
-						 *m = jget(kv, n, "t_s", J_NUM),
-						 *rg = jget(kv, n, "registered",
-							    J_BOOL);
-				e->ended = true;
-				e->tasks = jlong(tk, 0);
-				if (!m) /* before wfrun recorded t_i */
-					m = jget(kv, n, "mean_s", J_NUM);
-				e->mean_s = m ? m->num : -1;
-				e->registered = rg && rg->b;
-			}
-		} else if (!strcmp(ev->str.buf, "constraint")) {
-			if (!c) {
-				rc = errprintf(err, "%s:%ld: constraint without a "
-					       "numeric \"c\"", path, lineno);
-				break;
-			}
-			struct report_curve *cv = curve_for(r, name->str.buf,
-							    devs);
-			const struct jkv *nn = jget(kv, n, "n", J_NUM),
-					 *why = jget(kv, n, "why", J_STR);
-			cv->chosen = true;
-			cv->c = c->num;
-			cv->k = jlong(k, 0);
-			cv->n = jlong(nn, 0);
-			cv->why = why ? intern(r, why->str.buf, why->str.len)
-				      : "";
-		}
-	}
-	if (!rc && ferror(fp))
-		rc = errprintf(err, "cannot read the events %s: %s", path,
-			       strerror(errno));
-	for (size_t i = 0; i < MAXKV; i++)
-		strbuf_release(&kv[i].str);
-	free(line);
-	fclose(fp);
-	return rc;
+	events_close(&er);
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- lanes ---- */
@@ -701,42 +412,10 @@ struct lane_heap {
 };
 
 static bool
-lane_less(const struct lane *a, const struct lane *b)
+lane_less(const void *pa, const void *pb)
 {
+	const struct lane *a = pa, *b = pb;
 	return a->free < b->free || (a->free == b->free && a->idx < b->idx);
-}
-
-static void
-lane_push(struct lane_heap *h, struct lane l)
-{
-	ALLOC_GROW(h->v, h->n + 1, h->alloc);
-	size_t i = h->n++;
-	while (i && lane_less(&l, &h->v[(i - 1) / 2])) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->v[i] = l;
-}
-
-static struct lane
-lane_pop(struct lane_heap *h)
-{
-	struct lane top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && lane_less(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!lane_less(&h->v[c], &last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
-	return top;
 }
 
 /* Rebuild curves from the trace's storage_bw and epoch columns. */
@@ -825,7 +504,7 @@ report_finish(struct report *r)
 			for (long k = 0; k < t->cores; k++) {
 				struct lane l;
 				if (h.n && h.v[0].free <= t->start)
-					l = lane_pop(&h);
+					HEAP_POP(h, l, lane_less);
 				else
 					l.idx = nlanes++;
 				if (!k)
@@ -836,7 +515,7 @@ report_finish(struct report *r)
 				taken[k] = l;
 			}
 			for (long k = 0; k < t->cores; k++)
-				lane_push(&h, taken[k]);
+				HEAP_PUSH(h, taken[k], lane_less);
 		}
 		if (io)
 			r->workers.v[w].io_lanes = nlanes;
