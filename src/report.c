@@ -158,6 +158,85 @@ num_field(const char *s, double *v)
 	return 0;
 }
 
+/* Where each column the report knows is in the trace, by its header. */
+struct trace_cols {
+	int idx[NCOLS];         /* -1: not there */
+	size_t ncols;
+	char **f, **row;        /* the header's fields, a row's */
+};
+
+/* The header line: column names, in any order; -1 with err when a
+ * column the report needs is missing. */
+static int
+read_header(struct trace_cols *tc, char *line, const char *path,
+	    struct errbuf *err)
+{
+	size_t n = 1;
+	for (const char *q = line; *q; q++)
+		n += *q == '\t';
+	tc->f = xcalloc(n, sizeof(char *));
+	tc->row = xcalloc(n, sizeof(char *));
+	tc->ncols = split_tabs(line, tc->f, n);
+	for (size_t i = 0; i < tc->ncols; i++)
+		for (size_t k = 0; k < NCOLS; k++)
+			if (!strcmp(tc->f[i], col_names[k]) && tc->idx[k] < 0)
+				tc->idx[k] = (int)i;
+	const enum col need[] = { C_NAME, C_START, C_COMPLETE };
+	for (size_t k = 0; k < ARRAY_SIZE(need); k++)
+		if (tc->idx[need[k]] < 0)
+			return errprintf(err, "%s:1: no '%s' column in the "
+					 "header; is this a wfrun trace.tsv?",
+					 path, col_names[need[k]]);
+	return 0;
+}
+
+/* The fields of a row by column ("" for a column not there). */
+static void
+row_fields(struct trace_cols *tc, char *line, char **v)
+{
+	static char empty[] = "";
+	size_t n = split_tabs(line, tc->row, tc->ncols);
+	for (size_t k = 0; k < NCOLS; k++)
+		v[k] = tc->idx[k] >= 0 && (size_t)tc->idx[k] < n
+			       ? tc->row[tc->idx[k]] : empty;
+}
+
+/* The task of a row whose start and complete are in t, added. */
+static void
+add_task(struct report *r, char *const *v, struct report_task *t)
+{
+	double d;
+	if (t->complete < t->start)
+		t->complete = t->start;
+	t->nameidx = name_index(r, v[C_NAME]);
+	t->name = r->names.v[t->nameidx];
+	t->tag = *v[C_TAG] ? intern(r, v[C_TAG], strlen(v[C_TAG])) : "";
+	t->worker = worker_index(r, *v[C_WORKER] ? v[C_WORKER] : "local");
+	t->io = !strcmp(v[C_KIND], "io");
+	t->status = status_string(r, v[C_STATUS]);
+	t->failed = strcmp(t->status, "COMPLETED") != 0;
+	long long e = count_field(v[C_EXIT]);
+	t->exit_code = e > 255 ? 255 : (int)e;
+	double u, s;
+	int ku = num_field(v[C_CPU_USER], &u), ks = num_field(v[C_CPU_SYS], &s);
+	t->cpu = ku || ks ? -1 : u + s;
+	t->rss_kb = (long)count_field(v[C_RSS]);
+	t->rbytes = count_field(v[C_READ]);
+	t->wbytes = count_field(v[C_WRITE]);
+	t->storage_bw = num_field(v[C_BW], &d) || d < 0 ? -1 : d;
+	e = count_field(v[C_EPOCH]);
+	t->epoch = e < 1 || e > 1000000 ? -1 : (long)e;
+	/* a lane per core, within reason for a drawing */
+	e = count_field(v[C_CORES]);
+	t->cores = t->io || e < 1 ? 1 : e > 1024 ? 1024 : (long)e;
+	if (!r->tasks.n || t->start < r->t0)
+		r->t0 = t->start;
+	if (!r->tasks.n || t->complete > r->t1)
+		r->t1 = t->complete;
+	r->nfailed += t->failed;
+	VEC_PUSH(r->tasks, *t);
+}
+
 int
 report_load_trace(struct report *r, const char *path, struct errbuf *err)
 {
@@ -170,12 +249,10 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 	size_t cap = 0;
 	ssize_t len;
 	long lineno = 0;
-	int idx[NCOLS];
-	size_t ncols = 0;
-	char **f = NULL, **row = NULL;
+	struct trace_cols tc = { .f = NULL };
 	int rc = 0;
 	for (size_t i = 0; i < NCOLS; i++)
-		idx[i] = -1;
+		tc.idx[i] = -1;
 	while ((len = getline(&line, &cap, fp)) >= 0) {
 		lineno++;
 		/* wfrun writes whole rows; a last line without its newline is
@@ -184,39 +261,16 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (lineno == 1) {
-			/* the header: column names, in any order */
-			size_t n = 1;
-			for (const char *q = line; *q; q++)
-				n += *q == '\t';
-			f = xcalloc(n, sizeof(char *));
-			row = xcalloc(n, sizeof(char *));
-			ncols = split_tabs(line, f, n);
-			for (size_t i = 0; i < ncols; i++)
-				for (size_t k = 0; k < NCOLS; k++)
-					if (!strcmp(f[i], col_names[k]) && idx[k] < 0)
-						idx[k] = (int)i;
-			const enum col need[] = { C_NAME, C_START, C_COMPLETE };
-			for (size_t k = 0; k < ARRAY_SIZE(need); k++)
-				if (idx[need[k]] < 0) {
-					rc = errprintf(err, "%s:1: no '%s' column in "
-						       "the header; is this a "
-						       "wfrun trace.tsv?", path,
-						       col_names[need[k]]);
-					goto out;
-				}
+			if ((rc = read_header(&tc, line, path, err)) < 0)
+				goto out;
 			continue;
 		}
 		if (!len)
 			continue;
-		char *empty = (char *)"";
 		char *v[NCOLS];
-		size_t n = split_tabs(line, row, ncols);
-		for (size_t k = 0; k < NCOLS; k++)
-			v[k] = idx[k] >= 0 && (size_t)idx[k] < n ? row[idx[k]]
-								  : empty;
+		row_fields(&tc, line, v);
 		struct report_task t;
 		memset(&t, 0, sizeof(t));
-		double d;
 		if (num_field(v[C_START], &t.start) ||
 		    num_field(v[C_COMPLETE], &t.complete)) {
 			if (!whole) {
@@ -229,36 +283,7 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 				       path, lineno, v[C_START], v[C_COMPLETE]);
 			goto out;
 		}
-		if (t.complete < t.start)
-			t.complete = t.start;
-		t.nameidx = name_index(r, v[C_NAME]);
-		t.name = r->names.v[t.nameidx];
-		t.tag = *v[C_TAG] ? intern(r, v[C_TAG], strlen(v[C_TAG])) : "";
-		t.worker = worker_index(r, *v[C_WORKER] ? v[C_WORKER] : "local");
-		t.io = !strcmp(v[C_KIND], "io");
-		t.status = status_string(r, v[C_STATUS]);
-		t.failed = strcmp(t.status, "COMPLETED") != 0;
-		long long e = count_field(v[C_EXIT]);
-		t.exit_code = e > 255 ? 255 : (int)e;
-		double u, s;
-		int ku = num_field(v[C_CPU_USER], &u),
-		    ks = num_field(v[C_CPU_SYS], &s);
-		t.cpu = ku || ks ? -1 : u + s;
-		t.rss_kb = (long)count_field(v[C_RSS]);
-		t.rbytes = count_field(v[C_READ]);
-		t.wbytes = count_field(v[C_WRITE]);
-		t.storage_bw = num_field(v[C_BW], &d) || d < 0 ? -1 : d;
-		e = count_field(v[C_EPOCH]);
-		t.epoch = e < 1 || e > 1000000 ? -1 : (long)e;
-		/* a lane per core, within reason for a drawing */
-		e = count_field(v[C_CORES]);
-		t.cores = t.io || e < 1 ? 1 : e > 1024 ? 1024 : (long)e;
-		if (!r->tasks.n || t.start < r->t0)
-			r->t0 = t.start;
-		if (!r->tasks.n || t.complete > r->t1)
-			r->t1 = t.complete;
-		r->nfailed += t.failed;
-		VEC_PUSH(r->tasks, t);
+		add_task(r, v, &t);
 	}
 	if (ferror(fp))
 		rc = errprintf(err, "cannot read the trace %s: %s", path,
@@ -267,8 +292,8 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 		rc = errprintf(err, "%s: empty file; a wfrun trace.tsv starts "
 			       "with a header line", path);
 out:
-	free(f);
-	free(row);
+	free(tc.f);
+	free(tc.row);
 	free(line);
 	fclose(fp);
 	return rc;
@@ -929,10 +954,10 @@ html_throughput(FILE *fp, const struct report *r)
 
 /* One learning curve: constraint (left axis) and mean task time (right
  * axis) per epoch, the final choice as a dashed line. */
+/* The heading of a curve: its name, the final choice, where from. */
 static void
-html_curve(FILE *fp, const struct report_curve *c, size_t idx)
+curve_heading(FILE *fp, const struct report_curve *c)
 {
-	size_t n = c->epochs.n;
 	fputs("<h3>", fp);
 	html_esc(fp, c->name);
 	if (*c->device) {
@@ -960,50 +985,79 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 		fputs("<p class=\"note\">Rebuilt from trace.tsv (storage_bw and "
 		      "epoch columns); no events.jsonl beside it, so whether "
 		      "each epoch was registered is not known.</p>\n", fp);
-	if (!n)
-		return;
+}
+
+/* Where a curve is drawn: the plot's box and the top of its axes. */
+struct curve_geom {
+	double W, H, x0, y0;
+	double cstep, ctop, tstep, ttop;
+	double dx;              /* the width of an epoch */
+};
+
+static void
+curve_geom(const struct report_curve *c, struct curve_geom *g)
+{
+	size_t n = c->epochs.n;
 	double cmax = c->chosen ? c->c : 0, tmax = 0;
 	for (size_t i = 0; i < n; i++) {
 		cmax = fmax(cmax, c->epochs.v[i].c);
 		tmax = fmax(tmax, c->epochs.v[i].mean_s);
 	}
-	double cstep = nice_step(cmax, 4), ctop = ceil(cmax / cstep) * cstep;
-	double tstep = nice_step(tmax, 4), ttop = ceil(tmax / tstep) * tstep;
-	if (ctop <= 0)
-		ctop = 1;
-	if (ttop <= 0)
-		ttop = 1;
-	const double W = 520, H = 200, x0 = 70, y0 = 10;
-	fprintf(fp, "<svg class=\"curve\" id=\"curve%zu\" width=\"%.0f\" "
-		"height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", idx,
-		x0 + W + 70, y0 + H + 36);
-	for (double v = 0; v <= ctop + 1e-9; v += cstep) {
-		double y = y0 + H - H * v / ctop;
+	g->W = 520;
+	g->H = 200;
+	g->x0 = 70;
+	g->y0 = 10;
+	g->cstep = nice_step(cmax, 4);
+	g->ctop = ceil(cmax / g->cstep) * g->cstep;
+	g->tstep = nice_step(tmax, 4);
+	g->ttop = ceil(tmax / g->tstep) * g->tstep;
+	if (g->ctop <= 0)
+		g->ctop = 1;
+	if (g->ttop <= 0)
+		g->ttop = 1;
+	g->dx = g->W / (double)n;
+}
+
+/* The grid and the axes: MB/s on the left, seconds on the right. */
+static void
+curve_axes(FILE *fp, const struct report_curve *c, const struct curve_geom *g)
+{
+	size_t n = c->epochs.n;
+	for (double v = 0; v <= g->ctop + 1e-9; v += g->cstep) {
+		double y = g->y0 + g->H - g->H * v / g->ctop;
 		fprintf(fp, "<line class=\"grid\" x1=\"%.0f\" y1=\"%.1f\" "
 			"x2=\"%.0f\" y2=\"%.1f\"/><text class=\"axis\" x=\"%.0f\" "
 			"y=\"%.1f\" text-anchor=\"end\" fill=\"#4e79a7\">%g</text>"
-			"\n", x0, y, x0 + W, y, x0 - 4, y + 3, v);
+			"\n", g->x0, y, g->x0 + g->W, y, g->x0 - 4, y + 3, v);
 	}
-	for (double v = 0; v <= ttop + 1e-9; v += tstep) {
-		double y = y0 + H - H * v / ttop;
+	for (double v = 0; v <= g->ttop + 1e-9; v += g->tstep) {
+		double y = g->y0 + g->H - g->H * v / g->ttop;
 		fprintf(fp, "<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">%gs"
-			"</text>\n", x0 + W + 4, y + 3, v);
+			"</text>\n", g->x0 + g->W + 4, y + 3, v);
 	}
 	fprintf(fp, "<text class=\"axis\" x=\"%.0f\" y=\"%.0f\" "
 		"text-anchor=\"middle\">epoch</text>"
 		"<text class=\"axis\" x=\"4\" y=\"%.0f\">MB/s</text>\n",
-		x0 + W / 2, y0 + H + 30, y0 + 8);
-	double dx = W / (double)n;
+		g->x0 + g->W / 2, g->y0 + g->H + 30, g->y0 + 8);
 	for (size_t i = 0; i < n; i++)
 		fprintf(fp, "<text class=\"axis\" x=\"%.1f\" y=\"%.0f\" "
-			"text-anchor=\"middle\">%ld</text>", x0 + dx * ((double)i +
-			0.5), y0 + H + 14, c->epochs.v[i].epoch);
+			"text-anchor=\"middle\">%ld</text>",
+			g->x0 + g->dx * ((double)i + 0.5), g->y0 + g->H + 14,
+			c->epochs.v[i].epoch);
+}
+
+/* The points and lines of the constraint and of the epochs' times. */
+static void
+curve_points(FILE *fp, const struct report_curve *c,
+	     const struct curve_geom *g)
+{
+	size_t n = c->epochs.n;
 	/* constraint: squares; mean time: circles, hollow if unregistered */
 	struct strbuf cp = STRBUF_INIT, tp = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		const struct report_epoch *e = &c->epochs.v[i];
-		double x = x0 + dx * ((double)i + 0.5);
-		double yc = y0 + H - H * e->c / ctop;
+		double x = g->x0 + g->dx * ((double)i + 0.5);
+		double yc = g->y0 + g->H - g->H * e->c / g->ctop;
 		strbuf_addf(&cp, "%.1f,%.1f ", x, yc);
 		fprintf(fp, "<rect fill=\"#4e79a7\" x=\"%.1f\" y=\"%.1f\" "
 			"width=\"7\" height=\"7\"><title>epoch %ld: c = %g MB/s, "
@@ -1011,7 +1065,7 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 			e->c, e->k);
 		if (e->mean_s < 0)
 			continue;
-		double yt = y0 + H - H * e->mean_s / ttop;
+		double yt = g->y0 + g->H - g->H * e->mean_s / g->ttop;
 		strbuf_addf(&tp, "%.1f,%.1f ", x, yt);
 		fprintf(fp, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
 			"fill=\"%s\" stroke=\"#e15759\" stroke-width=\"2\">"
@@ -1027,14 +1081,22 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 	fprintf(fp, "<polyline fill=\"none\" stroke=\"#e15759\" "
 		"stroke-width=\"1.5\" points=\"%s\"/>\n", tp.buf);
 	if (c->chosen) {
-		double y = y0 + H - H * c->c / ctop;
+		double y = g->y0 + g->H - g->H * c->c / g->ctop;
 		fprintf(fp, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
 			"stroke=\"#4e79a7\" stroke-dasharray=\"5,4\"/>"
 			"<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">chosen %g"
-			"</text>\n", x0, y, x0 + W, y, x0 + 4, y - 3, c->c);
+			"</text>\n", g->x0, y, g->x0 + g->W, y, g->x0 + 4, y - 3,
+			c->c);
 	}
 	strbuf_release(&cp);
 	strbuf_release(&tp);
+}
+
+/* The legend and the table of the epochs. */
+static void
+curve_table(FILE *fp, const struct report_curve *c)
+{
+	size_t n = c->epochs.n;
 	fputs("</svg>\n<p class=\"legend\"><span class=\"sw\" style=\"background:#4e79a7\">"
 	      "</span>constraint (MB/s, left)<span class=\"sw\" style=\"background:#e15759\">"
 	      "</span>epoch time t_i (s, right; hollow: epoch not registered)"
@@ -1051,6 +1113,22 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 			c->from_trace ? "?" : e->registered ? "yes" : "no");
 	}
 	fputs("</table>\n", fp);
+}
+
+static void
+html_curve(FILE *fp, const struct report_curve *c, size_t idx)
+{
+	curve_heading(fp, c);
+	if (!c->epochs.n)
+		return;
+	struct curve_geom g;
+	curve_geom(c, &g);
+	fprintf(fp, "<svg class=\"curve\" id=\"curve%zu\" width=\"%.0f\" "
+		"height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", idx,
+		g.x0 + g.W + 70, g.y0 + g.H + 36);
+	curve_axes(fp, c, &g);
+	curve_points(fp, c, &g);
+	curve_table(fp, c);
 }
 
 int

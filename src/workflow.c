@@ -723,6 +723,100 @@ struct task_arg {
 };
 
 static void
+task_memory(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	const char *s = scalar(c, v, "memory");
+	if (s && (t->memory = parse_memory(s)) <= 0) {
+		diag_error(c->d, loc_of(v), "memory must be a size with a unit, "
+			   "e.g. 512M or 4G; not '%s'", s);
+		t->memory = 0;
+	}
+}
+
+static void
+task_learn_as(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	const char *s = scalar(c, v, "learn_as");
+	t->learn_as_loc = loc_of(v);
+	if (s && !is_task_name(s))
+		diag_error(c->d, loc_of(v), "learn_as '%s' must be a task name: "
+			   "a letter or '_', then letters, digits, '_' and '-'",
+			   s);
+	else if (s)
+		t->learn_as = xstrdup(s);
+}
+
+static void
+task_on_failure(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	static const char *const pol[] = { "fail", "retry", "ignore",
+					   "cancel_successors" };
+	const char *s = scalar(c, v, "on_failure");
+	size_t i;
+	if (!s)
+		return;
+	for (i = 0; i < ARRAY_SIZE(pol); i++)
+		if (!strcmp(s, pol[i]))
+			break;
+	if (i == ARRAY_SIZE(pol)) {
+		const char *sug = closest_word(s, pol, ARRAY_SIZE(pol));
+		diag_error(c->d, loc_of(v), "on_failure must be fail, retry, "
+			   "ignore or cancel_successors, not '%s'%s%s%s", s,
+			   sug ? "; did you mean '" : "", sug ? sug : "",
+			   sug ? "'?" : "");
+		return;
+	}
+	t->on_failure = (enum wf_on_failure)i;
+	t->on_failure_set = true;
+}
+
+static void
+task_timeout(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	const char *s = scalar(c, v, "timeout");
+	if (s && (t->timeout = parse_duration(s)) <= 0) {
+		diag_error(c->d, loc_of(v), "timeout must be a duration such as "
+			   "90s, 30m, 2h or 1h30m; not '%s'", s);
+		t->timeout = 0;
+	}
+}
+
+static void
+task_env(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	VEC(struct wf_kv) env = { 0 };
+	if (is_null(v))
+		return;
+	if (!is_mapping(c, v, "env"))
+		return;
+	each_pair(c, v, "env", NULL, 0, kv_pair, &env);
+	for (size_t i = 0; i < env.n; i++)
+		if (!is_identifier(env.v[i].key))
+			diag_error(c->d, env.v[i].loc, "env name '%s' is not a "
+				   "valid variable name", env.v[i].key);
+	t->env = env.v;
+	t->nenv = env.n;
+}
+
+static void
+task_run(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	const char *s = scalar(c, v, "run");
+	t->run_loc = loc_of(v);
+	if (!s)
+		return;
+	const char *p = s;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p) {
+		diag_error(c->d, loc_of(v), "task '%s' has an empty run command",
+			   t->name ? t->name : "?");
+		return;
+	}
+	t->run = xstrdup(s);
+}
+
+static void
 task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	  void *arg)
 {
@@ -744,12 +838,7 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		t->cores_loc = loc_of(v);
 		parse_int_node(c, v, "cores", 1, &t->cores);
 	} else if (!strcmp(key, "memory")) {
-		const char *s = scalar(c, v, "memory");
-		if (s && (t->memory = parse_memory(s)) <= 0) {
-			diag_error(c->d, loc_of(v), "memory must be a size with a "
-				   "unit, e.g. 512M or 4G; not '%s'", s);
-			t->memory = 0;
-		}
+		task_memory(c, v, t);
 	} else if (!strcmp(key, "io")) {
 		ta->io = v;
 		parse_bool_node(c, v, "io", &t->io);
@@ -757,73 +846,20 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		ta->bw = v;
 		parse_bw(c, v, &t->storage_bw);
 	} else if (!strcmp(key, "learn_as")) {
-		const char *s = scalar(c, v, "learn_as");
-		t->learn_as_loc = loc_of(v);
-		if (s && !is_task_name(s))
-			diag_error(c->d, loc_of(v), "learn_as '%s' must be a task "
-				   "name: a letter or '_', then letters, digits, "
-				   "'_' and '-'", s);
-		else if (s)
-			t->learn_as = xstrdup(s);
+		task_learn_as(c, v, t);
 	} else if (!strcmp(key, "retries")) {
 		parse_int_node(c, v, "retries", 0, &t->retries);
 	} else if (!strcmp(key, "on_failure")) {
-		static const char *const pol[] = { "fail", "retry", "ignore",
-						   "cancel_successors" };
-		const char *s = scalar(c, v, "on_failure");
-		size_t i;
-		if (!s)
-			return;
-		for (i = 0; i < ARRAY_SIZE(pol); i++)
-			if (!strcmp(s, pol[i]))
-				break;
-		if (i == ARRAY_SIZE(pol)) {
-			const char *sug = closest_word(s, pol, ARRAY_SIZE(pol));
-			diag_error(c->d, loc_of(v), "on_failure must be fail, retry, "
-				   "ignore or cancel_successors, not '%s'%s%s%s", s,
-				   sug ? "; did you mean '" : "", sug ? sug : "",
-				   sug ? "'?" : "");
-			return;
-		}
-		t->on_failure = (enum wf_on_failure)i;
-		t->on_failure_set = true;
+		task_on_failure(c, v, t);
 	} else if (!strcmp(key, "timeout")) {
-		const char *s = scalar(c, v, "timeout");
-		if (s && (t->timeout = parse_duration(s)) <= 0) {
-			diag_error(c->d, loc_of(v), "timeout must be a duration such "
-				   "as 90s, 30m, 2h or 1h30m; not '%s'", s);
-			t->timeout = 0;
-		}
+		task_timeout(c, v, t);
 	} else if (!strcmp(key, "env")) {
-		VEC(struct wf_kv) env = { 0 };
-		if (is_null(v))
-			return;
-		if (!is_mapping(c, v, "env"))
-			return;
-		each_pair(c, v, "env", NULL, 0, kv_pair, &env);
-		for (size_t i = 0; i < env.n; i++)
-			if (!is_identifier(env.v[i].key))
-				diag_error(c->d, env.v[i].loc, "env name '%s' is not a "
-					   "valid variable name", env.v[i].key);
-		t->env = env.v;
-		t->nenv = env.n;
+		task_env(c, v, t);
 	} else if (!strcmp(key, "allow_outside")) {
 		parse_bool_node(c, v, "allow_outside", &t->allow_outside);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
-		const char *s = scalar(c, v, "run");
-		t->run_loc = loc_of(v);
-		if (!s)
-			return;
-		const char *p = s;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p) {
-			diag_error(c->d, loc_of(v), "task '%s' has an empty run "
-				   "command", t->name ? t->name : "?");
-			return;
-		}
-		t->run = xstrdup(s);
+		task_run(c, v, t);
 	}
 }
 
