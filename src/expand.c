@@ -1122,6 +1122,66 @@ first_report(struct builder *b, uint32_t task, unsigned param)
 	return true;
 }
 
+/* One file, one datum: an absolute path norm[0..*n) inside the workdir is
+ * named relative to it, as every relative path is. */
+static const char *
+in_workdir(const struct builder *b, const char *norm, size_t *n)
+{
+	const char *wd = b->p->wf->workdir;
+	size_t wl = strlen(wd);
+	if (norm[0] == '/' && *n > wl && !strncmp(norm, wd, wl) &&
+	    (norm[wl] == '/' || wl == 1)) {
+		const char *name = norm + (wl == 1 ? 1 : wl + 1);
+		*n -= (size_t)(name - norm);
+		return name;
+	}
+	if (norm[0] == '/' && *n == wl && !strcmp(norm, wd)) {
+		*n = 1;
+		return ".";
+	}
+	return norm;
+}
+
+/*
+ * Whether the path name[0..n) (rendered in b->sb) of parameter param may
+ * not be used: element elem (from 1; 0: not a list's) of a list that is
+ * not a safe path, or a write outside the workdir that the task does not
+ * allow.  Reported the first time.
+ */
+static bool
+path_refused(struct builder *b, uint32_t task, unsigned param, int mode,
+	     size_t elem, const char *name, size_t n)
+{
+	const struct wf_task *wt = b->p->pt[b->p->dag.tasks.v[task].tmpl].wt;
+	const struct wf_param *prm = &wt->params[param];
+	const char *why = elem ? unsafe_element(b->sb.buf, b->sb.len, name)
+			       : NULL;
+	bool outside = !why && (mode & DAG_WRITE) && !wt->allow_outside &&
+		       escapes_workdir(name, n);
+	if (!why && !outside)
+		return false;
+	if (!first_report(b, task, param))
+		return true;
+	struct strbuf label = STRBUF_INIT;
+	plan_label(b->p, task, &label);
+	if (why) {
+		strbuf_reset(&b->msg);
+		add_escaped(&b->msg, b->sb.buf, b->sb.len);
+		diag_error(b->d, prm->loc, "task %s: list collection '%s.%s': "
+			   "element %zu '%s' is not a safe path: %s", label.buf,
+			   wf_access_name(prm->access), prm->name, elem,
+			   b->msg.buf, why);
+	} else {
+		diag_error(b->d, prm->loc, "task %s: %s parameter '%s' writes "
+			   "'%s', outside the workdir %s; add allow_outside: true "
+			   "to the task if it is meant to", label.buf,
+			   wf_access_name(prm->access), prm->name, name,
+			   b->p->wf->workdir);
+	}
+	strbuf_release(&label);
+	return true;
+}
+
 /* Expand one datum of a parameter; elem is its 1-based index in the list
  * collection it belongs to, 0 when it is not an element. */
 static void
@@ -1153,48 +1213,8 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	}
 	char *norm = xmalloc(b->sb.len + 2);
 	size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
-	/* One file, one datum: an absolute path inside the workdir is
-	 * named relative to it, as every relative path is. */
-	const char *name = norm;
-	size_t wl = strlen(b->p->wf->workdir);
-	if (norm[0] == '/' && n > wl && !strncmp(norm, b->p->wf->workdir, wl) &&
-	    (norm[wl] == '/' || wl == 1)) {
-		name = norm + (wl == 1 ? 1 : wl + 1);
-		n -= (size_t)(name - norm);
-	} else if (norm[0] == '/' && n == wl && !strcmp(norm, b->p->wf->workdir)) {
-		name = ".";
-		n = 1;
-	}
-	const char *why = elem ? unsafe_element(b->sb.buf, b->sb.len, name)
-			       : NULL;
-	if (why) {
-		if (first_report(b, task, param)) {
-			struct strbuf label = STRBUF_INIT;
-			plan_label(b->p, task, &label);
-			strbuf_reset(&b->msg);
-			add_escaped(&b->msg, b->sb.buf, b->sb.len);
-			diag_error(b->d, prm->loc, "task %s: list collection '%s.%s': "
-				   "element %zu '%s' is not a safe path: %s",
-				   label.buf, wf_access_name(prm->access),
-				   prm->name, elem, b->msg.buf, why);
-			strbuf_release(&label);
-		}
-		free(norm);
-		return;
-	}
-	if ((mode & DAG_WRITE) && !wt->allow_outside &&
-	    escapes_workdir(name, n)) {
-		if (first_report(b, task, param)) {
-			struct strbuf label = STRBUF_INIT;
-			plan_label(b->p, task, &label);
-			diag_error(b->d, prm->loc, "task %s: %s parameter '%s' "
-				   "writes '%s', outside the workdir %s; add "
-				   "allow_outside: true to the task if it is "
-				   "meant to", label.buf,
-				   wf_access_name(prm->access), prm->name, name,
-				   b->p->wf->workdir);
-			strbuf_release(&label);
-		}
+	const char *name = in_workdir(b, norm, &n);
+	if (path_refused(b, task, param, mode, elem, name, n)) {
 		free(norm);
 		return;
 	}
@@ -1437,6 +1457,70 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 	}
 }
 
+/*
+ * A command being split into words (plan_argv).  Words are NUL-separated
+ * in buf, which may move while it grows: argv holds their offsets until
+ * the end, then pointers.  Nothing is allocated once buf and argv have
+ * grown to a command's size.
+ */
+struct words {
+	struct strbuf *buf;
+	struct strvec *argv;
+	bool in;                /* inside a word */
+};
+
+static void
+word_start(struct words *w)
+{
+	if (!w->in) {
+		VEC_PUSH(*w->argv, (char *)(uintptr_t)w->buf->len);
+		w->in = true;
+	}
+}
+
+static void
+word_end(struct words *w)
+{
+	if (w->in) {
+		strbuf_addch(w->buf, '\0');
+		w->in = false;
+	}
+}
+
+/* Literal text: blanks end words. */
+static void
+words_lit(struct words *w, const char *s, size_t len)
+{
+	for (size_t j = 0; j < len; j++) {
+		char c = s[j];
+		if (c == ' ' || c == '\t') {
+			word_end(w);
+		} else {
+			word_start(w);
+			strbuf_addch(w->buf, c);
+		}
+	}
+}
+
+/* The paths of parameter param of task dt, one word each. */
+static void
+words_param(struct words *w, const struct plan *p, const struct dag_task *dt,
+	    uint32_t param)
+{
+	bool first = true;
+	const struct dag_access *a = dag_task_acc(&p->dag, dt);
+	for (uint32_t j = 0; j < dt->nacc; j++) {
+		if (a[j].param != param)
+			continue;
+		const struct dag_datum *x = &p->dag.data.v[a[j].datum];
+		if (!first)
+			word_end(w);
+		first = false;
+		word_start(w);
+		strbuf_add(w->buf, x->path, x->len);
+	}
+}
+
 bool
 plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 	  struct strvec *argv)
@@ -1447,69 +1531,29 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 		return false;
 	const struct tmpl *tm = &pt->run;
 	const char *const *vals = task_vals(p, t);
-	/* Words are NUL-separated in buf, which may move while it grows:
-	 * argv holds their offsets until the end, then pointers.  Nothing
-	 * is allocated once buf and argv have grown to a command's size. */
-	bool in_word = false;
+	struct words w = { buf, argv, false };
 	strbuf_reset(buf);
 	argv->n = 0;
-#define START_WORD()                                                         \
-	do {                                                                 \
-		if (!in_word) {                                              \
-			VEC_PUSH(*argv, (char *)(uintptr_t)buf->len);        \
-			in_word = true;                                      \
-		}                                                            \
-	} while (0)
-#define END_WORD()                                                           \
-	do {                                                                 \
-		if (in_word) {                                               \
-			strbuf_addch(buf, '\0');                             \
-			in_word = false;                                     \
-		}                                                            \
-	} while (0)
 	for (size_t i = 0; i < tm->n; i++) {
 		const struct seg *s = &tm->v[i];
 		switch (s->kind) {
 		case SEG_LIT:
-			for (size_t j = 0; j < s->len; j++) {
-				char c = s->s[j];
-				if (c == ' ' || c == '\t') {
-					END_WORD();
-				} else {
-					START_WORD();
-					strbuf_addch(buf, c);
-				}
-			}
+			words_lit(&w, s->s, s->len);
 			break;
 		case SEG_VAR:
-			START_WORD();
+			word_start(&w);
 			strbuf_add(buf, s->s, s->len);
 			break;
 		case SEG_BIND:
-			START_WORD();
+			word_start(&w);
 			strbuf_adds(buf, vals[s->idx]);
 			break;
-		case SEG_PARAM: {
-			bool first = true;
-			const struct dag_access *a = dag_task_acc(&p->dag, dt);
-			for (uint32_t j = 0; j < dt->nacc; j++) {
-				if (a[j].param != s->idx)
-					continue;
-				const struct dag_datum *x =
-					&p->dag.data.v[a[j].datum];
-				if (!first)
-					END_WORD();
-				first = false;
-				START_WORD();
-				strbuf_add(buf, x->path, x->len);
-			}
+		case SEG_PARAM:
+			words_param(&w, p, dt, s->idx);
 			break;
 		}
-		}
 	}
-	END_WORD();
-#undef START_WORD
-#undef END_WORD
+	word_end(&w);
 	for (size_t i = 0; i < argv->n; i++)
 		argv->v[i] = buf->buf + (uintptr_t)argv->v[i];
 	VEC_PUSH(*argv, NULL);

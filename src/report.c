@@ -691,17 +691,82 @@ flush_rect(FILE *fp, struct pending *p, double y, double h)
 	p->count = 0;
 }
 
+/* Where the timeline's lanes are: their height, the gap under each, and
+ * pixels per second. */
+struct lane_geom {
+	double lh, gap, scale;
+};
+
+/* The bars of lane l (io or compute) of worker w at y: the slots from *i
+ * on that are in it. */
+static void
+lane_bars(FILE *fp, const struct report *r, size_t *i, uint32_t w, int io,
+	  uint32_t l, double y, const struct lane_geom *g)
+{
+	struct pending p = { 0, 0, NULL, 0, NULL, false };
+	for (; *i < r->slots.n; (*i)++) {
+		const struct report_slot *s = &r->slots.v[*i];
+		const struct report_task *t = &r->tasks.v[s->task];
+		if (t->worker != w || t->io != io || s->lane != l)
+			break;
+		const char *cls = t->failed ? "failed" : io ? "io" : "compute";
+		double x0 = LABEL_W + (t->start - r->t0) * g->scale,
+		       x1 = LABEL_W + (t->complete - r->t0) * g->scale;
+		/* merge runs of sub-pixel tasks */
+		bool narrow = x1 - x0 < 1;
+		if (p.count && p.narrow && narrow && p.cls == cls &&
+		    x0 <= p.x1 + 1) {
+			p.x1 = fmax(p.x1, x1);
+			p.count++;
+			continue;
+		}
+		flush_rect(fp, &p, y, g->lh - g->gap);
+		p.x0 = x0;
+		p.x1 = x1;
+		p.cls = cls;
+		p.count = 1;
+		p.only = t;
+		p.narrow = narrow;
+	}
+	flush_rect(fp, &p, y, g->lh - g->gap);
+}
+
+/* Lane l (io or compute) of worker w at y: background, label, bars. */
+static void
+lane(FILE *fp, const struct report *r, size_t *i, uint32_t w, int io,
+     uint32_t l, double y, const struct lane_geom *g)
+{
+	const struct report_worker *rw = &r->workers.v[w];
+	fputs("<g class=\"lane\" data-worker=\"", fp);
+	html_esc(fp, rw->name);
+	fprintf(fp, "\" data-kind=\"%s\" data-slot=\"%u\">",
+		io ? "io" : "compute", l);
+	fprintf(fp, "<rect class=\"lane-bg\" x=\"%.0f\" y=\"%.1f\" "
+		"width=\"%.0f\" height=\"%.1f\"/>", LABEL_W, y, PLOT_W,
+		g->lh - g->gap);
+	if (g->lh >= 9) {
+		fprintf(fp, "<text class=\"lanelabel\" x=\"%.0f\" y=\"%.1f\" "
+			"text-anchor=\"end\">", LABEL_W - 4,
+			y + g->lh - g->gap - 2);
+		html_esc(fp, rw->name);
+		fprintf(fp, " %s %u</text>", io ? "io" : "cpu", l);
+	}
+	lane_bars(fp, r, i, w, io, l, y, g);
+	fputs("</g>\n", fp);
+}
+
 static void
 html_timeline(FILE *fp, const struct report *r)
 {
 	size_t nlanes = 0;
 	for (size_t w = 0; w < r->workers.n; w++)
 		nlanes += r->workers.v[w].cpu_lanes + r->workers.v[w].io_lanes;
-	double lh = nlanes <= 60 ? 14 : fmax(2, 840.0 / (double)nlanes);
-	double gap = lh >= 6 ? 2 : 0;
+	struct lane_geom g;
+	g.lh = nlanes <= 60 ? 14 : fmax(2, 840.0 / (double)nlanes);
+	g.gap = g.lh >= 6 ? 2 : 0;
 	double span = r->t1 - r->t0;
-	double scale = span > 0 ? PLOT_W / span : 0;
-	double top = 4, height = (double)nlanes * lh;
+	g.scale = span > 0 ? PLOT_W / span : 0;
+	double top = 4, height = (double)nlanes * g.lh;
 	fprintf(fp, "<h2>Timeline</h2>\n<p class=\"legend\">"
 		"<span class=\"sw\" style=\"background:#4e79a7\"></span>compute"
 		"<span class=\"sw\" style=\"background:#f28e2b\"></span>I/O"
@@ -712,66 +777,15 @@ html_timeline(FILE *fp, const struct report *r)
 	fprintf(fp, "<svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
 		LABEL_W + PLOT_W + 20, top + height + 20);
-	time_axis(fp, r, LABEL_W, top, height, scale);
-
-	size_t n = r->slots.n;
+	time_axis(fp, r, LABEL_W, top, height, g.scale);
 	size_t i = 0, row = 0;
-	for (size_t w = 0; w < r->workers.n; w++) {
+	for (uint32_t w = 0; w < r->workers.n; w++) {
 		const struct report_worker *rw = &r->workers.v[w];
 		for (int io = 0; io < 2; io++) {
 			uint32_t lanes = io ? rw->io_lanes : rw->cpu_lanes;
-			for (uint32_t l = 0; l < lanes; l++, row++) {
-				double y = top + (double)row * lh;
-				fputs("<g class=\"lane\" data-worker=\"", fp);
-				html_esc(fp, rw->name);
-				fprintf(fp, "\" data-kind=\"%s\" data-slot=\"%u\">",
-					io ? "io" : "compute", l);
-				fprintf(fp, "<rect class=\"lane-bg\" x=\"%.0f\" "
-					"y=\"%.1f\" width=\"%.0f\" height=\"%.1f\"/>",
-					LABEL_W, y, PLOT_W, lh - gap);
-				if (lh >= 9) {
-					fprintf(fp, "<text class=\"lanelabel\" "
-						"x=\"%.0f\" y=\"%.1f\" "
-						"text-anchor=\"end\">", LABEL_W - 4,
-						y + lh - gap - 2);
-					html_esc(fp, rw->name);
-					fprintf(fp, " %s %u</text>",
-						io ? "io" : "cpu", l);
-				}
-				struct pending p = { 0, 0, NULL, 0, NULL, false };
-				for (; i < n; i++) {
-					const struct report_slot *s =
-						&r->slots.v[i];
-					const struct report_task *t =
-						&r->tasks.v[s->task];
-					if (t->worker != w || t->io != io ||
-					    s->lane != l)
-						break;
-					const char *cls = t->failed ? "failed" :
-							  io ? "io" : "compute";
-					double x0 = LABEL_W +
-						    (t->start - r->t0) * scale,
-					       x1 = LABEL_W +
-						    (t->complete - r->t0) * scale;
-					/* merge runs of sub-pixel tasks */
-					bool narrow = x1 - x0 < 1;
-					if (p.count && p.narrow && narrow &&
-					    p.cls == cls && x0 <= p.x1 + 1) {
-						p.x1 = fmax(p.x1, x1);
-						p.count++;
-						continue;
-					}
-					flush_rect(fp, &p, y, lh - gap);
-					p.x0 = x0;
-					p.x1 = x1;
-					p.cls = cls;
-					p.count = 1;
-					p.only = t;
-					p.narrow = narrow;
-				}
-				flush_rect(fp, &p, y, lh - gap);
-				fputs("</g>\n", fp);
-			}
+			for (uint32_t l = 0; l < lanes; l++, row++)
+				lane(fp, r, &i, w, io, l,
+				     top + (double)row * g.lh, &g);
 		}
 	}
 	fputs("</svg>\n", fp);
@@ -791,6 +805,60 @@ struct name_stats {
 	bool rknown, wknown;
 };
 
+/* Task t counted in the stats of its name. */
+static void
+name_add(struct name_stats *s, const struct report_task *t)
+{
+	s->failed += t->failed;
+	s->nio += t->io;
+	if (t->cpu >= 0) {
+		s->cpu += t->cpu;
+		s->wall += t->complete - t->start;
+		s->ncpu++;
+	}
+	if (t->rss_kb > s->rss)
+		s->rss = t->rss_kb;
+	if (t->rbytes >= 0) {
+		s->rb += (double)t->rbytes;
+		s->rknown = true;
+	}
+	if (t->wbytes >= 0) {
+		s->wb += (double)t->wbytes;
+		s->wknown = true;
+	}
+}
+
+/* The row of a name: its stats s and the times v[0..n) of its tasks. */
+static void
+name_row(FILE *fp, const char *name, const struct name_stats *s, double *v,
+	 size_t n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	fmt_secs(a, sizeof(a), sum / (double)n);
+	fmt_secs(b, sizeof(b), med);
+	fmt_secs(c, sizeof(c), v[n - 1]);
+	fmt_secs(d, sizeof(d), s->ncpu ? s->cpu / (double)s->ncpu : -1);
+	fmt_bytes(e, sizeof(e), s->rss >= 0 ? (double)s->rss * 1024 : -1);
+	fmt_bytes(f, sizeof(f), s->rknown ? s->rb : -1);
+	fmt_bytes(g, sizeof(g), s->wknown ? s->wb : -1);
+	fputs("<tr><td>", fp);
+	html_esc(fp, name);
+	fprintf(fp, "</td><td>%s</td><td>%zu</td><td>%zu</td><td>%s</td>"
+		"<td>%s</td><td>%s</td><td>%s</td>",
+		s->nio == n ? "io" : s->nio ? "mixed" : "compute", n,
+		s->failed, a, b, c, d);
+	if (s->ncpu && s->wall > 0)
+		fprintf(fp, "<td>%.0f%%</td>", 100 * s->cpu / s->wall);
+	else
+		fputs("<td>–</td>", fp);
+	fprintf(fp, "<td>%s</td><td>%s</td><td>%s</td></tr>\n", e, f, g);
+}
+
 static void
 html_table(FILE *fp, const struct report *r)
 {
@@ -809,61 +877,18 @@ html_table(FILE *fp, const struct report *r)
 		st[k].rss = -1;
 	for (size_t i = 0; i < r->tasks.n; i++) {
 		const struct report_task *t = &r->tasks.v[i];
-		struct name_stats *s = &st[t->nameidx];
 		times[count[t->nameidx] + fill[t->nameidx]++] =
 			t->complete - t->start;
-		s->failed += t->failed;
-		s->nio += t->io;
-		if (t->cpu >= 0) {
-			s->cpu += t->cpu;
-			s->wall += t->complete - t->start;
-			s->ncpu++;
-		}
-		if (t->rss_kb > s->rss)
-			s->rss = t->rss_kb;
-		if (t->rbytes >= 0) {
-			s->rb += (double)t->rbytes;
-			s->rknown = true;
-		}
-		if (t->wbytes >= 0) {
-			s->wb += (double)t->wbytes;
-			s->wknown = true;
-		}
+		name_add(&st[t->nameidx], t);
 	}
 	fputs("<h2>Tasks by name</h2>\n<table id=\"names\"><tr><th>name</th>"
 	      "<th>kind</th><th>count</th><th>failed</th><th>mean</th>"
 	      "<th>median</th><th>max</th><th>CPU (mean)</th>"
 	      "<th>CPU use</th><th>RSS (max)</th><th>read</th>"
 	      "<th>written</th></tr>\n", fp);
-	for (size_t k = 0; k < nn; k++) {
-		const struct name_stats *s = &st[k];
-		size_t n = count[k + 1] - count[k];
-		double *v = times + count[k];
-		qsort(v, n, sizeof(double), cmp_double);
-		double sum = 0;
-		for (size_t i = 0; i < n; i++)
-			sum += v[i];
-		double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-		char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-		fmt_secs(a, sizeof(a), sum / (double)n);
-		fmt_secs(b, sizeof(b), med);
-		fmt_secs(c, sizeof(c), v[n - 1]);
-		fmt_secs(d, sizeof(d), s->ncpu ? s->cpu / (double)s->ncpu : -1);
-		fmt_bytes(e, sizeof(e), s->rss >= 0 ? (double)s->rss * 1024 : -1);
-		fmt_bytes(f, sizeof(f), s->rknown ? s->rb : -1);
-		fmt_bytes(g, sizeof(g), s->wknown ? s->wb : -1);
-		fputs("<tr><td>", fp);
-		html_esc(fp, r->names.v[k]);
-		fprintf(fp, "</td><td>%s</td><td>%zu</td><td>%zu</td><td>%s</td>"
-			"<td>%s</td><td>%s</td><td>%s</td>",
-			s->nio == n ? "io" : s->nio ? "mixed" : "compute", n,
-			s->failed, a, b, c, d);
-		if (s->ncpu && s->wall > 0)
-			fprintf(fp, "<td>%.0f%%</td>", 100 * s->cpu / s->wall);
-		else
-			fputs("<td>–</td>", fp);
-		fprintf(fp, "<td>%s</td><td>%s</td><td>%s</td></tr>\n", e, f, g);
-	}
+	for (size_t k = 0; k < nn; k++)
+		name_row(fp, r->names.v[k], &st[k], times + count[k],
+			 count[k + 1] - count[k]);
 	fputs("</table>\n", fp);
 	free(st);
 	free(fill);
@@ -883,16 +908,16 @@ polyline(FILE *fp, const double *v, size_t n, double x0, double w, double y0,
 	fputs("\"/>\n", fp);
 }
 
-static void
-html_throughput(FILE *fp, const struct report *r)
+/* The bytes each task read and wrote, spread evenly over its time, in
+ * NBINS bins of bw seconds: all tasks' and I/O tasks'.  Whether any task
+ * has byte counts. */
+static bool
+bin_bytes(const struct report *r, double bw, double *io, double *all)
 {
-	double span = r->t1 - r->t0;
-	double io[NBINS], all[NBINS];
-	memset(io, 0, sizeof(io));
-	memset(all, 0, sizeof(all));
+	memset(io, 0, NBINS * sizeof(*io));
+	memset(all, 0, NBINS * sizeof(*all));
 	bool any = false;
-	double bw = span / NBINS;
-	for (size_t i = 0; i < r->tasks.n && span > 0; i++) {
+	for (size_t i = 0; i < r->tasks.n; i++) {
 		const struct report_task *t = &r->tasks.v[i];
 		double bytes = (t->rbytes > 0 ? (double)t->rbytes : 0) +
 			       (t->wbytes > 0 ? (double)t->wbytes : 0);
@@ -912,6 +937,16 @@ html_throughput(FILE *fp, const struct report *r)
 				io[k] += share;
 		}
 	}
+	return any;
+}
+
+static void
+html_throughput(FILE *fp, const struct report *r)
+{
+	double span = r->t1 - r->t0;
+	double io[NBINS], all[NBINS];
+	double bw = span / NBINS;
+	bool any = span > 0 && bin_bytes(r, bw, io, all);
 	fputs("<h2>I/O throughput</h2>\n", fp);
 	if (span <= 0) {
 		fputs("<p class=\"note\">The run took no measurable time.</p>\n",
