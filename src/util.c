@@ -507,44 +507,6 @@ parse_long(const char *s, long *out)
 	return 0;
 }
 
-void
-heap_push(void *v, size_t n, size_t size, const void *x, heap_less_fn less)
-{
-	char *b = v;
-	size_t i = n;
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (!less(x, b + parent * size))
-			break;
-		memcpy(b + i * size, b + parent * size, size);
-		i = parent;
-	}
-	memcpy(b + i * size, x, size);
-}
-
-void
-heap_pop(void *v, size_t n, size_t size, void *top, heap_less_fn less)
-{
-	char *b = v;
-	const char *last = b + (n - 1) * size;
-	size_t m = n - 1, i = 0;
-	memcpy(top, b, size);
-	/* the hole at the top sinks to where the last element goes */
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= m)
-			break;
-		if (c + 1 < m && less(b + (c + 1) * size, b + c * size))
-			c++;
-		if (!less(b + c * size, last))
-			break;
-		memcpy(b + i * size, b + c * size, size);
-		i = c;
-	}
-	if (m)
-		memcpy(b + i * size, last, size);
-}
-
 static bool
 theap_less(const void *a, const void *b)
 {

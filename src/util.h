@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define WFRUN_VERSION "0.1.0"
 
@@ -172,15 +173,53 @@ int parse_long(const char *s, long *out);
 /*
  * heap: a binary min-heap of elements of any size, in an array the caller
  * owns, ordered by less: push and pop each cost O(log n) comparisons.
- * HEAP_PUSH and HEAP_POP work on a VEC-like struct (v, n, alloc).
+ * HEAP_PUSH and HEAP_POP work on a VEC-like struct (v, n, alloc).  The
+ * two are inline, so that each caller's size and less are constants the
+ * compiler folds in: as fast as the hand-written heaps they replace.
  */
 typedef bool (*heap_less_fn)(const void *a, const void *b);
+
 /* v[0..n) is a heap with room for one more: add *x (not in v). */
-void heap_push(void *v, size_t n, size_t size, const void *x,
-	       heap_less_fn less);
+static inline void
+heap_push(void *v, size_t n, size_t size, const void *x, heap_less_fn less)
+{
+	char *b = v;
+	size_t i = n;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!less(x, b + parent * size))
+			break;
+		memcpy(b + i * size, b + parent * size, size);
+		i = parent;
+	}
+	memcpy(b + i * size, x, size);
+}
+
 /* v[0..n), n > 0, is a heap: copy its least element to *top and leave
  * v[0..n-1) a heap of the others. */
-void heap_pop(void *v, size_t n, size_t size, void *top, heap_less_fn less);
+static inline void
+heap_pop(void *v, size_t n, size_t size, void *top, heap_less_fn less)
+{
+	char *b = v;
+	const char *last = b + (n - 1) * size;
+	size_t m = n - 1, i = 0;
+	memcpy(top, b, size);
+	/* the hole at the top sinks to where the last element goes */
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= m)
+			break;
+		if (c + 1 < m && less(b + (c + 1) * size, b + c * size))
+			c++;
+		if (!less(b + c * size, last))
+			break;
+		memcpy(b + i * size, b + c * size, size);
+		i = c;
+	}
+	if (m)
+		memcpy(b + i * size, last, size);
+}
+
 #define HEAP_PUSH(h, x, less)                                              \
 	do {                                                               \
 		ALLOC_GROW((h).v, (h).n + 1, (h).alloc);                   \
