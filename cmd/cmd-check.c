@@ -1,15 +1,57 @@
 /* wfrun check: validate, then summarise the graph on stdout. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "resources.h"
 #include "util.h"
 #include "wfrun.h"
 
 /* Inputs listed by name before the rest are only counted. */
 #define MAX_INPUTS_SHOWN 20
+
+/* The graph's summary on stdout. */
+static void
+summary(const char *file, const struct workflow *wf, const struct plan *p)
+{
+	const struct dag *g = &p->dag;
+	size_t width = 4;
+	for (size_t i = 0; i < wf->ntasks; i++)
+		if (strlen(wf->tasks[i].name) > width)
+			width = strlen(wf->tasks[i].name);
+	printf("%s: ok\n", file);
+	printf("workflow '%s', workdir %s\n", wf->name, wf->workdir);
+	printf("task instances: %zu\n", g->tasks.n);
+	for (size_t i = 0; i < wf->ntasks; i++)
+		printf("  %-*s %u\n", (int)width, wf->tasks[i].name,
+		       p->pt[i].ninst);
+	printf("edges: %zu\n", g->nedges);
+	size_t ninputs = g->inputs.n;
+	printf("inputs that must exist: %zu\n", ninputs);
+	for (size_t i = 0; i < ninputs && i < MAX_INPUTS_SHOWN; i++)
+		printf("  %s\n", g->data.v[g->inputs.v[i].datum].path);
+	if (ninputs > MAX_INPUTS_SHOWN)
+		printf("  ... and %zu more\n", ninputs - MAX_INPUTS_SHOWN);
+}
+
+/* The workers of the resources file on stdout. */
+static void
+workers(const char *resources, const struct cluster *cl)
+{
+	printf("workers: %zu (%s)\n", cl->nworkers, resources);
+	for (size_t i = 0; i < cl->nworkers; i++) {
+		const struct worker_spec *w = &cl->workers[i];
+		printf("  %s: %s", w->name,
+		       w->local ? "this machine" : w->host);
+		if (w->cores)
+			printf(", %ld cores", w->cores);
+		if (!w->local)
+			printf(", %s workdir %s", w->shared ? "shared" : "own",
+			       w->workdir);
+		printf("\n");
+	}
+}
 
 int
 cmd_check(int argc, char **argv)
@@ -23,78 +65,24 @@ cmd_check(int argc, char **argv)
 	};
 	long cores = 0;
 	const char *resources = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:qvr:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			if ((cores = parse_cores_arg(optarg)) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'r':
-			resources = optarg;
-			break;
-		case 'q':
-			log_level = 0;
-			break;
-		case 'v':
-			log_level = 2;
-			break;
-		default:
-			fputs("Try 'wfrun --help'.\n", stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind + 1 != argc) {
-		error_msg("usage: wfrun check [-j N] [-r RESOURCES.xml] WORKFLOW.yaml");
-		return EXIT_USAGE;
-	}
+	struct cli_shared sh = { .cores = &cores, .resources = &resources };
+	static const struct cli_spec spec = {
+		"j:qvr:", opts, cli_shared_opt, 1, 1, "usage: wfrun check "
+		"[-j N] [-r RESOURCES.xml] WORKFLOW.yaml", false, NULL
+	};
+	int rc = cli_parse(argc, argv, &spec, &sh);
+	if (rc)
+		return rc;
 	if (!cores)
 		cores = local_cores();
 	struct cluster cl;
 	struct workflow wf;
 	struct plan p;
-	memset(&cl, 0, sizeof(cl));
-	memset(&wf, 0, sizeof(wf));
-	memset(&p, 0, sizeof(p));
-	int rc = resources ? load_cluster(resources, &cl) : 0;
-	if (!rc)
-		rc = load_plan(argv[optind],
-			       cluster_max_cores(resources ? &cl : NULL, cores), &wf,
-			       &p);
+	rc = cli_load(resources, false, argv[optind], cores, &cl, &wf, &p);
 	if (!rc && log_level >= 1) {
-		const struct dag *g = &p.dag;
-		size_t width = 4;
-		for (size_t i = 0; i < wf.ntasks; i++)
-			if (strlen(wf.tasks[i].name) > width)
-				width = strlen(wf.tasks[i].name);
-		printf("%s: ok\n", argv[optind]);
-		printf("workflow '%s', workdir %s\n", wf.name, wf.workdir);
-		printf("task instances: %zu\n", g->tasks.n);
-		for (size_t i = 0; i < wf.ntasks; i++)
-			printf("  %-*s %u\n", (int)width, wf.tasks[i].name,
-			       p.pt[i].ninst);
-		printf("edges: %zu\n", g->nedges);
-		size_t ninputs = g->inputs.n;
-		printf("inputs that must exist: %zu\n", ninputs);
-		for (size_t i = 0; i < ninputs && i < MAX_INPUTS_SHOWN; i++)
-			printf("  %s\n", g->data.v[g->inputs.v[i].datum].path);
-		if (ninputs > MAX_INPUTS_SHOWN)
-			printf("  ... and %zu more\n", ninputs - MAX_INPUTS_SHOWN);
-		if (resources) {
-			printf("workers: %zu (%s)\n", cl.nworkers, resources);
-			for (size_t i = 0; i < cl.nworkers; i++) {
-				const struct worker_spec *w = &cl.workers[i];
-				printf("  %s: %s", w->name, w->local ? "this machine"
-								     : w->host);
-				if (w->cores)
-					printf(", %ld cores", w->cores);
-				if (!w->local)
-					printf(", %s workdir %s",
-					       w->shared ? "shared" : "own", w->workdir);
-				printf("\n");
-			}
-		}
+		summary(argv[optind], &wf, &p);
+		if (resources)
+			workers(resources, &cl);
 	}
 	resources_release(&cl);
 	plan_release(&p);

@@ -2,11 +2,11 @@
  * wfrun dag: the graph in Graphviz dot or Mermaid (which GitHub and GitLab
  * draw inside Markdown), per instance or per task name.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -123,6 +123,22 @@ dag_names(const struct plan *p)
 	strbuf_release(&lab);
 }
 
+/* --names (into *ctx, a bool) and --format. */
+static int
+dag_opt(int c, const char *arg, void *ctx)
+{
+	if (c == 'N') {
+		*(bool *)ctx = true;
+		return 0;
+	}
+	if (!strcmp(arg, "mermaid") || !strcmp(arg, "dot")) {
+		mermaid = arg[0] == 'm';
+		return 0;
+	}
+	error_msg("--format wants dot or mermaid, not '%s'", arg);
+	return -1;
+}
+
 int
 cmd_dag(int argc, char **argv)
 {
@@ -134,41 +150,17 @@ cmd_dag(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool names = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'N':
-			names = true;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "mermaid") || !strcmp(optarg, "dot")) {
-				mermaid = optarg[0] == 'm';
-				break;
-			}
-			error_msg("--format wants dot or mermaid, not '%s'",
-				  optarg);
-			return EXIT_USAGE;
-		case 'q':
-			log_level = 0;
-			break;
-		case 'v':
-			log_level = 2;
-			break;
-		default:
-			fputs("Try 'wfrun --help'.\n", stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind + 1 != argc) {
-		error_msg("usage: wfrun dag [--names] [--format dot|mermaid] "
-			  "WORKFLOW.yaml");
-		return EXIT_USAGE;
-	}
+	static const struct cli_spec spec = {
+		"qv", opts, dag_opt, 1, 1, "usage: wfrun dag [--names] "
+		"[--format dot|mermaid] WORKFLOW.yaml", false, NULL
+	};
+	int rc = cli_parse(argc, argv, &spec, &names);
+	if (rc)
+		return rc;
 	struct workflow wf;
 	struct plan p;
 	/* The graph does not depend on the cores of this machine. */
-	int rc = load_plan(argv[optind], 1L << 30, &wf, &p);
+	rc = load_plan(argv[optind], 1L << 30, &wf, &p);
 	if (!rc) {
 		if (mermaid) {
 			/* YAML front matter: a dot string is valid YAML */

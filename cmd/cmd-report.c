@@ -5,18 +5,118 @@
  * half-way never leaves a truncated file in place of a good one.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "events.h"
 #include "path.h"
 #include "report.h"
 #include "util.h"
 #include "wfrun.h"
 
 #define DEFAULT_TRACE ".wfrun/trace.tsv"
+
+struct report_args {
+	const char *out, *events;
+	bool chrome;
+};
+
+/* -o, --format and --events into *ctx, a struct report_args. */
+static int
+report_opt(int c, const char *arg, void *ctx)
+{
+	struct report_args *a = ctx;
+	if (c == 'o') {
+		a->out = arg;
+	} else if (c == 'E') {
+		a->events = arg;
+	} else if (!strcmp(arg, "chrome")) {
+		a->chrome = true;
+	} else if (strcmp(arg, "html")) {
+		error_msg("--format wants html or chrome, not '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read the trace (named: given on the command line) and the events:
+ * those named, or else events.jsonl beside the trace if it is there. */
+static int
+load(struct report *r, const char *trace, bool named, const char *events,
+     const char *ev_default)
+{
+	struct errbuf err;
+	if (report_load_trace(r, trace, &err) < 0) {
+		error_msg("%s", err.msg);
+		if (!named && access(trace, F_OK) < 0)
+			fprintf(stderr, "wfrun: run it in a workflow's workdir, "
+				"or name the trace: wfrun report "
+				"WORKDIR/.wfrun/trace.tsv\n");
+		return EXIT_USAGE;
+	}
+	if (!events && access(ev_default, F_OK) == 0)
+		events = ev_default;
+	if (events && report_load_events(r, events, &err) < 0) {
+		error_msg("%s", err.msg);
+		return EXIT_USAGE;
+	}
+	report_finish(r);
+	return EXIT_OK;
+}
+
+static int
+write_report(const struct report *r, FILE *fp, bool chrome,
+	     struct errbuf *err)
+{
+	return chrome ? report_write_chrome(r, fp, err)
+		      : report_write_html(r, fp, err);
+}
+
+/* Write the report on stdout. */
+static int
+write_stdout(const struct report *r, bool chrome)
+{
+	struct errbuf err;
+	int w = write_report(r, stdout, chrome, &err);
+	if (fflush(stdout) || w < 0) {
+		error_msg("cannot write the report: %s",
+			  w < 0 ? err.msg : strerror(errno));
+		return EXIT_TASK_FAILED;
+	}
+	return EXIT_OK;
+}
+
+/* Write the report to out.tmp, then rename it to out. */
+static int
+write_file(const struct report *r, const char *out, bool chrome)
+{
+	struct errbuf err;
+	char *tmp = xasprintf("%s.tmp", out);
+	int rc = EXIT_OK;
+	FILE *fp = fopen(tmp, "we");
+	if (!fp) {
+		error_msg("cannot write %s: %s", tmp, strerror(errno));
+		rc = EXIT_TASK_FAILED;
+		goto out;
+	}
+	int w = write_report(r, fp, chrome, &err);
+	int closed = fclose(fp);
+	if (w < 0 || closed || rename(tmp, out) < 0) {
+		error_msg("cannot write %s: %s", out,
+			  w < 0 ? err.msg : strerror(errno));
+		unlink(tmp);
+		rc = EXIT_TASK_FAILED;
+		goto out;
+	}
+	info_msg("%s: %zu tasks%s -> %s", chrome ? "chrome trace" : "report",
+		 r->tasks.n, r->events_path ? " and learner events" : "", out);
+out:
+	free(tmp);
+	return rc;
+}
 
 int
 cmd_report(int argc, char **argv)
@@ -29,108 +129,29 @@ cmd_report(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *events = NULL;
-	bool chrome = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "chrome"))
-				chrome = true;
-			else if (strcmp(optarg, "html")) {
-				error_msg("--format wants html or chrome, not '%s'",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'E':
-			events = optarg;
-			break;
-		case 'q':
-			log_level = 0;
-			break;
-		case 'v':
-			log_level = 2;
-			break;
-		default:
-			fputs("Try 'wfrun --help'.\n", stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind + 1 < argc) {
-		error_msg("usage: wfrun report [-o FILE] [--format html|chrome] "
-			  "[--events FILE] [TRACE]");
-		return EXIT_USAGE;
-	}
-	const char *trace = optind < argc ? argv[optind] : DEFAULT_TRACE;
+	struct report_args a = { NULL, NULL, false };
+	static const struct cli_spec spec = {
+		"o:qv", opts, report_opt, 0, 1, "usage: wfrun report [-o FILE] "
+		"[--format html|chrome] [--events FILE] [TRACE]", false, NULL
+	};
+	int rc = cli_parse(argc, argv, &spec, &a);
+	if (rc)
+		return rc;
+	bool named = optind < argc;
+	const char *trace = named ? argv[optind] : DEFAULT_TRACE;
 	char *dir = path_dirname(trace);
-	char *ev_default = xasprintf("%s/events.jsonl", dir);
+	char *ev_default = events_beside(trace);
 	char *out_default = xasprintf("%s/%s", dir,
-				      chrome ? "trace.json" : "report.html");
-	free(dir);
-	if (!out)
-		out = out_default;
-
+				      a.chrome ? "trace.json" : "report.html");
+	const char *out = a.out ? a.out : out_default;
 	struct report r;
-	struct errbuf err;
-	int rc = 0;
 	report_init(&r);
-	if (report_load_trace(&r, trace, &err) < 0) {
-		error_msg("%s", err.msg);
-		if (optind == argc && access(trace, F_OK) < 0)
-			fprintf(stderr, "wfrun: run it in a workflow's workdir, "
-				"or name the trace: wfrun report "
-				"WORKDIR/.wfrun/trace.tsv\n");
-		rc = EXIT_USAGE;
-		goto done;
-	}
-	/* events.jsonl beside the trace is optional; one named must exist */
-	if (!events && access(ev_default, F_OK) == 0)
-		events = ev_default;
-	if (events && report_load_events(&r, events, &err) < 0) {
-		error_msg("%s", err.msg);
-		rc = EXIT_USAGE;
-		goto done;
-	}
-	report_finish(&r);
-
-	bool to_stdout = !strcmp(out, "-");
-	char *tmp = to_stdout ? NULL : xasprintf("%s.tmp", out);
-	FILE *fp = to_stdout ? stdout : fopen(tmp, "we");
-	if (!fp) {
-		error_msg("cannot write %s: %s", tmp, strerror(errno));
-		free(tmp);
-		rc = 1;
-		goto done;
-	}
-	int w = chrome ? report_write_chrome(&r, fp, &err)
-		       : report_write_html(&r, fp, &err);
-	if (to_stdout) {
-		if (fflush(stdout) || w < 0) {
-			error_msg("cannot write the report: %s",
-				  w < 0 ? err.msg : strerror(errno));
-			rc = 1;
-		}
-	} else {
-		int closed = fclose(fp);
-		if (w < 0 || closed || rename(tmp, out) < 0) {
-			error_msg("cannot write %s: %s", out,
-				  w < 0 ? err.msg : strerror(errno));
-			unlink(tmp);
-			rc = 1;
-		} else {
-			info_msg("%s: %zu tasks%s -> %s",
-				 chrome ? "chrome trace" : "report", r.tasks.n,
-				 r.events_path ? " and learner events" : "", out);
-		}
-	}
-	free(tmp);
-done:
+	rc = load(&r, trace, named, a.events, ev_default);
+	if (!rc)
+		rc = !strcmp(out, "-") ? write_stdout(&r, a.chrome)
+				       : write_file(&r, out, a.chrome);
 	report_release(&r);
+	free(dir);
 	free(ev_default);
 	free(out_default);
 	return rc;

@@ -1,9 +1,9 @@
 /* wfrun run: parse the run options, load the plan, run it or print it. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "exec.h"
 #include "journal.h"
 #include "path.h"
@@ -53,7 +53,7 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 	strbuf_release(&lab);
 	resume_release(&rs);
 	journal_release(&j);
-	return 0;
+	return EXIT_OK;
 }
 
 /* --force NAMES: the workflow tasks they name; -1 on an unknown name. */
@@ -83,6 +83,111 @@ forced_tasks(const struct workflow *wf, const struct strvec *names,
 	return 0;
 }
 
+struct run_args {
+	struct runner_opts o;
+	bool dry, reason;
+	struct strvec force;    /* --force TASK, the names */
+	char *trace;            /* --trace, absolute */
+	const char *resources;
+	struct cli_shared sh;   /* into o and resources */
+};
+
+static int
+parse_fetch(const char *arg, int *fetch)
+{
+	if (!strcmp(arg, "all"))
+		*fetch = FETCH_ALL;
+	else if (!strcmp(arg, "final"))
+		*fetch = FETCH_FINAL;
+	else if (!strcmp(arg, "none"))
+		*fetch = FETCH_NONE;
+	else {
+		error_msg("--fetch wants all, final or none, not '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The options of run into *ctx, a struct run_args. */
+static int
+run_opt(int c, const char *arg, void *ctx)
+{
+	struct run_args *a = ctx;
+	switch (c) {
+	case 'n':
+		a->dry = true;
+		break;
+	case 'k':
+		a->o.keep_going = true;
+		break;
+	case 'T':
+		free(a->trace);
+		a->trace = path_absolute(arg);
+		break;
+	case 'A':
+		a->o.accept_new_host_keys = true;
+		break;
+	case 'f':
+		return parse_fetch(arg, &a->o.fetch);
+	case 'L':
+		a->o.relearn = true;
+		break;
+	case 'F':
+		VEC_PUSH(a->force, (char *)arg);
+		break;
+	case 'a':
+		a->o.force_all = true;
+		break;
+	case 'R':
+		a->reason = true;
+		break;
+	default:
+		return cli_shared_opt(c, arg, &a->sh);
+	}
+	return 0;
+}
+
+/* Run the plan on this machine, or on the workers of cl. */
+static int
+run_plan(struct plan *p, struct runner_opts *o, const struct cluster *cl)
+{
+	char *agent = agent_path();
+	o->cluster = cl;
+	o->agent_path = agent;
+	if (cl && ssh_global_init())
+		die("cannot initialise libssh2");
+	int rc = runner_run(p, o);
+	if (cl)
+		ssh_global_exit();
+	free(agent);
+	return rc;
+}
+
+/* Load the workflow (and the resources), then run it or print it. */
+static int
+run(struct run_args *a, const char *file)
+{
+	if (!a->o.cores)
+		a->o.cores = local_cores();
+	a->o.trace_path = a->trace;
+	struct cluster cl;
+	struct workflow wf;
+	struct plan p;
+	int rc = cli_load(a->resources, false, file, a->o.cores, &cl, &wf, &p);
+	bool *forced = xcalloc(wf.ntasks + 1, sizeof(bool));
+	if (!rc && forced_tasks(&wf, &a->force, forced) < 0)
+		rc = EXIT_USAGE;
+	a->o.forced = forced;
+	if (!rc)
+		rc = a->dry ? dry_run(&p, forced, a->o.force_all, a->reason)
+			    : run_plan(&p, &a->o, a->resources ? &cl : NULL);
+	free(forced);
+	plan_release(&p);
+	workflow_release(&wf);
+	resources_release(&cl);
+	return rc;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -107,144 +212,15 @@ cmd_run(int argc, char **argv)
 		{ "reason", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct runner_opts o;
-	memset(&o, 0, sizeof(o));
-	bool dry = false, reason = false;
-	struct strvec force = { 0 };
-	char *trace = NULL;
-	const char *resources = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:nkqvr:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			if ((o.cores = parse_cores_arg(optarg)) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'n':
-			dry = true;
-			break;
-		case 'k':
-			o.keep_going = true;
-			break;
-		case 'T':
-			free(trace);
-			trace = path_absolute(optarg);
-			break;
-		case 'r':
-			resources = optarg;
-			break;
-		case 'A':
-			o.accept_new_host_keys = true;
-			break;
-		case 'I':
-			if ((o.io_executors = parse_io_executors(optarg)) < 0) {
-				free(trace);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'B':
-			o.no_io = true;
-			break;
-		case 'D':
-			if ((o.disk_bw = parse_disk_bw(optarg)) < 0) {
-				free(trace);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			if (!strcmp(optarg, "all"))
-				o.fetch = FETCH_ALL;
-			else if (!strcmp(optarg, "final"))
-				o.fetch = FETCH_FINAL;
-			else if (!strcmp(optarg, "none"))
-				o.fetch = FETCH_NONE;
-			else {
-				error_msg("--fetch wants all, final or none, not "
-					  "'%s'", optarg);
-				free(trace);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'L':
-			o.relearn = true;
-			break;
-		case 'W':
-			o.no_preempt = true;
-			break;
-		case 'P':
-			if (parse_learn(optarg, &o.learn_paper) < 0) {
-				free(trace);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'F':
-			VEC_PUSH(force, optarg);
-			break;
-		case 'a':
-			o.force_all = true;
-			break;
-		case 'R':
-			reason = true;
-			break;
-		case 'q':
-			log_level = 0;
-			break;
-		case 'v':
-			log_level = 2;
-			break;
-		default:
-			fputs("Try 'wfrun --help'.\n", stderr);
-			free(trace);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind + 1 != argc) {
-		error_msg(optind == argc ? "no workflow file given"
-					 : "give one workflow file, not %d",
-			  argc - optind);
-		fputs("usage: wfrun [run] [options] WORKFLOW.yaml\n", stderr);
-		free(trace);
-		return EXIT_USAGE;
-	}
-	if (!o.cores)
-		o.cores = local_cores();
-	o.trace_path = trace;
-	struct cluster cl;
-	memset(&cl, 0, sizeof(cl));
-	struct workflow wf;
-	struct plan p;
-	memset(&wf, 0, sizeof(wf));
-	memset(&p, 0, sizeof(p));
-	int rc = resources ? load_cluster(resources, &cl) : 0;
+	static const struct cli_spec spec = {
+		"j:nkqvr:", opts, run_opt, 1, 1,
+		"usage: wfrun [run] [options] WORKFLOW.yaml\n", true, NULL
+	};
+	struct run_args a = { .sh = CLI_SHARED(a.o, a.resources) };
+	int rc = cli_parse(argc, argv, &spec, &a);
 	if (!rc)
-		rc = load_plan(argv[optind], cluster_max_cores(resources ? &cl : NULL,
-							       o.cores),
-			       &wf, &p);
-	bool *forced = xcalloc(wf.ntasks + 1, sizeof(bool));
-	if (!rc && forced_tasks(&wf, &force, forced) < 0)
-		rc = EXIT_USAGE;
-	o.forced = forced;
-	if (!rc) {
-		if (dry) {
-			rc = dry_run(&p, forced, o.force_all, reason);
-		} else {
-			char *agent = agent_path();
-			o.cluster = resources ? &cl : NULL;
-			o.agent_path = agent;
-			if (resources && ssh_global_init())
-				die("cannot initialise libssh2");
-			rc = runner_run(&p, &o);
-			if (resources)
-				ssh_global_exit();
-			free(agent);
-		}
-	}
-	free(forced);
-	VEC_FREE(force);
-	plan_release(&p);
-	workflow_release(&wf);
-	resources_release(&cl);
-	free(trace);
+		rc = run(&a, argv[optind]);
+	VEC_FREE(a.force);
+	free(a.trace);
 	return rc;
 }

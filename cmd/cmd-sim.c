@@ -1,10 +1,11 @@
 /* wfrun sim: run a workflow's schedule on a virtual clock (src/sim.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "events.h"
 #include "path.h"
 #include "resources.h"
 #include "sim.h"
@@ -58,6 +59,128 @@ report(const struct plan *p, const struct sim_result *res, bool no_io)
 	}
 }
 
+struct sim_args {
+	struct sim_opts o;
+	const char *model, *resources, *trace;
+	struct cli_shared sh;   /* into o and resources */
+};
+
+/* The options of sim into *ctx, a struct sim_args. */
+static int
+sim_opt(int c, const char *arg, void *ctx)
+{
+	struct sim_args *a = ctx;
+	if (c == 'm')
+		a->model = arg;
+	else if (c == 'T')
+		a->trace = arg;
+	else if (c == 'R')
+		a->o.registry = arg;
+	else
+		return cli_shared_opt(c, arg, &a->sh);
+	return 0;
+}
+
+/* What sim needs besides the workflow: the model (-m). */
+static const char *
+no_model(void *ctx)
+{
+	const struct sim_args *a = ctx;
+	return a->model ? NULL : "sim needs a model: -m MODEL (see wfrun(1), "
+				 "SIMULATION)";
+}
+
+static int
+load_model(struct sim_model *m, const char *model, struct workflow *wf)
+{
+	struct diags d;
+	diags_init(&d, model);
+	sim_model_load(m, model, wf, &d);
+	return report_diags(&d, model);
+}
+
+/* Open the trace and events.jsonl beside it. */
+static int
+open_outputs(const char *trace, struct trace *tr, FILE **ef)
+{
+	struct errbuf err;
+	char *ev = events_beside(trace);
+	int rc = EXIT_OK;
+	if (trace_open(tr, trace, &err) < 0) {
+		error_msg("%s", err.msg);
+		rc = EXIT_USAGE;
+	} else if (!(*ef = fopen(ev, "we"))) {
+		error_msg("cannot write %s: %s", ev, strerror(errno));
+		rc = EXIT_USAGE;
+	}
+	free(ev);
+	return rc;
+}
+
+/* Close the trace and the events; rc, or EXIT_TASK_FAILED when rc was
+ * EXIT_OK and either failed to write. */
+static int
+close_outputs(const char *trace, struct trace *tr, FILE *ef, int rc)
+{
+	struct errbuf err;
+	if (trace_close(tr, &err) < 0 && !rc) {
+		error_msg("%s", err.msg);
+		rc = EXIT_TASK_FAILED;
+	}
+	if (ef && fclose(ef) && !rc) {
+		error_msg("error writing the events beside %s", trace);
+		rc = EXIT_TASK_FAILED;
+	}
+	return rc;
+}
+
+/* Run the simulation and print what it found. */
+static int
+simulate(struct plan *p, const struct sim_model *m, const struct sim_opts *o)
+{
+	struct sim_result res;
+	int rc = EXIT_OK;
+	if (sim_run(p, m, o, &res) < 0)
+		rc = EXIT_USAGE;
+	else
+		report(p, &res, o->no_io);
+	sim_result_release(&res);
+	return rc;
+}
+
+/* Load the workflow, the resources and the model, then simulate. */
+static int
+sim(struct sim_args *a, const char *file)
+{
+	struct cluster cl;
+	struct workflow wf;
+	struct plan p;
+	struct sim_model m;
+	struct trace tr;
+	FILE *ef = NULL;
+	memset(&m, 0, sizeof(m));
+	memset(&tr, 0, sizeof(tr));
+	if (!a->o.cores)
+		a->o.cores = local_cores();
+	int rc = cli_load(a->resources, true, file, a->o.cores, &cl, &wf, &p);
+	if (!rc)
+		rc = load_model(&m, a->model, &wf);
+	if (!rc && a->trace)
+		rc = open_outputs(a->trace, &tr, &ef);
+	a->o.cluster = a->resources ? &cl : NULL;
+	a->o.trace = a->trace ? &tr : NULL;
+	a->o.events = ef;
+	if (!rc)
+		rc = simulate(&p, &m, &a->o);
+	if (a->trace)
+		rc = close_outputs(a->trace, &tr, ef, rc);
+	sim_model_release(&m);
+	plan_release(&p);
+	workflow_release(&wf);
+	resources_release(&cl);
+	return rc;
+}
+
 int
 cmd_sim(int argc, char **argv)
 {
@@ -75,126 +198,11 @@ cmd_sim(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sim_opts o;
-	memset(&o, 0, sizeof(o));
-	const char *model = NULL, *resources = NULL, *trace = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:r:j:q", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			model = optarg;
-			break;
-		case 'r':
-			resources = optarg;
-			break;
-		case 'j':
-			if ((o.cores = parse_cores_arg(optarg)) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'I':
-			if ((o.io_executors = parse_io_executors(optarg)) < 0) {
-				return EXIT_USAGE;
-			}
-			break;
-		case 'D':
-			if ((o.disk_bw = parse_disk_bw(optarg)) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'B':
-			o.no_io = true;
-			break;
-		case 'T':
-			trace = optarg;
-			break;
-		case 'R':
-			o.registry = optarg;
-			break;
-		case 'W':
-			o.no_preempt = true;
-			break;
-		case 'P':
-			if (parse_learn(optarg, &o.learn_paper) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'q':
-			log_level = 0;
-			break;
-		default:
-			fputs("Try 'wfrun --help'.\n", stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind + 1 != argc || !model) {
-		error_msg(!model ? "sim needs a model: -m MODEL (see wfrun(1), "
-				   "SIMULATION)"
-			  : optind == argc ? "no workflow file given"
-					   : "give one workflow file, not %d",
-			  argc - optind);
-		fputs("usage: wfrun sim -m MODEL [-r RESOURCES] [options] "
-		      "WORKFLOW.yaml\n", stderr);
-		return EXIT_USAGE;
-	}
-	if (!o.cores)
-		o.cores = local_cores();
-	struct cluster cl;
-	struct workflow wf;
-	struct plan p;
-	struct sim_model m;
-	memset(&cl, 0, sizeof(cl));
-	memset(&wf, 0, sizeof(wf));
-	memset(&p, 0, sizeof(p));
-	memset(&m, 0, sizeof(m));
-	int rc = resources ? load_cluster_spec(resources, &cl) : 0;
-	if (!rc)
-		rc = load_plan(argv[optind],
-			       cluster_max_cores(resources ? &cl : NULL, o.cores),
-			       &wf, &p);
-	if (!rc) {
-		struct diags d;
-		diags_init(&d, model);
-		sim_model_load(&m, model, &wf, &d);
-		rc = report_diags(&d, model);
-	}
-	struct trace tr;
-	struct errbuf err;
-	FILE *ef = NULL;
-	memset(&tr, 0, sizeof(tr));
-	if (!rc && trace) {
-		char *dir = path_dirname(trace);
-		char *ev = xasprintf("%s/events.jsonl", dir);
-		if (trace_open(&tr, trace, &err) < 0) {
-			error_msg("%s", err.msg);
-			rc = EXIT_USAGE;
-		} else if (!(ef = fopen(ev, "we"))) {
-			error_msg("cannot write %s: %s", ev, strerror(errno));
-			rc = EXIT_USAGE;
-		}
-		free(dir);
-		free(ev);
-	}
-	if (!rc) {
-		struct sim_result res;
-		o.cluster = resources ? &cl : NULL;
-		o.trace = trace ? &tr : NULL;
-		o.events = ef;
-		if (sim_run(&p, &m, &o, &res) < 0)
-			rc = EXIT_USAGE;
-		else
-			report(&p, &res, o.no_io);
-		sim_result_release(&res);
-	}
-	if (trace && trace_close(&tr, &err) < 0 && !rc) {
-		error_msg("%s", err.msg);
-		rc = EXIT_TASK_FAILED;
-	}
-	if (ef && fclose(ef) && !rc) {
-		error_msg("error writing the events beside %s", trace);
-		rc = EXIT_TASK_FAILED;
-	}
-	sim_model_release(&m);
-	plan_release(&p);
-	workflow_release(&wf);
-	resources_release(&cl);
-	return rc;
+	static const struct cli_spec spec = {
+		"m:r:j:q", opts, sim_opt, 1, 1, "usage: wfrun sim -m MODEL "
+		"[-r RESOURCES] [options] WORKFLOW.yaml\n", true, no_model
+	};
+	struct sim_args a = { .sh = CLI_SHARED(a.o, a.resources) };
+	int rc = cli_parse(argc, argv, &spec, &a);
+	return rc ? rc : sim(&a, argv[optind]);
 }

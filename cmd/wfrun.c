@@ -1,14 +1,10 @@
 /*
  * wfrun: main() and the subcommand table.  `wfrun FILE` is `wfrun run FILE`.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "path.h"
-#include "resources.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -127,10 +123,10 @@ main(int argc, char **argv)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			/* a subcommand's --help comes here too: one text */
 			usage(stdout);
-			return 0;
+			return EXIT_OK;
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("wfrun %s\n", WFRUN_VERSION);
-			return 0;
+			return EXIT_OK;
 		}
 	}
 	if (argc < 2) {
@@ -139,7 +135,7 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return EXIT_OK;
 	}
 	/* The first word that is not an option names the subcommand, or
 	 * else it is the workflow and the command is run. */
@@ -160,167 +156,3 @@ main(int argc, char **argv)
 	return cmd_run(argc, argv);
 }
 
-long
-local_cores(void)
-{
-	cpu_set_t set;
-	if (!sched_getaffinity(0, sizeof(set), &set)) {
-		int n = CPU_COUNT(&set);
-		if (n > 0)
-			return n;
-	}
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? n : 1;
-}
-
-long
-parse_cores_arg(const char *s)
-{
-	long v;
-	if (parse_long(s, &v) < 0 || v < 1 || v > 1000000) {
-		error_msg("-j/--cores wants a number of cores >= 1, not '%s'", s);
-		return -1;
-	}
-	return v;
-}
-
-int
-report_diags(struct diags *d, const char *file)
-{
-	int rc = 0;
-	if (d->nerrors) {
-		diags_print(d, stderr);
-		fprintf(stderr, "wfrun: %zu error%s in %s; nothing was run\n",
-			d->nerrors, d->nerrors == 1 ? "" : "s", file);
-		rc = EXIT_USAGE;
-	} else if (d->list.n && log_level >= 1) {
-		diags_print(d, stderr);
-	}
-	diags_release(d);
-	return rc;
-}
-
-int
-load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
-{
-	struct diags d;
-	diags_init(&d, file);
-	memset(p, 0, sizeof(*p));
-	if (workflow_load(wf, file, &d) == 0) {
-		/* Templates are checked even when some keys were wrong, so
-		 * one run reports both; expansion needs a clean file. */
-		plan_build(p, wf, &d, d.nerrors == 0);
-		for (size_t i = 0; i < wf->ntasks; i++) {
-			const struct wf_task *t = &wf->tasks[i];
-			if (t->cores > cores)
-				diag_error(&d, t->cores_loc, "task '%s' asks for "
-					   "%ld cores but only %ld %s available; "
-					   "lower cores or raise -j", t->name,
-					   t->cores, cores,
-					   cores == 1 ? "is" : "are");
-		}
-	}
-	return report_diags(&d, file);
-}
-
-int
-load_cluster(const char *file, struct cluster *c)
-{
-	struct diags d;
-	diags_init(&d, file);
-	resources_load(c, file, &d);
-	/* A task on a worker that uses the master's workdir (shared, or
-	 * this machine) would not see what staged workers made, and the
-	 * stage would not see what it made. */
-	const struct worker_spec *staged = NULL, *here = NULL;
-	for (size_t i = 0; i < c->nworkers; i++) {
-		const struct worker_spec *w = &c->workers[i];
-		if (!w->local && !w->shared)
-			staged = staged ? staged : w;
-		else
-			here = here ? here : w;
-	}
-	if (staged && here) {
-		struct wf_loc l = { here->line, 1 };
-		diag_error(&d, l, "worker '%s' uses the master's workdir (%s) and "
-			   "worker '%s' a workdir of its own (shared=\"false\"): "
-			   "one run cannot mix them yet; use one kind in a "
-			   "resources file", here->name,
-			   here->local ? "localhost" : "shared=\"true\"",
-			   staged->name);
-	}
-	return report_diags(&d, file);
-}
-
-int
-load_cluster_spec(const char *file, struct cluster *c)
-{
-	struct diags d;
-	diags_init(&d, file);
-	resources_load(c, file, &d);
-	return report_diags(&d, file);
-}
-
-double
-parse_disk_bw(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end || !(v > 0) || v > 1e9) {
-		error_msg("--disk-bw wants the disk's bandwidth in MB/s, a "
-			  "number > 0, not '%s'", s);
-		return -1;
-	}
-	return v;
-}
-
-int
-parse_learn(const char *s, bool *paper)
-{
-	if (strcmp(s, "climb") && strcmp(s, "paper")) {
-		error_msg("--learn wants climb or paper, not '%s'", s);
-		return -1;
-	}
-	*paper = !strcmp(s, "paper");
-	return 0;
-}
-
-long
-parse_io_executors(const char *s)
-{
-	long v;
-	if (parse_long(s, &v) < 0 || v < 1) {
-		error_msg("--io-executors wants a number >= 1, not '%s'", s);
-		return -1;
-	}
-	return v;
-}
-
-long
-cluster_max_cores(const struct cluster *c, long local)
-{
-	if (!c)
-		return local;
-	long most = 0;
-	for (size_t i = 0; i < c->nworkers; i++) {
-		const struct worker_spec *w = &c->workers[i];
-		long n = w->cores ? w->cores : w->local ? local : 1L << 30;
-		if (n > most)
-			most = n;
-	}
-	return most;
-}
-
-char *
-agent_path(void)
-{
-	char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return xstrdup("wfrun-worker");
-	buf[n] = '\0';
-	char *dir = path_dirname(buf);
-	char *p = xasprintf("%s/wfrun-worker", dir);
-	free(dir);
-	return p;
-}

@@ -223,162 +223,202 @@ suggest(struct strbuf *sb, const struct scope *sc, const char *name,
 	VEC_FREE(cands);
 }
 
+/* What a template is compiled in, for its messages. */
+struct tmpl_ctx {
+	const struct scope *sc;
+	enum tmpl_where where;
+	struct diags *d;
+	struct wf_loc loc;
+	const char *owner;
+};
+
+/* An error at the template: "WHERE of OWNER: " and fmt, then a "did you
+ * mean" for like when it is not NULL. */
+static void PRINTF(3, 4)
+tmpl_error(const struct tmpl_ctx *c, const char *like, const char *fmt, ...)
+{
+	struct strbuf m = STRBUF_INIT;
+	va_list ap;
+	strbuf_addf(&m, "%s of %s: ", where_name(c->where), c->owner);
+	va_start(ap, fmt);
+	strbuf_vaddf(&m, fmt, ap);
+	va_end(ap);
+	if (like)
+		suggest(&m, c->sc, like, c->where);
+	diag_error(c->d, c->loc, "%s", m.buf);
+	strbuf_release(&m);
+}
+
+/* The access named by name[0..len): in, out or inout; false if none. */
+static bool
+access_named(const char *name, size_t len, enum wf_access *acc)
+{
+	if (len == 2 && !strncmp(name, "in", 2))
+		*acc = WF_IN;
+	else if (len == 3 && !strncmp(name, "out", 3))
+		*acc = WF_OUT;
+	else if (len == 5 && !strncmp(name, "inout", 5))
+		*acc = WF_INOUT;
+	else
+		return false;
+	return true;
+}
+
+/* A dotted placeholder {acc.param} (dot points into name) into *s. */
+static bool
+param_seg(const struct tmpl_ctx *c, const char *name, const char *dot,
+	  struct seg *s)
+{
+	enum wf_access acc;
+	if (!access_named(name, (size_t)(dot - name), &acc)) {
+		tmpl_error(c, name, "unknown placeholder {%s}", name);
+		return false;
+	}
+	if (c->where != IN_RUN && c->where != IN_ENV) {
+		tmpl_error(c, NULL, "{%s}: parameters cannot be used in %s, "
+			   "only vars and foreach keys", name,
+			   where_name(c->where));
+		return false;
+	}
+	const struct wf_task *t = c->sc->task;
+	const char *pn = dot + 1;
+	size_t i;
+	for (i = 0; i < t->nparams; i++)
+		if (!strcmp(t->params[i].name, pn))
+			break;
+	if (i == t->nparams) {
+		tmpl_error(c, name, "{%s}: the task has no %s parameter '%s'",
+			   name, wf_access_name(acc), pn);
+		return false;
+	}
+	if (t->params[i].access != acc) {
+		const char *real = wf_access_name(t->params[i].access);
+		tmpl_error(c, NULL, "{%s}: '%s' is an %s parameter; write "
+			   "{%s.%s}", name, pn, real, real, pn);
+		return false;
+	}
+	s->kind = SEG_PARAM;
+	s->idx = (uint32_t)i;
+	return true;
+}
+
+/* A placeholder {name}, a foreach key (the innermost of that name) or a
+ * var, into *s. */
+static bool
+name_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
+{
+	const struct scope *sc = c->sc;
+	for (size_t i = sc->n; i > 0; i--)
+		if (!strcmp(sc->names[i - 1], name)) {
+			s->kind = SEG_BIND;
+			s->idx = (uint32_t)(i - 1);
+			return true;
+		}
+	const struct wf_kv *v = workflow_var(sc->wf, name, strlen(name));
+	if (!v) {
+		tmpl_error(c, name, "unknown placeholder {%s}: no var or foreach "
+			   "key has that name", name);
+		return false;
+	}
+	s->kind = SEG_VAR;
+	s->s = v->val;
+	s->len = strlen(v->val);
+	return true;
+}
+
+/* The placeholder whose name is p[0..q) into *s; false after an error. */
+static bool
+placeholder_seg(const struct tmpl_ctx *c, const char *p, const char *q,
+		struct seg *s)
+{
+	char *name = xstrndup(p, (size_t)(q - p));
+	const char *dot = strchr(name, '.');
+	bool ok = dot ? param_seg(c, name, dot, s) : name_seg(c, name, s);
+	free(name);
+	return ok;
+}
+
+/* The segments of a template being compiled. */
+struct segs {
+	struct seg *v;
+	size_t n, alloc;
+};
+
+/* The literal text lit[0..end), if any, as a segment. */
+static void
+add_lit(struct segs *segs, const char *lit, const char *end)
+{
+	if (end > lit) {
+		struct seg s = { SEG_LIT, 0, lit, (size_t)(end - lit) };
+		VEC_PUSH(*segs, s);
+	}
+}
+
+/*
+ * The end of the placeholder that p (at a '{') starts: its '}'; NULL (after
+ * an error) when p starts none.  '}' alone closes none either.
+ */
+static const char *
+placeholder_end(const struct tmpl_ctx *c, const char *text, const char *p)
+{
+	if (*p == '}') {
+		tmpl_error(c, NULL, "'}' at offset %zu closes no placeholder; "
+			   "write '}}' for a literal brace", (size_t)(p - text));
+		return NULL;
+	}
+	const char *q = p + 1;
+	while (name_char(*q))
+		q++;
+	if (*q != '}' || q == p + 1) {
+		tmpl_error(c, NULL, "'{' at offset %zu starts no placeholder "
+			   "(want {name}, {in.x}, {out.x} or {inout.x}); write "
+			   "'{{' for a literal brace", (size_t)(p - text));
+		return NULL;
+	}
+	return q;
+}
+
 /*
  * Compile text into t.  Segments point into text, which must live as long
  * as the template.  Errors are reported at loc and make it return -1.
+ * Literal runs are flushed at each placeholder or escaped brace.
  */
 static int
 tmpl_compile(struct tmpl *t, const char *text, const struct scope *sc,
 	     enum tmpl_where where, struct diags *d, struct wf_loc loc,
 	     const char *owner)
 {
-	VEC(struct seg) segs = { 0 };
+	const struct tmpl_ctx c = { sc, where, d, loc, owner };
+	struct segs segs = { NULL, 0, 0 };
 	const char *p = text, *lit = text;
 	int bad = 0;
-	/* Literal runs are flushed at each placeholder or escaped brace. */
-#define FLUSH(end)                                                           \
-	do {                                                                 \
-		if ((end) > lit) {                                           \
-			struct seg s_ = { SEG_LIT, 0, lit,                   \
-					  (size_t)((end)-lit) };             \
-			VEC_PUSH(segs, s_);                                  \
-		}                                                            \
-	} while (0)
 	while (*p) {
-		if (p[0] == '{' && p[1] == '{') {
-			FLUSH(p + 1);
+		if ((p[0] == '{' || p[0] == '}') && p[1] == p[0]) {
+			add_lit(&segs, lit, p + 1);
 			p += 2;
 			lit = p;
 			continue;
 		}
-		if (p[0] == '}' && p[1] == '}') {
-			FLUSH(p + 1);
-			p += 2;
-			lit = p;
-			continue;
-		}
-		if (*p == '}') {
-			diag_error(d, loc, "%s of %s: '}' at offset %zu closes no "
-				   "placeholder; write '}}' for a literal brace",
-				   where_name(where), owner, (size_t)(p - text));
-			bad = 1;
+		if (*p != '{' && *p != '}') {
 			p++;
 			continue;
 		}
-		if (*p != '{') {
-			p++;
-			continue;
-		}
-		const char *q = p + 1;
-		while (name_char(*q))
-			q++;
-		if (*q != '}' || q == p + 1) {
-			diag_error(d, loc, "%s of %s: '{' at offset %zu starts no "
-				   "placeholder (want {name}, {in.x}, {out.x} or "
-				   "{inout.x}); write '{{' for a literal brace",
-				   where_name(where), owner, (size_t)(p - text));
-			bad = 1;
-			p++;
-			continue;
-		}
-		FLUSH(p);
-		char *name = xstrndup(p + 1, (size_t)(q - p - 1));
+		const char *q = placeholder_end(&c, text, p);
 		struct seg s = { SEG_LIT, 0, NULL, 0 };
-		const char *dot = strchr(name, '.');
-		bool ok = false;
-		if (dot) {
-			size_t pl = (size_t)(dot - name);
-			enum wf_access acc;
-			bool known_acc = true;
-			if (pl == 2 && !strncmp(name, "in", 2))
-				acc = WF_IN;
-			else if (pl == 3 && !strncmp(name, "out", 3))
-				acc = WF_OUT;
-			else if (pl == 5 && !strncmp(name, "inout", 5))
-				acc = WF_INOUT;
-			else
-				known_acc = false;
-			if (known_acc && (where == IN_RUN || where == IN_ENV)) {
-				const char *pn = dot + 1;
-				size_t i;
-				for (i = 0; i < sc->task->nparams; i++)
-					if (!strcmp(sc->task->params[i].name, pn))
-						break;
-				if (i == sc->task->nparams) {
-					struct strbuf m = STRBUF_INIT;
-					strbuf_addf(&m, "%s of %s: {%s}: the task has "
-						    "no %s parameter '%s'",
-						    where_name(where), owner, name,
-						    wf_access_name(acc), pn);
-					suggest(&m, sc, name, where);
-					diag_error(d, loc, "%s", m.buf);
-					strbuf_release(&m);
-				} else if (sc->task->params[i].access != acc) {
-					diag_error(d, loc, "%s of %s: {%s}: '%s' is "
-						   "an %s parameter; write {%s.%s}",
-						   where_name(where), owner, name, pn,
-						   wf_access_name(
-							   sc->task->params[i].access),
-						   wf_access_name(
-							   sc->task->params[i].access),
-						   pn);
-				} else {
-					s.kind = SEG_PARAM;
-					s.idx = (uint32_t)i;
-					ok = true;
-				}
-			} else if (known_acc) {
-				diag_error(d, loc, "%s of %s: {%s}: parameters "
-					   "cannot be used in %s, only vars and "
-					   "foreach keys", where_name(where), owner,
-					   name, where_name(where));
-			} else {
-				struct strbuf m = STRBUF_INIT;
-				strbuf_addf(&m, "%s of %s: unknown placeholder {%s}",
-					    where_name(where), owner, name);
-				suggest(&m, sc, name, where);
-				diag_error(d, loc, "%s", m.buf);
-				strbuf_release(&m);
-			}
-		} else {
-			size_t i;
-			for (i = sc->n; i > 0; i--)
-				if (!strcmp(sc->names[i - 1], name))
-					break;
-			if (i > 0) {
-				s.kind = SEG_BIND;
-				s.idx = (uint32_t)(i - 1);
-				ok = true;
-			} else {
-				const struct wf_kv *v = workflow_var(sc->wf, name,
-								     strlen(name));
-				if (v) {
-					s.kind = SEG_VAR;
-					s.s = v->val;
-					s.len = strlen(v->val);
-					ok = true;
-				} else {
-					struct strbuf m = STRBUF_INIT;
-					strbuf_addf(&m, "%s of %s: unknown "
-						    "placeholder {%s}: no var or "
-						    "foreach key has that name",
-						    where_name(where), owner, name);
-					suggest(&m, sc, name, where);
-					diag_error(d, loc, "%s", m.buf);
-					strbuf_release(&m);
-				}
-			}
+		if (!q) {
+			bad = 1;
+			p++;
+			continue;
 		}
-		free(name);
-		if (ok)
+		add_lit(&segs, lit, p);
+		if (placeholder_seg(&c, p + 1, q, &s))
 			VEC_PUSH(segs, s);
 		else
 			bad = 1;
 		p = q + 1;
 		lit = p;
 	}
-	FLUSH(p);
-#undef FLUSH
+	add_lit(&segs, lit, p);
 	t->v = segs.v;
 	t->n = segs.n;
 	return bad ? -1 : 0;
@@ -755,6 +795,167 @@ empty_step(struct builder *b, size_t before, const struct wf_iter *it,
 	return -1;
 }
 
+/* A walk over the combinations of a foreach (each_combo). */
+struct combo {
+	const struct wf_foreach *fe;
+	struct tmpl *lo, *hi, **items, *glob;
+	const char *owner;
+	combo_fn fn;
+	void *arg;
+};
+
+static int combo_at(struct builder *b, const struct combo *c, size_t k);
+
+/* Bind key k to v[0..len) and walk the keys after it. */
+static int
+combo_value(struct builder *b, const struct combo *c, size_t k,
+	    const char *v, size_t len)
+{
+	size_t before = made(b);
+	VEC_PUSH(b->vals, intern_value(b, v, len));
+	int r = combo_at(b, c, k + 1);
+	b->vals.n--;
+	if (!r && k + 1 < c->fe->n)
+		r = empty_step(b, before, &c->fe->v[k], c->owner);
+	return r;
+}
+
+/* A bound of range key k, rendered from t and evaluated into *v. */
+static int
+range_bound(struct builder *b, const struct combo *c, size_t k,
+	    const struct tmpl *t, long long *v)
+{
+	const struct wf_iter *it = &c->fe->v[k];
+	struct errbuf err;
+	strbuf_reset(&b->sb);
+	if (render_capped(&b->sb, t, b->vals.v) < 0) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: range bound "
+			   "longer than %d bytes", it->name, c->owner,
+			   WF_MAX_VALUE);
+		return -1;
+	}
+	if (eval_int(b->sb.buf, v, &err) < 0) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: range bound '%s' "
+			   "is not an integer expression (%s)", it->name,
+			   c->owner, b->sb.buf, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * At the innermost key each value makes exactly one instance (or one
+ * element path): a range of cnt values that alone passes a limit stops
+ * before it is walked, "1..10000000000" must not first fill memory.
+ */
+static int
+range_fits(struct builder *b, const struct combo *c, size_t k,
+	   unsigned long long cnt)
+{
+	if (k + 1 != c->fe->n)
+		return 0;
+	if (c->fn == add_instance) {
+		const struct inst_arg *ia = c->arg;
+		if (cnt > b->lim.max_tasks - b->p->dag.tasks.n) {
+			over_tasks(b, ia->pt->wt->loc, c->owner);
+			return -1;
+		}
+	} else if (c->fn == list_elem) {
+		const struct data_arg *da = c->arg;
+		const struct wf_task *wt =
+			b->p->pt[b->p->dag.tasks.v[da->task].tmpl].wt;
+		if (da->pd->elem->kind != WF_LIST &&
+		    cnt > b->lim.max_accesses - b->p->dag.acc.n) {
+			over_accesses(b, wt->params[da->param].loc, c->owner);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+combo_range(struct builder *b, const struct combo *c, size_t k)
+{
+	long long a, z;
+	if (range_bound(b, c, k, &c->lo[k], &a) < 0 ||
+	    range_bound(b, c, k, &c->hi[k], &z) < 0)
+		return -1;
+	unsigned long long cnt = z < a ? 0 : (unsigned long long)z -
+					      (unsigned long long)a + 1;
+	if (z >= a && !cnt)
+		cnt = ULLONG_MAX;
+	if (range_fits(b, c, k, cnt) < 0)
+		return -1;
+	char num[32];
+	for (long long v = a; v <= z; v++) {
+		int n = snprintf(num, sizeof(num), "%lld", v);
+		int r = combo_value(b, c, k, num, (size_t)n);
+		if (r < 0 || v == LLONG_MAX)
+			return r;
+	}
+	return 0;
+}
+
+static int
+combo_list(struct builder *b, const struct combo *c, size_t k)
+{
+	const struct wf_iter *it = &c->fe->v[k];
+	for (size_t j = 0; j < it->nitems; j++) {
+		strbuf_reset(&b->sb);
+		if (render_capped(&b->sb, &c->items[k][j], b->vals.v) < 0) {
+			diag_error(b->d, it->item_locs[j], "foreach '%s' of %s: "
+				   "a value longer than %d bytes", it->name,
+				   c->owner, WF_MAX_VALUE);
+			return -1;
+		}
+		if (combo_value(b, c, k, b->sb.buf, b->sb.len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+combo_glob(struct builder *b, const struct combo *c, size_t k)
+{
+	const struct wf_iter *it = &c->fe->v[k];
+	struct strvec found = { 0 };
+	strbuf_reset(&b->sb);
+	if (render_capped(&b->sb, &c->glob[k], b->vals.v) < 0) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: glob pattern "
+			   "longer than %d bytes", it->name, c->owner,
+			   WF_MAX_VALUE);
+		return -1;
+	}
+	char *pat = xstrdup(b->sb.buf);
+	int r = glob_values(b, it, pat, c->owner, &found);
+	free(pat);
+	for (size_t j = 0; !r && j < found.n; j++)
+		r = combo_value(b, c, k, found.v[j], strlen(found.v[j]));
+	for (size_t j = 0; j < found.n; j++)
+		free(found.v[j]);
+	VEC_FREE(found);
+	return r;
+}
+
+/* Call c->fn for every combination of the keys c->fe->v[k..n). */
+static int
+combo_at(struct builder *b, const struct combo *c, size_t k)
+{
+	if (k == c->fe->n) {
+		c->fn(b, c->arg);
+		return b->over ? -1 : 0;
+	}
+	switch (c->fe->v[k].kind) {
+	case WF_ITER_RANGE:
+		return combo_range(b, c, k);
+	case WF_ITER_LIST:
+		return combo_list(b, c, k);
+	case WF_ITER_GLOB:
+		return combo_glob(b, c, k);
+	}
+	return 0;
+}
+
 /*
  * Call fn for every combination of the keys fe->v[k..n), pushing each
  * value onto b->vals.  Returns -1 after reporting an error.
@@ -764,121 +965,8 @@ each_combo(struct builder *b, const struct wf_foreach *fe, size_t k,
 	   struct tmpl *lo, struct tmpl *hi, struct tmpl **items,
 	   struct tmpl *glob, const char *owner, combo_fn fn, void *arg)
 {
-	if (k == fe->n) {
-		fn(b, arg);
-		return b->over ? -1 : 0;
-	}
-	const struct wf_iter *it = &fe->v[k];
-	int r = 0;
-	switch (it->kind) {
-	case WF_ITER_RANGE: {
-		long long a, z;
-		struct errbuf err;
-		for (int side = 0; side < 2; side++) {
-			strbuf_reset(&b->sb);
-			if (render_capped(&b->sb, side ? &hi[k] : &lo[k],
-					  b->vals.v) < 0) {
-				diag_error(b->d, it->loc, "foreach '%s' of %s: range "
-					   "bound longer than %d bytes", it->name,
-					   owner, WF_MAX_VALUE);
-				return -1;
-			}
-			if (eval_int(b->sb.buf, side ? &z : &a, &err) < 0) {
-				diag_error(b->d, it->loc, "foreach '%s' of %s: range "
-					   "bound '%s' is not an integer expression "
-					   "(%s)", it->name, owner, b->sb.buf,
-					   err.msg);
-				return -1;
-			}
-		}
-		/* At the innermost key each value makes exactly one instance
-		 * (or one element path): a range that alone passes a limit
-		 * stops before it is walked, "1..10000000000" must not first
-		 * fill memory. */
-		unsigned long long cnt = z < a ? 0 : (unsigned long long)z -
-						      (unsigned long long)a + 1;
-		if (z >= a && !cnt)
-			cnt = ULLONG_MAX;
-		if (k + 1 == fe->n && fn == add_instance) {
-			const struct inst_arg *ia = arg;
-			if (cnt > b->lim.max_tasks - b->p->dag.tasks.n) {
-				over_tasks(b, ia->pt->wt->loc, owner);
-				return -1;
-			}
-		} else if (k + 1 == fe->n && fn == list_elem) {
-			const struct data_arg *da = arg;
-			const struct wf_task *wt =
-				b->p->pt[b->p->dag.tasks.v[da->task].tmpl].wt;
-			if (da->pd->elem->kind != WF_LIST &&
-			    cnt > b->lim.max_accesses - b->p->dag.acc.n) {
-				over_accesses(b, wt->params[da->param].loc, owner);
-				return -1;
-			}
-		}
-		char num[32];
-		for (long long v = a; v <= z; v++) {
-			int n = snprintf(num, sizeof(num), "%lld", v);
-			size_t before = made(b);
-			VEC_PUSH(b->vals, intern_value(b, num, (size_t)n));
-			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
-				       arg);
-			b->vals.n--;
-			if (!r && k + 1 < fe->n)
-				r = empty_step(b, before, it, owner);
-			if (r < 0 || v == LLONG_MAX)
-				return r;
-		}
-		break;
-	}
-	case WF_ITER_LIST:
-		for (size_t j = 0; j < it->nitems; j++) {
-			size_t before = made(b);
-			strbuf_reset(&b->sb);
-			if (render_capped(&b->sb, &items[k][j], b->vals.v) < 0) {
-				diag_error(b->d, it->item_locs[j], "foreach '%s' of "
-					   "%s: a value longer than %d bytes",
-					   it->name, owner, WF_MAX_VALUE);
-				return -1;
-			}
-			VEC_PUSH(b->vals, intern_value(b, b->sb.buf, b->sb.len));
-			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
-				       arg);
-			b->vals.n--;
-			if (!r && k + 1 < fe->n)
-				r = empty_step(b, before, it, owner);
-			if (r < 0)
-				return r;
-		}
-		break;
-	case WF_ITER_GLOB: {
-		struct strvec found = { 0 };
-		strbuf_reset(&b->sb);
-		if (render_capped(&b->sb, &glob[k], b->vals.v) < 0) {
-			diag_error(b->d, it->loc, "foreach '%s' of %s: glob pattern "
-				   "longer than %d bytes", it->name, owner,
-				   WF_MAX_VALUE);
-			return -1;
-		}
-		char *pat = xstrdup(b->sb.buf);
-		r = glob_values(b, it, pat, owner, &found);
-		free(pat);
-		for (size_t j = 0; !r && j < found.n; j++) {
-			size_t before = made(b);
-			VEC_PUSH(b->vals, intern_value(b, found.v[j],
-						       strlen(found.v[j])));
-			r = each_combo(b, fe, k + 1, lo, hi, items, glob, owner, fn,
-				       arg);
-			b->vals.n--;
-			if (!r && k + 1 < fe->n)
-				r = empty_step(b, before, it, owner);
-		}
-		for (size_t j = 0; j < found.n; j++)
-			free(found.v[j]);
-		VEC_FREE(found);
-		break;
-	}
-	}
-	return r;
+	const struct combo c = { fe, lo, hi, items, glob, owner, fn, arg };
+	return combo_at(b, &c, k);
 }
 
 /* s[0..n) in a message: control bytes as C escapes, so a name holding a
@@ -1034,6 +1122,66 @@ first_report(struct builder *b, uint32_t task, unsigned param)
 	return true;
 }
 
+/* One file, one datum: an absolute path norm[0..*n) inside the workdir is
+ * named relative to it, as every relative path is. */
+static const char *
+in_workdir(const struct builder *b, const char *norm, size_t *n)
+{
+	const char *wd = b->p->wf->workdir;
+	size_t wl = strlen(wd);
+	if (norm[0] == '/' && *n > wl && !strncmp(norm, wd, wl) &&
+	    (norm[wl] == '/' || wl == 1)) {
+		const char *name = norm + (wl == 1 ? 1 : wl + 1);
+		*n -= (size_t)(name - norm);
+		return name;
+	}
+	if (norm[0] == '/' && *n == wl && !strcmp(norm, wd)) {
+		*n = 1;
+		return ".";
+	}
+	return norm;
+}
+
+/*
+ * Whether the path name[0..n) (rendered in b->sb) of parameter param may
+ * not be used: element elem (from 1; 0: not a list's) of a list that is
+ * not a safe path, or a write outside the workdir that the task does not
+ * allow.  Reported the first time.
+ */
+static bool
+path_refused(struct builder *b, uint32_t task, unsigned param, int mode,
+	     size_t elem, const char *name, size_t n)
+{
+	const struct wf_task *wt = b->p->pt[b->p->dag.tasks.v[task].tmpl].wt;
+	const struct wf_param *prm = &wt->params[param];
+	const char *why = elem ? unsafe_element(b->sb.buf, b->sb.len, name)
+			       : NULL;
+	bool outside = !why && (mode & DAG_WRITE) && !wt->allow_outside &&
+		       escapes_workdir(name, n);
+	if (!why && !outside)
+		return false;
+	if (!first_report(b, task, param))
+		return true;
+	struct strbuf label = STRBUF_INIT;
+	plan_label(b->p, task, &label);
+	if (why) {
+		strbuf_reset(&b->msg);
+		add_escaped(&b->msg, b->sb.buf, b->sb.len);
+		diag_error(b->d, prm->loc, "task %s: list collection '%s.%s': "
+			   "element %zu '%s' is not a safe path: %s", label.buf,
+			   wf_access_name(prm->access), prm->name, elem,
+			   b->msg.buf, why);
+	} else {
+		diag_error(b->d, prm->loc, "task %s: %s parameter '%s' writes "
+			   "'%s', outside the workdir %s; add allow_outside: true "
+			   "to the task if it is meant to", label.buf,
+			   wf_access_name(prm->access), prm->name, name,
+			   b->p->wf->workdir);
+	}
+	strbuf_release(&label);
+	return true;
+}
+
 /* Expand one datum of a parameter; elem is its 1-based index in the list
  * collection it belongs to, 0 when it is not an element. */
 static void
@@ -1065,48 +1213,8 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	}
 	char *norm = xmalloc(b->sb.len + 2);
 	size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
-	/* One file, one datum: an absolute path inside the workdir is
-	 * named relative to it, as every relative path is. */
-	const char *name = norm;
-	size_t wl = strlen(b->p->wf->workdir);
-	if (norm[0] == '/' && n > wl && !strncmp(norm, b->p->wf->workdir, wl) &&
-	    (norm[wl] == '/' || wl == 1)) {
-		name = norm + (wl == 1 ? 1 : wl + 1);
-		n -= (size_t)(name - norm);
-	} else if (norm[0] == '/' && n == wl && !strcmp(norm, b->p->wf->workdir)) {
-		name = ".";
-		n = 1;
-	}
-	const char *why = elem ? unsafe_element(b->sb.buf, b->sb.len, name)
-			       : NULL;
-	if (why) {
-		if (first_report(b, task, param)) {
-			struct strbuf label = STRBUF_INIT;
-			plan_label(b->p, task, &label);
-			strbuf_reset(&b->msg);
-			add_escaped(&b->msg, b->sb.buf, b->sb.len);
-			diag_error(b->d, prm->loc, "task %s: list collection '%s.%s': "
-				   "element %zu '%s' is not a safe path: %s",
-				   label.buf, wf_access_name(prm->access),
-				   prm->name, elem, b->msg.buf, why);
-			strbuf_release(&label);
-		}
-		free(norm);
-		return;
-	}
-	if ((mode & DAG_WRITE) && !wt->allow_outside &&
-	    escapes_workdir(name, n)) {
-		if (first_report(b, task, param)) {
-			struct strbuf label = STRBUF_INIT;
-			plan_label(b->p, task, &label);
-			diag_error(b->d, prm->loc, "task %s: %s parameter '%s' "
-				   "writes '%s', outside the workdir %s; add "
-				   "allow_outside: true to the task if it is "
-				   "meant to", label.buf,
-				   wf_access_name(prm->access), prm->name, name,
-				   b->p->wf->workdir);
-			strbuf_release(&label);
-		}
+	const char *name = in_workdir(b, norm, &n);
+	if (path_refused(b, task, param, mode, elem, name, n)) {
 		free(norm);
 		return;
 	}
@@ -1349,6 +1457,70 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 	}
 }
 
+/*
+ * A command being split into words (plan_argv).  Words are NUL-separated
+ * in buf, which may move while it grows: argv holds their offsets until
+ * the end, then pointers.  Nothing is allocated once buf and argv have
+ * grown to a command's size.
+ */
+struct words {
+	struct strbuf *buf;
+	struct strvec *argv;
+	bool in;                /* inside a word */
+};
+
+static void
+word_start(struct words *w)
+{
+	if (!w->in) {
+		VEC_PUSH(*w->argv, (char *)(uintptr_t)w->buf->len);
+		w->in = true;
+	}
+}
+
+static void
+word_end(struct words *w)
+{
+	if (w->in) {
+		strbuf_addch(w->buf, '\0');
+		w->in = false;
+	}
+}
+
+/* Literal text: blanks end words. */
+static void
+words_lit(struct words *w, const char *s, size_t len)
+{
+	for (size_t j = 0; j < len; j++) {
+		char c = s[j];
+		if (c == ' ' || c == '\t') {
+			word_end(w);
+		} else {
+			word_start(w);
+			strbuf_addch(w->buf, c);
+		}
+	}
+}
+
+/* The paths of parameter param of task dt, one word each. */
+static void
+words_param(struct words *w, const struct plan *p, const struct dag_task *dt,
+	    uint32_t param)
+{
+	bool first = true;
+	const struct dag_access *a = dag_task_acc(&p->dag, dt);
+	for (uint32_t j = 0; j < dt->nacc; j++) {
+		if (a[j].param != param)
+			continue;
+		const struct dag_datum *x = &p->dag.data.v[a[j].datum];
+		if (!first)
+			word_end(w);
+		first = false;
+		word_start(w);
+		strbuf_add(w->buf, x->path, x->len);
+	}
+}
+
 bool
 plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 	  struct strvec *argv)
@@ -1359,69 +1531,29 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 		return false;
 	const struct tmpl *tm = &pt->run;
 	const char *const *vals = task_vals(p, t);
-	/* Words are NUL-separated in buf, which may move while it grows:
-	 * argv holds their offsets until the end, then pointers.  Nothing
-	 * is allocated once buf and argv have grown to a command's size. */
-	bool in_word = false;
+	struct words w = { buf, argv, false };
 	strbuf_reset(buf);
 	argv->n = 0;
-#define START_WORD()                                                         \
-	do {                                                                 \
-		if (!in_word) {                                              \
-			VEC_PUSH(*argv, (char *)(uintptr_t)buf->len);        \
-			in_word = true;                                      \
-		}                                                            \
-	} while (0)
-#define END_WORD()                                                           \
-	do {                                                                 \
-		if (in_word) {                                               \
-			strbuf_addch(buf, '\0');                             \
-			in_word = false;                                     \
-		}                                                            \
-	} while (0)
 	for (size_t i = 0; i < tm->n; i++) {
 		const struct seg *s = &tm->v[i];
 		switch (s->kind) {
 		case SEG_LIT:
-			for (size_t j = 0; j < s->len; j++) {
-				char c = s->s[j];
-				if (c == ' ' || c == '\t') {
-					END_WORD();
-				} else {
-					START_WORD();
-					strbuf_addch(buf, c);
-				}
-			}
+			words_lit(&w, s->s, s->len);
 			break;
 		case SEG_VAR:
-			START_WORD();
+			word_start(&w);
 			strbuf_add(buf, s->s, s->len);
 			break;
 		case SEG_BIND:
-			START_WORD();
+			word_start(&w);
 			strbuf_adds(buf, vals[s->idx]);
 			break;
-		case SEG_PARAM: {
-			bool first = true;
-			const struct dag_access *a = dag_task_acc(&p->dag, dt);
-			for (uint32_t j = 0; j < dt->nacc; j++) {
-				if (a[j].param != s->idx)
-					continue;
-				const struct dag_datum *x =
-					&p->dag.data.v[a[j].datum];
-				if (!first)
-					END_WORD();
-				first = false;
-				START_WORD();
-				strbuf_add(buf, x->path, x->len);
-			}
+		case SEG_PARAM:
+			words_param(&w, p, dt, s->idx);
 			break;
 		}
-		}
 	}
-	END_WORD();
-#undef START_WORD
-#undef END_WORD
+	word_end(&w);
 	for (size_t i = 0; i < argv->n; i++)
 		argv->v[i] = buf->buf + (uintptr_t)argv->v[i];
 	VEC_PUSH(*argv, NULL);

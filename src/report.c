@@ -1,14 +1,8 @@
 /*
  * report: trace.tsv + events.jsonl -> HTML or Chrome trace JSON.
  *
- * The events the report reads (one JSON object per line, t in Unix s):
- *   {"t":..,"ev":"epoch_begin","name":N,"device":D,"epoch":E,"c":C,"k":K}
- *   {"t":..,"ev":"epoch_end","name":N,"device":D,"epoch":E,"c":C,"k":K,
- *    "tasks":T,"mean_s":M,"t_s":TI,"busy_s":B,"mbps":R,
- *    "registered":true|false}
- *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
- *    "why":"learned"|"fallback"|"fill"|"scaling"|"registry"|
- *    "reevaluated"}
+ * Of the events (read by events.h), the report takes epoch_begin,
+ * epoch_end and constraint: the learning curve of each auto constraint.
  * Any other "ev", and any other key, is ignored.
  *
  * The HTML page is static: inline CSS and SVG, no script and nothing
@@ -23,6 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "events.h"
 
 /* Timeline geometry, in pixels. */
 #define PLOT_W 1100.0
@@ -162,6 +158,85 @@ num_field(const char *s, double *v)
 	return 0;
 }
 
+/* Where each column the report knows is in the trace, by its header. */
+struct trace_cols {
+	int idx[NCOLS];         /* -1: not there */
+	size_t ncols;
+	char **f, **row;        /* the header's fields, a row's */
+};
+
+/* The header line: column names, in any order; -1 with err when a
+ * column the report needs is missing. */
+static int
+read_header(struct trace_cols *tc, char *line, const char *path,
+	    struct errbuf *err)
+{
+	size_t n = 1;
+	for (const char *q = line; *q; q++)
+		n += *q == '\t';
+	tc->f = xcalloc(n, sizeof(char *));
+	tc->row = xcalloc(n, sizeof(char *));
+	tc->ncols = split_tabs(line, tc->f, n);
+	for (size_t i = 0; i < tc->ncols; i++)
+		for (size_t k = 0; k < NCOLS; k++)
+			if (!strcmp(tc->f[i], col_names[k]) && tc->idx[k] < 0)
+				tc->idx[k] = (int)i;
+	const enum col need[] = { C_NAME, C_START, C_COMPLETE };
+	for (size_t k = 0; k < ARRAY_SIZE(need); k++)
+		if (tc->idx[need[k]] < 0)
+			return errprintf(err, "%s:1: no '%s' column in the "
+					 "header; is this a wfrun trace.tsv?",
+					 path, col_names[need[k]]);
+	return 0;
+}
+
+/* The fields of a row by column ("" for a column not there). */
+static void
+row_fields(struct trace_cols *tc, char *line, char **v)
+{
+	static char empty[] = "";
+	size_t n = split_tabs(line, tc->row, tc->ncols);
+	for (size_t k = 0; k < NCOLS; k++)
+		v[k] = tc->idx[k] >= 0 && (size_t)tc->idx[k] < n
+			       ? tc->row[tc->idx[k]] : empty;
+}
+
+/* The task of a row whose start and complete are in t, added. */
+static void
+add_task(struct report *r, char *const *v, struct report_task *t)
+{
+	double d;
+	if (t->complete < t->start)
+		t->complete = t->start;
+	t->nameidx = name_index(r, v[C_NAME]);
+	t->name = r->names.v[t->nameidx];
+	t->tag = *v[C_TAG] ? intern(r, v[C_TAG], strlen(v[C_TAG])) : "";
+	t->worker = worker_index(r, *v[C_WORKER] ? v[C_WORKER] : "local");
+	t->io = !strcmp(v[C_KIND], "io");
+	t->status = status_string(r, v[C_STATUS]);
+	t->failed = strcmp(t->status, "COMPLETED") != 0;
+	long long e = count_field(v[C_EXIT]);
+	t->exit_code = e > 255 ? 255 : (int)e;
+	double u, s;
+	int ku = num_field(v[C_CPU_USER], &u), ks = num_field(v[C_CPU_SYS], &s);
+	t->cpu = ku || ks ? -1 : u + s;
+	t->rss_kb = (long)count_field(v[C_RSS]);
+	t->rbytes = count_field(v[C_READ]);
+	t->wbytes = count_field(v[C_WRITE]);
+	t->storage_bw = num_field(v[C_BW], &d) || d < 0 ? -1 : d;
+	e = count_field(v[C_EPOCH]);
+	t->epoch = e < 1 || e > 1000000 ? -1 : (long)e;
+	/* a lane per core, within reason for a drawing */
+	e = count_field(v[C_CORES]);
+	t->cores = t->io || e < 1 ? 1 : e > 1024 ? 1024 : (long)e;
+	if (!r->tasks.n || t->start < r->t0)
+		r->t0 = t->start;
+	if (!r->tasks.n || t->complete > r->t1)
+		r->t1 = t->complete;
+	r->nfailed += t->failed;
+	VEC_PUSH(r->tasks, *t);
+}
+
 int
 report_load_trace(struct report *r, const char *path, struct errbuf *err)
 {
@@ -174,12 +249,10 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 	size_t cap = 0;
 	ssize_t len;
 	long lineno = 0;
-	int idx[NCOLS];
-	size_t ncols = 0;
-	char **f = NULL, **row = NULL;
+	struct trace_cols tc = { .f = NULL };
 	int rc = 0;
 	for (size_t i = 0; i < NCOLS; i++)
-		idx[i] = -1;
+		tc.idx[i] = -1;
 	while ((len = getline(&line, &cap, fp)) >= 0) {
 		lineno++;
 		/* wfrun writes whole rows; a last line without its newline is
@@ -188,39 +261,16 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (lineno == 1) {
-			/* the header: column names, in any order */
-			size_t n = 1;
-			for (const char *q = line; *q; q++)
-				n += *q == '\t';
-			f = xcalloc(n, sizeof(char *));
-			row = xcalloc(n, sizeof(char *));
-			ncols = split_tabs(line, f, n);
-			for (size_t i = 0; i < ncols; i++)
-				for (size_t k = 0; k < NCOLS; k++)
-					if (!strcmp(f[i], col_names[k]) && idx[k] < 0)
-						idx[k] = (int)i;
-			const enum col need[] = { C_NAME, C_START, C_COMPLETE };
-			for (size_t k = 0; k < ARRAY_SIZE(need); k++)
-				if (idx[need[k]] < 0) {
-					rc = errprintf(err, "%s:1: no '%s' column in "
-						       "the header; is this a "
-						       "wfrun trace.tsv?", path,
-						       col_names[need[k]]);
-					goto out;
-				}
+			if ((rc = read_header(&tc, line, path, err)) < 0)
+				goto out;
 			continue;
 		}
 		if (!len)
 			continue;
-		char *empty = (char *)"";
 		char *v[NCOLS];
-		size_t n = split_tabs(line, row, ncols);
-		for (size_t k = 0; k < NCOLS; k++)
-			v[k] = idx[k] >= 0 && (size_t)idx[k] < n ? row[idx[k]]
-								  : empty;
+		row_fields(&tc, line, v);
 		struct report_task t;
 		memset(&t, 0, sizeof(t));
-		double d;
 		if (num_field(v[C_START], &t.start) ||
 		    num_field(v[C_COMPLETE], &t.complete)) {
 			if (!whole) {
@@ -233,36 +283,7 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 				       path, lineno, v[C_START], v[C_COMPLETE]);
 			goto out;
 		}
-		if (t.complete < t.start)
-			t.complete = t.start;
-		t.nameidx = name_index(r, v[C_NAME]);
-		t.name = r->names.v[t.nameidx];
-		t.tag = *v[C_TAG] ? intern(r, v[C_TAG], strlen(v[C_TAG])) : "";
-		t.worker = worker_index(r, *v[C_WORKER] ? v[C_WORKER] : "local");
-		t.io = !strcmp(v[C_KIND], "io");
-		t.status = status_string(r, v[C_STATUS]);
-		t.failed = strcmp(t.status, "COMPLETED") != 0;
-		long long e = count_field(v[C_EXIT]);
-		t.exit_code = e > 255 ? 255 : (int)e;
-		double u, s;
-		int ku = num_field(v[C_CPU_USER], &u),
-		    ks = num_field(v[C_CPU_SYS], &s);
-		t.cpu = ku || ks ? -1 : u + s;
-		t.rss_kb = (long)count_field(v[C_RSS]);
-		t.rbytes = count_field(v[C_READ]);
-		t.wbytes = count_field(v[C_WRITE]);
-		t.storage_bw = num_field(v[C_BW], &d) || d < 0 ? -1 : d;
-		e = count_field(v[C_EPOCH]);
-		t.epoch = e < 1 || e > 1000000 ? -1 : (long)e;
-		/* a lane per core, within reason for a drawing */
-		e = count_field(v[C_CORES]);
-		t.cores = t.io || e < 1 ? 1 : e > 1024 ? 1024 : (long)e;
-		if (!r->tasks.n || t.start < r->t0)
-			r->t0 = t.start;
-		if (!r->tasks.n || t.complete > r->t1)
-			r->t1 = t.complete;
-		r->nfailed += t.failed;
-		VEC_PUSH(r->tasks, t);
+		add_task(r, v, &t);
 	}
 	if (ferror(fp))
 		rc = errprintf(err, "cannot read the trace %s: %s", path,
@@ -271,286 +292,20 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 		rc = errprintf(err, "%s: empty file; a wfrun trace.tsv starts "
 			       "with a header line", path);
 out:
-	free(f);
-	free(row);
+	free(tc.f);
+	free(tc.row);
 	free(line);
 	fclose(fp);
 	return rc;
 }
 
-/* ---- events.jsonl: a small parser for one flat JSON object ---- */
-
-struct jkv {
-	char key[32];
-	enum { J_STR, J_NUM, J_BOOL, J_OTHER } type;
-	double num;
-	bool b;
-	struct strbuf str;
-};
-
-struct jparse {
-	const char *p;
-	const char *error;
-};
-
-static void
-jskip_ws(struct jparse *j)
-{
-	while (*j->p == ' ' || *j->p == '\t' || *j->p == '\r' ||
-	       *j->p == '\n')
-		j->p++;
-}
-
-static void
-utf8_put(struct strbuf *sb, unsigned long cp)
-{
-	if (cp < 0x80) {
-		strbuf_addch(sb, (int)cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, (int)(0xc0 | (cp >> 6)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, (int)(0xe0 | (cp >> 12)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	} else {
-		strbuf_addch(sb, (int)(0xf0 | (cp >> 18)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 12) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | ((cp >> 6) & 0x3f)));
-		strbuf_addch(sb, (int)(0x80 | (cp & 0x3f)));
-	}
-}
-
-static int
-jhex4(struct jparse *j, unsigned long *cp)
-{
-	*cp = 0;
-	for (int i = 0; i < 4; i++) {
-		char c = *j->p++;
-		int d = c >= '0' && c <= '9' ? c - '0' :
-			c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-		if (d < 0) {
-			j->error = "bad \\u escape";
-			return -1;
-		}
-		*cp = *cp * 16 + (unsigned long)d;
-	}
-	return 0;
-}
-
-/* A string at j->p (after its opening quote was checked). */
-static int
-jstring(struct jparse *j, struct strbuf *out)
-{
-	j->p++;
-	for (;;) {
-		char c = *j->p++;
-		if (!c) {
-			j->error = "unterminated string";
-			return -1;
-		}
-		if (c == '"')
-			return 0;
-		if (c != '\\') {
-			if (out)
-				strbuf_addch(out, c);
-			continue;
-		}
-		char e = *j->p++;
-		unsigned long cp;
-		switch (e) {
-		case '"': case '\\': case '/': cp = (unsigned char)e; break;
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
-		case 'u':
-			if (jhex4(j, &cp) < 0)
-				return -1;
-			if (cp >= 0xd800 && cp < 0xdc00 && j->p[0] == '\\' &&
-			    j->p[1] == 'u') {
-				unsigned long lo;
-				j->p += 2;
-				if (jhex4(j, &lo) < 0)
-					return -1;
-				cp = 0x10000 + ((cp - 0xd800) << 10) +
-				     (lo - 0xdc00);
-			}
-			break;
-		default:
-			j->error = "bad escape in a string";
-			return -1;
-		}
-		if (out)
-			utf8_put(out, cp);
-	}
-}
-
-/* Skip any JSON value (used for nested arrays and objects). */
-static int
-jskip_value(struct jparse *j)
-{
-	jskip_ws(j);
-	char c = *j->p;
-	if (c == '"')
-		return jstring(j, NULL);
-	if (c == '{' || c == '[') {
-		char close = c == '{' ? '}' : ']';
-		j->p++;
-		jskip_ws(j);
-		if (*j->p == close) {
-			j->p++;
-			return 0;
-		}
-		for (;;) {
-			if (close == '}') {
-				jskip_ws(j);
-				if (*j->p != '"' || jstring(j, NULL) < 0) {
-					j->error = "expected a key";
-					return -1;
-				}
-				jskip_ws(j);
-				if (*j->p++ != ':') {
-					j->error = "expected ':'";
-					return -1;
-				}
-			}
-			if (jskip_value(j) < 0)
-				return -1;
-			jskip_ws(j);
-			if (*j->p == ',') {
-				j->p++;
-				continue;
-			}
-			if (*j->p++ == close)
-				return 0;
-			j->error = "expected ',' or the end of a list";
-			return -1;
-		}
-	}
-	const char *s = j->p;
-	while (*j->p && !strchr(",}] \t\r\n", *j->p))
-		j->p++;
-	if (j->p == s) {
-		j->error = "expected a value";
-		return -1;
-	}
-	return 0;
-}
-
-/* Parse one object into kv (at most max keys kept); -1 with j->error. */
-static int
-jobject(struct jparse *j, struct jkv *kv, size_t max, size_t *nkv)
-{
-	*nkv = 0;
-	jskip_ws(j);
-	if (*j->p++ != '{') {
-		j->error = "a line must be a JSON object";
-		return -1;
-	}
-	jskip_ws(j);
-	if (*j->p == '}') {
-		j->p++;
-		return 0;
-	}
-	struct strbuf key = STRBUF_INIT;
-	for (;;) {
-		jskip_ws(j);
-		strbuf_reset(&key);
-		if (*j->p != '"' || jstring(j, &key) < 0) {
-			if (!j->error)
-				j->error = "expected a key";
-			break;
-		}
-		jskip_ws(j);
-		if (*j->p++ != ':') {
-			j->error = "expected ':' after a key";
-			break;
-		}
-		jskip_ws(j);
-		struct jkv *e = *nkv < max && key.len < sizeof(kv->key)
-					? &kv[*nkv] : NULL;
-		if (e) {
-			memcpy(e->key, key.buf, key.len + 1);
-			strbuf_reset(&e->str);
-			e->type = J_OTHER;
-		}
-		char c = *j->p;
-		if (c == '"') {
-			if (jstring(j, e ? &e->str : NULL) < 0)
-				break;
-			if (e)
-				e->type = J_STR;
-		} else if (!strncmp(j->p, "true", 4) ||
-			   !strncmp(j->p, "false", 5)) {
-			if (e) {
-				e->type = J_BOOL;
-				e->b = c == 't';
-			}
-			j->p += c == 't' ? 4 : 5;
-		} else if (c == '-' || (c >= '0' && c <= '9')) {
-			char *end;
-			double v = strtod(j->p, &end);
-			if (end == j->p) {
-				j->error = "bad number";
-				break;
-			}
-			j->p = end;
-			if (e) {
-				e->type = J_NUM;
-				e->num = v;
-			}
-		} else if (!strncmp(j->p, "null", 4)) {
-			j->p += 4;
-		} else if (c == '{' || c == '[') {
-			if (jskip_value(j) < 0)
-				break;
-		} else {
-			j->error = "expected a value";
-			break;
-		}
-		if (e)
-			(*nkv)++;
-		jskip_ws(j);
-		if (*j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (*j->p == '}') {
-			j->p++;
-			jskip_ws(j);
-			if (*j->p) {
-				j->error = "text after the object";
-				break;
-			}
-			strbuf_release(&key);
-			return 0;
-		}
-		j->error = "expected ',' or '}'";
-		break;
-	}
-	strbuf_release(&key);
-	return -1;
-}
-
 /* A number as a long, when it is one within reason; else dflt. */
 static long
-jlong(const struct jkv *e, long dflt)
+jlong(double v, long dflt)
 {
-	if (!e || !(e->num >= -1e15 && e->num <= 1e15))
+	if (!(v >= -1e15 && v <= 1e15))
 		return dflt;
-	return (long)e->num;
-}
-
-static const struct jkv *
-jget(const struct jkv *kv, size_t n, const char *key, int type)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(kv[i].key, key) && (int)kv[i].type == type)
-			return &kv[i];
-	return NULL;
+	return (long)v;
 }
 
 static struct report_curve *
@@ -582,96 +337,77 @@ epoch_for(struct report_curve *c, long epoch)
 	return &c->epochs.v[c->epochs.n - 1];
 }
 
-#define MAXKV 24
+/* An epoch_begin or epoch_end event into its curve. */
+static int
+take_epoch(struct report *r, const struct event *ev, const char *path,
+	   long line, struct errbuf *err)
+{
+	if (isnan(ev->epoch) || isnan(ev->c))
+		return errprintf(err, "%s:%ld: %s without a numeric \"epoch\" "
+				 "and \"c\"", path, line, ev->ev);
+	struct report_curve *cv = curve_for(r, ev->name,
+					    ev->device ? ev->device : "");
+	struct report_epoch *e = epoch_for(cv, jlong(ev->epoch, 0));
+	e->c = ev->c;
+	if (!isnan(ev->k))
+		e->k = jlong(ev->k, 0);
+	if (!strcmp(ev->ev, "epoch_end")) {
+		e->ended = true;
+		e->tasks = jlong(ev->tasks, 0);
+		/* mean_s: before wfrun recorded t_i */
+		double m = !isnan(ev->t_s) ? ev->t_s : ev->mean_s;
+		e->mean_s = !isnan(m) ? m : -1;
+		e->registered = ev->registered > 0;
+	}
+	return 0;
+}
+
+/* A constraint event: the constraint chosen for its curve. */
+static int
+take_constraint(struct report *r, const struct event *ev,
+		const char *path, long line, struct errbuf *err)
+{
+	if (isnan(ev->c))
+		return errprintf(err, "%s:%ld: constraint without a numeric "
+				 "\"c\"", path, line);
+	struct report_curve *cv = curve_for(r, ev->name,
+					    ev->device ? ev->device : "");
+	cv->chosen = true;
+	cv->c = ev->c;
+	cv->k = jlong(ev->k, 0);
+	cv->n = jlong(ev->n, 0);
+	cv->why = ev->why ? intern(r, ev->why, strlen(ev->why)) : "";
+	return 0;
+}
+
+/* One event; the learner's ones, every other "ev" ignored. */
+static int
+take_event(struct report *r, const struct event *ev, const char *path,
+	   long line, struct errbuf *err)
+{
+	if (!ev->ev || !ev->name)
+		return 0;
+	if (!strcmp(ev->ev, "epoch_begin") || !strcmp(ev->ev, "epoch_end"))
+		return take_epoch(r, ev, path, line, err);
+	if (!strcmp(ev->ev, "constraint"))
+		return take_constraint(r, ev, path, line, err);
+	return 0;
+}
 
 int
 report_load_events(struct report *r, const char *path, struct errbuf *err)
 {
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return errprintf(err, "cannot read the events %s: %s", path,
-				 strerror(errno));
+	struct events_reader er;
+	if (events_open(&er, path, err) < 0)
+		return -1;
 	r->events_path = intern(r, path, strlen(path));
-	struct jkv kv[MAXKV];
-	for (size_t i = 0; i < MAXKV; i++)
-		strbuf_init(&kv[i].str);
-	char *line = NULL;
-	size_t cap = 0;
-	long lineno = 0;
-	int rc = 0;
-	while (getline(&line, &cap, fp) >= 0) {
-		lineno++;
-		struct jparse j = { line, NULL };
-		jskip_ws(&j);
-		if (!*j.p)
-			continue;
-		size_t n;
-		if (jobject(&j, kv, MAXKV, &n) < 0) {
-			rc = errprintf(err, "%s:%ld:%ld: %s", path, lineno,
-				       (long)(j.p - line) + 1, j.error);
+	struct event ev;
+	int rc;
+	while ((rc = events_next(&er, &ev, err)) > 0)
+		if ((rc = take_event(r, &ev, path, er.lineno, err)) < 0)
 			break;
-		}
-		const struct jkv *ev = jget(kv, n, "ev", J_STR),
-				 *name = jget(kv, n, "name", J_STR),
-				 *dev = jget(kv, n, "device", J_STR);
-		if (!ev || !name)
-			continue;
-		const char *devs = dev ? dev->str.buf : "";
-		const struct jkv *c = jget(kv, n, "c", J_NUM),
-				 *k = jget(kv, n, "k", J_NUM),
-				 *ep = jget(kv, n, "epoch", J_NUM);
-		if (!strcmp(ev->str.buf, "epoch_begin") ||
-		    !strcmp(ev->str.buf, "epoch_end")) {
-			if (!ep || !c) {
-				rc = errprintf(err, "%s:%ld: %s without a numeric "
-					       "\"epoch\" and \"c\"", path, lineno,
-					       ev->str.buf);
-				break;
-			}
-			struct report_curve *cv = curve_for(r, name->str.buf,
-							    devs);
-			struct report_epoch *e = epoch_for(cv, jlong(ep, 0));
-			e->c = c->num;
-			if (k)
-				e->k = jlong(k, 0);
-			if (!strcmp(ev->str.buf, "epoch_end")) {
-				const struct jkv *tk = jget(kv, n, "tasks", J_NUM),
-						 *m = jget(kv, n, "t_s", J_NUM),
-						 *rg = jget(kv, n, "registered",
-							    J_BOOL);
-				e->ended = true;
-				e->tasks = jlong(tk, 0);
-				if (!m) /* before wfrun recorded t_i */
-					m = jget(kv, n, "mean_s", J_NUM);
-				e->mean_s = m ? m->num : -1;
-				e->registered = rg && rg->b;
-			}
-		} else if (!strcmp(ev->str.buf, "constraint")) {
-			if (!c) {
-				rc = errprintf(err, "%s:%ld: constraint without a "
-					       "numeric \"c\"", path, lineno);
-				break;
-			}
-			struct report_curve *cv = curve_for(r, name->str.buf,
-							    devs);
-			const struct jkv *nn = jget(kv, n, "n", J_NUM),
-					 *why = jget(kv, n, "why", J_STR);
-			cv->chosen = true;
-			cv->c = c->num;
-			cv->k = jlong(k, 0);
-			cv->n = jlong(nn, 0);
-			cv->why = why ? intern(r, why->str.buf, why->str.len)
-				      : "";
-		}
-	}
-	if (!rc && ferror(fp))
-		rc = errprintf(err, "cannot read the events %s: %s", path,
-			       strerror(errno));
-	for (size_t i = 0; i < MAXKV; i++)
-		strbuf_release(&kv[i].str);
-	free(line);
-	fclose(fp);
-	return rc;
+	events_close(&er);
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- lanes ---- */
@@ -701,42 +437,10 @@ struct lane_heap {
 };
 
 static bool
-lane_less(const struct lane *a, const struct lane *b)
+lane_less(const void *pa, const void *pb)
 {
+	const struct lane *a = pa, *b = pb;
 	return a->free < b->free || (a->free == b->free && a->idx < b->idx);
-}
-
-static void
-lane_push(struct lane_heap *h, struct lane l)
-{
-	ALLOC_GROW(h->v, h->n + 1, h->alloc);
-	size_t i = h->n++;
-	while (i && lane_less(&l, &h->v[(i - 1) / 2])) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->v[i] = l;
-}
-
-static struct lane
-lane_pop(struct lane_heap *h)
-{
-	struct lane top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && lane_less(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!lane_less(&h->v[c], &last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
-	return top;
 }
 
 /* Rebuild curves from the trace's storage_bw and epoch columns. */
@@ -825,7 +529,7 @@ report_finish(struct report *r)
 			for (long k = 0; k < t->cores; k++) {
 				struct lane l;
 				if (h.n && h.v[0].free <= t->start)
-					l = lane_pop(&h);
+					HEAP_POP(h, l, lane_less);
 				else
 					l.idx = nlanes++;
 				if (!k)
@@ -836,7 +540,7 @@ report_finish(struct report *r)
 				taken[k] = l;
 			}
 			for (long k = 0; k < t->cores; k++)
-				lane_push(&h, taken[k]);
+				HEAP_PUSH(h, taken[k], lane_less);
 		}
 		if (io)
 			r->workers.v[w].io_lanes = nlanes;
@@ -987,17 +691,82 @@ flush_rect(FILE *fp, struct pending *p, double y, double h)
 	p->count = 0;
 }
 
+/* Where the timeline's lanes are: their height, the gap under each, and
+ * pixels per second. */
+struct lane_geom {
+	double lh, gap, scale;
+};
+
+/* The bars of lane l (io or compute) of worker w at y: the slots from *i
+ * on that are in it. */
+static void
+lane_bars(FILE *fp, const struct report *r, size_t *i, uint32_t w, int io,
+	  uint32_t l, double y, const struct lane_geom *g)
+{
+	struct pending p = { 0, 0, NULL, 0, NULL, false };
+	for (; *i < r->slots.n; (*i)++) {
+		const struct report_slot *s = &r->slots.v[*i];
+		const struct report_task *t = &r->tasks.v[s->task];
+		if (t->worker != w || t->io != io || s->lane != l)
+			break;
+		const char *cls = t->failed ? "failed" : io ? "io" : "compute";
+		double x0 = LABEL_W + (t->start - r->t0) * g->scale,
+		       x1 = LABEL_W + (t->complete - r->t0) * g->scale;
+		/* merge runs of sub-pixel tasks */
+		bool narrow = x1 - x0 < 1;
+		if (p.count && p.narrow && narrow && p.cls == cls &&
+		    x0 <= p.x1 + 1) {
+			p.x1 = fmax(p.x1, x1);
+			p.count++;
+			continue;
+		}
+		flush_rect(fp, &p, y, g->lh - g->gap);
+		p.x0 = x0;
+		p.x1 = x1;
+		p.cls = cls;
+		p.count = 1;
+		p.only = t;
+		p.narrow = narrow;
+	}
+	flush_rect(fp, &p, y, g->lh - g->gap);
+}
+
+/* Lane l (io or compute) of worker w at y: background, label, bars. */
+static void
+lane(FILE *fp, const struct report *r, size_t *i, uint32_t w, int io,
+     uint32_t l, double y, const struct lane_geom *g)
+{
+	const struct report_worker *rw = &r->workers.v[w];
+	fputs("<g class=\"lane\" data-worker=\"", fp);
+	html_esc(fp, rw->name);
+	fprintf(fp, "\" data-kind=\"%s\" data-slot=\"%u\">",
+		io ? "io" : "compute", l);
+	fprintf(fp, "<rect class=\"lane-bg\" x=\"%.0f\" y=\"%.1f\" "
+		"width=\"%.0f\" height=\"%.1f\"/>", LABEL_W, y, PLOT_W,
+		g->lh - g->gap);
+	if (g->lh >= 9) {
+		fprintf(fp, "<text class=\"lanelabel\" x=\"%.0f\" y=\"%.1f\" "
+			"text-anchor=\"end\">", LABEL_W - 4,
+			y + g->lh - g->gap - 2);
+		html_esc(fp, rw->name);
+		fprintf(fp, " %s %u</text>", io ? "io" : "cpu", l);
+	}
+	lane_bars(fp, r, i, w, io, l, y, g);
+	fputs("</g>\n", fp);
+}
+
 static void
 html_timeline(FILE *fp, const struct report *r)
 {
 	size_t nlanes = 0;
 	for (size_t w = 0; w < r->workers.n; w++)
 		nlanes += r->workers.v[w].cpu_lanes + r->workers.v[w].io_lanes;
-	double lh = nlanes <= 60 ? 14 : fmax(2, 840.0 / (double)nlanes);
-	double gap = lh >= 6 ? 2 : 0;
+	struct lane_geom g;
+	g.lh = nlanes <= 60 ? 14 : fmax(2, 840.0 / (double)nlanes);
+	g.gap = g.lh >= 6 ? 2 : 0;
 	double span = r->t1 - r->t0;
-	double scale = span > 0 ? PLOT_W / span : 0;
-	double top = 4, height = (double)nlanes * lh;
+	g.scale = span > 0 ? PLOT_W / span : 0;
+	double top = 4, height = (double)nlanes * g.lh;
 	fprintf(fp, "<h2>Timeline</h2>\n<p class=\"legend\">"
 		"<span class=\"sw\" style=\"background:#4e79a7\"></span>compute"
 		"<span class=\"sw\" style=\"background:#f28e2b\"></span>I/O"
@@ -1008,66 +777,15 @@ html_timeline(FILE *fp, const struct report *r)
 	fprintf(fp, "<svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
 		LABEL_W + PLOT_W + 20, top + height + 20);
-	time_axis(fp, r, LABEL_W, top, height, scale);
-
-	size_t n = r->slots.n;
+	time_axis(fp, r, LABEL_W, top, height, g.scale);
 	size_t i = 0, row = 0;
-	for (size_t w = 0; w < r->workers.n; w++) {
+	for (uint32_t w = 0; w < r->workers.n; w++) {
 		const struct report_worker *rw = &r->workers.v[w];
 		for (int io = 0; io < 2; io++) {
 			uint32_t lanes = io ? rw->io_lanes : rw->cpu_lanes;
-			for (uint32_t l = 0; l < lanes; l++, row++) {
-				double y = top + (double)row * lh;
-				fputs("<g class=\"lane\" data-worker=\"", fp);
-				html_esc(fp, rw->name);
-				fprintf(fp, "\" data-kind=\"%s\" data-slot=\"%u\">",
-					io ? "io" : "compute", l);
-				fprintf(fp, "<rect class=\"lane-bg\" x=\"%.0f\" "
-					"y=\"%.1f\" width=\"%.0f\" height=\"%.1f\"/>",
-					LABEL_W, y, PLOT_W, lh - gap);
-				if (lh >= 9) {
-					fprintf(fp, "<text class=\"lanelabel\" "
-						"x=\"%.0f\" y=\"%.1f\" "
-						"text-anchor=\"end\">", LABEL_W - 4,
-						y + lh - gap - 2);
-					html_esc(fp, rw->name);
-					fprintf(fp, " %s %u</text>",
-						io ? "io" : "cpu", l);
-				}
-				struct pending p = { 0, 0, NULL, 0, NULL, false };
-				for (; i < n; i++) {
-					const struct report_slot *s =
-						&r->slots.v[i];
-					const struct report_task *t =
-						&r->tasks.v[s->task];
-					if (t->worker != w || t->io != io ||
-					    s->lane != l)
-						break;
-					const char *cls = t->failed ? "failed" :
-							  io ? "io" : "compute";
-					double x0 = LABEL_W +
-						    (t->start - r->t0) * scale,
-					       x1 = LABEL_W +
-						    (t->complete - r->t0) * scale;
-					/* merge runs of sub-pixel tasks */
-					bool narrow = x1 - x0 < 1;
-					if (p.count && p.narrow && narrow &&
-					    p.cls == cls && x0 <= p.x1 + 1) {
-						p.x1 = fmax(p.x1, x1);
-						p.count++;
-						continue;
-					}
-					flush_rect(fp, &p, y, lh - gap);
-					p.x0 = x0;
-					p.x1 = x1;
-					p.cls = cls;
-					p.count = 1;
-					p.only = t;
-					p.narrow = narrow;
-				}
-				flush_rect(fp, &p, y, lh - gap);
-				fputs("</g>\n", fp);
-			}
+			for (uint32_t l = 0; l < lanes; l++, row++)
+				lane(fp, r, &i, w, io, l,
+				     top + (double)row * g.lh, &g);
 		}
 	}
 	fputs("</svg>\n", fp);
@@ -1087,6 +805,60 @@ struct name_stats {
 	bool rknown, wknown;
 };
 
+/* Task t counted in the stats of its name. */
+static void
+name_add(struct name_stats *s, const struct report_task *t)
+{
+	s->failed += t->failed;
+	s->nio += t->io;
+	if (t->cpu >= 0) {
+		s->cpu += t->cpu;
+		s->wall += t->complete - t->start;
+		s->ncpu++;
+	}
+	if (t->rss_kb > s->rss)
+		s->rss = t->rss_kb;
+	if (t->rbytes >= 0) {
+		s->rb += (double)t->rbytes;
+		s->rknown = true;
+	}
+	if (t->wbytes >= 0) {
+		s->wb += (double)t->wbytes;
+		s->wknown = true;
+	}
+}
+
+/* The row of a name: its stats s and the times v[0..n) of its tasks. */
+static void
+name_row(FILE *fp, const char *name, const struct name_stats *s, double *v,
+	 size_t n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+	fmt_secs(a, sizeof(a), sum / (double)n);
+	fmt_secs(b, sizeof(b), med);
+	fmt_secs(c, sizeof(c), v[n - 1]);
+	fmt_secs(d, sizeof(d), s->ncpu ? s->cpu / (double)s->ncpu : -1);
+	fmt_bytes(e, sizeof(e), s->rss >= 0 ? (double)s->rss * 1024 : -1);
+	fmt_bytes(f, sizeof(f), s->rknown ? s->rb : -1);
+	fmt_bytes(g, sizeof(g), s->wknown ? s->wb : -1);
+	fputs("<tr><td>", fp);
+	html_esc(fp, name);
+	fprintf(fp, "</td><td>%s</td><td>%zu</td><td>%zu</td><td>%s</td>"
+		"<td>%s</td><td>%s</td><td>%s</td>",
+		s->nio == n ? "io" : s->nio ? "mixed" : "compute", n,
+		s->failed, a, b, c, d);
+	if (s->ncpu && s->wall > 0)
+		fprintf(fp, "<td>%.0f%%</td>", 100 * s->cpu / s->wall);
+	else
+		fputs("<td>–</td>", fp);
+	fprintf(fp, "<td>%s</td><td>%s</td><td>%s</td></tr>\n", e, f, g);
+}
+
 static void
 html_table(FILE *fp, const struct report *r)
 {
@@ -1105,61 +877,18 @@ html_table(FILE *fp, const struct report *r)
 		st[k].rss = -1;
 	for (size_t i = 0; i < r->tasks.n; i++) {
 		const struct report_task *t = &r->tasks.v[i];
-		struct name_stats *s = &st[t->nameidx];
 		times[count[t->nameidx] + fill[t->nameidx]++] =
 			t->complete - t->start;
-		s->failed += t->failed;
-		s->nio += t->io;
-		if (t->cpu >= 0) {
-			s->cpu += t->cpu;
-			s->wall += t->complete - t->start;
-			s->ncpu++;
-		}
-		if (t->rss_kb > s->rss)
-			s->rss = t->rss_kb;
-		if (t->rbytes >= 0) {
-			s->rb += (double)t->rbytes;
-			s->rknown = true;
-		}
-		if (t->wbytes >= 0) {
-			s->wb += (double)t->wbytes;
-			s->wknown = true;
-		}
+		name_add(&st[t->nameidx], t);
 	}
 	fputs("<h2>Tasks by name</h2>\n<table id=\"names\"><tr><th>name</th>"
 	      "<th>kind</th><th>count</th><th>failed</th><th>mean</th>"
 	      "<th>median</th><th>max</th><th>CPU (mean)</th>"
 	      "<th>CPU use</th><th>RSS (max)</th><th>read</th>"
 	      "<th>written</th></tr>\n", fp);
-	for (size_t k = 0; k < nn; k++) {
-		const struct name_stats *s = &st[k];
-		size_t n = count[k + 1] - count[k];
-		double *v = times + count[k];
-		qsort(v, n, sizeof(double), cmp_double);
-		double sum = 0;
-		for (size_t i = 0; i < n; i++)
-			sum += v[i];
-		double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-		char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-		fmt_secs(a, sizeof(a), sum / (double)n);
-		fmt_secs(b, sizeof(b), med);
-		fmt_secs(c, sizeof(c), v[n - 1]);
-		fmt_secs(d, sizeof(d), s->ncpu ? s->cpu / (double)s->ncpu : -1);
-		fmt_bytes(e, sizeof(e), s->rss >= 0 ? (double)s->rss * 1024 : -1);
-		fmt_bytes(f, sizeof(f), s->rknown ? s->rb : -1);
-		fmt_bytes(g, sizeof(g), s->wknown ? s->wb : -1);
-		fputs("<tr><td>", fp);
-		html_esc(fp, r->names.v[k]);
-		fprintf(fp, "</td><td>%s</td><td>%zu</td><td>%zu</td><td>%s</td>"
-			"<td>%s</td><td>%s</td><td>%s</td>",
-			s->nio == n ? "io" : s->nio ? "mixed" : "compute", n,
-			s->failed, a, b, c, d);
-		if (s->ncpu && s->wall > 0)
-			fprintf(fp, "<td>%.0f%%</td>", 100 * s->cpu / s->wall);
-		else
-			fputs("<td>–</td>", fp);
-		fprintf(fp, "<td>%s</td><td>%s</td><td>%s</td></tr>\n", e, f, g);
-	}
+	for (size_t k = 0; k < nn; k++)
+		name_row(fp, r->names.v[k], &st[k], times + count[k],
+			 count[k + 1] - count[k]);
 	fputs("</table>\n", fp);
 	free(st);
 	free(fill);
@@ -1179,16 +908,16 @@ polyline(FILE *fp, const double *v, size_t n, double x0, double w, double y0,
 	fputs("\"/>\n", fp);
 }
 
-static void
-html_throughput(FILE *fp, const struct report *r)
+/* The bytes each task read and wrote, spread evenly over its time, in
+ * NBINS bins of bw seconds: all tasks' and I/O tasks'.  Whether any task
+ * has byte counts. */
+static bool
+bin_bytes(const struct report *r, double bw, double *io, double *all)
 {
-	double span = r->t1 - r->t0;
-	double io[NBINS], all[NBINS];
-	memset(io, 0, sizeof(io));
-	memset(all, 0, sizeof(all));
+	memset(io, 0, NBINS * sizeof(*io));
+	memset(all, 0, NBINS * sizeof(*all));
 	bool any = false;
-	double bw = span / NBINS;
-	for (size_t i = 0; i < r->tasks.n && span > 0; i++) {
+	for (size_t i = 0; i < r->tasks.n; i++) {
 		const struct report_task *t = &r->tasks.v[i];
 		double bytes = (t->rbytes > 0 ? (double)t->rbytes : 0) +
 			       (t->wbytes > 0 ? (double)t->wbytes : 0);
@@ -1208,6 +937,16 @@ html_throughput(FILE *fp, const struct report *r)
 				io[k] += share;
 		}
 	}
+	return any;
+}
+
+static void
+html_throughput(FILE *fp, const struct report *r)
+{
+	double span = r->t1 - r->t0;
+	double io[NBINS], all[NBINS];
+	double bw = span / NBINS;
+	bool any = span > 0 && bin_bytes(r, bw, io, all);
 	fputs("<h2>I/O throughput</h2>\n", fp);
 	if (span <= 0) {
 		fputs("<p class=\"note\">The run took no measurable time.</p>\n",
@@ -1250,10 +989,10 @@ html_throughput(FILE *fp, const struct report *r)
 
 /* One learning curve: constraint (left axis) and mean task time (right
  * axis) per epoch, the final choice as a dashed line. */
+/* The heading of a curve: its name, the final choice, where from. */
 static void
-html_curve(FILE *fp, const struct report_curve *c, size_t idx)
+curve_heading(FILE *fp, const struct report_curve *c)
 {
-	size_t n = c->epochs.n;
 	fputs("<h3>", fp);
 	html_esc(fp, c->name);
 	if (*c->device) {
@@ -1281,50 +1020,79 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 		fputs("<p class=\"note\">Rebuilt from trace.tsv (storage_bw and "
 		      "epoch columns); no events.jsonl beside it, so whether "
 		      "each epoch was registered is not known.</p>\n", fp);
-	if (!n)
-		return;
+}
+
+/* Where a curve is drawn: the plot's box and the top of its axes. */
+struct curve_geom {
+	double W, H, x0, y0;
+	double cstep, ctop, tstep, ttop;
+	double dx;              /* the width of an epoch */
+};
+
+static void
+curve_geom(const struct report_curve *c, struct curve_geom *g)
+{
+	size_t n = c->epochs.n;
 	double cmax = c->chosen ? c->c : 0, tmax = 0;
 	for (size_t i = 0; i < n; i++) {
 		cmax = fmax(cmax, c->epochs.v[i].c);
 		tmax = fmax(tmax, c->epochs.v[i].mean_s);
 	}
-	double cstep = nice_step(cmax, 4), ctop = ceil(cmax / cstep) * cstep;
-	double tstep = nice_step(tmax, 4), ttop = ceil(tmax / tstep) * tstep;
-	if (ctop <= 0)
-		ctop = 1;
-	if (ttop <= 0)
-		ttop = 1;
-	const double W = 520, H = 200, x0 = 70, y0 = 10;
-	fprintf(fp, "<svg class=\"curve\" id=\"curve%zu\" width=\"%.0f\" "
-		"height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", idx,
-		x0 + W + 70, y0 + H + 36);
-	for (double v = 0; v <= ctop + 1e-9; v += cstep) {
-		double y = y0 + H - H * v / ctop;
+	g->W = 520;
+	g->H = 200;
+	g->x0 = 70;
+	g->y0 = 10;
+	g->cstep = nice_step(cmax, 4);
+	g->ctop = ceil(cmax / g->cstep) * g->cstep;
+	g->tstep = nice_step(tmax, 4);
+	g->ttop = ceil(tmax / g->tstep) * g->tstep;
+	if (g->ctop <= 0)
+		g->ctop = 1;
+	if (g->ttop <= 0)
+		g->ttop = 1;
+	g->dx = g->W / (double)n;
+}
+
+/* The grid and the axes: MB/s on the left, seconds on the right. */
+static void
+curve_axes(FILE *fp, const struct report_curve *c, const struct curve_geom *g)
+{
+	size_t n = c->epochs.n;
+	for (double v = 0; v <= g->ctop + 1e-9; v += g->cstep) {
+		double y = g->y0 + g->H - g->H * v / g->ctop;
 		fprintf(fp, "<line class=\"grid\" x1=\"%.0f\" y1=\"%.1f\" "
 			"x2=\"%.0f\" y2=\"%.1f\"/><text class=\"axis\" x=\"%.0f\" "
 			"y=\"%.1f\" text-anchor=\"end\" fill=\"#4e79a7\">%g</text>"
-			"\n", x0, y, x0 + W, y, x0 - 4, y + 3, v);
+			"\n", g->x0, y, g->x0 + g->W, y, g->x0 - 4, y + 3, v);
 	}
-	for (double v = 0; v <= ttop + 1e-9; v += tstep) {
-		double y = y0 + H - H * v / ttop;
+	for (double v = 0; v <= g->ttop + 1e-9; v += g->tstep) {
+		double y = g->y0 + g->H - g->H * v / g->ttop;
 		fprintf(fp, "<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">%gs"
-			"</text>\n", x0 + W + 4, y + 3, v);
+			"</text>\n", g->x0 + g->W + 4, y + 3, v);
 	}
 	fprintf(fp, "<text class=\"axis\" x=\"%.0f\" y=\"%.0f\" "
 		"text-anchor=\"middle\">epoch</text>"
 		"<text class=\"axis\" x=\"4\" y=\"%.0f\">MB/s</text>\n",
-		x0 + W / 2, y0 + H + 30, y0 + 8);
-	double dx = W / (double)n;
+		g->x0 + g->W / 2, g->y0 + g->H + 30, g->y0 + 8);
 	for (size_t i = 0; i < n; i++)
 		fprintf(fp, "<text class=\"axis\" x=\"%.1f\" y=\"%.0f\" "
-			"text-anchor=\"middle\">%ld</text>", x0 + dx * ((double)i +
-			0.5), y0 + H + 14, c->epochs.v[i].epoch);
+			"text-anchor=\"middle\">%ld</text>",
+			g->x0 + g->dx * ((double)i + 0.5), g->y0 + g->H + 14,
+			c->epochs.v[i].epoch);
+}
+
+/* The points and lines of the constraint and of the epochs' times. */
+static void
+curve_points(FILE *fp, const struct report_curve *c,
+	     const struct curve_geom *g)
+{
+	size_t n = c->epochs.n;
 	/* constraint: squares; mean time: circles, hollow if unregistered */
 	struct strbuf cp = STRBUF_INIT, tp = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		const struct report_epoch *e = &c->epochs.v[i];
-		double x = x0 + dx * ((double)i + 0.5);
-		double yc = y0 + H - H * e->c / ctop;
+		double x = g->x0 + g->dx * ((double)i + 0.5);
+		double yc = g->y0 + g->H - g->H * e->c / g->ctop;
 		strbuf_addf(&cp, "%.1f,%.1f ", x, yc);
 		fprintf(fp, "<rect fill=\"#4e79a7\" x=\"%.1f\" y=\"%.1f\" "
 			"width=\"7\" height=\"7\"><title>epoch %ld: c = %g MB/s, "
@@ -1332,7 +1100,7 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 			e->c, e->k);
 		if (e->mean_s < 0)
 			continue;
-		double yt = y0 + H - H * e->mean_s / ttop;
+		double yt = g->y0 + g->H - g->H * e->mean_s / g->ttop;
 		strbuf_addf(&tp, "%.1f,%.1f ", x, yt);
 		fprintf(fp, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
 			"fill=\"%s\" stroke=\"#e15759\" stroke-width=\"2\">"
@@ -1348,14 +1116,22 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 	fprintf(fp, "<polyline fill=\"none\" stroke=\"#e15759\" "
 		"stroke-width=\"1.5\" points=\"%s\"/>\n", tp.buf);
 	if (c->chosen) {
-		double y = y0 + H - H * c->c / ctop;
+		double y = g->y0 + g->H - g->H * c->c / g->ctop;
 		fprintf(fp, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
 			"stroke=\"#4e79a7\" stroke-dasharray=\"5,4\"/>"
 			"<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">chosen %g"
-			"</text>\n", x0, y, x0 + W, y, x0 + 4, y - 3, c->c);
+			"</text>\n", g->x0, y, g->x0 + g->W, y, g->x0 + 4, y - 3,
+			c->c);
 	}
 	strbuf_release(&cp);
 	strbuf_release(&tp);
+}
+
+/* The legend and the table of the epochs. */
+static void
+curve_table(FILE *fp, const struct report_curve *c)
+{
+	size_t n = c->epochs.n;
 	fputs("</svg>\n<p class=\"legend\"><span class=\"sw\" style=\"background:#4e79a7\">"
 	      "</span>constraint (MB/s, left)<span class=\"sw\" style=\"background:#e15759\">"
 	      "</span>epoch time t_i (s, right; hollow: epoch not registered)"
@@ -1372,6 +1148,22 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 			c->from_trace ? "?" : e->registered ? "yes" : "no");
 	}
 	fputs("</table>\n", fp);
+}
+
+static void
+html_curve(FILE *fp, const struct report_curve *c, size_t idx)
+{
+	curve_heading(fp, c);
+	if (!c->epochs.n)
+		return;
+	struct curve_geom g;
+	curve_geom(c, &g);
+	fprintf(fp, "<svg class=\"curve\" id=\"curve%zu\" width=\"%.0f\" "
+		"height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", idx,
+		g.x0 + g.W + 70, g.y0 + g.H + 36);
+	curve_axes(fp, c, &g);
+	curve_points(fp, c, &g);
+	curve_table(fp, c);
 }
 
 int

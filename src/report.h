@@ -10,7 +10,7 @@
  * storage_bw, epoch, ...) is used when present, and unknown ones are
  * ignored, so traces from older and newer wfruns read the same.
  *
- * events.jsonl is one JSON object per line; the report uses the learner's
+ * events.jsonl (read through events.h): the report uses the learner's
  * events (see the top of report.c) and ignores every other "ev".
  *
  * Lanes: the tasks of each worker are laid out greedily, compute and I/O

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "exec.h"
 #include "failure.h"
 #include "guard.h"

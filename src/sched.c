@@ -26,42 +26,27 @@ sched_release(struct sched *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Ready tasks of a name: a min-heap of task ids, program order. */
+static bool
+task_less(const void *a, const void *b)
+{
+	return *(const uint32_t *)a < *(const uint32_t *)b;
+}
+
 void
 sched_push(struct sched *s, uint32_t name, uint32_t task)
 {
 	struct sched_queue *q = &s->q[name];
 	ALLOC_GROW(q->heap, q->n + 1, q->alloc);
-	size_t i = q->n++;
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (q->heap[parent] <= task)
-			break;
-		q->heap[i] = q->heap[parent];
-		i = parent;
-	}
-	q->heap[i] = task;
+	heap_push(q->heap, q->n++, sizeof(*q->heap), &task, task_less);
 	s->nready++;
 }
 
 static uint32_t
-heap_pop(struct sched_queue *q)
+heap_pop_task(struct sched_queue *q)
 {
-	uint32_t top = q->heap[0];
-	uint32_t last = q->heap[--q->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= q->n)
-			break;
-		if (c + 1 < q->n && q->heap[c + 1] < q->heap[c])
-			c++;
-		if (last <= q->heap[c])
-			break;
-		q->heap[i] = q->heap[c];
-		i = c;
-	}
-	if (q->n)
-		q->heap[i] = last;
+	uint32_t top;
+	heap_pop(q->heap, q->n--, sizeof(*q->heap), &top, task_less);
 	return top;
 }
 
@@ -91,5 +76,5 @@ sched_pop_if(struct sched *s, long free_cores, long free_io,
 	s->nready--;
 	if (name)
 		*name = (uint32_t)best;
-	return heap_pop(&s->q[best]);
+	return heap_pop_task(&s->q[best]);
 }

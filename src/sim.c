@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "iopol.h"
 #include "resources.h"
 #include "sched.h"

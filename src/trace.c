@@ -102,34 +102,3 @@ trace_close(struct trace *t, struct errbuf *err)
 	t->path = NULL;
 	return r;
 }
-
-void
-events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
-{
-	struct strbuf b = STRBUF_INIT;
-	strbuf_addf(&b, "{\"t\":%.6f,\"ev\":\"%s\",\"name\":", t, e->ev);
-	strbuf_add_json(&b, name);
-	strbuf_adds(&b, ",\"device\":");
-	strbuf_add_json(&b, e->device);
-	if (strcmp(e->ev, "constraint"))
-		strbuf_addf(&b, ",\"epoch\":%d", e->epoch);
-	strbuf_addf(&b, ",\"c\":%g,\"k\":%ld", e->c, e->k);
-	if (!strcmp(e->ev, "epoch_end"))
-		strbuf_addf(&b, ",\"tasks\":%ld,\"mean_s\":%.6f,\"t_s\":%.6f,"
-			    "\"busy_s\":%.6f,\"mbps\":%.6g,\"registered\":%s",
-			    e->tasks, e->mean_s, e->t_s, e->busy_s, e->mbps,
-			    e->registered ? "true" : "false");
-	if (!strcmp(e->ev, "rate"))
-		strbuf_addf(&b, ",\"mbps\":%.6g,\"after_s\":%.6f,\"fill\":%ld",
-			    e->mbps, e->after_s, e->fill);
-	if (!strcmp(e->ev, "preempt"))
-		strbuf_addf(&b, ",\"tasks\":%ld", e->tasks);
-	if (!strcmp(e->ev, "constraint")) {
-		strbuf_addf(&b, ",\"n\":%ld,\"why\":", e->n);
-		strbuf_add_json(&b, e->why);
-	}
-	strbuf_adds(&b, "}\n");
-	fputs(b.buf, f);
-	fflush(f);
-	strbuf_release(&b);
-}

@@ -22,7 +22,6 @@
 
 #include <stdio.h>
 
-#include "iopol.h"
 #include "util.h"
 
 struct trace_row {
@@ -52,10 +51,5 @@ int trace_open(struct trace *t, const char *path, struct errbuf *err);
 void trace_write(struct trace *t, const struct trace_row *r);
 /* Flush and close; -1 with err filled if anything failed to write. */
 int trace_close(struct trace *t, struct errbuf *err);
-
-/* One line of events.jsonl (wfrun(1), FILES) for an iopol event at t
- * (Unix seconds, or virtual ones in `wfrun sim`); flushed. */
-void events_write(FILE *f, double t, const char *name,
-		  const struct iopol_event *e);
 
 #endif

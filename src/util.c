@@ -507,38 +507,25 @@ parse_long(const char *s, long *out)
 	return 0;
 }
 
+static bool
+theap_less(const void *a, const void *b)
+{
+	return ((const struct theap_item *)a)->when <
+	       ((const struct theap_item *)b)->when;
+}
+
 void
 theap_push(struct theap *h, double when, uint32_t id, uint32_t aux)
 {
-	ALLOC_GROW(h->v, h->n + 1, h->alloc);
-	size_t i = h->n++;
-	while (i > 0 && h->v[(i - 1) / 2].when > when) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->v[i].when = when;
-	h->v[i].id = id;
-	h->v[i].aux = aux;
+	struct theap_item it = { when, id, aux };
+	HEAP_PUSH(*h, it, theap_less);
 }
 
 struct theap_item
 theap_pop(struct theap *h)
 {
-	struct theap_item top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && h->v[c + 1].when < h->v[c].when)
-			c++;
-		if (last.when <= h->v[c].when)
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
+	struct theap_item top;
+	HEAP_POP(*h, top, theap_less);
 	return top;
 }
 

@@ -9,8 +9,10 @@
 #define WFRUN_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define WFRUN_VERSION "0.1.0"
 
@@ -167,6 +169,65 @@ const char *closest_word(const char *word, const char *const *cands, size_t n);
 
 /* Parse a whole decimal integer; -1 on junk or overflow. */
 int parse_long(const char *s, long *out);
+
+/*
+ * heap: a binary min-heap of elements of any size, in an array the caller
+ * owns, ordered by less: push and pop each cost O(log n) comparisons.
+ * HEAP_PUSH and HEAP_POP work on a VEC-like struct (v, n, alloc).  The
+ * two are inline, so that each caller's size and less are constants the
+ * compiler folds in: as fast as the hand-written heaps they replace.
+ */
+typedef bool (*heap_less_fn)(const void *a, const void *b);
+
+/* v[0..n) is a heap with room for one more: add *x (not in v). */
+static inline void
+heap_push(void *v, size_t n, size_t size, const void *x, heap_less_fn less)
+{
+	char *b = v;
+	size_t i = n;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!less(x, b + parent * size))
+			break;
+		memcpy(b + i * size, b + parent * size, size);
+		i = parent;
+	}
+	memcpy(b + i * size, x, size);
+}
+
+/* v[0..n), n > 0, is a heap: copy its least element to *top and leave
+ * v[0..n-1) a heap of the others. */
+static inline void
+heap_pop(void *v, size_t n, size_t size, void *top, heap_less_fn less)
+{
+	char *b = v;
+	const char *last = b + (n - 1) * size;
+	size_t m = n - 1, i = 0;
+	memcpy(top, b, size);
+	/* the hole at the top sinks to where the last element goes */
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= m)
+			break;
+		if (c + 1 < m && less(b + (c + 1) * size, b + c * size))
+			c++;
+		if (!less(b + c * size, last))
+			break;
+		memcpy(b + i * size, b + c * size, size);
+		i = c;
+	}
+	if (m)
+		memcpy(b + i * size, last, size);
+}
+
+#define HEAP_PUSH(h, x, less)                                              \
+	do {                                                               \
+		ALLOC_GROW((h).v, (h).n + 1, (h).alloc);                   \
+		heap_push((h).v, (h).n, sizeof(*(h).v), &(x), (less));     \
+		(h).n++;                                                   \
+	} while (0)
+#define HEAP_POP(h, top, less)                                             \
+	heap_pop((h).v, (h).n--, sizeof(*(h).v), &(top), (less))
 
 /* A min-heap of (when, id, aux) by when: timers and events in time order. */
 struct theap_item {

@@ -301,6 +301,111 @@ each_pair(struct ctx *c, yaml_node_t *map, const char *what,
 
 static int parse_range(const char *s, char **lo, char **hi);
 
+/* Whether key may name a foreach key; an error at k when not. */
+static bool
+foreach_key_ok(struct ctx *c, const char *key, yaml_node_t *k)
+{
+	if (!is_identifier(key)) {
+		diag_error(c->d, loc_of(k),
+			   "foreach key '%s' is not a name (letters, digits and "
+			   "_, not starting with a digit)", key);
+		return false;
+	}
+	if (!strcmp(key, "in") || !strcmp(key, "out") || !strcmp(key, "inout")) {
+		diag_error(c->d, loc_of(k), "'%s' cannot be a foreach key: it is "
+			   "reserved for parameters", key);
+		return false;
+	}
+	if (workflow_var(c->wf, key, strlen(key))) {
+		diag_error(c->d, loc_of(k), "foreach key '%s' hides the var of the "
+			   "same name; rename one of them", key);
+		return false;
+	}
+	return true;
+}
+
+/* A range "A..B" into it; -1 after an error. */
+static int
+iter_range(struct ctx *c, const char *key, yaml_node_t *v, struct wf_iter *it)
+{
+	const char *s = scalar(c, v, "a foreach range");
+	if (!s)
+		return -1;
+	it->kind = WF_ITER_RANGE;
+	if (parse_range(s, &it->lo, &it->hi) < 0) {
+		diag_error(c->d, loc_of(v),
+			   "foreach '%s': '%s' is not a range \"A..B\"; give "
+			   "a list ([a, b]) or {glob: pattern} for other "
+			   "values", key, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* A list of values into it. */
+static void
+iter_list(struct ctx *c, yaml_node_t *v, struct wf_iter *it)
+{
+	it->kind = WF_ITER_LIST;
+	yaml_node_item_t *i;
+	size_t n = v->data.sequence.items.top - v->data.sequence.items.start;
+	it->items = xcalloc(n, sizeof(char *));
+	it->item_locs = xcalloc(n, sizeof(struct wf_loc));
+	for (i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+	     i++) {
+		yaml_node_t *e = node_at(c, *i);
+		if (!e)
+			break;
+		const char *s = scalar(c, e, "a foreach value");
+		if (!s)
+			continue;
+		it->item_locs[it->nitems] = loc_of(e);
+		it->items[it->nitems++] = xstrdup(s);
+	}
+}
+
+/* {glob: pattern} into it; -1 after an error. */
+static int
+iter_glob(struct ctx *c, const char *key, yaml_node_t *v, struct wf_iter *it)
+{
+	yaml_node_pair_t *p = v->data.mapping.pairs.start;
+	yaml_node_t *gk = NULL, *gv = NULL;
+	if (v->data.mapping.pairs.top - p == 1) {
+		gk = node_at(c, p->key);
+		gv = node_at(c, p->value);
+	}
+	const char *gs = gk && gk->type == YAML_SCALAR_NODE
+				 ? (const char *)gk->data.scalar.value
+				 : NULL;
+	if (!gs || strcmp(gs, "glob")) {
+		diag_error(c->d, loc_of(v), "foreach '%s' must be a range "
+			   "\"A..B\", a list, or {glob: pattern}", key);
+		return -1;
+	}
+	const char *s = scalar(c, gv, "a glob pattern");
+	if (!s)
+		return -1;
+	if (!*s) {
+		diag_error(c->d, loc_of(gv), "empty glob pattern");
+		return -1;
+	}
+	it->kind = WF_ITER_GLOB;
+	it->glob = xstrdup(s);
+	return 0;
+}
+
+static void
+iter_release(struct wf_iter *it)
+{
+	free(it->lo);
+	free(it->hi);
+	for (size_t i = 0; i < it->nitems; i++)
+		free(it->items[i]);
+	free(it->items);
+	free(it->item_locs);
+	free(it->glob);
+}
+
 static void
 foreach_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	     void *arg)
@@ -308,87 +413,21 @@ foreach_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	struct wf_foreach *fe = arg;
 	struct wf_iter it = { 0 };
 	it.loc = loc_of(k);
-	if (!is_identifier(key)) {
-		diag_error(c->d, loc_of(k),
-			   "foreach key '%s' is not a name (letters, digits and "
-			   "_, not starting with a digit)", key);
+	if (!foreach_key_ok(c, key, k))
 		return;
-	}
-	if (!strcmp(key, "in") || !strcmp(key, "out") || !strcmp(key, "inout")) {
-		diag_error(c->d, loc_of(k), "'%s' cannot be a foreach key: it is "
-			   "reserved for parameters", key);
-		return;
-	}
-	if (workflow_var(c->wf, key, strlen(key))) {
-		diag_error(c->d, loc_of(k), "foreach key '%s' hides the var of the "
-			   "same name; rename one of them", key);
-		return;
-	}
 	if (v->type == YAML_SCALAR_NODE) {
-		const char *s = scalar(c, v, "a foreach range");
-		if (!s)
+		if (iter_range(c, key, v, &it) < 0)
 			return;
-		it.kind = WF_ITER_RANGE;
-		if (parse_range(s, &it.lo, &it.hi) < 0) {
-			diag_error(c->d, loc_of(v),
-				   "foreach '%s': '%s' is not a range \"A..B\"; give "
-				   "a list ([a, b]) or {glob: pattern} for other "
-				   "values", key, s);
-			return;
-		}
 	} else if (v->type == YAML_SEQUENCE_NODE) {
-		it.kind = WF_ITER_LIST;
-		yaml_node_item_t *i;
-		size_t n = v->data.sequence.items.top - v->data.sequence.items.start;
-		it.items = xcalloc(n, sizeof(char *));
-		it.item_locs = xcalloc(n, sizeof(struct wf_loc));
-		for (i = v->data.sequence.items.start; i < v->data.sequence.items.top;
-		     i++) {
-			yaml_node_t *e = node_at(c, *i);
-			if (!e)
-				break;
-			const char *s = scalar(c, e, "a foreach value");
-			if (!s)
-				continue;
-			it.item_locs[it.nitems] = loc_of(e);
-			it.items[it.nitems++] = xstrdup(s);
-		}
-	} else {
-		yaml_node_pair_t *p = v->data.mapping.pairs.start;
-		yaml_node_t *gk = NULL, *gv = NULL;
-		if (v->data.mapping.pairs.top - p == 1) {
-			gk = node_at(c, p->key);
-			gv = node_at(c, p->value);
-		}
-		const char *gs = gk && gk->type == YAML_SCALAR_NODE
-					 ? (const char *)gk->data.scalar.value
-					 : NULL;
-		if (!gs || strcmp(gs, "glob")) {
-			diag_error(c->d, loc_of(v), "foreach '%s' must be a range "
-				   "\"A..B\", a list, or {glob: pattern}", key);
-			return;
-		}
-		const char *s = scalar(c, gv, "a glob pattern");
-		if (!s)
-			return;
-		if (!*s) {
-			diag_error(c->d, loc_of(gv), "empty glob pattern");
-			return;
-		}
-		it.kind = WF_ITER_GLOB;
-		it.glob = xstrdup(s);
+		iter_list(c, v, &it);
+	} else if (iter_glob(c, key, v, &it) < 0) {
+		return;
 	}
 	/* each_pair() refused duplicate keys. */
 	if (fe->n == WF_MAX_KEYS) {
 		diag_error(c->d, loc_of(k), "foreach has more than %d keys",
 			   WF_MAX_KEYS);
-		free(it.lo);
-		free(it.hi);
-		for (size_t i = 0; i < it.nitems; i++)
-			free(it.items[i]);
-		free(it.items);
-		free(it.item_locs);
-		free(it.glob);
+		iter_release(&it);
 		return;
 	}
 	it.name = xstrdup(key);
@@ -458,6 +497,49 @@ coll_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		a->each = v;
 }
 
+/* {dir: D, depth: N} into a->data. */
+static void
+coll_dir(struct ctx *c, const struct coll_arg *a)
+{
+	struct wf_data *data = a->data;
+	const char *s = scalar(c, a->dir, "a collection dir");
+	if (a->each)
+		diag_error(c->d, loc_of(a->each), "parameter '%s': foreach "
+			   "belongs to list collections, not dir", a->pname);
+	if (!s)
+		return;
+	if (!*s) {
+		diag_error(c->d, loc_of(a->dir), "parameter '%s' has an empty dir",
+			   a->pname);
+		return;
+	}
+	data->kind = WF_DIR;
+	data->path = xstrdup(s);
+	data->depth = 1;
+	if (a->depth)
+		parse_int_node(c, a->depth, "depth", 1, &data->depth);
+}
+
+/* {list: P, foreach: {...}} (at v) into a->data. */
+static void
+coll_list(struct ctx *c, yaml_node_t *v, const struct coll_arg *a)
+{
+	struct wf_data *data = a->data;
+	if (a->depth)
+		diag_error(c->d, loc_of(a->depth), "parameter '%s': depth belongs "
+			   "to dir collections; put it on the list's element",
+			   a->pname);
+	if (!a->each) {
+		diag_error(c->d, loc_of(v), "parameter '%s': a list collection "
+			   "needs foreach: {key: values}", a->pname);
+		return;
+	}
+	data->kind = WF_LIST;
+	data->elem = xcalloc(1, sizeof(*data->elem));
+	parse_data(c, a->list, data->elem, a->pname, a->nesting + 1);
+	parse_foreach(c, a->each, &data->each);
+}
+
 static void
 parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
 	   const char *pname, int nesting)
@@ -495,44 +577,13 @@ parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
 			   "either dir or list, not both", pname);
 		return;
 	}
-	if (a.dir) {
-		const char *s = scalar(c, a.dir, "a collection dir");
-		if (a.each)
-			diag_error(c->d, loc_of(a.each), "parameter '%s': foreach "
-				   "belongs to list collections, not dir", pname);
-		if (!s)
-			return;
-		if (!*s) {
-			diag_error(c->d, loc_of(a.dir), "parameter '%s' has an "
-				   "empty dir", pname);
-			return;
-		}
-		data->kind = WF_DIR;
-		data->path = xstrdup(s);
-		data->depth = 1;
-		if (a.depth)
-			parse_int_node(c, a.depth, "depth", 1, &data->depth);
-		return;
-	}
-	if (a.list) {
-		if (a.depth)
-			diag_error(c->d, loc_of(a.depth), "parameter '%s': depth "
-				   "belongs to dir collections; put it on the "
-				   "list's element", pname);
-		if (!a.each) {
-			diag_error(c->d, loc_of(v), "parameter '%s': a list "
-				   "collection needs foreach: {key: values}",
-				   pname);
-			return;
-		}
-		data->kind = WF_LIST;
-		data->elem = xcalloc(1, sizeof(*data->elem));
-		parse_data(c, a.list, data->elem, pname, nesting + 1);
-		parse_foreach(c, a.each, &data->each);
-		return;
-	}
-	diag_error(c->d, loc_of(v), "parameter '%s': a collection needs dir: or "
-		   "list:", pname);
+	if (a.dir)
+		coll_dir(c, &a);
+	else if (a.list)
+		coll_list(c, v, &a);
+	else
+		diag_error(c->d, loc_of(v), "parameter '%s': a collection needs "
+			   "dir: or list:", pname);
 }
 
 /* The parameters of one task, across in, out and inout: names are
@@ -723,6 +774,100 @@ struct task_arg {
 };
 
 static void
+task_memory(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	const char *s = scalar(c, v, "memory");
+	if (s && (t->memory = parse_memory(s)) <= 0) {
+		diag_error(c->d, loc_of(v), "memory must be a size with a unit, "
+			   "e.g. 512M or 4G; not '%s'", s);
+		t->memory = 0;
+	}
+}
+
+static void
+task_learn_as(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	const char *s = scalar(c, v, "learn_as");
+	t->learn_as_loc = loc_of(v);
+	if (s && !is_task_name(s))
+		diag_error(c->d, loc_of(v), "learn_as '%s' must be a task name: "
+			   "a letter or '_', then letters, digits, '_' and '-'",
+			   s);
+	else if (s)
+		t->learn_as = xstrdup(s);
+}
+
+static void
+task_on_failure(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	static const char *const pol[] = { "fail", "retry", "ignore",
+					   "cancel_successors" };
+	const char *s = scalar(c, v, "on_failure");
+	size_t i;
+	if (!s)
+		return;
+	for (i = 0; i < ARRAY_SIZE(pol); i++)
+		if (!strcmp(s, pol[i]))
+			break;
+	if (i == ARRAY_SIZE(pol)) {
+		const char *sug = closest_word(s, pol, ARRAY_SIZE(pol));
+		diag_error(c->d, loc_of(v), "on_failure must be fail, retry, "
+			   "ignore or cancel_successors, not '%s'%s%s%s", s,
+			   sug ? "; did you mean '" : "", sug ? sug : "",
+			   sug ? "'?" : "");
+		return;
+	}
+	t->on_failure = (enum wf_on_failure)i;
+	t->on_failure_set = true;
+}
+
+static void
+task_timeout(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	const char *s = scalar(c, v, "timeout");
+	if (s && (t->timeout = parse_duration(s)) <= 0) {
+		diag_error(c->d, loc_of(v), "timeout must be a duration such as "
+			   "90s, 30m, 2h or 1h30m; not '%s'", s);
+		t->timeout = 0;
+	}
+}
+
+static void
+task_env(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	VEC(struct wf_kv) env = { 0 };
+	if (is_null(v))
+		return;
+	if (!is_mapping(c, v, "env"))
+		return;
+	each_pair(c, v, "env", NULL, 0, kv_pair, &env);
+	for (size_t i = 0; i < env.n; i++)
+		if (!is_identifier(env.v[i].key))
+			diag_error(c->d, env.v[i].loc, "env name '%s' is not a "
+				   "valid variable name", env.v[i].key);
+	t->env = env.v;
+	t->nenv = env.n;
+}
+
+static void
+task_run(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+{
+	const char *s = scalar(c, v, "run");
+	t->run_loc = loc_of(v);
+	if (!s)
+		return;
+	const char *p = s;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p) {
+		diag_error(c->d, loc_of(v), "task '%s' has an empty run command",
+			   t->name ? t->name : "?");
+		return;
+	}
+	t->run = xstrdup(s);
+}
+
+static void
 task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	  void *arg)
 {
@@ -744,12 +889,7 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		t->cores_loc = loc_of(v);
 		parse_int_node(c, v, "cores", 1, &t->cores);
 	} else if (!strcmp(key, "memory")) {
-		const char *s = scalar(c, v, "memory");
-		if (s && (t->memory = parse_memory(s)) <= 0) {
-			diag_error(c->d, loc_of(v), "memory must be a size with a "
-				   "unit, e.g. 512M or 4G; not '%s'", s);
-			t->memory = 0;
-		}
+		task_memory(c, v, t);
 	} else if (!strcmp(key, "io")) {
 		ta->io = v;
 		parse_bool_node(c, v, "io", &t->io);
@@ -757,73 +897,20 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		ta->bw = v;
 		parse_bw(c, v, &t->storage_bw);
 	} else if (!strcmp(key, "learn_as")) {
-		const char *s = scalar(c, v, "learn_as");
-		t->learn_as_loc = loc_of(v);
-		if (s && !is_task_name(s))
-			diag_error(c->d, loc_of(v), "learn_as '%s' must be a task "
-				   "name: a letter or '_', then letters, digits, "
-				   "'_' and '-'", s);
-		else if (s)
-			t->learn_as = xstrdup(s);
+		task_learn_as(c, v, t);
 	} else if (!strcmp(key, "retries")) {
 		parse_int_node(c, v, "retries", 0, &t->retries);
 	} else if (!strcmp(key, "on_failure")) {
-		static const char *const pol[] = { "fail", "retry", "ignore",
-						   "cancel_successors" };
-		const char *s = scalar(c, v, "on_failure");
-		size_t i;
-		if (!s)
-			return;
-		for (i = 0; i < ARRAY_SIZE(pol); i++)
-			if (!strcmp(s, pol[i]))
-				break;
-		if (i == ARRAY_SIZE(pol)) {
-			const char *sug = closest_word(s, pol, ARRAY_SIZE(pol));
-			diag_error(c->d, loc_of(v), "on_failure must be fail, retry, "
-				   "ignore or cancel_successors, not '%s'%s%s%s", s,
-				   sug ? "; did you mean '" : "", sug ? sug : "",
-				   sug ? "'?" : "");
-			return;
-		}
-		t->on_failure = (enum wf_on_failure)i;
-		t->on_failure_set = true;
+		task_on_failure(c, v, t);
 	} else if (!strcmp(key, "timeout")) {
-		const char *s = scalar(c, v, "timeout");
-		if (s && (t->timeout = parse_duration(s)) <= 0) {
-			diag_error(c->d, loc_of(v), "timeout must be a duration such "
-				   "as 90s, 30m, 2h or 1h30m; not '%s'", s);
-			t->timeout = 0;
-		}
+		task_timeout(c, v, t);
 	} else if (!strcmp(key, "env")) {
-		VEC(struct wf_kv) env = { 0 };
-		if (is_null(v))
-			return;
-		if (!is_mapping(c, v, "env"))
-			return;
-		each_pair(c, v, "env", NULL, 0, kv_pair, &env);
-		for (size_t i = 0; i < env.n; i++)
-			if (!is_identifier(env.v[i].key))
-				diag_error(c->d, env.v[i].loc, "env name '%s' is not a "
-					   "valid variable name", env.v[i].key);
-		t->env = env.v;
-		t->nenv = env.n;
+		task_env(c, v, t);
 	} else if (!strcmp(key, "allow_outside")) {
 		parse_bool_node(c, v, "allow_outside", &t->allow_outside);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
-		const char *s = scalar(c, v, "run");
-		t->run_loc = loc_of(v);
-		if (!s)
-			return;
-		const char *p = s;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p) {
-			diag_error(c->d, loc_of(v), "task '%s' has an empty run "
-				   "command", t->name ? t->name : "?");
-			return;
-		}
-		t->run = xstrdup(s);
+		task_run(c, v, t);
 	}
 }
 
@@ -995,25 +1082,13 @@ top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		a->tasks = v;
 }
 
+/* name:, or else the file's name without its extension. */
 static void
-load_doc(struct ctx *c, const char *path)
+doc_name(struct ctx *c, yaml_node_t *name, const char *path)
 {
-	static const char *const top_keys[] = { "name", "workdir", "vars",
-						"tasks" };
 	struct workflow *wf = c->wf;
-	yaml_node_t *root = yaml_document_get_root_node(&c->doc);
-	struct wf_loc l1 = { 1, 1 };
-	if (!root || is_null(root)) {
-		diag_error(c->d, l1, "the workflow is empty: it needs tasks:");
-		return;
-	}
-	if (!is_mapping(c, root, "the workflow"))
-		return;
-	struct top_arg a = { 0 };
-	each_pair(c, root, "the workflow", top_keys, ARRAY_SIZE(top_keys),
-		  top_pair, &a);
-	if (a.name) {
-		const char *s = scalar(c, a.name, "name");
+	if (name) {
+		const char *s = scalar(c, name, "name");
 		if (s)
 			wf->name = xstrdup(s);
 	}
@@ -1024,13 +1099,20 @@ load_doc(struct ctx *c, const char *path)
 		wf->name = dot && dot != b ? xstrndup(b, (size_t)(dot - b))
 					   : xstrdup(b);
 	}
+}
+
+/* workdir:, relative to the file's directory, or else that directory. */
+static void
+doc_workdir(struct ctx *c, yaml_node_t *workdir, const char *path)
+{
+	struct workflow *wf = c->wf;
 	char *dir = path_dirname(path);
 	char *base = path_absolute(dir);
 	free(dir);
-	if (a.workdir) {
-		const char *s = scalar(c, a.workdir, "workdir");
+	if (workdir) {
+		const char *s = scalar(c, workdir, "workdir");
 		if (s && !*s)
-			diag_error(c->d, loc_of(a.workdir), "workdir is empty; "
+			diag_error(c->d, loc_of(workdir), "workdir is empty; "
 				   "omit it to use the workflow file's directory");
 		else if (s) {
 			char *j = path_join(base, s);
@@ -1041,32 +1123,37 @@ load_doc(struct ctx *c, const char *path)
 	if (!wf->workdir)
 		wf->workdir = xstrdup(base);
 	free(base);
-	if (a.vars && !is_null(a.vars) && is_mapping(c, a.vars, "vars"))
-		each_pair(c, a.vars, "vars", NULL, 0, var_pair, NULL);
-	if (!a.tasks) {
+}
+
+/* tasks:, a list of tasks with unique names. */
+static void
+doc_tasks(struct ctx *c, yaml_node_t *root, yaml_node_t *tasks)
+{
+	struct workflow *wf = c->wf;
+	if (!tasks) {
 		diag_error(c->d, loc_of(root), "the workflow has no tasks: add "
 			   "tasks: with a list of tasks");
 		return;
 	}
-	if (a.tasks->type != YAML_SEQUENCE_NODE) {
-		diag_error(c->d, loc_of(a.tasks), "tasks must be a list (each item "
+	if (tasks->type != YAML_SEQUENCE_NODE) {
+		diag_error(c->d, loc_of(tasks), "tasks must be a list (each item "
 			   "starting with '- name: ...'), not %s",
-			   type_name(a.tasks));
+			   type_name(tasks));
 		return;
 	}
 	yaml_node_item_t *i;
-	size_t n = a.tasks->data.sequence.items.top -
-		   a.tasks->data.sequence.items.start;
+	size_t n = tasks->data.sequence.items.top -
+		   tasks->data.sequence.items.start;
 	if (!n)
-		diag_error(c->d, loc_of(a.tasks), "tasks is empty");
+		diag_error(c->d, loc_of(tasks), "tasks is empty");
 	wf->tasks = xcalloc(n, sizeof(*wf->tasks));
 	struct hmap names;
 	hmap_init(&names);
-	for (i = a.tasks->data.sequence.items.start;
-	     i < a.tasks->data.sequence.items.top; i++) {
+	for (i = tasks->data.sequence.items.start;
+	     i < tasks->data.sequence.items.top; i++) {
 		yaml_node_t *tn = node_at(c, *i);
 		if (!tn) {
-			diag_error(c->d, loc_of(a.tasks), "document too large");
+			diag_error(c->d, loc_of(tasks), "document too large");
 			break;
 		}
 		struct wf_task *t = &wf->tasks[wf->ntasks];
@@ -1085,6 +1172,29 @@ load_doc(struct ctx *c, const char *path)
 	}
 	hmap_release(&names);
 	check_learn_as(c, wf);
+}
+
+static void
+load_doc(struct ctx *c, const char *path)
+{
+	static const char *const top_keys[] = { "name", "workdir", "vars",
+						"tasks" };
+	yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+	struct wf_loc l1 = { 1, 1 };
+	if (!root || is_null(root)) {
+		diag_error(c->d, l1, "the workflow is empty: it needs tasks:");
+		return;
+	}
+	if (!is_mapping(c, root, "the workflow"))
+		return;
+	struct top_arg a = { 0 };
+	each_pair(c, root, "the workflow", top_keys, ARRAY_SIZE(top_keys),
+		  top_pair, &a);
+	doc_name(c, a.name, path);
+	doc_workdir(c, a.workdir, path);
+	if (a.vars && !is_null(a.vars) && is_mapping(c, a.vars, "vars"))
+		each_pair(c, a.vars, "vars", NULL, 0, var_pair, NULL);
+	doc_tasks(c, root, a.tasks);
 }
 
 /* The position of byte off of buf, for errors libyaml's reader reports

@@ -1,0 +1,269 @@
+/* cli: the options and the loading every subcommand shares (cli.h). */
+#include "cli.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "path.h"
+#include "resources.h"
+#include "util.h"
+
+/* The operand of run and sim, one workflow file (struct cli_spec). */
+static int
+workflow_operand(int argc, const char *lack, const char *usage)
+{
+	if (optind + 1 == argc && !lack)
+		return EXIT_OK;
+	if (lack)
+		error_msg("%s", lack);
+	else
+		error_msg(optind == argc ? "no workflow file given"
+					 : "give one workflow file, not %d",
+			  argc - optind);
+	fputs(usage, stderr);
+	return EXIT_USAGE;
+}
+
+int
+cli_parse(int argc, char **argv, const struct cli_spec *s, void *ctx)
+{
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, s->shortopts, s->longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			log_level = 0;
+			break;
+		case 'v':
+			log_level = 2;
+			break;
+		case '?':
+			fputs("Try 'wfrun --help'.\n", stderr);
+			return EXIT_USAGE;
+		default:
+			if (s->fn(c, optarg, ctx) < 0)
+				return EXIT_USAGE;
+		}
+	}
+	if (s->workflow)
+		return workflow_operand(argc, s->lack ? s->lack(ctx) : NULL,
+					s->usage);
+	int n = argc - optind;
+	if (n < s->min || n > s->max) {
+		error_msg("%s", s->usage);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+long
+parse_cores_arg(const char *s)
+{
+	long v;
+	if (parse_long(s, &v) < 0 || v < 1 || v > 1000000) {
+		error_msg("-j/--cores wants a number of cores >= 1, not '%s'", s);
+		return -1;
+	}
+	return v;
+}
+
+static double
+parse_disk_bw(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v > 0) || v > 1e9) {
+		error_msg("--disk-bw wants the disk's bandwidth in MB/s, a "
+			  "number > 0, not '%s'", s);
+		return -1;
+	}
+	return v;
+}
+
+static int
+parse_learn(const char *s, bool *paper)
+{
+	if (strcmp(s, "climb") && strcmp(s, "paper")) {
+		error_msg("--learn wants climb or paper, not '%s'", s);
+		return -1;
+	}
+	*paper = !strcmp(s, "paper");
+	return 0;
+}
+
+static long
+parse_io_executors(const char *s)
+{
+	long v;
+	if (parse_long(s, &v) < 0 || v < 1) {
+		error_msg("--io-executors wants a number >= 1, not '%s'", s);
+		return -1;
+	}
+	return v;
+}
+
+int
+cli_shared_opt(int c, const char *arg, void *ctx)
+{
+	const struct cli_shared *s = ctx;
+	switch (c) {
+	case 'j':
+		return (*s->cores = parse_cores_arg(arg)) < 0 ? -1 : 0;
+	case 'r':
+		*s->resources = arg;
+		return 0;
+	case CLI_IO_EXECUTORS:
+		*s->io_executors = parse_io_executors(arg);
+		return *s->io_executors < 0 ? -1 : 0;
+	case CLI_DISK_BW:
+		return (*s->disk_bw = parse_disk_bw(arg)) < 0 ? -1 : 0;
+	case CLI_NO_IO:
+		*s->no_io = true;
+		return 0;
+	case CLI_LEARN:
+		return parse_learn(arg, s->learn_paper);
+	case CLI_NO_PREEMPT:
+		*s->no_preempt = true;
+		return 0;
+	}
+	return 1;
+}
+
+long
+local_cores(void)
+{
+	cpu_set_t set;
+	if (!sched_getaffinity(0, sizeof(set), &set)) {
+		int n = CPU_COUNT(&set);
+		if (n > 0)
+			return n;
+	}
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+int
+report_diags(struct diags *d, const char *file)
+{
+	int rc = EXIT_OK;
+	if (d->nerrors) {
+		diags_print(d, stderr);
+		fprintf(stderr, "wfrun: %zu error%s in %s; nothing was run\n",
+			d->nerrors, d->nerrors == 1 ? "" : "s", file);
+		rc = EXIT_USAGE;
+	} else if (d->list.n && log_level >= 1) {
+		diags_print(d, stderr);
+	}
+	diags_release(d);
+	return rc;
+}
+
+int
+load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
+{
+	struct diags d;
+	diags_init(&d, file);
+	memset(p, 0, sizeof(*p));
+	if (workflow_load(wf, file, &d) == 0) {
+		/* Templates are checked even when some keys were wrong, so
+		 * one run reports both; expansion needs a clean file. */
+		plan_build(p, wf, &d, d.nerrors == 0);
+		for (size_t i = 0; i < wf->ntasks; i++) {
+			const struct wf_task *t = &wf->tasks[i];
+			if (t->cores > cores)
+				diag_error(&d, t->cores_loc, "task '%s' asks for "
+					   "%ld cores but only %ld %s available; "
+					   "lower cores or raise -j", t->name,
+					   t->cores, cores,
+					   cores == 1 ? "is" : "are");
+		}
+	}
+	return report_diags(&d, file);
+}
+
+/* A task on a worker that uses the master's workdir (shared, or this
+ * machine) would not see what staged workers made, and the stage would
+ * not see what it made. */
+static void
+check_workdirs(const struct cluster *c, struct diags *d)
+{
+	const struct worker_spec *staged = NULL, *here = NULL;
+	for (size_t i = 0; i < c->nworkers; i++) {
+		const struct worker_spec *w = &c->workers[i];
+		if (!w->local && !w->shared)
+			staged = staged ? staged : w;
+		else
+			here = here ? here : w;
+	}
+	if (staged && here) {
+		struct wf_loc l = { here->line, 1 };
+		diag_error(d, l, "worker '%s' uses the master's workdir (%s) and "
+			   "worker '%s' a workdir of its own (shared=\"false\"): "
+			   "one run cannot mix them yet; use one kind in a "
+			   "resources file", here->name,
+			   here->local ? "localhost" : "shared=\"true\"",
+			   staged->name);
+	}
+}
+
+/* Load a resources file, printing every error; 0 or EXIT_USAGE.  spec:
+ * as a description only (sim: nothing connects). */
+static int
+load_cluster(const char *file, bool spec, struct cluster *c)
+{
+	struct diags d;
+	diags_init(&d, file);
+	resources_load(c, file, &d);
+	if (!spec)
+		check_workdirs(c, &d);
+	return report_diags(&d, file);
+}
+
+/* The most cores one worker of c offers (cores when c is NULL); a remote
+ * worker whose cores are not given counts as unlimited until it answers. */
+static long
+cluster_max_cores(const struct cluster *c, long local)
+{
+	if (!c)
+		return local;
+	long most = 0;
+	for (size_t i = 0; i < c->nworkers; i++) {
+		const struct worker_spec *w = &c->workers[i];
+		long n = w->cores ? w->cores : w->local ? local : 1L << 30;
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
+int
+cli_load(const char *resources, bool spec, const char *file, long cores,
+	 struct cluster *c, struct workflow *wf, struct plan *p)
+{
+	memset(c, 0, sizeof(*c));
+	memset(wf, 0, sizeof(*wf));
+	memset(p, 0, sizeof(*p));
+	int rc = resources ? load_cluster(resources, spec, c) : EXIT_OK;
+	if (!rc)
+		rc = load_plan(file, cluster_max_cores(resources ? c : NULL,
+						       cores), wf, p);
+	return rc;
+}
+
+char *
+agent_path(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return xstrdup("wfrun-worker");
+	buf[n] = '\0';
+	char *dir = path_dirname(buf);
+	char *p = xasprintf("%s/wfrun-worker", dir);
+	free(dir);
+	return p;
+}

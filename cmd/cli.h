@@ -1,0 +1,100 @@
+/*
+ * cli: what the subcommands of wfrun share — reading their options (the
+ * getopt loop, -q and -v, the answer to a bad option, and the options run
+ * and sim both take), parsing option values, and loading a workflow and a
+ * resources file with every error printed as file:line:col.  Each function
+ * that fails prints why and returns EXIT_USAGE (or -1 for a bad value);
+ * none exits: the subcommand returns the status to main.
+ */
+#ifndef WFRUN_CLI_H
+#define WFRUN_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "exitcode.h"
+#include "expand.h"
+#include "workflow.h"
+
+struct cluster;
+struct diags;
+
+/* One option of a subcommand's own: 0, or -1 after printing why arg is
+ * bad. */
+typedef int (*cli_opt_fn)(int c, const char *arg, void *ctx);
+
+/* What a subcommand takes. */
+struct cli_spec {
+	const char *shortopts;          /* for getopt_long */
+	const struct option *longopts;
+	cli_opt_fn fn;                  /* its own options */
+	int min, max;                   /* how many operands */
+	const char *usage;              /* an error when not */
+	/* run and sim: the operand is one workflow file; when it is not, or
+	 * when lack(ctx) says what else is missing, that is said in words,
+	 * then usage (a line) after it. */
+	bool workflow;
+	const char *(*lack)(void *ctx);
+};
+
+/*
+ * Read argv's options as s says: -q and -v set log_level, every other
+ * option goes to s->fn(ctx); then check the operands.  0 with optind at the
+ * first operand, or EXIT_USAGE after an error (an unknown option: "Try
+ * 'wfrun --help'.").
+ */
+int cli_parse(int argc, char **argv, const struct cli_spec *s, void *ctx);
+
+/* The options run and sim both take, stored through these pointers. */
+struct cli_shared {
+	long *cores;            /* -j, --cores */
+	const char **resources; /* -r, --resources */
+	long *io_executors;     /* --io-executors */
+	double *disk_bw;        /* --disk-bw */
+	bool *no_io;            /* --no-io */
+	bool *learn_paper;      /* --learn */
+	bool *no_preempt;       /* --no-preempt */
+};
+/* The cli_shared of o (a struct runner_opts or sim_opts) and resources. */
+#define CLI_SHARED(o, resources)                                           \
+	{ &(o).cores, &(resources), &(o).io_executors, &(o).disk_bw,       \
+	  &(o).no_io, &(o).learn_paper, &(o).no_preempt }
+/* The long options of struct cli_shared (and -j, -r) map to these. */
+enum {
+	CLI_IO_EXECUTORS = 'I',
+	CLI_DISK_BW = 'D',
+	CLI_NO_IO = 'B',
+	CLI_LEARN = 'P',
+	CLI_NO_PREEMPT = 'W',
+};
+/* A cli_opt_fn for the options of struct cli_shared (ctx): 0 or -1; 1
+ * when c is not one of them. */
+int cli_shared_opt(int c, const char *arg, void *ctx);
+
+/*
+ * Load resources (when not NULL) into c, then file into wf and p, with the
+ * most cores a worker offers as the limit (cores: this machine's).  spec:
+ * the resources are only a description (sim: nothing connects), so a mix
+ * of shared and staged workers is not an error.  0 or EXIT_USAGE; release
+ * c, wf and p in either case.
+ */
+int cli_load(const char *resources, bool spec, const char *file, long cores,
+	     struct cluster *c, struct workflow *wf, struct plan *p);
+
+/*
+ * Load file into wf and p, printing every error as file:line:col.  cores is
+ * what the local worker has (tasks asking for more are errors).  Returns 0,
+ * or EXIT_USAGE after printing the errors.
+ */
+int load_plan(const char *file, long cores, struct workflow *wf,
+	      struct plan *p);
+/* Print the errors (and warnings) of file; release d; 0 or EXIT_USAGE. */
+int report_diags(struct diags *d, const char *file);
+/* Parse the argument of -j; prints an error and returns -1 when bad. */
+long parse_cores_arg(const char *s);
+/* The wfrun-worker beside this binary, to upload to workers. */
+char *agent_path(void);
+/* The cores of this machine (the CPUs this process may run on). */
+long local_cores(void);
+
+#endif
