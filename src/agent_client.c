@@ -95,42 +95,49 @@ client_submit(struct exec *e, const struct exec_job *job)
 	return 0;
 }
 
-static void
-client_signal_all(struct exec *e, int sig)
+/* The line of a message of this type to the agent, or NULL when it is
+ * not ready to take one. */
+static struct strbuf *
+start_msg(struct exec *e, const char *type)
 {
 	struct agent_client *c = (struct agent_client *)e;
 	if (e->state != EXEC_READY)
-		return;
+		return NULL;
 	strbuf_reset(&c->line);
-	proto_field(&c->line, "KILLALL", 1);
-	proto_fieldf(&c->line, "%d", sig);
-	enqueue(c, &c->line);
+	proto_field(&c->line, type, 1);
+	return &c->line;
+}
+
+static void
+client_signal_all(struct exec *e, int sig)
+{
+	struct strbuf *l = start_msg(e, "KILLALL");
+	if (!l)
+		return;
+	proto_fieldf(l, "%d", sig);
+	enqueue((struct agent_client *)e, l);
 }
 
 static void
 client_signal_one(struct exec *e, uint32_t task, int sig)
 {
-	struct agent_client *c = (struct agent_client *)e;
-	if (e->state != EXEC_READY)
+	struct strbuf *l = start_msg(e, "KILL");
+	if (!l)
 		return;
-	strbuf_reset(&c->line);
-	proto_field(&c->line, "KILL", 1);
-	proto_fieldf(&c->line, "%u", task);
-	proto_fieldf(&c->line, "%d", sig);
-	enqueue(c, &c->line);
+	proto_fieldf(l, "%u", task);
+	proto_fieldf(l, "%d", sig);
+	enqueue((struct agent_client *)e, l);
 }
 
 /* Send "TYPE task" to the agent, if it is ready. */
 static void
 send_task_msg(struct exec *e, const char *type, uint32_t task)
 {
-	struct agent_client *c = (struct agent_client *)e;
-	if (e->state != EXEC_READY)
+	struct strbuf *l = start_msg(e, type);
+	if (!l)
 		return;
-	strbuf_reset(&c->line);
-	proto_field(&c->line, type, 1);
-	proto_fieldf(&c->line, "%u", task);
-	enqueue(c, &c->line);
+	proto_fieldf(l, "%u", task);
+	enqueue((struct agent_client *)e, l);
 }
 
 static void
@@ -350,11 +357,9 @@ client_release(struct exec *e)
 {
 	struct agent_client *c = (struct agent_client *)e;
 	if (c->link) {
-		if (e->state == EXEC_READY) {
-			strbuf_reset(&c->line);
-			proto_field(&c->line, "EXIT", 1);
-			enqueue(c, &c->line);
-		}
+		struct strbuf *l = start_msg(e, "EXIT");
+		if (l)
+			enqueue(c, l);
 		c->link->ops->close(c->link, e->hurry);
 	}
 	strbuf_release(&c->line);
@@ -405,4 +410,19 @@ struct exec *
 agent_client_exec(struct agent_client *c)
 {
 	return &c->base;
+}
+
+void
+agent_stderr(const char *name, struct strbuf *partial, const char *buf,
+	     size_t n)
+{
+	strbuf_add(partial, buf, n);
+	char *nl;
+	while ((nl = memchr(partial->buf, '\n', partial->len))) {
+		fprintf(stderr, "wfrun: worker '%s': %.*s\n", name,
+			(int)(nl - partial->buf), partial->buf);
+		size_t rest = partial->len - (size_t)(nl + 1 - partial->buf);
+		memmove(partial->buf, nl + 1, rest);
+		strbuf_setlen(partial, rest);
+	}
 }

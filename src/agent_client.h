@@ -68,4 +68,10 @@ void agent_client_xfer_done(struct agent_client *c,
 void agent_client_ended(struct agent_client *c, enum exec_state st,
 			const char *error);
 
+/* Print bytes of the agent's stderr as the worker's ("wfrun: worker
+ * 'NAME': line"), a whole line at a time; partial keeps an unfinished
+ * line between calls.  It touches nothing else: any thread may call it. */
+void agent_stderr(const char *name, struct strbuf *partial, const char *buf,
+		  size_t n);
+
 #endif

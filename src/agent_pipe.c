@@ -51,18 +51,15 @@ struct pipe_link {
 	struct loop_timer reap_timer; /* EOF seen, not reaped yet */
 };
 
-static void
-print_stderr(struct pipe_link *p, const char *buf, size_t n)
+/* Read what a pipe holds: >0 bytes, 0 at its end (or on an error), -1
+ * when there is nothing now. */
+static ssize_t
+read_pipe(int fd, char *buf, size_t n)
 {
-	strbuf_add(&p->rerr, buf, n);
-	char *nl;
-	while ((nl = memchr(p->rerr.buf, '\n', p->rerr.len))) {
-		fprintf(stderr, "wfrun: worker '%s': %.*s\n", p->name,
-			(int)(nl - p->rerr.buf), p->rerr.buf);
-		size_t rest = p->rerr.len - (size_t)(nl + 1 - p->rerr.buf);
-		memmove(p->rerr.buf, nl + 1, rest);
-		strbuf_setlen(&p->rerr, rest);
-	}
+	ssize_t r = read(fd, buf, n);
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return -1;
+	return r < 0 ? 0 : r;
 }
 
 static void
@@ -170,33 +167,22 @@ on_stdin(int fd, short revents, void *arg)
 	watch_stdin(p);
 }
 
+/* Its stdout (the protocol) or its stderr (printed) is readable. */
 static void
-on_stdout(int fd, short revents, void *arg)
+on_output(int fd, short revents, void *arg)
 {
 	struct pipe_link *p = arg;
 	char buf[65536];
-	ssize_t n = read(fd, buf, sizeof(buf));
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
+	ssize_t n = read_pipe(fd, buf, sizeof(buf));
+	bool out = fd == p->out_fd;
+	if (n > 0 && out)
+		agent_client_input(p->client, buf, (size_t)n);
+	else if (n > 0)
+		agent_stderr(p->name, &p->rerr, buf, (size_t)n);
+	else if (!n && out)
 		stream_ended(p);
-		return;
-	}
-	agent_client_input(p->client, buf, (size_t)n);
-}
-
-static void
-on_stderr(int fd, short revents, void *arg)
-{
-	struct pipe_link *p = arg;
-	char buf[4096];
-	ssize_t n = read(fd, buf, sizeof(buf));
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0)
+	else if (!n)
 		close_fd(p, &p->err_fd);
-	else
-		print_stderr(p, buf, (size_t)n);
 }
 
 static void
@@ -240,13 +226,11 @@ drain_until(struct pipe_link *p, double deadline)
 			flush_pending(p);
 		if (f[1].revents) {
 			char buf[65536];
-			ssize_t n = read(p->out_fd, buf, sizeof(buf));
-			if (n == 0 || (n < 0 && errno != EAGAIN &&
-				       errno != EINTR))
+			if (!read_pipe(p->out_fd, buf, sizeof(buf)))
 				close_fd(p, &p->out_fd);
 		}
 		if (f[2].revents)
-			on_stderr(p->err_fd, f[2].revents, p);
+			on_output(p->err_fd, f[2].revents, p);
 	}
 }
 
@@ -267,7 +251,7 @@ pipe_close(struct agent_link *l, bool hurry)
 			reap(p, true);
 	}
 	if (p->rerr.len)
-		print_stderr(p, "\n", 1);
+		agent_stderr(p->name, &p->rerr, "\n", 1);
 	strbuf_release(&p->pending);
 	strbuf_release(&p->rerr);
 	free(p);
@@ -354,7 +338,7 @@ exec_pipe_new(char *const *argv, const char *name, const char *where,
 		p->ended = true;
 		return agent_client_exec(c);
 	}
-	loop_watch_fd(loop, p->out_fd, POLLIN, on_stdout, p);
-	loop_watch_fd(loop, p->err_fd, POLLIN, on_stderr, p);
+	loop_watch_fd(loop, p->out_fd, POLLIN, on_output, p);
+	loop_watch_fd(loop, p->err_fd, POLLIN, on_output, p);
 	return agent_client_exec(c);
 }

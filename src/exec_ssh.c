@@ -169,20 +169,6 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 
 /* ---- the SSH thread: the non-blocking relay ---- */
 
-static void
-print_remote_stderr(struct ssh_link *h, struct strbuf *err, const char *buf,
-		    size_t n)
-{
-	strbuf_add(err, buf, n);
-	char *nl;
-	while ((nl = memchr(err->buf, '\n', err->len))) {
-		fprintf(stderr, "wfrun: worker '%s': %.*s\n", h->w->name,
-			(int)(nl - err->buf), err->buf);
-		size_t rest = err->len - (size_t)(nl + 1 - err->buf);
-		memmove(err->buf, nl + 1, rest);
-		strbuf_setlen(err, rest);
-	}
-}
 
 
 /* Take what the loop queued, and notice a stop. */
@@ -256,7 +242,7 @@ relay_read(struct ssh_link *h, struct relay *rl)
 							sizeof(rl->buf));
 		if (n <= 0)
 			break;
-		print_remote_stderr(h, &rl->rerr, rl->buf, (size_t)n);
+		agent_stderr(h->w->name, &rl->rerr, rl->buf, (size_t)n);
 	}
 	return progress;
 }

@@ -228,6 +228,21 @@ file_error(long rc)
 	return rc == LIBSSH2_ERROR_SFTP_PROTOCOL;
 }
 
+/*
+ * An SFTP call of the current transfer failed with rc: -1 when the
+ * connection did (the worker is lost), else the transfer fails, saying
+ * "cannot VERB REMOTE on HOST: why", and 1.
+ */
+static int
+sftp_failed(struct xfer_sftp *x, long rc, const char *verb)
+{
+	if (!file_error(rc))
+		return -1;
+	xfer_finish(x, false, false, "cannot %s %s on %s: %s", verb,
+		    x->cur.x.remote, x->host, sftp_err(x));
+	return 1;
+}
+
 /* Take the next queued transfer, if any; true if one is current. */
 static bool
 xfer_next(struct xfer_sftp *x)
@@ -334,12 +349,7 @@ open_remote(struct xfer_sftp *x, bool put)
 		int e = libssh2_session_last_errno(x->s);
 		if (e == LIBSSH2_ERROR_EAGAIN)
 			return 0;
-		if (!file_error(e))
-			return -1;
-		xfer_finish(x, false, false, "cannot %s %s on %s: %s",
-			    put ? "create" : "read", c->x.remote, x->host,
-			    sftp_err(x));
-		return 1;
+		return sftp_failed(x, e, put ? "create" : "read");
 	}
 	c->phase = X_DATA;
 	return 1;
@@ -355,12 +365,7 @@ close_remote(struct xfer_sftp *x)
 	if (r == LIBSSH2_ERROR_EAGAIN)
 		return 0;
 	c->fh = NULL;
-	if (r < 0 && !file_error(r))
-		return -1;
-	if (r < 0)
-		xfer_finish(x, false, false, "cannot close %s on %s: %s",
-			    c->x.remote, x->host, sftp_err(x));
-	return 1;
+	return r < 0 ? sftp_failed(x, r, "close") : 1;
 }
 
 /* PUT: the next block of the local file to the remote one. */
@@ -386,13 +391,8 @@ put_data(struct xfer_sftp *x)
 				       c->blen - c->boff);
 	if (w == LIBSSH2_ERROR_EAGAIN)
 		return 0;
-	if (w < 0) {
-		if (!file_error(w))
-			return -1;
-		xfer_finish(x, false, false, "cannot write %s on %s: %s",
-			    c->x.remote, x->host, sftp_err(x));
-		return 1;
-	}
+	if (w < 0)
+		return sftp_failed(x, w, "write");
 	c->boff += (size_t)w;
 	c->bytes += w;
 	return 1;
@@ -446,13 +446,8 @@ get_data(struct xfer_sftp *x)
 	ssize_t n = libssh2_sftp_read(c->fh, c->buf, XFER_BUF);
 	if (n == LIBSSH2_ERROR_EAGAIN)
 		return 0;
-	if (n < 0) {
-		if (!file_error(n))
-			return -1;
-		xfer_finish(x, false, false, "cannot read %s on %s: %s",
-			    c->x.remote, x->host, sftp_err(x));
-		return 1;
-	}
+	if (n < 0)
+		return sftp_failed(x, n, "read");
 	if (n == 0) {
 		c->phase = X_CLOSE;
 		return 1;
