@@ -217,19 +217,83 @@ fingerprint(LIBSSH2_SESSION *s, char *out, size_t n)
 	out[o] = '\0';
 }
 
+/* The host's key, as check_host_key sees it. */
+struct hostkey {
+	const char *key;
+	size_t len;
+	int type;          /* LIBSSH2_HOSTKEY_TYPE_* */
+	int mask;          /* for libssh2_knownhost_* */
+	char fp[80];       /* its fingerprint */
+	char spec[300];    /* host, or [host]:port, as known_hosts names it */
+};
+
+/* --accept-new-host-keys: append the key to known_hosts. */
+static int
+add_host_key(struct ssh_conn *c, LIBSSH2_KNOWNHOSTS *kh,
+	     const struct hostkey *k, char *err, size_t errlen)
+{
+	const struct worker_spec *w = c->w;
+	char line[4096];
+	size_t ll = 0;
+	struct libssh2_knownhost *added = NULL;
+	if (libssh2_knownhost_addc(kh, k->spec, NULL, k->key, k->len, NULL, 0,
+				   k->mask, &added) ||
+	    libssh2_knownhost_writeline(kh, added, line, sizeof(line), &ll,
+					LIBSSH2_KNOWNHOST_FILE_OPENSSH)) {
+		snprintf(err, errlen, "cannot record the host key of %s: %s",
+			 k->spec, sess_err(c->s));
+		return -1;
+	}
+	int rc = 0;
+	/* Append: rewriting the file would drop its comments. */
+	FILE *fp = fopen(w->known_hosts, "ae");
+	if (!fp || fwrite(line, 1, ll, fp) != ll) {
+		snprintf(err, errlen, "cannot add the host key of %s to %s: %s",
+			 k->spec, w->known_hosts, strerror(errno));
+		rc = -1;
+	}
+	if (fp && fclose(fp) && !rc) {
+		snprintf(err, errlen, "cannot write %s: %s", w->known_hosts,
+			 strerror(errno));
+		rc = -1;
+	}
+	if (!rc)
+		fprintf(stderr, "wfrun: worker '%s': added the %s host key of %s "
+			"(%s) to %s\n", w->name, keytype_name(k->type), k->spec,
+			k->fp, w->known_hosts);
+	return rc;
+}
+
+/* What known_hosts says of the key: a LIBSSH2_KNOWNHOST_CHECK_*. */
+static int
+lookup_host_key(struct ssh_conn *c, LIBSSH2_KNOWNHOSTS *kh,
+		const struct hostkey *k)
+{
+	const struct worker_spec *w = c->w;
+	struct libssh2_knownhost *found = NULL;
+	int r = libssh2_knownhost_checkp(kh, w->host, w->port, k->key, k->len,
+					 k->mask, &found);
+	if (r == LIBSSH2_KNOWNHOST_CHECK_MISMATCH && w->port != 22 && found &&
+	    found->name && found->name[0] != '[') {
+		/* libssh2 applies a plain "host" entry to every port; OpenSSH
+		 * applies it to port 22 only, so this key is unknown, not
+		 * changed. */
+		r = LIBSSH2_KNOWNHOST_CHECK_NOTFOUND;
+	}
+	return r;
+}
+
 static int
 check_host_key(struct ssh_conn *c, char *err, size_t errlen)
 {
 	const struct worker_spec *w = c->w;
-	size_t len;
-	int type;
-	const char *key = libssh2_session_hostkey(c->s, &len, &type);
-	if (!key) {
+	struct hostkey k;
+	k.key = libssh2_session_hostkey(c->s, &k.len, &k.type);
+	if (!k.key) {
 		snprintf(err, errlen, "no host key from %s", w->host);
 		return -1;
 	}
-	char fp[80];
-	fingerprint(c->s, fp, sizeof(fp));
+	fingerprint(c->s, k.fp, sizeof(k.fp));
 	LIBSSH2_KNOWNHOSTS *kh = libssh2_knownhost_init(c->s);
 	if (!kh) {
 		snprintf(err, errlen, "cannot check host keys: %s",
@@ -245,77 +309,32 @@ check_host_key(struct ssh_conn *c, char *err, size_t errlen)
 		libssh2_knownhost_free(kh);
 		return -1;
 	}
-	int mask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
-		   knownhost_keytype(type);
-	struct libssh2_knownhost *found = NULL;
-	int r = libssh2_knownhost_checkp(kh, w->host, w->port, key, len, mask,
-					 &found);
-	if (r == LIBSSH2_KNOWNHOST_CHECK_MISMATCH && w->port != 22 && found &&
-	    found->name && found->name[0] != '[') {
-		/* libssh2 applies a plain "host" entry to every port; OpenSSH
-		 * applies it to port 22 only, so this key is unknown, not
-		 * changed. */
-		r = LIBSSH2_KNOWNHOST_CHECK_NOTFOUND;
-	}
-	int rc = 0;
-	char hostspec[300];
+	k.mask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
+		 knownhost_keytype(k.type);
 	if (w->port == 22)
-		snprintf(hostspec, sizeof(hostspec), "%s", w->host);
+		snprintf(k.spec, sizeof(k.spec), "%s", w->host);
 	else
-		snprintf(hostspec, sizeof(hostspec), "[%s]:%d", w->host, w->port);
-	if (r == LIBSSH2_KNOWNHOST_CHECK_MATCH) {
+		snprintf(k.spec, sizeof(k.spec), "[%s]:%d", w->host, w->port);
+	int r = lookup_host_key(c, kh, &k), rc = -1;
+	if (r == LIBSSH2_KNOWNHOST_CHECK_MATCH)
 		rc = 0;
-	} else if (r == LIBSSH2_KNOWNHOST_CHECK_MISMATCH) {
+	else if (r == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
 		snprintf(err, errlen, "the %s host key of %s (%s) does NOT match "
 			 "the one in %s: the host was reinstalled or someone is "
 			 "in the middle; refusing to connect (remove the old key "
 			 "with: ssh-keygen -R '%s' -f %s, once you know why it "
-			 "changed)", keytype_name(type), hostspec, fp,
-			 w->known_hosts, hostspec, w->known_hosts);
-		rc = -1;
-	} else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND &&
-		   c->accept_new_host_keys) {
-		char line[4096];
-		size_t ll = 0;
-		struct libssh2_knownhost *added = NULL;
-		if (libssh2_knownhost_addc(kh, hostspec, NULL, key, len, NULL, 0,
-					   mask, &added) ||
-		    libssh2_knownhost_writeline(kh, added, line, sizeof(line), &ll,
-						LIBSSH2_KNOWNHOST_FILE_OPENSSH)) {
-			snprintf(err, errlen, "cannot record the host key of %s: %s",
-				 hostspec, sess_err(c->s));
-			rc = -1;
-		} else {
-			/* Append: rewriting the file would drop its comments. */
-			FILE *fp2 = fopen(w->known_hosts, "ae");
-			if (!fp2 || fwrite(line, 1, ll, fp2) != ll) {
-				snprintf(err, errlen, "cannot add the host key of %s "
-					 "to %s: %s", hostspec, w->known_hosts,
-					 strerror(errno));
-				rc = -1;
-			}
-			if (fp2 && fclose(fp2) && !rc) {
-				snprintf(err, errlen, "cannot write %s: %s",
-					 w->known_hosts, strerror(errno));
-				rc = -1;
-			}
-			if (!rc)
-				fprintf(stderr, "wfrun: worker '%s': added the %s host "
-					"key of %s (%s) to %s\n", w->name,
-					keytype_name(type), hostspec, fp,
-					w->known_hosts);
-		}
-	} else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND) {
+			 "changed)", keytype_name(k.type), k.spec, k.fp,
+			 w->known_hosts, k.spec, w->known_hosts);
+	else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND && c->accept_new_host_keys)
+		rc = add_host_key(c, kh, &k, err, errlen);
+	else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
 		snprintf(err, errlen, "the host key of %s is not in %s (%s key "
 			 "%s); check it, then add it with ssh-keyscan or rerun "
-			 "with --accept-new-host-keys", hostspec, w->known_hosts,
-			 keytype_name(type), fp);
-		rc = -1;
-	} else {
+			 "with --accept-new-host-keys", k.spec, w->known_hosts,
+			 keytype_name(k.type), k.fp);
+	else
 		snprintf(err, errlen, "cannot check the host key of %s: %s",
-			 hostspec, sess_err(c->s));
-		rc = -1;
-	}
+			 k.spec, sess_err(c->s));
 	libssh2_knownhost_free(kh);
 	return rc;
 }
