@@ -171,7 +171,8 @@ on_hello(struct agent_client *c, struct proto_msg *m)
 	long ver, ncpu;
 	if (parse_long(m->f[1], &ver) < 0 || ver != PROTO_VERSION) {
 		snprintf(e->error, sizeof(e->error), "the agent on %s speaks "
-			 "protocol %s, not %d", c->where, m->f[1], PROTO_VERSION);
+			 "protocol %s, not %d", c->where, m->f[1],
+			 PROTO_VERSION);
 		e->state = EXEC_FAILED;
 	} else {
 		e->ncpus = parse_long(m->f[3], &ncpu) ? 0 : ncpu;

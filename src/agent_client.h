@@ -45,8 +45,9 @@ struct agent_link {
 /*
  * A client in state EXEC_CONNECTING.  name is the worker's name (for
  * warnings), where its host (for errors), workdir the cwd of a job that
- * names none; all borrowed, they outlive it.  Give it its transport with agent_client_attach before the loop
- * runs again; the client's exec is agent_client_exec(c).
+ * names none; all borrowed, they outlive it.  Give it its transport
+ * with agent_client_attach before the loop runs again; the client's exec
+ * is agent_client_exec(c).
  */
 struct agent_client *agent_client_new(const char *name, const char *where,
 				      const char *workdir, exec_done_fn done,

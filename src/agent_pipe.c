@@ -12,8 +12,8 @@
  * cannot take yet waits in pending, with a POLLOUT watch.  The agent has
  * ended when its stdout has ended and it is reaped (on_sigchld, which the
  * owner of the loop calls on SIGCHLD), or a second after its stdout
- * ended; it is reaped at the latest when the link closes.  It moves no files: a worker
- * reached this way shares the master's workdir.
+ * ended; it is reaped at the latest when the link closes.  It moves no
+ * files: a worker reached this way shares the master's workdir.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -131,16 +131,16 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 				sizeof(h->agent_remote), err, errlen) < 0)
 		return -1;
 	if (h->o.workdir && run_on_path(h, "test -d ", h->o.workdir) < 0) {
-		snprintf(err, errlen, "the workflow's workdir %s is not on %s: a "
-			 "shared workdir must be mounted at the same path on "
-			 "every worker", h->o.workdir, w->host);
+		snprintf(err, errlen, "the workflow's workdir %s is not on "
+			 "%s: a shared workdir must be mounted at the same "
+			 "path on every worker", h->o.workdir, w->host);
 		return -1;
 	}
 	if (h->xs) {
 		/* its own workdir, where the store and sandboxes live */
 		if (run_on_path(h, "mkdir -p ", w->workdir) < 0) {
-			snprintf(err, errlen, "cannot create the workdir %s on %s",
-				 w->workdir, w->host);
+			snprintf(err, errlen, "cannot create the workdir %s "
+				 "on %s", w->workdir, w->host);
 			return -1;
 		}
 		if (xfer_sftp_start(h->xs, s, err, errlen) < 0)
@@ -148,8 +148,8 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 	}
 	h->ch = libssh2_channel_open_session(s);
 	if (!h->ch) {
-		snprintf(err, errlen, "cannot open a channel on %s: %s", w->host,
-			 ssh_conn_error(&h->conn));
+		snprintf(err, errlen, "cannot open a channel on %s: %s",
+			 w->host, ssh_conn_error(&h->conn));
 		return -1;
 	}
 	struct strbuf cmd = STRBUF_INIT;
@@ -158,8 +158,8 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 	int r = libssh2_channel_exec(h->ch, cmd.buf);
 	strbuf_release(&cmd);
 	if (r) {
-		snprintf(err, errlen, "cannot start the agent on %s: %s", w->host,
-			 ssh_conn_error(&h->conn));
+		snprintf(err, errlen, "cannot start the agent on %s: %s",
+			 w->host, ssh_conn_error(&h->conn));
 		return -1;
 	}
 	return 0;
@@ -196,8 +196,9 @@ relay_write(struct ssh_link *h, struct relay *rl)
 {
 	int progress = 0;
 	while (rl->sent < rl->pending.len) {
-		ssize_t w = libssh2_channel_write(h->ch, rl->pending.buf + rl->sent,
-						  rl->pending.len - rl->sent);
+		ssize_t w = libssh2_channel_write(
+			h->ch, rl->pending.buf + rl->sent,
+			rl->pending.len - rl->sent);
 		if (w == LIBSSH2_ERROR_EAGAIN)
 			break;
 		if (w < 0)
@@ -226,7 +227,8 @@ relay_read(struct ssh_link *h, struct relay *rl)
 {
 	int progress = 0;
 	for (;;) {
-		ssize_t n = libssh2_channel_read(h->ch, rl->buf, sizeof(rl->buf));
+		ssize_t n = libssh2_channel_read(h->ch, rl->buf,
+						 sizeof(rl->buf));
 		if (n == LIBSSH2_ERROR_EAGAIN || n == 0)
 			break;
 		if (n < 0)

@@ -258,9 +258,9 @@ add_host_key(struct ssh_conn *c, LIBSSH2_KNOWNHOSTS *kh,
 		rc = -1;
 	}
 	if (!rc)
-		fprintf(stderr, "wfrun: worker '%s': added the %s host key of %s "
-			"(%s) to %s\n", w->name, keytype_name(k->type), k->spec,
-			k->fp, w->known_hosts);
+		fprintf(stderr, "wfrun: worker '%s': added the %s host key "
+			"of %s (%s) to %s\n", w->name, keytype_name(k->type),
+			k->spec, k->fp, w->known_hosts);
 	return rc;
 }
 
@@ -325,7 +325,8 @@ check_host_key(struct ssh_conn *c, char *err, size_t errlen)
 			 "with: ssh-keygen -R '%s' -f %s, once you know why it "
 			 "changed)", keytype_name(k.type), k.spec, k.fp,
 			 w->known_hosts, k.spec, w->known_hosts);
-	else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND && c->accept_new_host_keys)
+	else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND &&
+		 c->accept_new_host_keys)
 		rc = add_host_key(c, kh, &k, err, errlen);
 	else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
 		snprintf(err, errlen, "the host key of %s is not in %s (%s key "

@@ -204,7 +204,8 @@ test_workflow(void)
 	struct diags dg;
 	const char *path = write_tmp(wf_text);
 	diags_init(&dg, path);
-	if (workflow_load(&wf, path, &dg) < 0 || plan_build(&pl, &wf, &dg, true))
+	if (workflow_load(&wf, path, &dg) < 0 ||
+	    plan_build(&pl, &wf, &dg, true))
 		BUG("the test's workflow does not build");
 	const char *dir = wf.workdir;
 	in_workflow = true;
@@ -255,10 +256,12 @@ test_workflow(void)
 	is_int(rows, 6, "trace: header and one row per task");
 	for (int r = 1; r <= 5; r++) {
 		char *name = tsv_field(text, r, 1), *st = tsv_field(text, r, 8);
-		char *ex_code = tsv_field(text, r, 9), *w = tsv_field(text, r, 3);
+		char *ex_code = tsv_field(text, r, 9);
+		char *w = tsv_field(text, r, 3);
 		ok(!strcmp(st, "COMPLETED") && !strcmp(ex_code, "0") &&
 			   !strcmp(w, "pipe"),
-		   "trace row %d (%s): COMPLETED, exit 0, worker pipe", r, name);
+		   "trace row %d (%s): COMPLETED, exit 0, worker pipe", r,
+		   name);
 		free(name);
 		free(st);
 		free(ex_code);
