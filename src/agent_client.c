@@ -23,8 +23,6 @@ struct agent_client {
 	struct strbuf line;
 };
 
-/* ---- the loop thread ---- */
-
 static void
 enqueue(struct agent_client *c, struct strbuf *line)
 {
