@@ -100,6 +100,9 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libwfrun.a
 
 units: $(UNIT_BIN)
 
+# It runs the agent as a child process, from beside the test binaries.
+$(BUILD)/tests/test-agent-pipe: $(BUILD)/wfrun-worker
+
 # libFuzzer targets (tests/fuzz/README): clang with compiler-rt, ASan and
 # UBSan.  `make fuzz` runs each for FUZZ_SECONDS on its seed corpus;
 # `make check` runs the smoke mode (tests/fuzz/run --smoke) through

@@ -1,12 +1,13 @@
 /*
  * wfrun-worker: the worker agent.  The master starts it over one SSH exec
- * channel and talks to it with the protocol of src/proto.h on stdin and
- * stdout; it runs many tasks at once (each in its own process group, with
- * its timing, CPU time, max RSS and bytes measured here, where it ran) so a
- * host needs one SSH session however many tasks it runs.  It uses libc
- * only (it is linked statically so the master can upload it to any Linux
- * host of the same architecture).  When its stdin ends — the master is
- * gone — it kills its tasks and exits.
+ * channel (or as a child process, directly or through srun) and talks to
+ * it with the protocol of src/proto.h on stdin and stdout; it runs many
+ * tasks at once (each in its own process group, with its timing, CPU
+ * time, max RSS and bytes measured here, where it ran) so a host needs
+ * one SSH session however many tasks it runs.  It uses libc only (it is
+ * linked statically so the master can upload it to any Linux host of the
+ * same architecture).  When its stdin ends — the master is gone — it
+ * kills its tasks and exits.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -3,8 +3,9 @@
  * run.  A backend takes a job (an argv or a shell command, the environment,
  * the log files), starts it, and reports exactly one exec_result per job
  * through the done callback, from the loop thread.  exec_local runs jobs
- * as child processes of the master; the SSH backend (later) will run them
- * through a worker agent behind the same table.
+ * as child processes of the master; the agent client (agent_client.h)
+ * runs them through a worker agent, over SSH (exec_ssh.c) or a child
+ * process's pipes (agent_pipe.c), behind the same table.
  */
 #ifndef WFRUN_EXEC_H
 #define WFRUN_EXEC_H
@@ -160,6 +161,20 @@ struct exec {
 };
 
 struct exec *exec_local_new(exec_done_fn done, void *arg);
+
+/*
+ * The agent as a child process (agent_pipe.c): argv starts wfrun-worker,
+ * here or through a launcher such as srun, speaking the protocol on its
+ * stdin and stdout.  A job that names no cwd runs in workdir; it moves no
+ * files (the workdir is shared).  name (the worker's) and where (its host,
+ * in errors) are borrowed.  A child that cannot be started leaves the exec
+ * EXEC_FAILED at once; else it is ready when the agent says HELLO
+ * (on_state).  Its on_sigchld reaps the child.
+ */
+struct exec *exec_pipe_new(char *const *argv, const char *name,
+			   const char *where, const char *workdir,
+			   struct loop *loop, exec_done_fn done,
+			   exec_state_fn on_state, void *arg);
 
 struct worker_spec;
 struct exec_ssh_opts {

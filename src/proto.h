@@ -3,8 +3,9 @@
  * (wfrun-worker), documented here and only here.  Pure: it encodes and
  * decodes, it never reads or writes a file descriptor.
  *
- * Version 4.  The agent runs over one SSH exec channel: the master writes
- * to its stdin, the agent answers on its stdout; its stderr is for humans.
+ * Version 4.  The agent runs over one byte stream (an SSH exec channel,
+ * or a child process's pipes): the master writes to its stdin, the agent
+ * answers on its stdout; its stderr is for humans.
  * A message is one line: fields separated by one TAB, ended by LF.  In a
  * field, "\\" is a backslash, "\t" a TAB, "\n" a LF, "\r" a CR; no other
  * byte is escaped and no other escape exists.  The first field is the

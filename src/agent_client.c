@@ -1,0 +1,427 @@
+/*
+ * agent_client: the agent protocol's master side over a transport (see
+ * agent_client.h).  Loop thread only: it holds no lock and no thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_client.h"
+#include "proto.h"
+
+struct rjob {
+	uint32_t task;
+	double sent;            /* when RUN was queued (Unix seconds) */
+};
+
+struct agent_client {
+	struct exec base;
+	const char *name, *where, *workdir;
+	struct agent_link *link;        /* NULL: it never started */
+	struct proto_decoder dec;
+	VEC(struct rjob) jobs;          /* sent, not yet answered */
+	struct strbuf line;
+};
+
+static void
+enqueue(struct agent_client *c, struct strbuf *line)
+{
+	proto_end(line);
+	c->link->ops->send(c->link, line->buf, line->len);
+	strbuf_reset(line);
+}
+
+/* A path of the job as the worker names it: relative ones are under the
+ * job's cwd (a shared workdir has the same path everywhere). */
+static const char *
+remote_path(const struct exec_job *job, const char *p, struct strbuf *tmp)
+{
+	if (p[0] == '/' || !job->cwd)
+		return p;
+	strbuf_reset(tmp);
+	strbuf_addf(tmp, "%s/%s", job->cwd, p);
+	return tmp->buf;
+}
+
+static int
+client_submit(struct exec *e, const struct exec_job *job)
+{
+	struct agent_client *c = (struct agent_client *)e;
+	struct strbuf *l = &c->line, tmp = STRBUF_INIT;
+	strbuf_reset(l);
+	const struct exec_stage *st = job->stage;
+	if (st) {
+		proto_field(l, "SRUN", 1);
+		proto_fieldf(l, "%u", job->task);
+		proto_field(l, st->sandbox, 0);
+		proto_field(l, st->outdir, 0);
+		proto_fieldf(l, "%zu", st->nlinks);
+		for (size_t i = 0; i < st->nlinks; i++) {
+			proto_field(l, st->links[i].src, 0);
+			proto_field(l, st->links[i].dst, 0);
+			proto_field(l, st->links[i].copy ? "1" : "0", 0);
+		}
+		proto_fieldf(l, "%zu", st->nmkdirs);
+		for (size_t i = 0; i < st->nmkdirs; i++)
+			proto_field(l, st->mkdirs[i], 0);
+		proto_fieldf(l, "%zu", st->nouts);
+		for (size_t i = 0; i < st->nouts; i++)
+			proto_field(l, st->outs[i], 0);
+	} else {
+		proto_field(l, "RUN", 1);
+		proto_fieldf(l, "%u", job->task);
+		proto_field(l, job->cwd ? job->cwd : c->workdir, 0);
+	}
+	proto_field(l, remote_path(job, job->out_path, &tmp), 0);
+	proto_field(l, remote_path(job, job->err_path, &tmp), 0);
+	size_t nenv = 0;
+	/* Only the task's own additions travel: the agent's environment is
+	 * the worker's. */
+	for (char *const *v = job->env_add; v && *v; v++)
+		nenv++;
+	proto_fieldf(l, "%zu", nenv);
+	for (size_t i = 0; i < nenv; i++)
+		proto_field(l, job->env_add[i], 0);
+	proto_field(l, job->argv[0], 0);
+	for (char *const *a = job->argv; *a; a++)
+		proto_field(l, *a, 0);
+	enqueue(c, l);
+	strbuf_release(&tmp);
+	struct rjob j = { job->task, clock_real() };
+	VEC_PUSH(c->jobs, j);
+	e->running++;
+	return 0;
+}
+
+/* The line of a message of this type to the agent, or NULL when it is
+ * not ready to take one. */
+static struct strbuf *
+start_msg(struct exec *e, const char *type)
+{
+	struct agent_client *c = (struct agent_client *)e;
+	if (e->state != EXEC_READY)
+		return NULL;
+	strbuf_reset(&c->line);
+	proto_field(&c->line, type, 1);
+	return &c->line;
+}
+
+static void
+client_signal_all(struct exec *e, int sig)
+{
+	struct strbuf *l = start_msg(e, "KILLALL");
+	if (!l)
+		return;
+	proto_fieldf(l, "%d", sig);
+	enqueue((struct agent_client *)e, l);
+}
+
+static void
+client_signal_one(struct exec *e, uint32_t task, int sig)
+{
+	struct strbuf *l = start_msg(e, "KILL");
+	if (!l)
+		return;
+	proto_fieldf(l, "%u", task);
+	proto_fieldf(l, "%d", sig);
+	enqueue((struct agent_client *)e, l);
+}
+
+/* Send "TYPE task" to the agent, if it is ready. */
+static void
+send_task_msg(struct exec *e, const char *type, uint32_t task)
+{
+	struct strbuf *l = start_msg(e, type);
+	if (!l)
+		return;
+	proto_fieldf(l, "%u", task);
+	enqueue((struct agent_client *)e, l);
+}
+
+static void
+client_stop_one(struct exec *e, uint32_t task)
+{
+	send_task_msg(e, "STOP", task);
+}
+
+static void
+client_ask_written(struct exec *e, uint32_t task)
+{
+	send_task_msg(e, "WRITTEN", task);
+}
+
+static bool
+take_job(struct agent_client *c, uint32_t task)
+{
+	for (size_t i = 0; i < c->jobs.n; i++)
+		if (c->jobs.v[i].task == task) {
+			c->jobs.v[i] = c->jobs.v[--c->jobs.n];
+			c->base.running--;
+			return true;
+		}
+	return false;
+}
+
+static void
+on_hello(struct agent_client *c, struct proto_msg *m)
+{
+	struct exec *e = &c->base;
+	long ver, ncpu;
+	if (parse_long(m->f[1], &ver) < 0 || ver != PROTO_VERSION) {
+		snprintf(e->error, sizeof(e->error), "the agent on %s speaks "
+			 "protocol %s, not %d", c->where, m->f[1],
+			 PROTO_VERSION);
+		e->state = EXEC_FAILED;
+	} else {
+		e->ncpus = parse_long(m->f[3], &ncpu) ? 0 : ncpu;
+		e->state = EXEC_READY;
+	}
+	e->on_state(e, e->arg);
+}
+
+/* A DONE of a job that was sent: its result to the runner. */
+static void
+on_done(struct agent_client *c, struct proto_msg *m, struct exec_result *r)
+{
+	struct exec *e = &c->base;
+	struct proto_done d;
+	struct errbuf err;
+	if (proto_parse_done(m, &d, &err) < 0) {
+		/* what became of the task is not known: it failed */
+		snprintf(r->error, sizeof(r->error), "the agent on %s sent a "
+			 "DONE that cannot be read: %s", c->where, err.msg);
+		e->done(r, e->arg);
+		return;
+	}
+	r->started = true;
+	r->wstatus = d.wstatus;
+	r->start = d.start;
+	r->end = d.end;
+	r->utime = d.utime;
+	r->stime = d.stime;
+	r->maxrss_kb = d.maxrss_kb;
+	r->read_bytes = d.read_bytes;
+	r->write_bytes = d.write_bytes;
+	r->out_empty = d.out_empty;
+	r->err_empty = d.err_empty;
+	uint8_t *ok = NULL;
+	struct exec_outfile *files = NULL;
+	if (d.staged) {
+		r->stage_out_s = d.stage_out_s;
+		ok = xcalloc(d.nout + 1, 1);
+		for (size_t i = 0; i < d.nout; i++)
+			ok[i] = m->f[14 + i][0] != '-';
+		r->out_ok = ok;
+		r->nout_ok = d.nout;
+		files = xcalloc(d.nfile + 1, sizeof(*files));
+		for (size_t i = 0; i < d.nfile; i++) {
+			files[i].path = m->f[d.kfile + 2 * i];
+			/* checked by proto_parse_done */
+			files[i].size = strtoll(m->f[d.kfile + 2 * i + 1], NULL,
+						10);
+		}
+		r->files = files;
+		r->nfiles = d.nfile;
+	}
+	e->done(r, e->arg);
+	free(ok);
+	free(files);
+}
+
+static void
+on_written(struct agent_client *c, struct proto_msg *m, long id)
+{
+	struct exec *e = &c->base;
+	char *end;
+	double when = strtod(m->f[2], &end);
+	long bytes;
+	if (*end || !*m->f[2] || parse_long(m->f[3], &bytes) < 0)
+		return; /* (a sample the learner can do without) */
+	for (size_t i = 0; i < c->jobs.n; i++)
+		if (c->jobs.v[i].task == (uint32_t)id && e->written)
+			e->written(e, (uint32_t)id, when, bytes, e->arg);
+}
+
+static void
+handle_msg(struct agent_client *c, struct proto_msg *m)
+{
+	struct exec *e = &c->base;
+	const char *t = m->f[0];
+	struct exec_result r;
+	memset(&r, 0, sizeof(r));
+	r.read_bytes = r.write_bytes = -1;
+	long id;
+	if (!strcmp(t, "HELLO") && m->n >= 5) {
+		on_hello(c, m);
+	} else if (!strcmp(t, "DONE") && m->n >= 2 &&
+		   !parse_long(m->f[1], &id)) {
+		r.task = (uint32_t)id;
+		if (take_job(c, r.task))
+			on_done(c, m, &r);
+	} else if (!strcmp(t, "FAILED") && m->n >= 3 &&
+		   !parse_long(m->f[1], &id)) {
+		r.task = (uint32_t)id;
+		if (!take_job(c, r.task))
+			return;
+		r.start = r.end = clock_real();
+		snprintf(r.error, sizeof(r.error), "%s", m->f[2]);
+		e->done(&r, e->arg);
+	} else if (!strcmp(t, "WRITTEN") && m->n == 4 &&
+		   !parse_long(m->f[1], &id)) {
+		on_written(c, m, id);
+	} else if (!strcmp(t, "BYE")) {
+		/* the stream's end follows */
+	} else {
+		warning_msg("worker '%s': unexpected message '%s'", c->name, t);
+	}
+}
+
+static int
+client_transfer(struct exec *e, const struct xfer *x)
+{
+	struct agent_client *c = (struct agent_client *)e;
+	if (e->state != EXEC_READY || !c->link->ops->transfer)
+		return -1;
+	return c->link->ops->transfer(c->link, x);
+}
+
+void
+agent_client_xfer_done(struct agent_client *c, const struct xfer_result *r)
+{
+	if (c->base.xfer_done)
+		c->base.xfer_done(&c->base, r, c->base.xfer_arg);
+}
+
+/* Every running job of a lost worker goes back to the runner. */
+static void
+lose_jobs(struct agent_client *c)
+{
+	while (c->jobs.n) {
+		struct exec_result r;
+		memset(&r, 0, sizeof(r));
+		r.task = c->jobs.v[c->jobs.n - 1].task;
+		r.lost = true;
+		r.read_bytes = r.write_bytes = -1;
+		/* its own start was lost with the worker: when it was sent */
+		r.start = c->jobs.v[c->jobs.n - 1].sent;
+		r.end = clock_real();
+		snprintf(r.error, sizeof(r.error), "%s", c->base.error);
+		c->jobs.n--;
+		c->base.running--;
+		c->base.done(&r, c->base.arg);
+	}
+}
+
+
+void
+agent_client_input(struct agent_client *c, const char *buf, size_t n)
+{
+	proto_feed(&c->dec, buf, n);
+	struct proto_msg m;
+	struct errbuf err;
+	int r;
+	while ((r = proto_next(&c->dec, &m, &err)) != 0) {
+		if (r < 0)
+			warning_msg("worker '%s': %s", c->name, err.msg);
+		else if (m.n && *m.f[0])
+			handle_msg(c, &m);
+	}
+}
+
+void
+agent_client_ended(struct agent_client *c, enum exec_state st,
+		   const char *error)
+{
+	struct exec *e = &c->base;
+	if (e->state == st || e->state == EXEC_FAILED)
+		return;
+	/* lost before it was ever ready: it could not be reached */
+	if (st == EXEC_LOST && e->state != EXEC_READY)
+		st = EXEC_FAILED;
+	e->state = st;
+	snprintf(e->error, sizeof(e->error), "%s", error);
+	lose_jobs(c);
+	e->on_state(e, e->arg);
+}
+
+void
+agent_client_failed(struct agent_client *c, const char *error)
+{
+	c->base.state = EXEC_FAILED;
+	snprintf(c->base.error, sizeof(c->base.error), "%s", error);
+}
+
+static void
+client_release(struct exec *e)
+{
+	struct agent_client *c = (struct agent_client *)e;
+	if (c->link) {
+		struct strbuf *l = start_msg(e, "EXIT");
+		if (l)
+			enqueue(c, l);
+		c->link->ops->close(c->link, e->hurry);
+	}
+	strbuf_release(&c->line);
+	proto_decoder_release(&c->dec);
+	VEC_FREE(c->jobs);
+	free(c);
+}
+
+static void
+client_on_sigchld(struct exec *e)
+{
+	struct agent_client *c = (struct agent_client *)e;
+	if (c->link && c->link->ops->on_sigchld)
+		c->link->ops->on_sigchld(c->link);
+}
+
+static const struct exec_ops client_ops = {
+	client_submit,     client_signal_all, client_signal_one,
+	client_stop_one,   client_on_sigchld, client_release,
+	client_transfer,   client_ask_written,
+};
+
+struct agent_client *
+agent_client_new(const char *name, const char *where, const char *workdir,
+		 exec_done_fn done, exec_state_fn on_state, void *arg)
+{
+	struct agent_client *c = xcalloc(1, sizeof(*c));
+	c->base.ops = &client_ops;
+	c->base.done = done;
+	c->base.on_state = on_state;
+	c->base.arg = arg;
+	c->base.state = EXEC_CONNECTING;
+	c->name = name;
+	c->where = where;
+	c->workdir = workdir;
+	strbuf_init(&c->line);
+	proto_decoder_init(&c->dec);
+	return c;
+}
+
+void
+agent_client_attach(struct agent_client *c, struct agent_link *l)
+{
+	c->link = l;
+}
+
+struct exec *
+agent_client_exec(struct agent_client *c)
+{
+	return &c->base;
+}
+
+void
+agent_stderr(const char *name, struct strbuf *partial, const char *buf,
+	     size_t n)
+{
+	strbuf_add(partial, buf, n);
+	char *nl;
+	while ((nl = memchr(partial->buf, '\n', partial->len))) {
+		fprintf(stderr, "wfrun: worker '%s': %.*s\n", name,
+			(int)(nl - partial->buf), partial->buf);
+		size_t rest = partial->len - (size_t)(nl + 1 - partial->buf);
+		memmove(partial->buf, nl + 1, rest);
+		strbuf_setlen(partial, rest);
+	}
+}

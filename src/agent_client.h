@@ -1,0 +1,78 @@
+/*
+ * agent_client: the master's side of the agent protocol (proto.h), as an
+ * executor (exec.h), over any byte stream to a wfrun-worker.  It sends
+ * RUN/SRUN, KILL, STOP, WRITTEN and EXIT; it reads HELLO (the agent is
+ * ready), DONE and FAILED (one exec_result per job), WRITTEN and BYE; it
+ * keeps the jobs sent and not answered, and gives them back to the runner
+ * as lost when the stream ends.  It never opens a connection, starts a
+ * process or moves a file itself: a transport (struct agent_link) does.
+ *
+ * Transports: exec_ssh.c (an SSH exec channel, with SFTP transfers) and
+ * agent_pipe.c (a child process's pipes: `wfrun-worker` here, or under
+ * `srun`).  Everything here runs in the loop thread: a transport whose
+ * bytes arrive in another thread hands them over in the loop thread.
+ */
+#ifndef WFRUN_AGENT_CLIENT_H
+#define WFRUN_AGENT_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "exec.h"
+
+struct agent_client;
+struct agent_link;
+
+/* What a transport does for its client; every call in the loop thread. */
+struct agent_link_ops {
+	/* Queue bytes for the agent's input; never blocks. */
+	void (*send)(struct agent_link *l, const char *buf, size_t n);
+	/* Queue a file transfer (exec_ops.transfer); NULL when the
+	 * transport moves no files.  -1: it cannot take it. */
+	int (*transfer)(struct agent_link *l, const struct xfer *x);
+	/* exec_ops.on_sigchld, for a transport with a child; may be NULL. */
+	void (*on_sigchld)(struct agent_link *l);
+	/* End the agent's input after what is queued, give the agent a while
+	 * to say BYE (less if hurry), then free everything of the link.  It
+	 * calls nothing of the client from here on. */
+	void (*close)(struct agent_link *l, bool hurry);
+};
+
+struct agent_link {
+	const struct agent_link_ops *ops;
+};
+
+/*
+ * A client in state EXEC_CONNECTING.  name is the worker's name (for
+ * warnings), where its host (for errors), workdir the cwd of a job that
+ * names none; all borrowed, they outlive it.  Give it its transport
+ * with agent_client_attach before the loop runs again; the client's exec
+ * is agent_client_exec(c).
+ */
+struct agent_client *agent_client_new(const char *name, const char *where,
+				      const char *workdir, exec_done_fn done,
+				      exec_state_fn on_state, void *arg);
+void agent_client_attach(struct agent_client *c, struct agent_link *l);
+struct exec *agent_client_exec(struct agent_client *c);
+/* The transport could not even start: the client is EXEC_FAILED, with
+ * this error, and on_state is not called (nothing waits yet). */
+void agent_client_failed(struct agent_client *c, const char *error);
+
+/* What a transport reports, in the loop thread. */
+/* Bytes from the agent's output. */
+void agent_client_input(struct agent_client *c, const char *buf, size_t n);
+/* A transfer ended. */
+void agent_client_xfer_done(struct agent_client *c,
+			    const struct xfer_result *r);
+/* The stream ended: st is EXEC_FAILED (never connected), EXEC_LOST or
+ * EXEC_CLOSED, error says why.  Jobs not answered are given back lost. */
+void agent_client_ended(struct agent_client *c, enum exec_state st,
+			const char *error);
+
+/* Print bytes of the agent's stderr as the worker's ("wfrun: worker
+ * 'NAME': line"), a whole line at a time; partial keeps an unfinished
+ * line between calls.  It touches nothing else: any thread may call it. */
+void agent_stderr(const char *name, struct strbuf *partial, const char *buf,
+		  size_t n);
+
+#endif

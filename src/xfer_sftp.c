@@ -1,0 +1,521 @@
+/*
+ * xfer_sftp: SFTP transfers of one worker (see xfer_sftp.h).  A PUT and a
+ * GET are two small state machines over the same current transfer: each
+ * step does one non-blocking SFTP call at most, so the SSH thread goes on
+ * relaying the agent's messages while a large file moves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libssh2_sftp.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+#include "xfer_sftp.h"
+
+/* Bytes per SFTP read or write call: a multiple of libssh2's packet
+ * size (30000), large enough that it keeps many packets in flight. */
+#define XFER_BUF (30000 * 64)
+
+/* PUT: X_START X_MKDIR X_OPEN X_DATA X_CLOSE; GET: the same without
+ * X_MKDIR. */
+enum { X_START, X_MKDIR, X_OPEN, X_DATA, X_CLOSE };
+
+/* The transfer the SSH thread is working on. */
+struct xcur {
+	bool active;
+	struct xfer x;          /* strings owned */
+	int phase;
+	int fd;
+	LIBSSH2_SFTP_HANDLE *fh;
+	char *buf;
+	size_t blen, boff;
+	long long bytes;
+	double t0;
+	size_t mkpos;           /* X_MKDIR: end of the prefix being made */
+	unsigned long mode;
+	struct strbuf tmp;      /* GET: the local temporary name */
+};
+
+struct xfer_sftp {
+	const char *host;
+	int notify_fd;
+
+	/* under lock */
+	pthread_mutex_t lock;
+	VEC(struct xfer) xq;              /* transfers to do, strings owned */
+	VEC(struct xfer_result) xdone;    /* results for the loop */
+
+	/* SSH thread */
+	LIBSSH2_SESSION *s;
+	LIBSSH2_SFTP *sftp;
+	struct xcur cur;
+	struct hmap dirs_made;           /* remote directories known to exist */
+	struct arena dirs_arena;
+};
+
+static void
+xfer_free(struct xfer *x)
+{
+	free((char *)x->local);
+	free((char *)x->remote);
+}
+
+static void
+poke(int fd)
+{
+	uint64_t one = 1;
+	ssize_t r = write(fd, &one, sizeof(one));
+	(void)r;
+}
+
+struct xfer_sftp *
+xfer_sftp_new(const char *host, int notify_fd)
+{
+	struct xfer_sftp *x = xcalloc(1, sizeof(*x));
+	x->host = host;
+	x->notify_fd = notify_fd;
+	pthread_mutex_init(&x->lock, NULL);
+	strbuf_init(&x->cur.tmp);
+	x->cur.fd = -1;
+	hmap_init(&x->dirs_made);
+	arena_init(&x->dirs_arena);
+	return x;
+}
+
+int
+xfer_sftp_start(struct xfer_sftp *x, LIBSSH2_SESSION *s, char *err,
+		size_t errlen)
+{
+	x->s = s;
+	x->sftp = libssh2_sftp_init(s);
+	if (!x->sftp) {
+		char *msg = NULL;
+		int len = 0;
+		libssh2_session_last_error(s, &msg, &len, 0);
+		snprintf(err, errlen, "cannot start SFTP on %s: %s", x->host,
+			 msg && *msg ? msg : "unknown error");
+		return -1;
+	}
+	return 0;
+}
+
+void
+xfer_sftp_free(struct xfer_sftp *x)
+{
+	if (!x)
+		return;
+	if (x->sftp) {
+		libssh2_session_set_blocking(x->s, 1);
+		libssh2_sftp_shutdown(x->sftp);
+	}
+	pthread_mutex_destroy(&x->lock);
+	for (size_t i = 0; i < x->xq.n; i++)
+		xfer_free(&x->xq.v[i]);
+	VEC_FREE(x->xq);
+	VEC_FREE(x->xdone);
+	free(x->cur.buf);
+	strbuf_release(&x->cur.tmp);
+	hmap_release(&x->dirs_made);
+	arena_release(&x->dirs_arena);
+	free(x);
+}
+
+/* ---- the loop thread ---- */
+
+void
+xfer_sftp_queue(struct xfer_sftp *x, const struct xfer *t)
+{
+	struct xfer c = *t;
+	c.local = xstrdup(t->local);
+	c.remote = xstrdup(t->remote);
+	pthread_mutex_lock(&x->lock);
+	VEC_PUSH(x->xq, c);
+	pthread_mutex_unlock(&x->lock);
+}
+
+void
+xfer_sftp_report(struct xfer_sftp *x, bool thread_gone,
+		 void (*fn)(const struct xfer_result *r, void *arg), void *arg)
+{
+	pthread_mutex_lock(&x->lock);
+	if (thread_gone) {
+		for (size_t i = 0; i < x->xq.n; i++) {
+			struct xfer_result r;
+			memset(&r, 0, sizeof(r));
+			r.id = x->xq.v[i].id;
+			r.lost = true;
+			snprintf(r.error, sizeof(r.error), "%s was lost",
+				 x->host);
+			xfer_free(&x->xq.v[i]);
+			VEC_PUSH(x->xdone, r);
+		}
+		x->xq.n = 0;
+	}
+	struct xfer_result *v = x->xdone.v;
+	size_t n = x->xdone.n;
+	x->xdone.v = NULL;
+	x->xdone.n = x->xdone.alloc = 0;
+	pthread_mutex_unlock(&x->lock);
+	for (size_t i = 0; i < n; i++)
+		fn(&v[i], arg);
+	free(v);
+}
+
+/* ---- the SSH thread ---- */
+
+/* Hand the current transfer's result to the loop. */
+static void
+xfer_finish(struct xfer_sftp *x, bool ok, bool lost, const char *fmt, ...)
+	PRINTF(4, 5);
+static void
+xfer_finish(struct xfer_sftp *x, bool ok, bool lost, const char *fmt, ...)
+{
+	struct xcur *c = &x->cur;
+	struct xfer_result r;
+	memset(&r, 0, sizeof(r));
+	r.id = c->x.id;
+	r.ok = ok;
+	r.lost = lost;
+	r.bytes = c->bytes;
+	r.secs = clock_mono() - c->t0;
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(r.error, sizeof(r.error), fmt, ap);
+		va_end(ap);
+	}
+	if (c->fh) {
+		/* after an error: best effort, never waits */
+		libssh2_sftp_close(c->fh);
+		c->fh = NULL;
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	if (!ok && c->x.op == XFER_GET && c->tmp.len)
+		unlink(c->tmp.buf);
+	xfer_free(&c->x);
+	c->active = false;
+	pthread_mutex_lock(&x->lock);
+	VEC_PUSH(x->xdone, r);
+	pthread_mutex_unlock(&x->lock);
+	poke(x->notify_fd);
+}
+
+static const char *
+sftp_err(struct xfer_sftp *x)
+{
+	static const char *const names[] = {
+		"ok", "end of file", "no such file", "permission denied",
+		"failure", "bad message", "no connection", "connection lost",
+		"operation unsupported",
+	};
+	unsigned long e = libssh2_sftp_last_error(x->sftp);
+	return e < ARRAY_SIZE(names) ? names[e] : "SFTP error";
+}
+
+/* A libssh2 error that is about one file (the transfer fails) rather
+ * than the connection (the worker is lost). */
+static bool
+file_error(long rc)
+{
+	return rc == LIBSSH2_ERROR_SFTP_PROTOCOL;
+}
+
+/*
+ * An SFTP call of the current transfer failed with rc: -1 when the
+ * connection did (the worker is lost), else the transfer fails, saying
+ * "cannot VERB REMOTE on HOST: why", and 1.
+ */
+static int
+sftp_failed(struct xfer_sftp *x, long rc, const char *verb)
+{
+	if (!file_error(rc))
+		return -1;
+	xfer_finish(x, false, false, "cannot %s %s on %s: %s", verb,
+		    x->cur.x.remote, x->host, sftp_err(x));
+	return 1;
+}
+
+/* Take the next queued transfer, if any; true if one is current. */
+static bool
+xfer_next(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	if (c->active)
+		return true;
+	pthread_mutex_lock(&x->lock);
+	if (x->xq.n) {
+		c->x = x->xq.v[0];
+		memmove(x->xq.v, x->xq.v + 1, (x->xq.n - 1) * sizeof(*x->xq.v));
+		x->xq.n--;
+		c->active = true;
+		c->phase = X_START;
+		c->mode = 0;
+	}
+	pthread_mutex_unlock(&x->lock);
+	return c->active;
+}
+
+void
+xfer_sftp_lose_all(struct xfer_sftp *x)
+{
+	if (!x)
+		return;
+	if (x->cur.active)
+		xfer_finish(x, false, true, "the connection to %s was lost",
+			    x->host);
+	while (xfer_next(x))
+		xfer_finish(x, false, true, "the connection to %s was lost",
+			    x->host);
+}
+
+/* The first step of both: a PUT opens its local file. */
+static int
+xfer_begin(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	c->t0 = clock_mono();
+	c->bytes = 0;
+	c->boff = c->blen = 0;
+	c->fh = NULL;
+	c->fd = -1;
+	strbuf_reset(&c->tmp);
+	if (!c->buf)
+		c->buf = xmalloc(XFER_BUF);
+	if (c->x.op == XFER_GET) {
+		c->phase = X_OPEN;
+		return 1;
+	}
+	struct stat st;
+	c->fd = open(c->x.local, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0 || fstat(c->fd, &st)) {
+		xfer_finish(x, false, false, "cannot read %s: %s", c->x.local,
+			    strerror(errno));
+		return 1;
+	}
+	c->mode = st.st_mode & 0777;
+	c->phase = X_MKDIR;
+	c->mkpos = 1;
+	return 1;
+}
+
+/* PUT: make each missing parent of remote, from the top. */
+static int
+put_mkdir(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	const char *remote = c->x.remote;
+	const char *slash = strchr(remote + c->mkpos, '/');
+	if (!slash) {
+		c->phase = X_OPEN;
+		return 1;
+	}
+	size_t n = (size_t)(slash - remote);
+	if (hmap_get(&x->dirs_made, remote, n)) {
+		c->mkpos = n + 1;
+		return 1;
+	}
+	int r = libssh2_sftp_mkdir_ex(x->sftp, remote, (unsigned)n, 0777);
+	if (r == LIBSSH2_ERROR_EAGAIN)
+		return 0;
+	if (r < 0 && !file_error(r))
+		return -1;
+	/* made, or already there (checked by the open) */
+	hmap_put(&x->dirs_made, arena_strndup(&x->dirs_arena, remote, n), n, 1,
+		 NULL);
+	c->mkpos = n + 1;
+	return 1;
+}
+
+/* Open the remote file, to write (PUT) or read (GET); then X_DATA.  The
+ * result of a step. */
+static int
+open_remote(struct xfer_sftp *x, bool put)
+{
+	struct xcur *c = &x->cur;
+	c->fh = libssh2_sftp_open(x->sftp, c->x.remote,
+				  put ? LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT |
+						LIBSSH2_FXF_TRUNC
+				      : LIBSSH2_FXF_READ,
+				  put ? (long)c->mode : 0);
+	if (!c->fh) {
+		int e = libssh2_session_last_errno(x->s);
+		if (e == LIBSSH2_ERROR_EAGAIN)
+			return 0;
+		return sftp_failed(x, e, put ? "create" : "read");
+	}
+	c->phase = X_DATA;
+	return 1;
+}
+
+/* Close the remote file: 1 closed (or the transfer ended: !c->active), 0
+ * wait, -1 lost. */
+static int
+close_remote(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	int r = libssh2_sftp_close(c->fh);
+	if (r == LIBSSH2_ERROR_EAGAIN)
+		return 0;
+	c->fh = NULL;
+	return r < 0 ? sftp_failed(x, r, "close") : 1;
+}
+
+/* PUT: the next block of the local file to the remote one. */
+static int
+put_data(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	if (c->boff == c->blen) {
+		ssize_t n = read(c->fd, c->buf, XFER_BUF);
+		if (n < 0) {
+			xfer_finish(x, false, false, "cannot read %s: %s",
+				    c->x.local, strerror(errno));
+			return 1;
+		}
+		if (n == 0) {
+			c->phase = X_CLOSE;
+			return 1;
+		}
+		c->blen = (size_t)n;
+		c->boff = 0;
+	}
+	ssize_t w = libssh2_sftp_write(c->fh, c->buf + c->boff,
+				       c->blen - c->boff);
+	if (w == LIBSSH2_ERROR_EAGAIN)
+		return 0;
+	if (w < 0)
+		return sftp_failed(x, w, "write");
+	c->boff += (size_t)w;
+	c->bytes += w;
+	return 1;
+}
+
+static int
+put_step(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	switch (c->phase) {
+	case X_MKDIR:
+		return put_mkdir(x);
+	case X_OPEN:
+		return open_remote(x, true);
+	case X_DATA:
+		return put_data(x);
+	default: {
+		int r = close_remote(x);
+		if (r == 1 && c->active)
+			xfer_finish(x, true, false, NULL);
+		return r;
+	}
+	}
+}
+
+/* GET: open the remote file, then the local temporary one. */
+static int
+get_open(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	int r = open_remote(x, false);
+	if (r <= 0 || !c->active)
+		return r;
+	char *dir = path_dirname(c->x.local);
+	mkdir_p(dir, 0777);
+	free(dir);
+	strbuf_addf(&c->tmp, "%s.wfrun-part", c->x.local);
+	c->fd = open(c->tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		     0666);
+	if (c->fd < 0)
+		xfer_finish(x, false, false, "cannot write %s: %s", c->tmp.buf,
+			    strerror(errno));
+	return 1;
+}
+
+/* GET: the next block of the remote file to the local one. */
+static int
+get_data(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	ssize_t n = libssh2_sftp_read(c->fh, c->buf, XFER_BUF);
+	if (n == LIBSSH2_ERROR_EAGAIN)
+		return 0;
+	if (n < 0)
+		return sftp_failed(x, n, "read");
+	if (n == 0) {
+		c->phase = X_CLOSE;
+		return 1;
+	}
+	for (ssize_t off = 0; off < n;) {
+		ssize_t w = write(c->fd, c->buf + off, (size_t)(n - off));
+		if (w < 0) {
+			xfer_finish(x, false, false, "cannot write %s: %s",
+				    c->tmp.buf, strerror(errno));
+			return 1;
+		}
+		off += w;
+	}
+	c->bytes += n;
+	return 1;
+}
+
+/* GET: take the remote file's mode, close it, and put the local file in
+ * its place with that mode. */
+static int
+get_close(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	if (!c->mode) {
+		/* 0x10000: asked (a close that waits does not ask again) */
+		LIBSSH2_SFTP_ATTRIBUTES at;
+		int r = libssh2_sftp_fstat(c->fh, &at);
+		if (r == LIBSSH2_ERROR_EAGAIN)
+			return 0;
+		c->mode = !r && (at.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS)
+				  ? (at.permissions & 0777) | 0x10000
+				  : 0x10000;
+	}
+	int r = close_remote(x);
+	if (r <= 0 || !c->active)
+		return r;
+	fchmod(c->fd, (mode_t)(c->mode & 0777));
+	int cr = close(c->fd);
+	c->fd = -1;
+	if (cr || rename(c->tmp.buf, c->x.local)) {
+		xfer_finish(x, false, false, "cannot write %s: %s", c->x.local,
+			    strerror(errno));
+		return 1;
+	}
+	strbuf_reset(&c->tmp);
+	xfer_finish(x, true, false, NULL);
+	return 1;
+}
+
+static int
+get_step(struct xfer_sftp *x)
+{
+	switch (x->cur.phase) {
+	case X_OPEN:
+		return get_open(x);
+	case X_DATA:
+		return get_data(x);
+	default:
+		return get_close(x);
+	}
+}
+
+int
+xfer_sftp_step(struct xfer_sftp *x)
+{
+	if (!x->sftp || !xfer_next(x))
+		return 0;
+	if (x->cur.phase == X_START)
+		return xfer_begin(x);
+	return x->cur.x.op == XFER_PUT ? put_step(x) : get_step(x);
+}

@@ -1,0 +1,389 @@
+/*
+ * The agent client over its second transport: wfrun-worker as a child
+ * process on pipes (exec_pipe_new), as `srun ... wfrun-worker` will run
+ * it.  A small workflow's tasks run through it in dependency order, with
+ * a trace written from the results; then a failing task, one that cannot
+ * start, one signalled while it runs (with its written bytes asked), an
+ * agent that never says HELLO, and an agent lost with a task running.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dag.h"
+#include "exec.h"
+#include "expand.h"
+#include "helpers.h"
+#include "loop.h"
+#include "tap.h"
+#include "trace.h"
+#include "workflow.h"
+
+#define MAXT 16
+
+static struct loop lp;
+static struct exec *ex;
+static struct plan pl;
+static struct trace tr;
+static struct exec_result res[MAXT];
+static bool have[MAXT];
+static size_t ndone, nstate;
+static long long written = -2;
+static bool timed_out;
+static char worker[4096];
+static bool in_workflow;        /* on_done follows the plan's dag */
+
+static void
+on_signal(int signo, void *arg)
+{
+	if (signo == SIGCHLD && ex)
+		ex->ops->on_sigchld(ex);
+}
+
+static void
+on_timeout(void *arg)
+{
+	timed_out = true;
+}
+
+static void
+on_state(struct exec *e, void *arg)
+{
+	nstate++;
+}
+
+static void
+on_written(struct exec *e, uint32_t task, double when, long long bytes,
+	   void *arg)
+{
+	written = bytes;
+}
+
+/* Submit task t of the plan: its shell command, logs beside the trace. */
+static void
+submit_task(uint32_t t)
+{
+	struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
+	plan_command(&pl, t, &cmd);
+	strbuf_addf(&out, "%s/t%u.out", pl.wf->workdir, t);
+	strbuf_addf(&err, "%s/t%u.err", pl.wf->workdir, t);
+	char *argv[] = { "/bin/sh", "-c", cmd.buf, NULL };
+	struct exec_job job = { .task = t, .argv = argv, .out_path = out.buf,
+				.err_path = err.buf };
+	ok(ex->ops->submit(ex, &job) == 0, "task %u submitted", t);
+	strbuf_release(&cmd);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void
+on_done(const struct exec_result *r, void *arg)
+{
+	if (r->task >= MAXT)
+		return;
+	res[r->task] = *r;
+	have[r->task] = true;
+	ndone++;
+	if (!in_workflow || r->task >= pl.dag.tasks.n)
+		return;
+	bool good = r->started && WIFEXITED(r->wstatus) &&
+		    !WEXITSTATUS(r->wstatus);
+	struct strbuf name = STRBUF_INIT;
+	plan_label(&pl, r->task, &name);
+	struct trace_row row = {
+		.task_id = r->task, .name = name.buf, .tag = "",
+		.worker = "pipe", .kind = "compute", .cores = 1,
+		.status = good ? "COMPLETED" : "FAILED",
+		.exit_code = r->started && WIFEXITED(r->wstatus)
+				     ? WEXITSTATUS(r->wstatus) : -1,
+		.attempt = 1, .submit = r->start, .start = r->start,
+		.complete = r->end, .cpu_user = r->utime, .cpu_sys = r->stime,
+		.peak_rss_kb = r->maxrss_kb, .read_bytes = r->read_bytes,
+		.write_bytes = r->write_bytes, .stage_in_s = -1,
+		.stage_out_s = -1, .bytes_staged = -1,
+	};
+	trace_write(&tr, &row);
+	strbuf_release(&name);
+	if (!good)
+		return;
+	uint32_t *ready = NULL;
+	size_t nready = 0, alloc = 0;
+	dag_complete(&pl.dag, r->task, &ready, &nready, &alloc);
+	for (size_t i = 0; i < nready; i++)
+		submit_task(ready[i]);
+	free(ready);
+}
+
+/* Run the loop until cond holds or 30 s have passed. */
+#define RUN_UNTIL(cond)                                                      \
+	do {                                                                 \
+		struct loop_timer tm = { 0 };                                \
+		timed_out = false;                                           \
+		loop_timer_arm(&lp, &tm, 30, on_timeout, NULL);              \
+		while (!(cond) && !timed_out)                                \
+			loop_run_once(&lp);                                  \
+		loop_timer_cancel(&lp, &tm);                                 \
+	} while (0)
+
+static struct exec *
+start(char *const *argv, const char *workdir)
+{
+	nstate = 0;
+	ex = exec_pipe_new(argv, "pipe", "localhost", workdir, &lp, on_done,
+			   on_state, NULL);
+	ex->written = on_written;
+	RUN_UNTIL(ex->state != EXEC_CONNECTING);
+	return ex;
+}
+
+static void
+stop(void)
+{
+	ex->ops->release(ex);
+	ex = NULL;
+}
+
+static char *
+slurp(const char *dir, const char *name)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return xstrdup("(missing)");
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(fp);
+	return strbuf_detach(&sb);
+}
+
+/* Field col (0-based) of line row (0: the header) of a TSV text. */
+static char *
+tsv_field(const char *text, int row, int col)
+{
+	const char *p = text;
+	for (int i = 0; i < row && p; i++)
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+	for (int i = 0; i < col && p; i++) {
+		const char *tab = strpbrk(p, "\t\n");
+		p = tab && *tab == '\t' ? tab + 1 : NULL;
+	}
+	if (!p)
+		return xstrdup("");
+	return xstrndup(p, strcspn(p, "\t\n"));
+}
+
+static const char wf_text[] =
+	"tasks:\n"
+	"  - name: gen\n"
+	"    foreach: {i: \"1..3\"}\n"
+	"    out: {o: \"part{i}.txt\"}\n"
+	"    run: \"sleep 0.{i}; echo part {i} > {out.o}\"\n"
+	"  - name: join\n"
+	"    in: {all: {list: \"part{i}.txt\", foreach: {i: \"1..3\"}}}\n"
+	"    out: {o: all.txt}\n"
+	"    run: \"cat {in.all} > {out.o}\"\n"
+	"  - name: count\n"
+	"    in: {a: all.txt}\n"
+	"    out: {o: n.txt}\n"
+	"    run: \"wc -l < {in.a} > {out.o}\"\n";
+
+/* The workflow, through the agent, in dependency order. */
+static void
+test_workflow(void)
+{
+	struct workflow wf;
+	struct diags dg;
+	const char *path = write_tmp(wf_text);
+	diags_init(&dg, path);
+	if (workflow_load(&wf, path, &dg) < 0 ||
+	    plan_build(&pl, &wf, &dg, true))
+		BUG("the test's workflow does not build");
+	const char *dir = wf.workdir;
+	in_workflow = true;
+	char *argv[] = { worker, NULL };
+	start(argv, dir);
+	is_int(ex->state, EXEC_READY, "the agent said HELLO");
+	ok(ex->ncpus > 0, "it reported its CPUs (%ld)", ex->ncpus);
+	is_int(nstate, 1, "on_state once");
+
+	char tpath[4200];
+	snprintf(tpath, sizeof(tpath), "%s/trace.tsv", dir);
+	struct errbuf err;
+	is_int(trace_open(&tr, tpath, &err), 0, "trace opened");
+	size_t ntasks = pl.dag.tasks.n;
+	is_int(ntasks, 5, "5 tasks");
+	for (uint32_t t = 0; t < ntasks; t++)
+		if (!pl.dag.tasks.v[t].waiting)
+			submit_task(t);
+	RUN_UNTIL(ndone == ntasks);
+	ok(!timed_out, "every task answered");
+	is_int(ex->running, 0, "nothing left running");
+	is_int(trace_close(&tr, &err), 0, "trace closed");
+
+	char *all = slurp(dir, "all.txt"), *n = slurp(dir, "n.txt");
+	is_str(all, "part 1\npart 2\npart 3\n", "join ran after every gen");
+	is_str(n, "3\n", "count ran after join");
+	free(all);
+	free(n);
+	for (uint32_t t = 0; t < ntasks; t++) {
+		ok(have[t] && res[t].started && !res[t].lost &&
+			   WIFEXITED(res[t].wstatus) && !res[t].wstatus,
+		   "task %u exited 0", t);
+		ok(res[t].end >= res[t].start && res[t].start > 1e9,
+		   "task %u: measured start and end", t);
+	}
+	/* gen 3 sleeps longest; join starts after it ends, count after join */
+	ok(res[3].start >= res[2].end, "join started after the last gen ended");
+	ok(res[4].start >= res[3].end, "count started after join ended");
+	ok(res[2].end - res[2].start >= 0.25, "gen 3 took its 0.3 s");
+
+	char *text = slurp(dir, "trace.tsv");
+	char *h = tsv_field(text, 0, 8);
+	is_str(h, "status", "trace: header");
+	free(h);
+	int rows = 0;
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		rows++;
+	is_int(rows, 6, "trace: header and one row per task");
+	for (int r = 1; r <= 5; r++) {
+		char *name = tsv_field(text, r, 1), *st = tsv_field(text, r, 8);
+		char *ex_code = tsv_field(text, r, 9);
+		char *w = tsv_field(text, r, 3);
+		ok(!strcmp(st, "COMPLETED") && !strcmp(ex_code, "0") &&
+			   !strcmp(w, "pipe"),
+		   "trace row %d (%s): COMPLETED, exit 0, worker pipe", r,
+		   name);
+		free(name);
+		free(st);
+		free(ex_code);
+		free(w);
+	}
+	char *last = tsv_field(text, 5, 1);
+	is_str(last, "'count'", "trace: count's row is the last");
+	free(last);
+	free(text);
+	stop();
+	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
+	   "release reaped the agent");
+	in_workflow = false;
+	plan_release(&pl);
+	workflow_release(&wf);
+	diags_release(&dg);
+}
+
+static void
+submit_argv(uint32_t t, char **argv, const char *dir)
+{
+	char out[4200], errp[4200];
+	snprintf(out, sizeof(out), "%s/x%u.out", dir, t);
+	snprintf(errp, sizeof(errp), "%s/x%u.err", dir, t);
+	struct exec_job job = { .task = t, .argv = argv, .out_path = out,
+				.err_path = errp };
+	ex->ops->submit(ex, &job);
+}
+
+/* Failures of tasks, and a task signalled while it runs. */
+static void
+test_failures(const char *dir)
+{
+	char *argv[] = { worker, NULL };
+	start(argv, dir);
+	memset(have, 0, sizeof(have));
+	ndone = 0;
+	char *fail3[] = { "/bin/sh", "-c", "exit 3", NULL };
+	char *nope[] = { "/nonexistent/wfrun-unit-prog", NULL };
+	char *slow[] = { "/bin/sh", "-c",
+			 "sleep 30", NULL };
+	submit_argv(0, fail3, dir);
+	submit_argv(1, nope, dir);
+	submit_argv(2, slow, dir);
+	RUN_UNTIL(ndone == 2);
+	ok(have[0] && res[0].started && WIFEXITED(res[0].wstatus) &&
+		   WEXITSTATUS(res[0].wstatus) == 3, "exit 3 comes back as 3");
+	ok(have[1] && !res[1].started && res[1].error[0],
+	   "a program that cannot start: not started, why: %s", res[1].error);
+	is_int(ex->running, 1, "the slow one runs");
+	usleep(300000);
+	ex->ops->ask_written(ex, 2);
+	RUN_UNTIL(written != -2);
+	ok(written >= -1, "WRITTEN answered for the running task (%lld)",
+	   written);
+	ex->ops->signal_one(ex, 2, SIGTERM);
+	RUN_UNTIL(ndone == 3);
+	ok(have[2] && WIFSIGNALED(res[2].wstatus) &&
+		   WTERMSIG(res[2].wstatus) == SIGTERM,
+	   "KILL: the task ended by SIGTERM");
+	stop();
+}
+
+/* Agents that end: before HELLO, and with a task running. */
+static void
+test_ends(const char *dir)
+{
+	char *mute[] = { "/bin/sh", "-c", "echo not an agent >&2; exit 7",
+			 NULL };
+	start(mute, dir);
+	is_int(ex->state, EXEC_FAILED, "no HELLO: the worker failed");
+	is_str(ex->error, "the agent on localhost exited with status 7",
+	       "and says how the agent ended");
+	stop();
+
+	char *missing[] = { "/nonexistent/wfrun-worker", NULL };
+	ex = exec_pipe_new(missing, "pipe", "localhost", dir, &lp, on_done,
+			   on_state, NULL);
+	is_int(ex->state, EXEC_FAILED, "an agent that cannot start: failed");
+	ok(strstr(ex->error, "cannot start the agent") != NULL, "why: %s",
+	   ex->error);
+	stop();
+
+	char *argv[] = { worker, NULL };
+	start(argv, dir);
+	memset(have, 0, sizeof(have));
+	ndone = 0;
+	/* the task's parent is the agent */
+	char *slow[] = { "/bin/sh", "-c", "sleep 1", NULL };
+	char *killer[] = { "/bin/sh", "-c", "kill -9 $PPID; sleep 1", NULL };
+	submit_argv(5, slow, dir);
+	submit_argv(6, killer, dir);
+	RUN_UNTIL(ex->state != EXEC_READY);
+	is_int(ex->state, EXEC_LOST, "the agent killed: the worker is lost");
+	is_str(ex->error, "the agent on localhost was killed by signal 9",
+	       "and says how");
+	ok(have[5] && res[5].lost && have[6] && res[6].lost,
+	   "its running tasks come back lost");
+	is_int(ex->running, 0, "none is left running");
+	stop();
+}
+
+int
+main(int argc, char **argv)
+{
+	char *self = xstrdup(argv[0]);
+	snprintf(worker, sizeof(worker), "%s/../wfrun-worker", dirname(self));
+	free(self);
+	if (access(worker, X_OK))
+		BUG("no agent at %s (make all)", worker);
+	if (loop_init(&lp, on_signal, NULL) < 0)
+		BUG("loop_init: %s", strerror(errno));
+	test_workflow();
+	char dir[] = "/tmp/wfrun-unit-XXXXXX";
+	if (!mkdtemp(dir))
+		BUG("mkdtemp: %s", strerror(errno));
+	test_failures(dir);
+	test_ends(dir);
+	char cmd[100];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", dir);
+	loop_release(&lp);
+	return done_testing();
+}
