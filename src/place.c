@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "expand.h"
+#include "resources.h"
 
 void
 place_init(struct place *pl, struct plan *p, struct iopol *pol, size_t nw,
@@ -29,6 +30,25 @@ place_init(struct place *pl, struct plan *p, struct iopol *pol, size_t nw,
 	}
 	sched_init(&pl->sched, nn, pl->cores, pl->io);
 	idset_init(&pl->io_run, pl->nt);
+}
+
+void
+place_open(struct place *pl, struct iopol *pol, struct plan *p,
+	   const struct place_conf *c, const struct place_ops *ops)
+{
+	size_t nt = p->wf->ntasks;
+	uint32_t *ninst = xcalloc(nt ? nt : 1, sizeof(uint32_t));
+	for (size_t i = 0; i < nt; i++)
+		ninst[i] = p->pt[i].ninst;
+	iopol_init(pol, p->wf, ninst, c->no_io, c->event, ops->arg);
+	free(ninst);
+	pol->relearn = c->relearn;
+	pol->paper = c->paper;
+	pol->no_preempt = c->no_preempt;
+	iopol_add_cluster(pol, c->cluster, c->cores, c->io_executors,
+			  c->disk_bw);
+	place_init(pl, p, pol, c->cluster ? c->cluster->nworkers : 1,
+		   c->no_io, ops);
 }
 
 void

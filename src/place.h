@@ -28,6 +28,7 @@
 #include "sched.h"
 #include "util.h"
 
+struct cluster;
 struct plan;
 
 /* One task's run state. */
@@ -102,6 +103,20 @@ struct place {
 void place_init(struct place *pl, struct plan *p, struct iopol *pol,
 		size_t nw, bool no_io, const struct place_ops *ops);
 void place_release(struct place *pl);
+
+/* How a run is set up: its workers and policy options. */
+struct place_conf {
+	const struct cluster *cluster; /* NULL: this machine alone */
+	long cores, io_executors;      /* this machine's (0: default) */
+	double disk_bw;                /* this machine's disk, 0: unknown */
+	bool no_io;                    /* --no-io */
+	bool relearn, paper, no_preempt; /* iopol's options */
+	iopol_event_fn event;          /* iopol's events, to ops.arg */
+};
+/* iopol_init pol for plan p with every worker of the cluster added,
+ * then place_init pl on them. */
+void place_open(struct place *pl, struct iopol *pol, struct plan *p,
+		const struct place_conf *c, const struct place_ops *ops);
 
 /* Worker wi has cores and io executors, all free, and is usable. */
 void place_worker_set(struct place *pl, size_t wi, long cores, long io);

@@ -1236,23 +1236,17 @@ set_up(struct runner *r)
 	r->looping = true;
 	progress_init(&r->prog, stderr, isatty(2), r->total, &r->loop);
 	r->logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
-	uint32_t *ninst = xcalloc(nt ? nt : 1, sizeof(uint32_t));
-	for (size_t i = 0; i < nt; i++)
-		ninst[i] = p->pt[i].ninst;
-	iopol_init(&r->pol, p->wf, ninst, o->no_io, on_event, r);
-	free(ninst);
-	r->pol.relearn = o->relearn;
-	r->pol.paper = o->learn_paper;
-	r->pol.no_preempt = o->no_preempt;
+	struct place_conf pc = {
+		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
+		o->relearn, o->learn_paper, o->no_preempt, on_event,
+	};
+	struct place_ops ops = { launch, stop_task, NULL, r };
+	place_open(&r->pl, &r->pol, p, &pc, &ops);
 	if (iopol_registry_load(&r->pol, REGISTRY) < 0)
 		warning_msg("cannot read %s/%s: %s; storage_bw: auto learns "
 			    "again", p->wf->workdir, REGISTRY, strerror(errno));
-	r->nw = o->cluster ? o->cluster->nworkers : 1;
+	r->nw = r->pl.nw;
 	r->w = xcalloc(r->nw, sizeof(*r->w));
-	iopol_add_cluster(&r->pol, o->cluster, o->cores, o->io_executors,
-			  o->disk_bw);
-	struct place_ops ops = { launch, stop_task, NULL, r };
-	place_init(&r->pl, p, &r->pol, r->nw, o->no_io, &ops);
 	r->epath = events_path(r->tpath);
 	r->events = fopen(r->epath, "w");
 	if (!r->events)

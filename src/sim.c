@@ -560,21 +560,16 @@ set_up(struct simr *s)
 	const struct sim_opts *o = s->o;
 	struct plan *p = s->p;
 	size_t nt = p->wf->ntasks, total = p->dag.tasks.n;
-	uint32_t *ninst = xcalloc(nt ? nt : 1, sizeof(uint32_t));
-	for (size_t i = 0; i < nt; i++)
-		ninst[i] = p->pt[i].ninst;
 	s->epochs = xcalloc(nt ? nt : 1, sizeof(int));
-	iopol_init(&s->pol, p->wf, ninst, o->no_io, on_event, s);
-	free(ninst);
-	s->pol.relearn = !o->registry; /* without one, start from nothing */
-	s->pol.paper = o->learn_paper;
-	s->pol.no_preempt = o->no_preempt;
-	s->nw = o->cluster ? o->cluster->nworkers : 1;
-	s->w = xcalloc(s->nw, sizeof(*s->w));
-	iopol_add_cluster(&s->pol, o->cluster, o->cores, o->io_executors,
-			  o->disk_bw);
+	struct place_conf pc = {
+		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
+		/* without a registry, start from nothing */
+		!o->registry, o->learn_paper, o->no_preempt, on_event,
+	};
 	struct place_ops ops = { launch, stop_task, NULL, s };
-	place_init(&s->pl, p, &s->pol, s->nw, o->no_io, &ops);
+	place_open(&s->pl, &s->pol, p, &pc, &ops);
+	s->nw = s->pl.nw;
+	s->w = xcalloc(s->nw, sizeof(*s->w));
 	s->kdev = xcalloc(s->pol.ndev ? s->pol.ndev : 1, sizeof(long));
 	s->st = xcalloc(total ? total : 1, sizeof(*s->st));
 	if (o->registry && iopol_registry_load(&s->pol, o->registry) < 0) {
