@@ -594,6 +594,33 @@ failure_message(struct runner *r, uint32_t t, const struct exec_result *res,
 	return true;
 }
 
+/* Say that t failed, and what comes of it: a retry, an ignored
+ * failure, or none; then the tail of its stderr. */
+static void
+say_failure(struct runner *r, uint32_t t, const struct exec_result *res,
+	    const struct attempt *at, bool retry, bool keep)
+{
+	const struct wf_task *wt = &r->p->wf->tasks[r->p->dag.tasks.v[t].tmpl];
+	unsigned n = r->pl.t[t].failures;
+	struct strbuf msg = STRBUF_INIT;
+	progress_clear(r);
+	bool tail = failure_message(r, t, res, at, &msg);
+	if (retry)
+		warning_msg("%s; retry %u of %ld in %gs%s", msg.buf, n,
+			    failure_retries(wt), failure_backoff(n),
+			    r->nw < 2 || wt->on_failure != WF_RETRY ? ""
+			    : n == 1 ? " on the same worker"
+				     : " on another worker");
+	else if (keep)
+		warning_msg("%s; ignored (on_failure: ignore): its outputs exist, "
+			    "so what depends on it runs", msg.buf);
+	else
+		error_msg("%s", msg.buf);
+	if (tail)
+		show_tail(r->path.buf);
+	strbuf_release(&msg);
+}
+
 /* A failed attempt of t: put its data back, then retry it, ignore the
  * failure, cancel what depends on it or stop, as its policy says. */
 static void
@@ -603,7 +630,6 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 	struct plan *p = r->p;
 	struct dag *g = &p->dag;
 	const struct wf_task *wt = &p->wf->tasks[g->tasks.v[t].tmpl];
-	const struct place_task *pt = &r->pl.t[t];
 	bool retry = will_retry(r, t, wt);
 	place_failed(&r->pl, t);
 	enum wf_on_failure pol = failure_final(wt, r->o->keep_going);
@@ -625,42 +651,24 @@ on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
 	if (r->interrupted) {
 		r->failed++;
 		g->tasks.v[t].state = TASK_FAILED;
-		free(aside);
-		return;
-	}
-	struct strbuf msg = STRBUF_INIT;
-	progress_clear(r);
-	bool tail = failure_message(r, t, res, at, &msg);
-	if (retry) {
-		double d = failure_backoff(pt->failures);
-		warning_msg("%s; retry %u of %ld in %gs%s", msg.buf,
-			    (unsigned)pt->failures, failure_retries(wt), d,
-			    r->nw < 2 || wt->on_failure != WF_RETRY ? ""
-			    : pt->failures == 1 ? " on the same worker"
-						: " on another worker");
-	} else if (keep) {
-		warning_msg("%s; ignored (on_failure: ignore): its outputs exist, "
-			    "so what depends on it runs", msg.buf);
 	} else {
-		error_msg("%s", msg.buf);
+		say_failure(r, t, res, at, retry, keep);
+		if (retry) {
+			g->tasks.v[t].state = TASK_READY;
+			retryq_push(&r->retryq, &r->loop, t,
+				    failure_backoff(r->pl.t[t].failures),
+				    retry_due, r);
+		} else if (keep) {
+			r->ignored++;
+			place_complete(&r->pl, t, clock_real());
+		} else {
+			fail_final(r, t, pol, miss);
+		}
+		if (aside)
+			info_msg("what it wrote was moved aside to %s/%s",
+				 p->wf->workdir, aside);
 	}
-	if (tail)
-		show_tail(r->path.buf);
-	if (retry) {
-		g->tasks.v[t].state = TASK_READY;
-		retryq_push(&r->retryq, &r->loop, t, failure_backoff(pt->failures),
-			    retry_due, r);
-	} else if (keep) {
-		r->ignored++;
-		place_complete(&r->pl, t, clock_real());
-	} else {
-		fail_final(r, t, pol, miss);
-	}
-	if (aside)
-		info_msg("what it wrote was moved aside to %s/%s",
-			 p->wf->workdir, aside);
 	free(aside);
-	strbuf_release(&msg);
 }
 
 /* Write the trace row of task t's attempt that ended with res (wfrun(1),
