@@ -12,17 +12,18 @@
 
 #include "events.h"
 #include "exec.h"
+#include "exitcode.h"
 #include "failure.h"
 #include "guard.h"
 #include "iopol.h"
 #include "journal.h"
 #include "loop.h"
 #include "path.h"
+#include "place.h"
 #include "probe.h"
 #include "progress.h"
 #include "resources.h"
 #include "resume.h"
-#include "sched.h"
 #include "spawn.h"
 #include "stage.h"
 #include "trace.h"
@@ -33,19 +34,15 @@
 /* Lines of a failed task's stderr shown on the terminal. */
 #define TAIL_LINES 10
 
-/* A place tasks run: this machine or an SSH worker. */
+/* A place tasks run: this machine or an SSH worker (its capacity is
+ * the place's). */
 struct rworker {
 	const char *name;
 	struct exec *ex;
 	const char *cwd;       /* where its tasks run; NULL: ours */
-	long cores, free;
-	long io, io_free;      /* I/O executors */
-	bool usable;           /* connected and not lost */
-	bool tried;            /* dispatch: asked in this round */
 	bool reported;         /* its failure was reported */
 	bool remote;
 };
-
 
 struct runner {
 	struct plan *p;
@@ -53,12 +50,9 @@ struct runner {
 	struct loop loop;
 	struct rworker *w;
 	size_t nw;
-	size_t running;         /* over all workers */
-	uint16_t *where;        /* per task: its worker while it runs */
-	struct sched sched;
+	struct place pl;        /* tasks' run state, workers' capacity, and
+				   what starts where */
 	struct iopol pol;       /* storage-bandwidth constraints */
-	struct iopol_grant *grant; /* per task while it runs */
-	size_t dispatch_w;      /* dispatch: the worker being asked */
 	FILE *events;           /* events.jsonl */
 	struct stage *stage;    /* workers whose workdir is not shared */
 	struct trace trace;
@@ -67,28 +61,10 @@ struct runner {
 	 * armed to the earliest */
 	struct theap dl;        /* (when, task, launch) */
 	struct loop_timer dl_timer;
-	uint8_t *timed_out;     /* per task */
-	uint8_t *launches;      /* per task, counted modulo 256 */
-	uint8_t *rerun;         /* per task: done, and running again to make
-				   data lost with a worker (lineage) */
-	uint8_t *preempt;       /* per task: stopped to make way (iopol.h) */
-	char **stop_aside;      /* per task (made at the first stop): where
-				   a stopped attempt's outputs were moved,
-				   until its next attempt ends */
-	uint32_t *seq;          /* per task: launches before its last one */
-	uint32_t nlaunched;
-	struct idset io_run;    /* I/O tasks running */
-	VEC(struct iopol_running) way;
-	long *cores;            /* per task name: cores each instance takes */
-	bool *io;               /* per task name: takes an I/O executor */
 	bool *logdir_made;      /* per task name */
-	double *submit;         /* per task */
 	size_t total, done, failed;
 	/* failure policies, resume (failure.c, undo.c, journal.c) */
-	uint16_t *failures;     /* per task: failed attempts so far */
-	uint16_t *failed_on;    /* per task: worker of its last failure */
 	struct retryq retryq;   /* waiting out a back-off */
-	VEC(uint32_t) pinned;   /* on_failure: retry, back-off over */
 	uint32_t *due;
 	size_t ndue, adue;
 	struct journal journal;
@@ -107,11 +83,11 @@ struct runner {
 				   (iopol_sample) */
 	struct loop_timer sample_timer;
 	double last_sync;       /* clock_mono() of the last fdatasync */
-	bool stop;
 	int interrupted;
 	double t0;
-	uint32_t *ready;
-	size_t nready, aready;
+	int lock_fd;            /* the workdir's lock, -1: not taken */
+	bool looping;           /* the loop, places and policy are set up */
+	char *tpath, *epath;    /* the trace, the events file */
 	struct strbuf cmd, words, path;
 	struct strvec argv;
 	char *sh_argv[4];       /* sh -c COMMAND */
@@ -233,10 +209,10 @@ sample_fired(void *arg)
 	for (size_t i = 0; i < r->sampled.n; i++) {
 		uint32_t t = r->sampled.v[i];
 		if (r->p->dag.tasks.v[t].state != TASK_RUNNING ||
-		    !r->grant[t].sample)
+		    !r->pl.t[t].grant.sample)
 			continue;
 		r->sampled.v[kept++] = t;
-		struct exec *ex = r->w[r->where[t]].ex;
+		struct exec *ex = r->w[r->pl.t[t].where].ex;
 		ex->ops->ask_written(ex, t);
 	}
 	r->sampled.n = kept;
@@ -252,12 +228,12 @@ on_written(struct exec *e, uint32_t t, double when, long long bytes,
 	   void *arg)
 {
 	struct runner *r = arg;
-	if (r->p->dag.tasks.v[t].state != TASK_RUNNING || !r->grant[t].sample ||
-	    r->w[r->where[t]].ex != e)
+	if (r->p->dag.tasks.v[t].state != TASK_RUNNING || !r->pl.t[t].grant.sample ||
+	    r->w[r->pl.t[t].where].ex != e)
 		return; /* (an answer that came after its end) */
-	if (!iopol_sample(&r->pol, r->p->dag.tasks.v[t].tmpl, r->where[t],
-			  &r->grant[t], when, bytes))
-		r->grant[t].sample = false;
+	if (!iopol_sample(&r->pol, r->p->dag.tasks.v[t].tmpl, r->pl.t[t].where,
+			  &r->pl.t[t].grant, when, bytes))
+		r->pl.t[t].grant.sample = false;
 }
 
 /* Kill the process group of every running task past its timeout; the
@@ -270,10 +246,10 @@ dl_fired(void *arg)
 	while (r->dl.n && r->dl.v[0].when <= now) {
 		struct theap_item d = theap_pop(&r->dl);
 		if (r->p->dag.tasks.v[d.id].state != TASK_RUNNING ||
-		    r->launches[d.id] != d.aux)
+		    r->pl.t[d.id].launches != d.aux)
 			continue; /* it ended in time (or runs again, requeued) */
-		r->timed_out[d.id] = 1;
-		struct rworker *w = &r->w[r->where[d.id]];
+		r->pl.t[d.id].timed_out = 1;
+		struct rworker *w = &r->w[r->pl.t[d.id].where];
 		if (!stage_abort(r->stage, d.id, "timed out while its inputs "
 				 "were being staged"))
 			w->ex->ops->signal_one(w->ex, d.id, SIGKILL);
@@ -281,132 +257,153 @@ dl_fired(void *arg)
 	dl_arm(r);
 }
 
+/* A climb's one writer (its grant says sample): ask what it has written
+ * every AUTOBW_SAMPLE_S seconds while it runs. */
 static void
-launch(struct runner *r, uint32_t t, uint32_t tmpl, size_t wi)
+sample_start(struct runner *r, uint32_t t, struct exec *ex)
 {
-	struct plan *p = r->p;
-	const struct wf_task *wt = &p->wf->tasks[tmpl];
+	if (!r->pl.t[t].grant.sample || !ex->ops->ask_written)
+		return;
+	for (size_t si = 0; si < r->sampled.n; si++)
+		if (r->sampled.v[si] == t)
+			return; /* (a task sampled again after a quick relaunch) */
+	VEC_PUSH(r->sampled, t);
+	if (!r->sample_timer.armed)
+		loop_timer_arm(&r->loop, &r->sample_timer, AUTOBW_SAMPLE_S,
+			       sample_fired, r);
+}
+
+/* The job's program: its argv when it has one, else sh -c COMMAND. */
+static void
+job_command(struct runner *r, uint32_t t, struct exec_job *job)
+{
+	if (plan_argv(r->p, t, &r->words, &r->argv)) {
+		job->exe = plan_exe(r->p, t);
+		job->argv = r->argv.v;
+	} else {
+		strbuf_reset(&r->cmd);
+		plan_command(r->p, t, &r->cmd);
+		r->sh_argv[2] = r->cmd.buf;
+		job->exe = "/bin/sh";
+		job->argv = r->sh_argv;
+	}
+}
+
+/* The job's environment: ours and the task's additions (envs, nenv of
+ * them, to release with job_env_release). */
+static struct strbuf *
+job_env(struct runner *r, uint32_t t, size_t nenv, struct exec_job *job)
+{
+	if (!nenv)
+		return NULL;
+	char **add = xcalloc(nenv + 1, sizeof(char *));
+	struct strbuf *envs = xcalloc(nenv, sizeof(*envs));
+	for (size_t i = 0; i < nenv; i++) {
+		strbuf_init(&envs[i]);
+		plan_env(r->p, t, i, &envs[i]);
+		add[i] = envs[i].buf;
+	}
+	job->envp = spawn_env(add, nenv);
+	/* the additions alone, NULL-ended, for remote agents */
+	job->env_add = add;
+	return envs;
+}
+
+static void
+job_env_release(struct exec_job *job, struct strbuf *envs, size_t nenv)
+{
+	free((char **)job->env_add);
+	for (size_t i = 0; envs && i < nenv; i++)
+		strbuf_release(&envs[i]);
+	free(envs);
+	free((char **)job->envp);
+}
+
+static void
+say_start(struct runner *r, uint32_t t, const struct exec_job *job)
+{
+	struct strbuf lab = STRBUF_INIT;
+	plan_label(r->p, t, &lab);
+	if (job->argv != r->sh_argv) {
+		strbuf_reset(&r->cmd);
+		plan_command(r->p, t, &r->cmd);
+	}
+	strbuf_addf(&lab, ": %s", r->cmd.buf);
+	progress_clear(r);
+	verbose_msg("start %s", lab.buf);
+	strbuf_release(&lab);
+}
+
+/* An attempt that could not start ends at once, failed for why. */
+static void
+not_started(struct exec *ex, uint32_t t, const char *why)
+{
+	struct exec_result res;
+	memset(&res, 0, sizeof(res));
+	res.task = t;
+	res.start = res.end = clock_real();
+	res.read_bytes = res.write_bytes = -1;
+	snprintf(res.error, sizeof(res.error), "%s", why);
+	ex->done(&res, ex->arg);
+}
+
+/* Hand the job to worker wi.  On a worker whose workdir is not shared,
+ * the stage sends the task once its inputs are there (each datum version
+ * in its own file: nothing to save); here, output directories and saved
+ * INOUT data first. */
+static void
+send_job(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
+{
+	struct exec *ex = r->w[wi].ex;
+	struct errbuf serr;
+	if (stage_is_staged(r->stage, wi))
+		stage_launch(r->stage, t, wi, job);
+	else if (make_output_dirs(r, t) < 0)
+		not_started(ex, t, "cannot create its output directories");
+	else if (undo_save(r->p, t, &serr) < 0)
+		not_started(ex, t, serr.msg);
+	else
+		ex->ops->submit(ex, job);
+}
+
+/* Its deadline, when it has a timeout and still runs. */
+static void
+arm_timeout(struct runner *r, uint32_t t, double timeout)
+{
+	if (!(timeout > 0) || r->p->dag.tasks.v[t].state != TASK_RUNNING)
+		return;
+	bool first = !r->dl.n || clock_mono() + timeout < r->dl.v[0].when;
+	theap_push(&r->dl, clock_mono() + timeout, t, r->pl.t[t].launches);
+	if (first)
+		dl_arm(r);
+}
+
+/* place_ops.launch: run task t (of task tmpl) on worker wi. */
+static void
+launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
+{
+	struct runner *r = arg;
+	const struct wf_task *wt = &r->p->wf->tasks[tmpl];
 	struct rworker *w = &r->w[wi];
 	struct exec_job job;
 	memset(&job, 0, sizeof(job));
 	job.task = t;
 	job.cwd = w->cwd;
-	if (r->io[tmpl])
-		w->io_free--;
-	else
-		w->free -= r->cores[tmpl];
-	r->grant[t] = iopol_start(&r->pol, tmpl, wi,
-				  (long)r->sched.q[tmpl].n);
-	size_t si = 0;
-	while (r->grant[t].sample && si < r->sampled.n &&
-	       r->sampled.v[si] != t)
-		si++; /* (a task sampled again after a quick relaunch) */
-	if (r->grant[t].sample && w->ex->ops->ask_written &&
-	    si == r->sampled.n) {
-		VEC_PUSH(r->sampled, t);
-		if (!r->sample_timer.armed)
-			loop_timer_arm(&r->loop, &r->sample_timer,
-				       AUTOBW_SAMPLE_S, sample_fired, r);
-	}
-	r->where[t] = (uint16_t)wi;
-	r->launches[t]++;
-	r->timed_out[t] = 0;
-	r->preempt[t] = 0;
-	r->seq[t] = r->nlaunched++;
-	r->running++;
-	if (r->io[tmpl])
-		idset_add(&r->io_run, t);
-	progress_started(&r->prog, r->io[tmpl]);
-	p->dag.tasks.v[t].state = TASK_RUNNING;
-
-	char **sh_argv = r->sh_argv;
-	if (plan_argv(p, t, &r->words, &r->argv)) {
-		job.exe = plan_exe(p, t);
-		job.argv = r->argv.v;
-	} else {
-		strbuf_reset(&r->cmd);
-		plan_command(p, t, &r->cmd);
-		sh_argv[2] = r->cmd.buf;
-		job.exe = "/bin/sh";
-		job.argv = sh_argv;
-	}
-	char **envp = NULL;
-	struct strbuf *envs = NULL;
-	if (wt->nenv) {
-		char **add = xcalloc(wt->nenv, sizeof(char *));
-		envs = xcalloc(wt->nenv, sizeof(*envs));
-		for (size_t i = 0; i < wt->nenv; i++) {
-			strbuf_init(&envs[i]);
-			plan_env(p, t, i, &envs[i]);
-			add[i] = envs[i].buf;
-		}
-		envp = spawn_env(add, wt->nenv);
-		job.envp = envp;
-		/* the additions alone, NULL-ended, for remote agents */
-		add = xrealloc(add, (wt->nenv + 1) * sizeof(char *));
-		add[wt->nenv] = NULL;
-		job.env_add = add;
-	}
+	sample_start(r, t, w->ex);
+	progress_started(&r->prog, r->pl.io[tmpl]);
+	job_command(r, t, &job);
+	struct strbuf *envs = job_env(r, t, wt->nenv, &job);
 	struct strbuf outp = STRBUF_INIT;
 	log_path(r, t, "out", &outp);
 	log_path(r, t, "err", &r->path);
 	job.out_path = outp.buf;
 	job.err_path = r->path.buf;
-	if (log_level >= 2) {
-		struct strbuf lab = STRBUF_INIT;
-		plan_label(p, t, &lab);
-		if (job.argv == sh_argv)
-			strbuf_addf(&lab, ": %s", r->cmd.buf);
-		else {
-			strbuf_reset(&r->cmd);
-			plan_command(p, t, &r->cmd);
-			strbuf_addf(&lab, ": %s", r->cmd.buf);
-		}
-		progress_clear(r);
-		verbose_msg("start %s", lab.buf);
-		strbuf_release(&lab);
-	}
-	/* On a worker whose workdir is not shared, the stage sends the
-	 * task once its inputs are there (each datum version in its own file:
-	 * nothing to save); here, output directories and saved INOUT data
-	 * first. */
-	bool staged = stage_is_staged(r->stage, wi);
-	const char *prep_err = NULL;
-	struct errbuf serr;
-	if (staged)
-		stage_launch(r->stage, t, wi, &job);
-	else if (make_output_dirs(r, t) < 0)
-		prep_err = "cannot create its output directories";
-	else if (undo_save(p, t, &serr) < 0)
-		prep_err = serr.msg;
-	if (staged) {
-		/* sent by the stage */
-	} else if (prep_err) {
-		struct exec_result res;
-		memset(&res, 0, sizeof(res));
-		res.task = t;
-		res.start = res.end = clock_real();
-		res.read_bytes = res.write_bytes = -1;
-		snprintf(res.error, sizeof(res.error), "%s", prep_err);
-		w->ex->done(&res, w->ex->arg);
-	} else {
-		w->ex->ops->submit(w->ex, &job);
-	}
-	if (wt->timeout > 0 && p->dag.tasks.v[t].state == TASK_RUNNING) {
-		bool first = !r->dl.n || clock_mono() + wt->timeout <
-						r->dl.v[0].when;
-		theap_push(&r->dl, clock_mono() + wt->timeout, t, r->launches[t]);
-		if (first)
-			dl_arm(r);
-	}
-	free((char **)job.env_add);
+	if (log_level >= 2)
+		say_start(r, t, &job);
+	send_job(r, t, wi, &job);
+	arm_timeout(r, t, wt->timeout);
+	job_env_release(&job, envs, wt->nenv);
 	strbuf_release(&outp);
-	if (envs) {
-		for (size_t i = 0; i < wt->nenv; i++)
-			strbuf_release(&envs[i]);
-		free(envs);
-	}
-	free(envp);
 }
 
 /* Print the last lines of a failed task's stderr log. */
@@ -464,26 +461,8 @@ missing_output(struct runner *r, uint32_t t)
 	return DAG_NONE;
 }
 
-/* t is done (or failed with on_failure: ignore): release successors. */
-static void
-release_successors(struct runner *r, uint32_t t)
-{
-	struct dag *g = &r->p->dag;
-	r->nready = 0;
-	dag_complete(g, t, &r->ready, &r->nready, &r->aready);
-	double now = clock_real();
-	for (size_t i = 0; i < r->nready; i++) {
-		r->submit[r->ready[i]] = now;
-		sched_push(&r->sched, g->tasks.v[r->ready[i]].tmpl, r->ready[i]);
-	}
-	for (size_t i = 0; i < r->nready; i++) {
-		uint32_t n = g->tasks.v[r->ready[i]].tmpl;
-		iopol_ready(&r->pol, n, (long)r->sched.q[n].n);
-	}
-}
-
-/* Back-offs over: on_failure: retry tasks wait for the right worker
- * (dispatch_pinned), the others go back to the queue. */
+/* Back-offs over: on_failure: retry tasks wait for the right worker,
+ * the others go back to the queue (place_retry). */
 static void
 retry_due(void *arg)
 {
@@ -491,23 +470,16 @@ retry_due(void *arg)
 	retryq_take_due(&r->retryq, &r->loop, retry_due, r, &r->due, &r->ndue,
 			&r->adue);
 	double now = clock_real();
-	for (size_t i = 0; i < r->ndue; i++) {
-		uint32_t t = r->due[i];
-		uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
-		r->submit[t] = now;
-		if (r->p->wf->tasks[tmpl].on_failure == WF_RETRY)
-			VEC_PUSH(r->pinned, t);
-		else
-			sched_push(&r->sched, tmpl, t);
-	}
+	for (size_t i = 0; i < r->ndue; i++)
+		place_retry(&r->pl, r->due[i], now);
 }
 
 /* Will a failed attempt of t (of task wt) be retried? */
 static bool
 will_retry(const struct runner *r, uint32_t t, const struct wf_task *wt)
 {
-	return !r->interrupted && !r->stop &&
-	       r->failures[t] < failure_retries(wt);
+	return !r->interrupted && !r->pl.stop &&
+	       r->pl.t[t].failures < failure_retries(wt);
 }
 
 /* A stopped attempt's outputs look complete to no one: they are moved
@@ -524,10 +496,8 @@ stopped_aside(struct runner *r, uint32_t t)
 	}
 	if (!aside)
 		return;
-	if (!r->stop_aside)
-		r->stop_aside = xcalloc(r->total, sizeof(*r->stop_aside));
-	free(r->stop_aside[t]);
-	r->stop_aside[t] = aside;
+	free(r->pl.t[t].stop_aside);
+	r->pl.t[t].stop_aside = aside;
 }
 
 /* t's attempt ended, done or failed (which moved its own outputs aside):
@@ -535,9 +505,9 @@ stopped_aside(struct runner *r, uint32_t t)
 static void
 drop_stopped(struct runner *r, uint32_t t)
 {
-	if (!r->stop_aside || !r->stop_aside[t])
+	if (!r->pl.t[t].stop_aside)
 		return;
-	char *d = r->stop_aside[t];
+	char *d = r->pl.t[t].stop_aside;
 	undo_rmtree(d);
 	/* .wfrun/failed/NAME and .wfrun/failed, if that left them empty */
 	for (int up = 0; up < 2; up++) {
@@ -549,298 +519,359 @@ drop_stopped(struct runner *r, uint32_t t)
 			break;
 	}
 	free(d);
-	r->stop_aside[t] = NULL;
+	r->pl.t[t].stop_aside = NULL;
+}
+
+/* What the runner knows of an ended attempt. */
+struct attempt {
+	bool staged;           /* on a worker whose workdir is not shared */
+	double in_s, out_s;    /* seconds staging in and out, -1: none */
+	long long sbytes;      /* bytes staged, -1: none */
+	uint32_t smiss;        /* staged: the output it did not make */
+	int exit_code;         /* -1: none */
+	struct strbuf why;     /* why it failed; empty: it succeeded */
+};
+
+/* Stop starting tasks after a failure (on_failure: fail). */
+static void
+stop_after_failure(struct runner *r)
+{
+	if (r->pl.stop)
+		return;
+	r->pl.stop = true;
+	if (r->pl.running)
+		info_msg("not starting new tasks; waiting for %zu running task%s "
+			 "(use -k to keep going)", r->pl.running,
+			 r->pl.running == 1 ? "" : "s");
+}
+
+/* A final failure of t (policy pol; miss: the output it did not make):
+ * cancel what depends on it, or stop. */
+static void
+fail_final(struct runner *r, uint32_t t, enum wf_on_failure pol,
+	   uint32_t miss)
+{
+	struct dag *g = &r->p->dag;
+	const struct wf_task *wt = &r->p->wf->tasks[g->tasks.v[t].tmpl];
+	r->failed++;
+	g->tasks.v[t].state = TASK_FAILED;
+	if (pol == WF_FAIL) {
+		stop_after_failure(r);
+		return;
+	}
+	size_t n = failure_cancel_downstream(g, t);
+	r->cancelled += n;
+	if (pol == WF_IGNORE) {
+		const struct dag_access *a = &g->acc.v[g->tasks.v[t].acc + miss];
+		info_msg("on_failure is ignore, but it did not create its output "
+			 "'%s' (%s): the %zu task%s that depend on it are "
+			 "cancelled", wt->params[a->param].name,
+			 g->data.v[a->datum].path, n, n == 1 ? "" : "s");
+	} else if (n) {
+		info_msg("cancelled the %zu task%s that depend on it; the others "
+			 "go on", n, n == 1 ? "" : "s");
+	}
+}
+
+/* "task LABEL WHY (stderr: ...)" into msg; whether its stderr's tail is
+ * to be shown here (it is in r->path). */
+static bool
+failure_message(struct runner *r, uint32_t t, const struct exec_result *res,
+		const struct attempt *at, struct strbuf *msg)
+{
+	strbuf_adds(msg, "task ");
+	plan_label(r->p, t, msg);
+	strbuf_addf(msg, " %s", at->why.buf);
+	log_path(r, t, "err", &r->path);
+	if (!res->started || res->err_empty)
+		return false;
+	size_t wi = r->pl.t[t].where;
+	if (at->staged) {
+		strbuf_addf(msg, " (stderr on worker '%s': %s/%s)", r->w[wi].name,
+			    r->o->cluster->workers[wi].workdir, r->path.buf);
+		return false;
+	}
+	strbuf_addf(msg, " (stderr: %s/%s)", r->p->wf->workdir, r->path.buf);
+	return true;
+}
+
+/* Say that t failed, and what comes of it: a retry, an ignored
+ * failure, or none; then the tail of its stderr. */
+static void
+say_failure(struct runner *r, uint32_t t, const struct exec_result *res,
+	    const struct attempt *at, bool retry, bool keep)
+{
+	const struct wf_task *wt = &r->p->wf->tasks[r->p->dag.tasks.v[t].tmpl];
+	unsigned n = r->pl.t[t].failures;
+	struct strbuf msg = STRBUF_INIT;
+	progress_clear(r);
+	bool tail = failure_message(r, t, res, at, &msg);
+	if (retry)
+		warning_msg("%s; retry %u of %ld in %gs%s", msg.buf, n,
+			    failure_retries(wt), failure_backoff(n),
+			    r->nw < 2 || wt->on_failure != WF_RETRY ? ""
+			    : n == 1 ? " on the same worker"
+				     : " on another worker");
+	else if (keep)
+		warning_msg("%s; ignored (on_failure: ignore): its outputs exist, "
+			    "so what depends on it runs", msg.buf);
+	else
+		error_msg("%s", msg.buf);
+	if (tail)
+		show_tail(r->path.buf);
+	strbuf_release(&msg);
 }
 
 /* A failed attempt of t: put its data back, then retry it, ignore the
  * failure, cancel what depends on it or stop, as its policy says. */
 static void
 on_failed(struct runner *r, uint32_t t, const struct exec_result *res,
-	  const char *why, bool staged, uint32_t smiss)
+	  const struct attempt *at)
 {
 	struct plan *p = r->p;
 	struct dag *g = &p->dag;
 	const struct wf_task *wt = &p->wf->tasks[g->tasks.v[t].tmpl];
-	long nret = failure_retries(wt);
 	bool retry = will_retry(r, t, wt);
-	if (r->failures[t] < UINT16_MAX)
-		r->failures[t]++;
-	r->failed_on[t] = r->where[t];
+	place_failed(&r->pl, t);
 	enum wf_on_failure pol = failure_final(wt, r->o->keep_going);
 	/* A staged task's outputs are on its worker (the stage knows which
 	 * it made); nothing of it is in the workdir to put back or aside. */
-	uint32_t miss = staged ? smiss : missing_output(r, t);
+	uint32_t miss = at->staged ? at->smiss : missing_output(r, t);
 	bool keep = !retry && !r->interrupted && pol == WF_IGNORE &&
 		    miss == DAG_NONE;
 	char *aside = NULL;
 	struct errbuf uerr;
-	if (!staged && undo_fail(p, t, keep, &aside, &uerr) < 0) {
+	if (!at->staged && undo_fail(p, t, keep, &aside, &uerr) < 0) {
 		progress_clear(r);
 		error_msg("task %u: %s", t + 1, uerr.msg);
 	}
-	bool io = r->io[g->tasks.v[t].tmpl];
 	if (retry)
-		progress_lost(&r->prog, io); /* it runs again */
+		progress_lost(&r->prog, r->pl.io[g->tasks.v[t].tmpl]);
 	else
-		progress_ended(&r->prog, io, false);
+		progress_ended(&r->prog, r->pl.io[g->tasks.v[t].tmpl], false);
 	if (r->interrupted) {
 		r->failed++;
 		g->tasks.v[t].state = TASK_FAILED;
-		free(aside);
-		return;
-	}
-	struct strbuf msg = STRBUF_INIT;
-	strbuf_adds(&msg, "task ");
-	plan_label(p, t, &msg);
-	strbuf_addf(&msg, " %s", why);
-	progress_clear(r);
-	log_path(r, t, "err", &r->path);
-	bool tail = res->started && !res->err_empty;
-	if (tail && staged) {
-		strbuf_addf(&msg, " (stderr on worker '%s': %s/%s)",
-			    r->w[r->where[t]].name,
-			    r->o->cluster->workers[r->where[t]].workdir,
-			    r->path.buf);
-		tail = false;
-	} else if (tail) {
-		strbuf_addf(&msg, " (stderr: %s/%s)", p->wf->workdir, r->path.buf);
-	}
-	if (retry) {
-		double d = failure_backoff(r->failures[t]);
-		warning_msg("%s; retry %u of %ld in %gs%s", msg.buf,
-			    (unsigned)r->failures[t], nret, d,
-			    r->nw < 2 || wt->on_failure != WF_RETRY ? ""
-			    : r->failures[t] == 1 ? " on the same worker"
-						  : " on another worker");
-		if (tail)
-			show_tail(r->path.buf);
-		g->tasks.v[t].state = TASK_READY;
-		retryq_push(&r->retryq, &r->loop, t, d, retry_due, r);
-	} else if (keep) {
-		warning_msg("%s; ignored (on_failure: ignore): its outputs exist, "
-			    "so what depends on it runs", msg.buf);
-		if (tail)
-			show_tail(r->path.buf);
-		r->ignored++;
-		release_successors(r, t);
 	} else {
-		error_msg("%s", msg.buf);
-		if (tail)
-			show_tail(r->path.buf);
-		r->failed++;
-		g->tasks.v[t].state = TASK_FAILED;
-		if (pol == WF_FAIL) {
-			if (!r->stop) {
-				r->stop = true;
-				if (r->running)
-					info_msg("not starting new tasks; waiting "
-						 "for %zu running task%s (use -k to "
-						 "keep going)", r->running,
-						 r->running == 1 ? "" : "s");
-			}
+		say_failure(r, t, res, at, retry, keep);
+		if (retry) {
+			g->tasks.v[t].state = TASK_READY;
+			retryq_push(&r->retryq, &r->loop, t,
+				    failure_backoff(r->pl.t[t].failures),
+				    retry_due, r);
+		} else if (keep) {
+			r->ignored++;
+			place_complete(&r->pl, t, clock_real());
 		} else {
-			size_t n = failure_cancel_downstream(g, t);
-			r->cancelled += n;
-			if (pol == WF_IGNORE) {
-				const struct dag_access *a =
-					&g->acc.v[g->tasks.v[t].acc + miss];
-				info_msg("on_failure is ignore, but it did not create "
-					 "its output '%s' (%s): the %zu task%s that "
-					 "depend on it are cancelled",
-					 wt->params[a->param].name,
-					 g->data.v[a->datum].path, n,
-					 n == 1 ? "" : "s");
-			} else if (n) {
-				info_msg("cancelled the %zu task%s that depend on it; "
-					 "the others go on", n, n == 1 ? "" : "s");
-			}
+			fail_final(r, t, pol, miss);
 		}
+		if (aside)
+			info_msg("what it wrote was moved aside to %s/%s",
+				 p->wf->workdir, aside);
 	}
-	if (aside)
-		info_msg("what it wrote was moved aside to %s/%s",
-			 p->wf->workdir, aside);
 	free(aside);
-	strbuf_release(&msg);
 }
 
 /* Write the trace row of task t's attempt that ended with res (wfrun(1),
- * TRACE).  An attempt lost with its worker knows only where it was, since
- * when and until when. */
+ * TRACE); at NULL: an attempt lost with its worker, which knows only
+ * where it was, since when and until when. */
 static void
-trace_attempt(struct runner *r, uint32_t t, const char *status, int exit_code,
-	      const struct exec_result *res, double in_s, double out_s,
-	      long long sbytes)
+trace_attempt(struct runner *r, uint32_t t, const char *status,
+	      const struct exec_result *res, const struct attempt *at)
 {
 	const struct plan *p = r->p;
 	uint32_t tmpl = p->dag.tasks.v[t].tmpl;
 	const struct wf_task *wt = &p->wf->tasks[tmpl];
+	const struct place_task *pt = &r->pl.t[t];
 	struct strbuf tag = STRBUF_INIT;
 	plan_tag(p, t, &tag);
 	bool lost = res->lost;
 	struct trace_row row = {
-		t + 1, wt->name, tag.buf, r->w[r->where[t]].name,
-		wt->io ? "io" : "compute", r->cores[tmpl], r->grant[t].c,
-		r->grant[t].epoch, status, exit_code, r->failures[t] + 1,
-		r->submit[t], lost && res->start <= 0 ? res->end : res->start,
+		t + 1, wt->name, tag.buf, r->w[pt->where].name,
+		wt->io ? "io" : "compute", r->pl.cores[tmpl], pt->grant.c,
+		pt->grant.epoch, status, at ? at->exit_code : -1,
+		pt->failures + 1, pt->submit,
+		lost && res->start <= 0 ? res->end : res->start,
 		res->end, lost ? -1 : res->utime, res->stime,
 		res->started ? res->maxrss_kb : -1, res->read_bytes,
-		res->write_bytes, in_s, out_s, sbytes,
+		res->write_bytes, at ? at->in_s : -1, at ? at->out_s : -1,
+		at ? at->sbytes : -1,
 	};
 	trace_write(&r->trace, &row);
 	strbuf_release(&tag);
 }
 
+/* Its worker is gone: the task runs again elsewhere, from its saved
+ * INOUT data. */
+static void
+on_lost(struct runner *r, uint32_t t, const struct exec_result *res)
+{
+	progress_lost(&r->prog, r->pl.io[r->p->dag.tasks.v[t].tmpl]);
+	trace_attempt(r, t, "LOST", res, NULL);
+	char *aside = NULL;
+	struct errbuf uerr;
+	if (undo_fail(r->p, t, false, &aside, &uerr) < 0)
+		error_msg("task %u: %s", t + 1, uerr.msg);
+	free(aside);
+	place_requeue(&r->pl, t);
+}
+
+/* What ended, and why it failed (empty when it did not). */
+static void
+attempt_read(struct runner *r, uint32_t t, const struct exec_result *res,
+	     struct attempt *at)
+{
+	const struct dag *g = &r->p->dag;
+	const struct wf_task *wt = &r->p->wf->tasks[g->tasks.v[t].tmpl];
+	size_t wi = r->pl.t[t].where;
+	at->staged = stage_is_staged(r->stage, wi);
+	at->in_s = at->out_s = -1;
+	at->sbytes = -1;
+	at->smiss = DAG_NONE;
+	at->exit_code = -1;
+	if (at->staged)
+		at->smiss = stage_done(r->stage, t, wi, res,
+				       res->started && WIFEXITED(res->wstatus) &&
+					       !WEXITSTATUS(res->wstatus),
+				       &at->in_s, &at->out_s, &at->sbytes);
+	struct strbuf *why = &at->why;
+	if (!res->started) {
+		strbuf_addf(why, "could not start: %s", res->error);
+	} else if (WIFEXITED(res->wstatus)) {
+		at->exit_code = WEXITSTATUS(res->wstatus);
+		if (at->exit_code)
+			strbuf_addf(why, "failed with exit status %d",
+				    at->exit_code);
+	} else if (WIFSIGNALED(res->wstatus)) {
+		at->exit_code = 128 + WTERMSIG(res->wstatus);
+		if (r->pl.t[t].timed_out)
+			strbuf_addf(why, "timed out after %gs and was killed",
+				    wt->timeout);
+		else
+			strbuf_addf(why, "was killed by signal %d (%s)",
+				    WTERMSIG(res->wstatus),
+				    strsignal(WTERMSIG(res->wstatus)));
+	}
+	if (why->len)
+		return;
+	uint32_t miss = at->staged ? at->smiss : missing_output(r, t);
+	if (miss != DAG_NONE) {
+		const struct dag_access *a = &g->acc.v[g->tasks.v[t].acc + miss];
+		strbuf_addf(why, "exited 0 but did not create its output '%s' "
+			    "(%s)", wt->params[a->param].name,
+			    g->data.v[a->datum].path);
+	}
+}
+
+/* Stopped to make way: it runs again, not a failure (it writes only OUT
+ * files: dag_out_only). */
+static void
+on_preempted(struct runner *r, uint32_t t, const struct exec_result *res,
+	     const struct attempt *at)
+{
+	if (!at->staged)
+		stopped_aside(r, t);
+	trace_attempt(r, t, "PREEMPTED", res, at);
+	progress_lost(&r->prog, r->pl.io[r->p->dag.tasks.v[t].tmpl]);
+	place_requeue(&r->pl, t);
+	r->preempted++;
+}
+
+/* Made again for lost data: its successors were released and it was
+ * counted the first time. */
+static void
+on_rerun_done(struct runner *r, uint32_t t, const struct attempt *at)
+{
+	r->pl.t[t].rerun = false;
+	r->p->dag.tasks.v[t].state = TASK_DONE;
+	progress_lost(&r->prog, r->pl.io[r->p->dag.tasks.v[t].tmpl]);
+	if (!at->why.len)
+		return;
+	struct strbuf lab = STRBUF_INIT;
+	plan_label(r->p, t, &lab);
+	progress_clear(r);
+	error_msg("task %s, run again to make lost data, %s", lab.buf,
+		  at->why.buf);
+	strbuf_release(&lab);
+}
+
+static void
+on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
+	     const struct attempt *at)
+{
+	struct plan *p = r->p;
+	r->done++;
+	progress_ended(&r->prog, r->pl.io[p->dag.tasks.v[t].tmpl], true);
+	/* The journal knows files in the workdir; a staged task's outputs
+	 * are on its worker (and maybe never fetched), so it is not
+	 * recorded and a later run makes them again. */
+	if (!at->staged)
+		resume_record(&r->resume, p, t, &r->journal, &r->scratch);
+	if (!at->staged && undo_has_inout(p, t)) {
+		/* its INOUT copies (undo_save): marked once its record is
+		 * written, dropped once it is on disk */
+		VEC_PUSH(r->recorded, t);
+		VEC_PUSH(r->discard, t);
+	}
+	place_complete(&r->pl, t, clock_real());
+	if (log_level >= 2) {
+		struct strbuf lab = STRBUF_INIT;
+		plan_label(p, t, &lab);
+		progress_clear(r);
+		verbose_msg("done %s in %.2fs", lab.buf, res->end - res->start);
+		strbuf_release(&lab);
+	}
+}
+
+/* An attempt of task t ended: done, failed, lost with its worker, parked
+ * (an input is being made again: the stage readies it) or stopped to
+ * make way. */
 static void
 on_done(const struct exec_result *res, void *arg)
 {
 	struct runner *r = arg;
-	struct plan *p = r->p;
-	struct dag *g = &p->dag;
 	uint32_t t = res->task;
-	uint32_t tmpl = g->tasks.v[t].tmpl;
-	const struct wf_task *wt = &p->wf->tasks[tmpl];
-	struct rworker *w = &r->w[r->where[t]];
-	if (r->io[tmpl]) {
-		w->io_free++;
-		idset_del(&r->io_run, t);
-	} else {
-		w->free += r->cores[tmpl];
-	}
-	r->running--;
+	uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
+	const struct wf_task *wt = &r->p->wf->tasks[tmpl];
+	struct place_task *pt = &r->pl.t[t];
+	place_end(&r->pl, t);
 	if (res->lost) {
-		progress_lost(&r->prog, r->io[tmpl]);
-		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
-		trace_attempt(r, t, "LOST", -1, res, -1, -1, -1);
-		/* Its worker is gone: the task runs again elsewhere, from
-		 * its saved INOUT data. */
-		char *aside = NULL;
-		struct errbuf uerr;
-		if (undo_fail(p, t, false, &aside, &uerr) < 0)
-			error_msg("task %u: %s", t + 1, uerr.msg);
-		free(aside);
-		g->tasks.v[t].state = TASK_READY;
-		sched_push(&r->sched, tmpl, t);
+		on_lost(r, t, res);
 		return;
 	}
 	if (res->parked) {
-		/* an input is being made again: the stage readies it */
-		iopol_abandon(&r->pol, tmpl, r->where[t], r->grant[t]);
-		progress_lost(&r->prog, r->io[tmpl]);
-		g->tasks.v[t].state = TASK_WAITING;
+		place_abandon(&r->pl, t);
+		progress_lost(&r->prog, r->pl.io[tmpl]);
+		r->p->dag.tasks.v[t].state = TASK_WAITING;
 		return;
 	}
-	size_t wi = r->where[t];
-	bool staged = stage_is_staged(r->stage, wi);
-	double in_s = -1, out_s = -1;
-	long long sbytes = -1;
-	uint32_t smiss = DAG_NONE;
-	if (staged)
-		smiss = stage_done(r->stage, t, wi, res,
-				   res->started && WIFEXITED(res->wstatus) &&
-					   !WEXITSTATUS(res->wstatus),
-				   &in_s, &out_s, &sbytes);
-	struct strbuf why = STRBUF_INIT;
-	int exit_code = -1;
-	if (!res->started) {
-		strbuf_addf(&why, "could not start: %s", res->error);
-	} else if (WIFEXITED(res->wstatus)) {
-		exit_code = WEXITSTATUS(res->wstatus);
-		if (exit_code)
-			strbuf_addf(&why, "failed with exit status %d", exit_code);
-	} else if (WIFSIGNALED(res->wstatus)) {
-		exit_code = 128 + WTERMSIG(res->wstatus);
-		if (r->timed_out[t])
-			strbuf_addf(&why, "timed out after %gs and was killed",
-				    wt->timeout);
-		else
-			strbuf_addf(&why, "was killed by signal %d (%s)",
-				    WTERMSIG(res->wstatus),
-				    strsignal(WTERMSIG(res->wstatus)));
-	}
-	if (!why.len) {
-		uint32_t miss = staged ? smiss : missing_output(r, t);
-		if (miss != DAG_NONE) {
-			const struct dag_access *a = &g->acc.v[g->tasks.v[t].acc +
-							       miss];
-			strbuf_addf(&why, "exited 0 but did not create its output "
-				    "'%s' (%s)", wt->params[a->param].name,
-				    g->data.v[a->datum].path);
-		}
-	}
-	bool ok = !why.len;
-	if (r->preempt[t]) {
-		r->preempt[t] = 0;
-		if (!ok && !r->interrupted) {
-			/* stopped to make way: it runs again, not a failure
-			 * (it writes only OUT files: dag_out_only) */
-			iopol_abandon(&r->pol, tmpl, wi, r->grant[t]);
-			if (!staged)
-				stopped_aside(r, t);
-			trace_attempt(r, t, "PREEMPTED", exit_code, res, in_s,
-				      out_s, sbytes);
-			progress_lost(&r->prog, r->io[tmpl]);
-			g->tasks.v[t].state = TASK_READY;
-			sched_push(&r->sched, tmpl, t);
-			r->preempted++;
-			strbuf_release(&why);
-			return;
-		}
-	}
-	const char *status = ok ? "COMPLETED" : r->interrupted ? "ABORTED"
-							       : "FAILED";
-	drop_stopped(r, t);
-	/* A retried instance is one left to start again, before its epoch
-	 * (if it ends now) asks how many are left. */
-	if (!ok && !r->rerun[t] && will_retry(r, t, wt))
-		iopol_again(&r->pol, tmpl);
-	iopol_finish(&r->pol, tmpl, r->where[t], r->grant[t],
-		     res->started ? res->start : 0, res->started ? res->end : 0,
-		     res->started ? res->write_bytes : -1);
-
-	trace_attempt(r, t, status, exit_code, res, in_s, out_s, sbytes);
-
-	if (r->rerun[t]) {
-		/* made again for lost data: its successors were released and
-		 * it was counted the first time */
-		r->rerun[t] = 0;
-		g->tasks.v[t].state = TASK_DONE;
-		progress_lost(&r->prog, r->io[tmpl]);
-		if (!ok) {
-			struct strbuf lab = STRBUF_INIT;
-			plan_label(p, t, &lab);
-			progress_clear(r);
-			error_msg("task %s, run again to make lost data, %s", lab.buf,
-				  why.buf);
-			strbuf_release(&lab);
-		}
-	} else if (ok) {
-		r->done++;
-		progress_ended(&r->prog, r->io[tmpl], true);
-		/* The journal knows files in the workdir; a staged task's
-		 * outputs are on its worker (and maybe never fetched), so it
-		 * is not recorded and a later run makes them again. */
-		if (!staged)
-			resume_record(&r->resume, p, t, &r->journal,
-				      &r->scratch);
-		if (!staged && undo_has_inout(p, t)) {
-			/* its INOUT copies (undo_save): marked once its
-			 * record is written, dropped once it is on disk */
-			VEC_PUSH(r->recorded, t);
-			VEC_PUSH(r->discard, t);
-		}
-		release_successors(r, t);
-		if (log_level >= 2) {
-			struct strbuf lab = STRBUF_INIT;
-			plan_label(p, t, &lab);
-			progress_clear(r);
-			verbose_msg("done %s in %.2fs", lab.buf,
-				    res->end - res->start);
-			strbuf_release(&lab);
-		}
+	struct attempt at = { .why = STRBUF_INIT };
+	attempt_read(r, t, res, &at);
+	bool ok = !at.why.len, stopped = pt->preempt;
+	pt->preempt = false;
+	if (stopped && !ok && !r->interrupted) {
+		on_preempted(r, t, res, &at);
 	} else {
-		on_failed(r, t, res, why.buf, staged, smiss);
+		drop_stopped(r, t);
+		/* A retried instance is one left to start again, before its
+		 * epoch (if it ends now) asks how many are left. */
+		if (!ok && !pt->rerun && will_retry(r, t, wt))
+			iopol_again(&r->pol, tmpl);
+		iopol_finish(&r->pol, tmpl, pt->where, pt->grant,
+			     res->started ? res->start : 0,
+			     res->started ? res->end : 0,
+			     res->started ? res->write_bytes : -1);
+		trace_attempt(r, t, ok ? "COMPLETED" : r->interrupted ? "ABORTED"
+								       : "FAILED",
+			      res, &at);
+		if (pt->rerun)
+			on_rerun_done(r, t, &at);
+		else if (ok)
+			on_succeeded(r, t, res, &at);
+		else
+			on_failed(r, t, res, &at);
 	}
-	strbuf_release(&why);
+	strbuf_release(&at.why);
 }
 
 static void
@@ -867,13 +898,13 @@ on_signal(int signo, void *arg)
 		return;
 	}
 	r->interrupted++;
-	r->stop = true;
+	r->pl.stop = true;
 	progress_clear(r);
 	if (r->interrupted == 1) {
 		stage_cancel(r->stage);
 		info_msg("interrupted (%s): stopping %zu running task%s",
-			 strsignal(signo), r->running,
-			 r->running == 1 ? "" : "s");
+			 strsignal(signo), r->pl.running,
+			 r->pl.running == 1 ? "" : "s");
 		signal_all(r, SIGTERM);
 		loop_timer_arm(&r->loop, &r->kill_timer, KILL_GRACE,
 			       kill_timer_fired, r);
@@ -885,64 +916,15 @@ on_signal(int signo, void *arg)
 	}
 }
 
-static bool
-fits(struct runner *r, size_t k, uint32_t tmpl)
-{
-	const struct rworker *w = &r->w[k];
-	return w->usable &&
-	       (r->io[tmpl] ? w->io_free > 0 : w->free >= r->cores[tmpl]) &&
-	       iopol_may_start(&r->pol, tmpl, k);
-}
-
-/*
- * Launch the on_failure: retry tasks whose back-off is over: the first
- * retry on the worker where the task failed, later ones on another one
- * (as COMPSs does), or on any worker when no other can take it at all.
- */
-static void
-dispatch_pinned(struct runner *r)
-{
-	for (size_t i = 0; i < r->pinned.n;) {
-		uint32_t t = r->pinned.v[i];
-		uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
-		size_t last = r->failed_on[t], pick = r->nw;
-		bool same = r->failures[t] == 1 && r->w[last].usable;
-		bool other = false;
-		for (size_t k = 0; k < r->nw; k++)
-			if (k != last && r->w[k].usable &&
-			    (r->io[tmpl] || r->w[k].cores >= r->cores[tmpl]))
-				other = true;
-		if (same || !other)
-			pick = fits(r, last, tmpl) ? last : r->nw;
-		if (!same && !other && !r->w[last].usable)
-			for (size_t k = 0; k < r->nw && pick == r->nw; k++)
-				if (fits(r, k, tmpl))
-					pick = k;
-		if (!same && other)
-			for (size_t k = 0; k < r->nw && pick == r->nw; k++)
-				if (k != last && fits(r, k, tmpl))
-					pick = k;
-		if (pick == r->nw) {
-			i++;
-			continue;
-		}
-		r->pinned.v[i] = r->pinned.v[--r->pinned.n];
-		launch(r, t, tmpl, pick);
-	}
-}
-
 /* Stage hooks (lineage): run finished task t again; ready a parked one. */
 static bool
 rerun_task(uint32_t t, void *arg)
 {
 	struct runner *r = arg;
-	struct dag_task *dt = &r->p->dag.tasks.v[t];
-	if (dt->state != TASK_DONE || r->stop)
+	if (r->p->dag.tasks.v[t].state != TASK_DONE || r->pl.stop)
 		return false;
-	r->rerun[t] = 1;
-	dt->state = TASK_READY;
-	r->submit[t] = clock_real();
-	sched_push(&r->sched, dt->tmpl, t);
+	r->pl.t[t].rerun = true;
+	place_push(&r->pl, t, clock_real());
 	return true;
 }
 
@@ -950,147 +932,25 @@ static void
 unpark_task(uint32_t t, void *arg)
 {
 	struct runner *r = arg;
-	struct dag_task *dt = &r->p->dag.tasks.v[t];
-	dt->state = TASK_READY;
-	r->submit[t] = clock_real();
-	sched_push(&r->sched, dt->tmpl, t);
+	place_push(&r->pl, t, clock_real());
 }
 
-/* Of the workers with room for task t, the one that holds the most bytes
- * of its inputs; best (the one with the most free cores) unless another
- * holds LOCALITY_MIN more: small files cost a round trip, not bandwidth,
- * and are not worth leaving cores idle for. */
-#define LOCALITY_MIN (1 << 20)
-static size_t
-closest(struct runner *r, uint32_t t, uint32_t tmpl, size_t best)
+/* place_ops.local_bytes: what of t's inputs worker wi holds. */
+static long long
+local_bytes(void *arg, uint32_t t, size_t wi)
 {
-	long long most = stage_local_bytes(r->stage, t, best) + LOCALITY_MIN - 1;
-	for (size_t i = 0; i < r->nw; i++) {
-		struct rworker *w = &r->w[i];
-		if (i == best || !w->usable ||
-		    (r->io[tmpl] ? w->io_free < 1 : w->free < r->cores[tmpl]) ||
-		    !iopol_could_start(&r->pol, tmpl, i))
-			continue;
-		long long b = stage_local_bytes(r->stage, t, i);
-		if (b > most) {
-			most = b;
-			best = i;
-		}
-	}
-	return best;
+	return stage_local_bytes(((struct runner *)arg)->stage, t, wi);
 }
 
-/* For iopol_spread: the I/O tasks running on worker wi, or -1 if it
- * cannot take one now. */
-static long
-io_busy(size_t wi, void *arg)
-{
-	const struct rworker *w = &((struct runner *)arg)->w[wi];
-	return w->usable && w->io_free > 0 ? w->io - w->io_free : -1;
-}
-
-/*
- * Start ready tasks while any fits.  Workers are asked from the one with
- * the most free cores down, so compute spreads out; each answers with the
- * earliest ready task that fits its free cores or I/O executors.
- * O(workers^2 + workers x names) per launch; workers are few.
- */
-static bool
-io_ok(uint32_t name, void *arg)
+/* place_ops.stop: stop running task t to make way.  It ends in on_done,
+ * PREEMPTED, and goes back to the queue. */
+static void
+stop_task(void *arg, uint32_t t)
 {
 	struct runner *r = arg;
-	return iopol_may_start(&r->pol, name, r->dispatch_w);
-}
-
-static void dispatch_round(struct runner *r);
-
-/* Stop the I/O tasks that iopol_make_way says must make way (a climb's
- * first guess corrected: iopol.h).  Each ends in on_done, PREEMPTED, and
- * goes back to the queue. */
-static void
-make_way(struct runner *r)
-{
-	const struct dag *g = &r->p->dag;
-	uint32_t name;
-	while ((name = iopol_take_tight(&r->pol)) != UINT32_MAX) {
-		r->way.n = 0;
-		for (size_t i = 0; i < r->io_run.n; i++) {
-			uint32_t t = r->io_run.v[i];
-			uint32_t tmpl = g->tasks.v[t].tmpl;
-			if (r->pol.nm[tmpl].grp != name || r->grant[t].epoch ||
-			    !(r->grant[t].c > 0) || r->preempt[t])
-				continue;
-			struct iopol_running x = {
-				t, r->where[t], r->seq[t], &r->grant[t],
-				dag_out_only(g, t) && !r->rerun[t], false,
-			};
-			VEC_PUSH(r->way, x);
-		}
-		if (!iopol_make_way(&r->pol, name, r->way.v, r->way.n))
-			continue;
-		for (size_t i = 0; i < r->way.n; i++) {
-			uint32_t t = r->way.v[i].task;
-			if (!r->way.v[i].stop)
-				continue;
-			struct rworker *w = &r->w[r->where[t]];
-			r->preempt[t] = 1;
-			if (!stage_abort(r->stage, t, "stopped to make way"))
-				w->ex->ops->stop_one(w->ex, t);
-		}
-	}
-}
-
-/* Start what can start; then close learning epochs that hold the others
- * up (iopol_close_idle) and start what that lets through. */
-static void
-dispatch(struct runner *r)
-{
-	if (!r->stop)
-		make_way(r);
-	for (;;) {
-		dispatch_round(r);
-		if (r->stop || !iopol_close_idle(&r->pol, !r->running))
-			break;
-	}
-}
-
-static void
-dispatch_round(struct runner *r)
-{
-	if (r->pinned.n && !r->stop)
-		dispatch_pinned(r);
-	while (!r->stop) {
-		bool launched = false;
-		for (size_t i = 0; i < r->nw; i++)
-			r->w[i].tried = false;
-		for (;;) {
-			size_t best = r->nw;
-			for (size_t i = 0; i < r->nw; i++)
-				if (r->w[i].usable && !r->w[i].tried &&
-				    (best == r->nw || r->w[i].free > r->w[best].free))
-					best = i;
-			if (best == r->nw)
-				break;
-			r->w[best].tried = true;
-			uint32_t tmpl;
-			r->dispatch_w = best;
-			uint32_t t = sched_pop_if(&r->sched, r->w[best].free,
-						  r->w[best].io_free, io_ok, r,
-						  &tmpl);
-			if (t != UINT32_MAX && r->stage)
-				best = closest(r, t, tmpl, best);
-			else if (t != UINT32_MAX && r->io[tmpl])
-				best = iopol_spread(&r->pol, tmpl, best,
-						    io_busy, r);
-			if (t != UINT32_MAX) {
-				launch(r, t, tmpl, best);
-				launched = true;
-				break;
-			}
-		}
-		if (!launched)
-			break;
-	}
+	struct rworker *w = &r->w[r->pl.t[t].where];
+	if (!stage_abort(r->stage, t, "stopped to make way"))
+		w->ex->ops->stop_one(w->ex, t);
 }
 
 static void
@@ -1102,19 +962,18 @@ on_state(struct exec *e, void *arg)
 		if (w->ex != e)
 			continue;
 		if (e->state == EXEC_READY) {
-			if (!w->cores)
-				w->cores = e->ncpus > 0 ? e->ncpus : 1;
-			w->free = w->cores;
-			if (!w->io)
-				w->io = iopol_default_io(w->cores);
-			w->io_free = w->io;
-			r->pol.w[i].io_executors = w->io;
-			r->pol.w[i].cores = w->cores;
-			w->usable = true;
+			const struct worker_spec *ws = &r->o->cluster->workers[i];
+			long cores = ws->cores ? ws->cores
+					       : e->ncpus > 0 ? e->ncpus : 1;
+			long io = ws->io_executors ? ws->io_executors
+						   : iopol_default_io(cores);
+			place_worker_set(&r->pl, i, cores, io);
+			r->pol.w[i].io_executors = io;
+			r->pol.w[i].cores = cores;
 			verbose_msg("worker '%s' ready with %ld core%s", w->name,
-				    w->cores, w->cores == 1 ? "" : "s");
+				    cores, cores == 1 ? "" : "s");
 		} else if (e->state == EXEC_FAILED || e->state == EXEC_LOST) {
-			w->usable = false;
+			place_worker_lost(&r->pl, i);
 			stage_worker_lost(r->stage, i);
 			if (!w->reported) {
 				w->reported = true;
@@ -1131,6 +990,46 @@ on_state(struct exec *e, void *arg)
 	}
 }
 
+/* Set up worker i of the cluster: this machine's executor, or an SSH
+ * one (with a workdir of its own: staging; or the master's). */
+static size_t
+add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
+{
+	const struct runner_opts *o = r->o;
+	struct exec_ssh_opts so = { o->accept_new_host_keys, o->agent_path,
+				    r->p->wf->workdir, false };
+	/* a workdir of its own: no path of ours there, staging */
+	struct exec_ssh_opts own = { o->accept_new_host_keys, o->agent_path,
+				     NULL, true };
+	struct rworker *w = &r->w[i];
+	w->name = ws->name;
+	if (ws->local) {
+		w->ex = exec_local_new(on_done, r);
+		long cores = ws->cores ? ws->cores : o->cores;
+		long io = ws->io_executors ? ws->io_executors
+			  : o->io_executors ? o->io_executors
+					    : iopol_default_io(cores);
+		place_worker_set(&r->pl, i, cores, io);
+		return 0;
+	}
+	if (!ws->shared) {
+		if (!r->stage) {
+			struct stage_hooks hk = { rerun_task, unpark_task, r };
+			r->stage = stage_new(r->p, r->nw);
+			stage_set_hooks(r->stage, &hk);
+			r->pl.ops.local_bytes = local_bytes;
+		}
+		w->ex = exec_ssh_new(ws, &own, &r->loop, on_done, on_state, r);
+		stage_add_worker(r->stage, i, w->ex, ws->name, ws->workdir);
+		return 1;
+	}
+	/* A shared workdir has the master's path there. */
+	w->cwd = r->p->wf->workdir;
+	w->remote = true;
+	w->ex = exec_ssh_new(ws, &so, &r->loop, on_done, on_state, r);
+	return 1;
+}
+
 /* Set up the workers; connect the remote ones and wait until each is
  * ready or failed.  Returns how many are usable. */
 static size_t
@@ -1138,62 +1037,18 @@ start_workers(struct runner *r)
 {
 	const struct runner_opts *o = r->o;
 	const struct cluster *c = o->cluster;
-	r->nw = c ? c->nworkers : 1;
-	r->w = xcalloc(r->nw, sizeof(*r->w));
-	iopol_add_cluster(&r->pol, c, r->o->cores, r->o->io_executors,
-			  r->o->disk_bw);
 	if (!c) {
 		r->w[0].name = "local";
 		r->w[0].ex = exec_local_new(on_done, r);
 		r->w[0].ex->written = on_written;
-		r->w[0].cores = r->w[0].free = o->cores;
-		r->w[0].io = r->w[0].io_free =
-			o->io_executors ? o->io_executors : iopol_default_io(o->cores);
-		r->w[0].usable = true;
+		place_worker_set(&r->pl, 0, o->cores,
+				 o->io_executors ? o->io_executors
+						 : iopol_default_io(o->cores));
 		return 1;
 	}
-	struct exec_ssh_opts so = { o->accept_new_host_keys, o->agent_path,
-				    r->p->wf->workdir, false };
-	/* a workdir of its own: no path of ours there, staging */
-	struct exec_ssh_opts own = { o->accept_new_host_keys, o->agent_path,
-				     NULL, true };
 	size_t pending = 0;
-	for (size_t i = 0; i < r->nw; i++) {
-		const struct worker_spec *ws = &c->workers[i];
-		struct rworker *w = &r->w[i];
-		w->name = ws->name;
-		w->cores = ws->cores;
-		w->io = ws->io_executors;
-		if (ws->local) {
-			w->ex = exec_local_new(on_done, r);
-			if (!w->cores)
-				w->cores = o->cores;
-			w->free = w->cores;
-			if (!w->io)
-				w->io = o->io_executors ? o->io_executors
-							: iopol_default_io(w->cores);
-			w->io_free = w->io;
-			w->usable = true;
-		} else if (!ws->shared) {
-			if (!r->stage) {
-				struct stage_hooks hk = { rerun_task, unpark_task,
-							  r };
-				r->stage = stage_new(r->p, r->nw);
-				stage_set_hooks(r->stage, &hk);
-			}
-			w->ex = exec_ssh_new(ws, &own, &r->loop, on_done, on_state,
-					     r);
-			stage_add_worker(r->stage, i, w->ex, ws->name, ws->workdir);
-			pending++;
-		} else {
-			/* A shared workdir has the master's path there. */
-			w->cwd = r->p->wf->workdir;
-			w->remote = true;
-			w->ex = exec_ssh_new(ws, &so, &r->loop, on_done, on_state,
-					     r);
-			pending++;
-		}
-	}
+	for (size_t i = 0; i < r->nw; i++)
+		pending += add_worker(r, i, &c->workers[i]);
 	for (size_t i = 0; i < r->nw; i++)
 		r->w[i].ex->written = on_written;
 	if (pending)
@@ -1207,10 +1062,7 @@ start_workers(struct runner *r)
 			break;
 		loop_run_once(&r->loop);
 	}
-	size_t usable = 0;
-	for (size_t i = 0; i < r->nw; i++)
-		usable += r->w[i].usable;
-	return usable;
+	return place_usable(&r->pl);
 }
 
 /* Where the bandwidth wfrun measured of this machine's disk is kept. */
@@ -1274,15 +1126,7 @@ static bool
 unfit_everywhere(struct runner *r, uint32_t name)
 {
 	char buf[512];
-	const char *why = NULL;
-	for (size_t k = 0; k < r->nw; k++) {
-		if (!r->w[k].usable)
-			continue;
-		const char *w = iopol_unfit(&r->pol, name, k, buf, sizeof(buf));
-		if (!w)
-			return false;
-		why = w;
-	}
+	const char *why = place_unfit(&r->pl, name, buf, sizeof(buf));
 	if (!why)
 		return false;
 	error_msg("task '%s' has a storage_bw, but %s (give a disk's "
@@ -1345,304 +1189,315 @@ sync_fired(void *arg)
 	sync_journal(arg, true);
 }
 
-static size_t
-usable_workers(const struct runner *r)
+/* Workdir, lock, guardian, journal, leftovers of a killed run, what is
+ * up to date, then the trace: all before the trace is truncated.
+ * EXIT_OK, or EXIT_USAGE with a message. */
+static int
+open_workdir(struct runner *r)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < r->nw; i++)
-		n += r->w[i].usable;
-	return n;
-}
-
-int
-runner_run(struct plan *p, const struct runner_opts *o)
-{
-	struct runner r;
+	const struct plan *p = r->p;
 	struct errbuf err;
-	memset(&r, 0, sizeof(r));
-	r.p = p;
-	r.o = o;
-	r.total = p->dag.tasks.n;
-	r.t0 = clock_mono();
-	strbuf_init(&r.cmd);
-	strbuf_init(&r.words);
-	strbuf_init(&r.path);
-	r.sh_argv[0] = "sh";
-	r.sh_argv[1] = "-c";
-
 	if (mkdir_p(p->wf->workdir, 0777) < 0 || chdir(p->wf->workdir) < 0) {
 		error_msg("cannot use the workdir %s: %s", p->wf->workdir,
 			  strerror(errno));
-		return 2;
+		return EXIT_USAGE;
 	}
-	/* Lock, guardian, journal, leftovers of a killed run, then what
-	 * is up to date: all before the trace is truncated. */
-	int lock_fd = -1;
 	if (mkdir_p(".wfrun", 0777) < 0) {
 		error_msg("cannot create %s/.wfrun: %s", p->wf->workdir,
 			  strerror(errno));
-		return 2;
+		return EXIT_USAGE;
 	}
-	if ((lock_fd = guard_lock(p->wf->workdir, &err)) < 0) {
+	if ((r->lock_fd = guard_lock(p->wf->workdir, &err)) < 0 ||
+	    guard_start(&err) < 0 ||
+	    journal_open(&r->journal, JOURNAL_PATH, true, &err) < 0) {
 		error_msg("%s", err.msg);
-		return 2;
+		return EXIT_USAGE;
 	}
-	if (guard_start(&err) < 0 ||
-	    journal_open(&r.journal, JOURNAL_PATH, true, &err) < 0) {
-		error_msg("%s", err.msg);
-		journal_release(&r.journal);
-		guard_stop();
-		close(lock_fd);
-		return 2;
-	}
-	undo_recover(&r.journal);
-	resume_plan(&r.resume, p, &r.journal, o->forced, o->force_all);
-	if (r.resume.unsafe != DAG_NONE) {
+	undo_recover(&r->journal);
+	resume_plan(&r->resume, r->p, &r->journal, r->o->forced,
+		    r->o->force_all);
+	if (r->resume.unsafe != DAG_NONE) {
 		struct strbuf lab = STRBUF_INIT;
-		plan_label(p, r.resume.unsafe, &lab);
+		plan_label(p, r->resume.unsafe, &lab);
 		warning_msg("task %s ran before and runs again: it updates (INOUT) "
 			    "a file that no task creates, which may now hold its "
 			    "update twice; put back the original and use "
 			    "--forceall if it does", lab.buf);
 		strbuf_release(&lab);
 	}
-	strbuf_init(&r.scratch);
-	char *tpath = o->trace_path ? xstrdup(o->trace_path)
-				    : xstrdup(".wfrun/trace.tsv");
-	if (trace_open(&r.trace, tpath, &err) < 0) {
+	if (trace_open(&r->trace, r->tpath, &err) < 0) {
 		error_msg("%s", err.msg);
-		free(tpath);
-		resume_release(&r.resume);
-		journal_release(&r.journal);
-		guard_stop();
-		close(lock_fd);
-		return 2;
+		return EXIT_USAGE;
 	}
-	if (loop_init(&r.loop, on_signal, &r) < 0)
-		die("cannot set up signal handling: %s", strerror(errno));
-	progress_init(&r.prog, stderr, isatty(2), r.total, &r.loop);
+	return EXIT_OK;
+}
 
+/* The loop, the progress display, the policy, the places and the event
+ * file. */
+static void
+set_up(struct runner *r)
+{
+	const struct runner_opts *o = r->o;
+	struct plan *p = r->p;
 	size_t nt = p->wf->ntasks;
-	r.cores = xcalloc(nt ? nt : 1, sizeof(long));
-	r.io = xcalloc(nt ? nt : 1, sizeof(bool));
-	r.logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
-	r.submit = xcalloc(r.total ? r.total : 1, sizeof(double));
-	r.where = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
-	r.timed_out = xcalloc(r.total ? r.total : 1, 1);
-	r.launches = xcalloc(r.total ? r.total : 1, 1);
-	r.preempt = xcalloc(r.total ? r.total : 1, 1);
-	r.seq = xcalloc(r.total ? r.total : 1, sizeof(*r.seq));
-	idset_init(&r.io_run, r.total);
-	r.failures = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
-	r.failed_on = xcalloc(r.total ? r.total : 1, sizeof(uint16_t));
-	r.rerun = xcalloc(r.total ? r.total : 1, 1);
-	for (size_t i = 0; i < nt; i++) {
-		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
-		r.io[i] = p->wf->tasks[i].io && !o->no_io;
-		r.cores[i] = r.io[i] ? 0 : p->wf->tasks[i].io ? 1
-							    : p->wf->tasks[i].cores;
-	}
-	sched_init(&r.sched, nt, r.cores, r.io);
-	uint32_t *ninst = xcalloc(nt ? nt : 1, sizeof(uint32_t));
-	for (size_t i = 0; i < nt; i++)
-		ninst[i] = p->pt[i].ninst;
-	iopol_init(&r.pol, p->wf, ninst, o->no_io, on_event, &r);
-	free(ninst);
-	r.pol.relearn = o->relearn;
-	r.pol.paper = o->learn_paper;
-	r.pol.no_preempt = o->no_preempt;
-	if (iopol_registry_load(&r.pol, REGISTRY) < 0)
+	if (loop_init(&r->loop, on_signal, r) < 0)
+		die("cannot set up signal handling: %s", strerror(errno));
+	r->looping = true;
+	progress_init(&r->prog, stderr, isatty(2), r->total, &r->loop);
+	r->logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
+	struct place_conf pc = {
+		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
+		o->relearn, o->learn_paper, o->no_preempt, on_event,
+	};
+	struct place_ops ops = { launch, stop_task, NULL, r };
+	place_open(&r->pl, &r->pol, p, &pc, &ops);
+	if (iopol_registry_load(&r->pol, REGISTRY) < 0)
 		warning_msg("cannot read %s/%s: %s; storage_bw: auto learns "
 			    "again", p->wf->workdir, REGISTRY, strerror(errno));
-	r.grant = xcalloc(r.total ? r.total : 1, sizeof(*r.grant));
-	char *epath = events_path(tpath);
-	r.events = fopen(epath, "w");
-	if (!r.events)
-		warning_msg("cannot write %s: %s", epath, strerror(errno));
+	r->nw = r->pl.nw;
+	r->w = xcalloc(r->nw, sizeof(*r->w));
+	r->epath = events_path(r->tpath);
+	r->events = fopen(r->epath, "w");
+	if (!r->events)
+		warning_msg("cannot write %s: %s", r->epath, strerror(errno));
+}
 
-	int rc = 0;
-	bool lost_all = false;
-	if (!start_workers(&r)) {
+/* Workers up, and every task able to run on one: EXIT_OK, or the exit
+ * status with a message. */
+static int
+start(struct runner *r)
+{
+	struct plan *p = r->p;
+	if (!start_workers(r)) {
 		error_msg("no worker can be reached; nothing was run");
-		rc = r.interrupted ? 130 : 3;
+		return r->interrupted ? EXIT_INTERRUPTED : EXIT_UNREACHABLE;
 	}
-	if (!rc)
-		measure_local_disk(&r);
-	for (size_t i = 0; !rc && i < nt; i++) {
-		long most = 0;
-		for (size_t k = 0; k < r.nw; k++)
-			if (r.w[k].usable && r.w[k].cores > most)
-				most = r.w[k].cores;
-		if (r.cores[i] > most && p->pt[i].ninst) {
+	measure_local_disk(r);
+	long most = place_most_cores(&r->pl);
+	for (size_t i = 0; i < p->wf->ntasks; i++) {
+		if (!p->pt[i].ninst)
+			continue;
+		if (r->pl.cores[i] > most) {
 			error_msg("task '%s' asks for %ld cores but no reachable "
 				  "worker has more than %ld; nothing was run",
-				  p->wf->tasks[i].name, r.cores[i], most);
-			rc = 2;
+				  p->wf->tasks[i].name, r->pl.cores[i], most);
+			return EXIT_USAGE;
 		}
-		if (!rc && p->pt[i].ninst && unfit_everywhere(&r, i))
-			rc = 2;
+		if (unfit_everywhere(r, i))
+			return EXIT_USAGE;
 	}
-	if (!rc) {
-		/* Up to date (resume.c): done without running; their
-		 * predecessors are all skipped too, so program order works. */
-		for (uint32_t t = 0; t < r.total; t++)
-			if (r.resume.why[t] == RESUME_SKIP) {
-				r.nready = 0;
-				dag_complete(&p->dag, t, &r.ready, &r.nready,
-					     &r.aready);
-				r.skipped++;
-			}
-		r.prog.done += r.skipped; /* the progress counts them done */
-		if (r.skipped)
-			info_msg("%zu of %zu tasks are up to date (see the journal "
-				 "%s/%s; --forceall reruns them)", r.skipped,
-				 r.total, p->wf->workdir, JOURNAL_PATH);
-		double now = clock_real();
-		for (uint32_t t = 0; t < r.total; t++)
-			if (p->dag.tasks.v[t].state == TASK_READY) {
-				r.submit[t] = now;
-				sched_push(&r.sched, p->dag.tasks.v[t].tmpl, t);
-			}
-		for (uint32_t i = 0; i < nt; i++)
-			if (r.sched.q[i].n)
-				iopol_ready(&r.pol, i, (long)r.sched.q[i].n);
-		verbose_msg("running %zu tasks of '%s' in %s", r.total,
-			    p->wf->name, p->wf->workdir);
-		for (;;) {
-			dispatch(&r);
-			if (!r.running && (r.stop || !r.retryq.n)) {
-				if (!usable_workers(&r) &&
-				    (r.sched.nready || r.pinned.n) && !r.stop) {
-					progress_clear(&r);
-					error_msg("every worker was lost; %zu tasks "
-						  "could not run",
-						  r.total - r.done - r.failed);
-					lost_all = true;
-				}
-				break;
-			}
-			if (r.hurry && !local_running(&r))
-				break; /* remote tasks die with their connection */
-			loop_run_once(&r.loop);
-			sync_journal(&r, false);
-		}
-		sync_journal(&r, true);
-		/* waiting for a retry when the run stopped: failed */
-		for (size_t i = 0; i < r.retryq.n; i++)
-			p->dag.tasks.v[r.retryq.v[i].task].state = TASK_FAILED;
-		for (size_t i = 0; i < r.pinned.n; i++)
-			p->dag.tasks.v[r.pinned.v[i]].state = TASK_FAILED;
-		r.failed += r.retryq.n + r.pinned.n;
-		progress_clear(&r);
-		rc = r.interrupted ? 130 : lost_all ? 3 : r.failed ? 1 : 0;
-		if (r.stage && !r.interrupted) {
-			/* the outputs come back to the master's workdir */
-			stage_fetch_start(r.stage, o->fetch);
-			/* (a lost output's producer may run again) */
-			while (stage_busy(r.stage) && !r.interrupted) {
-				dispatch(&r);
-				if (!r.running && !usable_workers(&r))
-					stage_abandon(r.stage);
-				if (stage_busy(r.stage))
-					loop_run_once(&r.loop);
-			}
-			if (stage_finish(r.stage) && !rc)
-				rc = 1;
-		}
-	}
-	loop_timer_cancel(&r.loop, &r.kill_timer);
-	progress_release(&r.prog);
-	loop_timer_cancel(&r.loop, &r.dl_timer);
-	loop_timer_cancel(&r.loop, &r.sync_timer);
-	loop_timer_cancel(&r.loop, &r.sample_timer);
+	return EXIT_OK;
+}
 
-	if (trace_close(&r.trace, &err) < 0) {
-		error_msg("%s", err.msg);
-		if (!rc)
-			rc = 1;
+/* Up to date (resume.c): done without running; their predecessors are
+ * all skipped too, so program order works.  Then the others queue. */
+static void
+queue_tasks(struct runner *r)
+{
+	for (uint32_t t = 0; t < r->total; t++)
+		if (r->resume.why[t] == RESUME_SKIP) {
+			place_skip(&r->pl, t);
+			r->skipped++;
+		}
+	r->prog.done += r->skipped; /* the progress counts them done */
+	if (r->skipped)
+		info_msg("%zu of %zu tasks are up to date (see the journal %s/%s; "
+			 "--forceall reruns them)", r->skipped, r->total,
+			 r->p->wf->workdir, JOURNAL_PATH);
+	place_queue_ready(&r->pl, clock_real());
+}
+
+/* Run until nothing runs or can start; whether every worker was lost
+ * with tasks left. */
+static bool
+run_loop(struct runner *r)
+{
+	for (;;) {
+		place_dispatch(&r->pl);
+		if (!r->pl.running && (r->pl.stop || !r->retryq.n)) {
+			if (!place_usable(&r->pl) && place_waiting(&r->pl) &&
+			    !r->pl.stop) {
+				progress_clear(r);
+				error_msg("every worker was lost; %zu tasks could "
+					  "not run", r->total - r->done - r->failed);
+				return true;
+			}
+			return false;
+		}
+		if (r->hurry && !local_running(r))
+			return false; /* remote tasks die with their connection */
+		loop_run_once(&r->loop);
+		sync_journal(r, false);
 	}
-	size_t not_run = r.total - r.done - r.failed - r.skipped - r.ignored;
+}
+
+/* The outputs on workers whose workdir is not shared come back to the
+ * master's workdir (a lost output's producer may run again); whether
+ * that failed. */
+static bool
+fetch_outputs(struct runner *r)
+{
+	stage_fetch_start(r->stage, r->o->fetch);
+	while (stage_busy(r->stage) && !r->interrupted) {
+		place_dispatch(&r->pl);
+		if (!r->pl.running && !place_usable(&r->pl))
+			stage_abandon(r->stage);
+		if (stage_busy(r->stage))
+			loop_run_once(&r->loop);
+	}
+	return stage_finish(r->stage);
+}
+
+/* Run the queued tasks: the exit status. */
+static int
+run_tasks(struct runner *r)
+{
+	verbose_msg("running %zu tasks of '%s' in %s", r->total,
+		    r->p->wf->name, r->p->wf->workdir);
+	bool lost_all = run_loop(r);
+	sync_journal(r, true);
+	/* waiting for a retry when the run stopped: failed */
+	for (size_t i = 0; i < r->retryq.n; i++)
+		r->p->dag.tasks.v[r->retryq.v[i].task].state = TASK_FAILED;
+	for (size_t i = 0; i < r->pl.pinned.n; i++)
+		r->p->dag.tasks.v[r->pl.pinned.v[i]].state = TASK_FAILED;
+	r->failed += r->retryq.n + r->pl.pinned.n;
+	progress_clear(r);
+	int rc = r->interrupted ? EXIT_INTERRUPTED
+		 : lost_all	? EXIT_UNREACHABLE
+		 : r->failed	? EXIT_TASK_FAILED
+				: EXIT_OK;
+	if (r->stage && !r->interrupted && fetch_outputs(r) && rc == EXIT_OK)
+		rc = EXIT_TASK_FAILED;
+	return rc;
+}
+
+/* The last line: what ran, in how long, and where the trace is. */
+static void
+summary(struct runner *r, int rc)
+{
+	size_t not_run = r->total - r->done - r->failed - r->skipped - r->ignored;
 	struct strbuf extra = STRBUF_INIT;
-	if (r.skipped)
-		strbuf_addf(&extra, ", %zu up to date", r.skipped);
-	if (r.ignored)
-		strbuf_addf(&extra, ", %zu failure%s ignored", r.ignored,
-			    r.ignored == 1 ? "" : "s");
-	if (r.cancelled)
-		strbuf_addf(&extra, ", %zu cancelled", r.cancelled);
-	if (r.preempted)
+	if (r->skipped)
+		strbuf_addf(&extra, ", %zu up to date", r->skipped);
+	if (r->ignored)
+		strbuf_addf(&extra, ", %zu failure%s ignored", r->ignored,
+			    r->ignored == 1 ? "" : "s");
+	if (r->cancelled)
+		strbuf_addf(&extra, ", %zu cancelled", r->cancelled);
+	if (r->preempted)
 		strbuf_addf(&extra, ", %zu I/O attempt%s stopped to make way",
-			    r.preempted, r.preempted == 1 ? "" : "s");
-	double secs = clock_mono() - r.t0;
-	const char *tdir = o->trace_path ? "" : p->wf->workdir;
-	const char *tsep = o->trace_path ? "" : "/";
-	if (rc == 2 || (rc == 3 && !r.done && !r.failed))
+			    r->preempted, r->preempted == 1 ? "" : "s");
+	double secs = clock_mono() - r->t0;
+	const char *tdir = r->o->trace_path ? "" : r->p->wf->workdir;
+	const char *tsep = r->o->trace_path ? "" : "/";
+	if (rc == EXIT_USAGE ||
+	    (rc == EXIT_UNREACHABLE && !r->done && !r->failed))
 		; /* said above */
-	else if (r.interrupted)
+	else if (r->interrupted)
 		info_msg("interrupted after %.1fs: %zu done, %zu stopped, %zu not "
-			 "run%s (trace: %s%s%s)", secs, r.done, r.failed, not_run,
-			 extra.buf, tdir, tsep, tpath);
-	else if (r.failed || lost_all)
+			 "run%s (trace: %s%s%s)", secs, r->done, r->failed, not_run,
+			 extra.buf, tdir, tsep, r->tpath);
+	else if (r->failed || rc == EXIT_UNREACHABLE)
 		info_msg("%zu task%s failed, %zu done, %zu not run%s, in %.1fs "
-			 "(trace: %s%s%s)", r.failed, r.failed == 1 ? "" : "s",
-			 r.done, not_run, extra.buf, secs, tdir, tsep, tpath);
+			 "(trace: %s%s%s)", r->failed, r->failed == 1 ? "" : "s",
+			 r->done, not_run, extra.buf, secs, tdir, tsep, r->tpath);
 	else
-		info_msg("%zu task%s done in %.1fs%s", r.done,
-			 r.done == 1 ? "" : "s", secs, extra.buf);
+		info_msg("%zu task%s done in %.1fs%s", r->done,
+			 r->done == 1 ? "" : "s", secs, extra.buf);
 	strbuf_release(&extra);
+}
 
-	for (size_t i = 0; i < r.nw; i++)
-		if (r.w[i].ex) {
-			r.w[i].ex->hurry = r.hurry;
-			r.w[i].ex->ops->release(r.w[i].ex);
+/* Timers off, the trace closed and the summary said: the exit status. */
+static int
+wind_down(struct runner *r, int rc)
+{
+	struct errbuf err;
+	loop_timer_cancel(&r->loop, &r->kill_timer);
+	progress_release(&r->prog);
+	loop_timer_cancel(&r->loop, &r->dl_timer);
+	loop_timer_cancel(&r->loop, &r->sync_timer);
+	loop_timer_cancel(&r->loop, &r->sample_timer);
+	if (trace_close(&r->trace, &err) < 0) {
+		error_msg("%s", err.msg);
+		if (rc == EXIT_OK)
+			rc = EXIT_TASK_FAILED;
+	}
+	summary(r, rc);
+	return rc;
+}
+
+/* Everything runner_run set up, as far as it got. */
+static void
+runner_release(struct runner *r)
+{
+	for (size_t i = 0; i < r->nw; i++)
+		if (r->w[i].ex) {
+			r->w[i].ex->hurry = r->hurry;
+			r->w[i].ex->ops->release(r->w[i].ex);
 		}
-	stage_free(r.stage);
-	free(r.w);
-	retryq_release(&r.retryq, &r.loop);
-	VEC_FREE(r.pinned);
-	VEC_FREE(r.discard);
-	VEC_FREE(r.recorded);
-	free(r.due);
-	free(r.failures);
-	free(r.failed_on);
-	resume_release(&r.resume);
-	journal_release(&r.journal);
-	strbuf_release(&r.scratch);
+	stage_free(r->stage);
+	free(r->w);
+	if (r->looping)
+		retryq_release(&r->retryq, &r->loop);
+	VEC_FREE(r->discard);
+	VEC_FREE(r->recorded);
+	free(r->due);
+	resume_release(&r->resume);
+	journal_release(&r->journal);
+	strbuf_release(&r->scratch);
 	guard_stop();
-	close(lock_fd);
-	free(r.where);
-	free(r.timed_out);
-	free(r.launches);
-	free(r.preempt);
-	if (r.stop_aside)
-		for (size_t i = 0; i < r.total; i++)
-			free(r.stop_aside[i]);
-	free(r.stop_aside);
-	free(r.seq);
-	idset_release(&r.io_run);
-	VEC_FREE(r.way);
-	VEC_FREE(r.sampled);
-	free(r.rerun);
-	free(r.dl.v);
-	loop_release(&r.loop);
-	sched_release(&r.sched);
-	if (iopol_registry_save(&r.pol, REGISTRY) < 0)
-		warning_msg("cannot save %s/%s: %s", p->wf->workdir, REGISTRY,
-			    strerror(errno));
-	iopol_release(&r.pol);
-	free(r.grant);
-	if (r.events && fclose(r.events))
-		warning_msg("error writing %s: %s", epath, strerror(errno));
-	free(epath);
-	free(r.cores);
-	free(r.io);
-	free(r.logdir_made);
-	free(r.submit);
-	free(r.ready);
-	free(tpath);
-	VEC_FREE(r.argv);
-	strbuf_release(&r.cmd);
-	strbuf_release(&r.words);
-	strbuf_release(&r.path);
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
+	VEC_FREE(r->sampled);
+	free(r->dl.v);
+	if (r->looping) {
+		loop_release(&r->loop);
+		place_release(&r->pl);
+		if (iopol_registry_save(&r->pol, REGISTRY) < 0)
+			warning_msg("cannot save %s/%s: %s", r->p->wf->workdir,
+				    REGISTRY, strerror(errno));
+		iopol_release(&r->pol);
+	}
+	if (r->events && fclose(r->events))
+		warning_msg("error writing %s: %s", r->epath, strerror(errno));
+	free(r->epath);
+	free(r->logdir_made);
+	free(r->tpath);
+	VEC_FREE(r->argv);
+	strbuf_release(&r->cmd);
+	strbuf_release(&r->words);
+	strbuf_release(&r->path);
+}
+
+int
+runner_run(struct plan *p, const struct runner_opts *o)
+{
+	struct runner r;
+	memset(&r, 0, sizeof(r));
+	r.p = p;
+	r.o = o;
+	r.total = p->dag.tasks.n;
+	r.t0 = clock_mono();
+	r.lock_fd = -1;
+	r.journal.fd = -1;
+	strbuf_init(&r.cmd);
+	strbuf_init(&r.words);
+	strbuf_init(&r.path);
+	strbuf_init(&r.scratch);
+	r.sh_argv[0] = "sh";
+	r.sh_argv[1] = "-c";
+	r.tpath = xstrdup(o->trace_path ? o->trace_path : ".wfrun/trace.tsv");
+	int rc = open_workdir(&r);
+	if (rc == EXIT_OK) {
+		set_up(&r);
+		rc = start(&r);
+		if (rc == EXIT_OK) {
+			queue_tasks(&r);
+			rc = run_tasks(&r);
+		}
+		rc = wind_down(&r, rc);
+	}
+	runner_release(&r);
 	return rc;
 }

@@ -1,10 +1,13 @@
 /*
  * runner: runs a plan on its workers (this machine, or the workers of a
- * resources file).  It owns the loop, the executors, the scheduler queues, the trace and the progress display, and alone touches
- * the dag's run-time state (one thread: no locks).  It chdirs into the
- * workdir, creates output directories before each task, launches ready
- * tasks while cores are free, and on each finished task checks its outputs,
- * writes the trace row and releases its successors.
+ * resources file).  It owns the loop, the executors, the trace and the
+ * progress display; what starts where, and the tasks' run state, are
+ * place's decisions, which it carries out (launch, stop) and feeds (ends,
+ * failures, lost workers).  It and place alone touch the dag's run-time
+ * state (one thread: no locks).  It chdirs into the workdir, creates
+ * output directories before each task, launches the tasks place starts,
+ * and on each finished task checks its outputs, writes the trace row and
+ * hands it back to place, which releases its successors.
  */
 #ifndef WFRUN_RUNNER_H
 #define WFRUN_RUNNER_H
@@ -34,7 +37,8 @@ struct runner_opts {
 				    whose workdir is not shared */
 };
 
-/* Run every task; returns the exit status (0, 1, 3 or 130). */
+/* Run every task; returns the exit status (exitcode.h: EXIT_OK,
+ * EXIT_TASK_FAILED, EXIT_USAGE, EXIT_UNREACHABLE or EXIT_INTERRUPTED). */
 int runner_run(struct plan *p, const struct runner_opts *o);
 
 #endif

@@ -8,7 +8,7 @@
 #include "events.h"
 #include "iopol.h"
 #include "resources.h"
-#include "sched.h"
+#include "place.h"
 #include "trace.h"
 #include "util.h"
 
@@ -264,12 +264,20 @@ sim_law(const struct sim_dev_model *dm, long k)
 
 /* --- the run ------------------------------------------------------------- */
 
+/* The decisions are the runner's (place.h); here only what they act on:
+ * a virtual clock, tasks that take their model's time, and devices that
+ * share their law's bandwidth among the tasks writing at once. */
+
 struct sworker {
 	const char *name;
-	long cores, free, io, io_free;
-	bool tried;
 	uint32_t dev;             /* iopol device */
 	const struct sim_dev_model *law;
+};
+
+/* A task's virtual run. */
+struct stask {
+	double start;             /* when its attempt started */
+	double rem;               /* MB its attempt has left to write */
 };
 
 struct simr {
@@ -278,31 +286,18 @@ struct simr {
 	const struct sim_opts *o;
 	struct sworker *w;
 	size_t nw;
-	size_t asking;            /* dispatch: the worker being asked */
-	struct sched sched;
+	struct place pl;
 	struct iopol pol;
-	long *cores;              /* per task name */
-	bool *io;
 	double now;
+	struct stask *st;         /* per task */
 	struct theap ends;        /* compute (and seconds) tasks */
 	uint32_t *act;            /* writing tasks */
 	size_t nact, aact;
 	long *kdev;               /* writing tasks per device */
-	double *rem;              /* per task: MB left to write */
-	double *start, *submit;
-	uint16_t *where;
-	struct iopol_grant *grant;
-	uint32_t *launches;       /* per task: a heap entry of an earlier
-				     launch (stopped since) is stale */
-	struct idset io_run;      /* I/O tasks running */
-	uint8_t *stopped;         /* per task: stopped, still in act */
-	VEC(struct iopol_running) way;
 	VEC(uint32_t) sampled;    /* writers whose learner reads their
 				     bytes so far (iopol_sample) */
 	double next_sample;
-	size_t running, done, preempted;
-	uint32_t *ready;
-	size_t nready, aready;
+	size_t done, preempted;
 	uint64_t rng;
 	int *epochs;
 };
@@ -328,35 +323,19 @@ on_event(const struct iopol_event *e, void *arg)
 		events_write(s->o->events, s->now, e->key, e);
 }
 
-static bool
-io_ok(uint32_t name, void *arg)
+/* place_ops.launch: task t (of tmpl) starts on worker wi now. */
+static void
+launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 {
 	struct simr *s = arg;
-	return iopol_may_start(&s->pol, name, s->asking);
-}
-
-static void
-launch(struct simr *s, uint32_t t, uint32_t tmpl, size_t wi)
-{
-	struct sworker *w = &s->w[wi];
-	if (s->io[tmpl])
-		w->io_free--;
-	else
-		w->free -= s->cores[tmpl];
-	s->grant[t] = iopol_start(&s->pol, tmpl, wi, (long)s->sched.q[tmpl].n);
-	s->where[t] = (uint16_t)wi;
-	s->start[t] = s->now;
-	s->running++;
-	s->launches[t]++;
-	if (s->io[tmpl])
-		idset_add(&s->io_run, t);
+	s->st[t].start = s->now;
 	const struct sim_task_model *tm = &s->m->task[tmpl];
 	if (tm->kind == SIM_WRITES) {
-		s->rem[t] = tm->mb;
+		s->st[t].rem = tm->mb;
 		ALLOC_GROW(s->act, s->nact + 1, s->aact);
 		s->act[s->nact++] = t;
-		s->kdev[w->dev]++;
-		if (s->grant[t].sample) {
+		s->kdev[s->w[wi].dev]++;
+		if (s->pl.t[t].grant.sample) {
 			if (!s->sampled.n)
 				s->next_sample = s->now + AUTOBW_SAMPLE_S;
 			VEC_PUSH(s->sampled, t);
@@ -365,17 +344,8 @@ launch(struct simr *s, uint32_t t, uint32_t tmpl, size_t wi)
 		double d = tm->secs;
 		if (tm->jitter > 0)
 			d *= 1 + tm->jitter * (2 * uniform(s) - 1);
-		theap_push(&s->ends, s->now + d, t, s->launches[t]);
+		theap_push(&s->ends, s->now + d, t, s->pl.t[t].launches);
 	}
-}
-
-/* For iopol_spread: the I/O tasks running on worker wi, or -1 if it
- * cannot take one now. */
-static long
-io_busy(size_t wi, void *arg)
-{
-	const struct sworker *w = &((struct simr *)arg)->w[wi];
-	return w->io_free > 0 ? w->io - w->io_free : -1;
 }
 
 static void
@@ -386,151 +356,63 @@ trace_end(struct simr *s, uint32_t t, const char *status, int exit_code,
 		return;
 	uint32_t tmpl = s->p->dag.tasks.v[t].tmpl;
 	const struct wf_task *wt = &s->p->wf->tasks[tmpl];
+	const struct place_task *pt = &s->pl.t[t];
 	struct strbuf tag = STRBUF_INIT;
 	plan_tag(s->p, t, &tag);
 	struct trace_row row = {
-		t + 1, wt->name, tag.buf, s->w[s->where[t]].name,
-		wt->io ? "io" : "compute", s->cores[tmpl], s->grant[t].c,
-		s->grant[t].epoch, status, exit_code, 1, s->submit[t],
-		s->start[t], s->now, 0, 0, -1, -1, wb, -1, -1, -1,
+		t + 1, wt->name, tag.buf, s->w[pt->where].name,
+		wt->io ? "io" : "compute", s->pl.cores[tmpl], pt->grant.c,
+		pt->grant.epoch, status, exit_code, 1, pt->submit,
+		s->st[t].start, s->now, 0, 0, -1, -1, wb, -1, -1, -1,
 	};
 	trace_write(s->o->trace, &row);
 	strbuf_release(&tag);
 }
 
-/* A running I/O task leaves its executor and its device. */
+/* A writer leaves act (the others keep their order) and its device. */
 static void
-io_leaves(struct simr *s, uint32_t t)
+stop_writing(struct simr *s, uint32_t t)
 {
-	s->w[s->where[t]].io_free++;
-	s->running--;
-	idset_del(&s->io_run, t);
+	for (size_t i = 0; i < s->nact; i++)
+		if (s->act[i] == t) {
+			memmove(s->act + i, s->act + i + 1,
+				(s->nact - i - 1) * sizeof(*s->act));
+			s->nact--;
+			s->kdev[s->w[s->pl.t[t].where].dev]--;
+			return;
+		}
 }
 
-/* Stop what iopol_make_way says must make way, as the runner does: back
- * to the queue, not a failure.  Its row says PREEMPTED, exit 137 (the
- * runner's SIGKILL). */
+/* place_ops.stop: stop t to make way, as the runner does: back to the
+ * queue, not a failure.  Its row says PREEMPTED, exit 137 (the runner's
+ * SIGKILL). */
 static void
-make_way(struct simr *s)
+stop_task(void *arg, uint32_t t)
 {
-	const struct dag *g = &s->p->dag;
-	uint32_t name;
-	while ((name = iopol_take_tight(&s->pol)) != UINT32_MAX) {
-		s->way.n = 0;
-		for (size_t i = 0; i < s->io_run.n; i++) {
-			uint32_t t = s->io_run.v[i];
-			uint32_t tmpl = g->tasks.v[t].tmpl;
-			if (s->pol.nm[tmpl].grp != name || s->grant[t].epoch ||
-			    !(s->grant[t].c > 0))
-				continue;
-			struct iopol_running x = { t, s->where[t], s->start[t],
-						   &s->grant[t],
-						   dag_out_only(g, t), false };
-			VEC_PUSH(s->way, x);
-		}
-		if (!iopol_make_way(&s->pol, name, s->way.v, s->way.n))
-			continue;
-		for (size_t i = 0; i < s->way.n; i++) {
-			uint32_t t = s->way.v[i].task;
-			if (!s->way.v[i].stop)
-				continue;
-			uint32_t tmpl = g->tasks.v[t].tmpl;
-			io_leaves(s, t);
-			s->launches[t]++; /* its end, if timed, is stale */
-			if (s->m->task[tmpl].kind == SIM_WRITES) {
-				s->stopped[t] = 1;
-				s->kdev[s->w[s->where[t]].dev]--;
-			}
-			iopol_abandon(&s->pol, tmpl, s->where[t], s->grant[t]);
-			trace_end(s, t, "PREEMPTED", 137, -1);
-			sched_push(&s->sched, tmpl, t);
-			s->preempted++;
-		}
-		/* the stopped writers leave act in one pass */
-		size_t j = 0;
-		for (size_t i = 0; i < s->nact; i++) {
-			uint32_t t = s->act[i];
-			if (s->stopped[t])
-				s->stopped[t] = 0;
-			else
-				s->act[j++] = t;
-		}
-		s->nact = j;
-	}
-}
-
-static void
-dispatch(struct simr *s)
-{
-	make_way(s);
-	for (;;) {
-		for (;;) {
-			bool launched = false;
-			for (size_t i = 0; i < s->nw; i++)
-				s->w[i].tried = false;
-			for (;;) {
-				size_t best = s->nw;
-				for (size_t i = 0; i < s->nw; i++)
-					if (!s->w[i].tried &&
-					    (best == s->nw ||
-					     s->w[i].free > s->w[best].free))
-						best = i;
-				if (best == s->nw)
-					break;
-				s->w[best].tried = true;
-				uint32_t tmpl;
-				s->asking = best;
-				uint32_t t = sched_pop_if(&s->sched, s->w[best].free,
-							  s->w[best].io_free,
-							  io_ok, s, &tmpl);
-				if (t != UINT32_MAX && s->io[tmpl])
-					best = iopol_spread(&s->pol, tmpl, best,
-							    io_busy, s);
-				if (t != UINT32_MAX) {
-					launch(s, t, tmpl, best);
-					launched = true;
-					break;
-				}
-			}
-			if (!launched)
-				break;
-		}
-		if (!iopol_close_idle(&s->pol, !s->running))
-			break;
-	}
+	struct simr *s = arg;
+	place_end(&s->pl, t);
+	stop_writing(s, t);
+	trace_end(s, t, "PREEMPTED", 137, -1);
+	place_requeue(&s->pl, t); /* its end, if timed, is stale */
+	s->preempted++;
 }
 
 static void
 finish(struct simr *s, uint32_t t)
 {
-	struct dag *g = &s->p->dag;
-	uint32_t tmpl = g->tasks.v[t].tmpl;
-	struct sworker *w = &s->w[s->where[t]];
-	if (s->io[tmpl]) {
-		io_leaves(s, t);
-	} else {
-		w->free += s->cores[tmpl];
-		s->running--;
-	}
+	uint32_t tmpl = s->p->dag.tasks.v[t].tmpl;
+	const struct place_task *pt = &s->pl.t[t];
+	place_end(&s->pl, t);
 	s->done++;
 	/* what the task wrote, as the runner reads write_bytes */
 	const struct sim_task_model *tm = &s->m->task[tmpl];
 	long long wb = tm->kind == SIM_WRITES
 			       ? (long long)(tm->mb * 1024.0 * 1024.0)
 			       : -1;
-	iopol_finish(&s->pol, tmpl, s->where[t], s->grant[t], s->start[t],
+	iopol_finish(&s->pol, tmpl, pt->where, pt->grant, s->st[t].start,
 		     s->now, wb);
 	trace_end(s, t, "COMPLETED", 0, wb);
-	s->nready = 0;
-	dag_complete(g, t, &s->ready, &s->nready, &s->aready);
-	for (size_t i = 0; i < s->nready; i++) {
-		s->submit[s->ready[i]] = s->now;
-		sched_push(&s->sched, g->tasks.v[s->ready[i]].tmpl, s->ready[i]);
-	}
-	for (size_t i = 0; i < s->nready; i++) {
-		uint32_t n = g->tasks.v[s->ready[i]].tmpl;
-		iopol_ready(&s->pol, n, (long)s->sched.q[n].n);
-	}
+	place_complete(&s->pl, t, s->now);
 }
 
 /* As the runner does every AUTOBW_SAMPLE_S s: pass what each sampled
@@ -542,13 +424,14 @@ sample(struct simr *s)
 	for (size_t i = 0; i < s->sampled.n; i++) {
 		uint32_t t = s->sampled.v[i];
 		uint32_t tmpl = s->p->dag.tasks.v[t].tmpl;
-		double mb = s->m->task[tmpl].mb - s->rem[t];
-		if (s->grant[t].sample && s->rem[t] > 0 &&
-		    iopol_sample(&s->pol, tmpl, s->where[t], &s->grant[t],
-				 s->now, (long long)(mb * 1024.0 * 1024.0)))
+		struct place_task *pt = &s->pl.t[t];
+		double mb = s->m->task[tmpl].mb - s->st[t].rem;
+		if (pt->grant.sample && s->st[t].rem > 0 &&
+		    iopol_sample(&s->pol, tmpl, pt->where, &pt->grant, s->now,
+				 (long long)(mb * 1024.0 * 1024.0)))
 			s->sampled.v[kept++] = t;
 		else
-			s->grant[t].sample = false;
+			pt->grant.sample = false;
 	}
 	s->sampled.n = kept;
 	s->next_sample += AUTOBW_SAMPLE_S;
@@ -562,18 +445,18 @@ step(struct simr *s)
 	if (s->sampled.n && s->next_sample < next)
 		next = s->next_sample;
 	for (size_t i = 0; i < s->nact; i++) {
-		const struct sworker *w = &s->w[s->where[s->act[i]]];
+		const struct sworker *w = &s->w[s->pl.t[s->act[i]].where];
 		long k = s->kdev[w->dev];
 		double rate = sim_law(w->law, k) / (double)k;
-		double end = s->now + s->rem[s->act[i]] / rate;
+		double end = s->now + s->st[s->act[i]].rem / rate;
 		if (end < next)
 			next = end;
 	}
 	double dt = next - s->now;
 	for (size_t i = 0; i < s->nact; i++) {
-		const struct sworker *w = &s->w[s->where[s->act[i]]];
+		const struct sworker *w = &s->w[s->pl.t[s->act[i]].where];
 		long k = s->kdev[w->dev];
-		s->rem[s->act[i]] -= sim_law(w->law, k) / (double)k * dt;
+		s->st[s->act[i]].rem -= sim_law(w->law, k) / (double)k * dt;
 	}
 	s->now = next;
 	if (s->sampled.n && s->now >= s->next_sample)
@@ -581,17 +464,18 @@ step(struct simr *s)
 	/* writers first (their rates changed with k), then timed tasks */
 	for (size_t i = 0; i < s->nact;) {
 		uint32_t t = s->act[i];
-		if (s->rem[t] > 1e-9 * (1 + s->m->task[s->p->dag.tasks.v[t].tmpl].mb)) {
+		double mb = s->m->task[s->p->dag.tasks.v[t].tmpl].mb;
+		if (s->st[t].rem > 1e-9 * (1 + mb)) {
 			i++;
 			continue;
 		}
 		s->act[i] = s->act[--s->nact];
-		s->kdev[s->w[s->where[t]].dev]--;
+		s->kdev[s->w[s->pl.t[t].where].dev]--;
 		finish(s, t);
 	}
 	while (s->ends.n && s->ends.v[0].when <= s->now) {
 		struct theap_item e = theap_pop(&s->ends);
-		if (e.aux == s->launches[e.id])
+		if (e.aux == s->pl.t[e.id].launches)
 			finish(s, e.id);
 	}
 }
@@ -610,14 +494,11 @@ law_of(const struct sim_model *m, const char *dev)
 	return any;
 }
 
+/* The workers, each with its capacity (place) and its device's law. */
 static int
 setup_workers(struct simr *s)
 {
 	const struct cluster *c = s->o->cluster;
-	s->nw = c ? c->nworkers : 1;
-	s->w = xcalloc(s->nw, sizeof(*s->w));
-	iopol_add_cluster(&s->pol, c, s->o->cores, s->o->io_executors,
-			  s->o->disk_bw);
 	bool writes = false;
 	for (size_t i = 0; i < s->m->ntask; i++)
 		writes |= s->m->task[i].kind == SIM_WRITES;
@@ -625,16 +506,15 @@ setup_workers(struct simr *s)
 		const struct worker_spec *ws = c ? &c->workers[i] : NULL;
 		struct sworker *w = &s->w[i];
 		w->name = ws ? ws->name : "local";
-		w->cores = ws ? ws->cores : s->o->cores;
-		if (!w->cores && ws && ws->local)
-			w->cores = s->o->cores;
-		if (!w->cores) {
+		long cores = ws ? ws->cores : s->o->cores;
+		if (!cores && ws && ws->local)
+			cores = s->o->cores;
+		if (!cores) {
 			error_msg("%s:%u: worker '%s': give its <cores> to "
 				  "simulate it", c->file, ws->line, ws->name);
 			return -1;
 		}
-		w->free = w->cores;
-		w->io = w->io_free = s->pol.w[i].io_executors;
+		place_worker_set(&s->pl, i, cores, s->pol.w[i].io_executors);
 		w->dev = s->pol.w[i].dev;
 		const char *dev = s->pol.dev[w->dev].name;
 		w->law = law_of(s->m, dev);
@@ -648,6 +528,108 @@ setup_workers(struct simr *s)
 	return 0;
 }
 
+/* Every task able to run on some worker; -1 with a message if not. */
+static int
+check_tasks(struct simr *s)
+{
+	const struct workflow *wf = s->p->wf;
+	long most = place_most_cores(&s->pl);
+	int rc = 0;
+	for (size_t i = 0; i < wf->ntasks; i++) {
+		if (!s->p->pt[i].ninst)
+			continue;
+		if (s->pl.cores[i] > most) {
+			error_msg("task '%s' asks for %ld cores but no worker has "
+				  "more than %ld", wf->tasks[i].name,
+				  s->pl.cores[i], most);
+			rc = -1;
+		}
+		char why[512];
+		if (place_unfit(&s->pl, (uint32_t)i, why, sizeof(why))) {
+			error_msg("task '%s' has a storage_bw, but %s",
+				  wf->tasks[i].name, why);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/* The policy (from the registry, if any), the workers and the places. */
+static int
+set_up(struct simr *s)
+{
+	const struct sim_opts *o = s->o;
+	struct plan *p = s->p;
+	size_t nt = p->wf->ntasks, total = p->dag.tasks.n;
+	s->epochs = xcalloc(nt ? nt : 1, sizeof(int));
+	struct place_conf pc = {
+		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
+		/* without a registry, start from nothing */
+		!o->registry, o->learn_paper, o->no_preempt, on_event,
+	};
+	struct place_ops ops = { launch, stop_task, NULL, s };
+	place_open(&s->pl, &s->pol, p, &pc, &ops);
+	s->nw = s->pl.nw;
+	s->w = xcalloc(s->nw, sizeof(*s->w));
+	s->kdev = xcalloc(s->pol.ndev ? s->pol.ndev : 1, sizeof(long));
+	s->st = xcalloc(total ? total : 1, sizeof(*s->st));
+	if (o->registry && iopol_registry_load(&s->pol, o->registry) < 0) {
+		error_msg("cannot read %s: %s", o->registry, strerror(errno));
+		return -1;
+	}
+	if (setup_workers(s) < 0)
+		return -1;
+	return check_tasks(s);
+}
+
+/* Run to the end on the virtual clock; -1 if some task never started. */
+static int
+run(struct simr *s)
+{
+	place_queue_ready(&s->pl, s->now);
+	for (;;) {
+		place_dispatch(&s->pl);
+		if (!s->pl.running)
+			break;
+		step(s);
+	}
+	size_t total = s->p->dag.tasks.n;
+	if (s->done < total) {
+		error_msg("%zu tasks could never start", total - s->done);
+		return -1;
+	}
+	if (s->o->registry && iopol_registry_save(&s->pol, s->o->registry) < 0) {
+		error_msg("cannot write %s: %s", s->o->registry, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+result(struct simr *s, struct sim_result *res)
+{
+	size_t nt = s->p->wf->ntasks;
+	res->makespan = s->now;
+	res->done = s->done;
+	res->preempted = s->preempted;
+	res->nworkers = s->nw;
+	for (size_t i = 0; i < s->nw; i++) {
+		res->cores += s->pl.w[i].cores;
+		res->io_executors += s->pl.w[i].io;
+	}
+	res->chosen = xcalloc(nt ? nt : 1, sizeof(double));
+	res->epochs = xcalloc(nt ? nt : 1, sizeof(int));
+	for (size_t i = 0; i < nt; i++) {
+		/* tasks that learn as one report their shared learner */
+		uint32_t g = s->pol.nm[i].grp;
+		const struct iopol_name *nm = &s->pol.nm[g];
+		res->chosen[i] = nm->bw.kind == WF_BW_STATIC ? nm->bw.value
+				 : nm->has_learner	     ? autobw_constraint(&nm->a)
+							     : 0;
+		res->epochs[i] = s->epochs[g];
+	}
+}
+
 int
 sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	struct sim_result *res)
@@ -659,121 +641,19 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	s.m = m;
 	s.o = o;
 	s.rng = m->seed * 0x9E3779B97F4A7C15ULL + 1;
-	size_t nt = p->wf->ntasks, total = p->dag.tasks.n;
-	uint32_t *ninst = xcalloc(nt ? nt : 1, sizeof(uint32_t));
-	for (size_t i = 0; i < nt; i++)
-		ninst[i] = p->pt[i].ninst;
-	s.epochs = xcalloc(nt ? nt : 1, sizeof(int));
-	iopol_init(&s.pol, p->wf, ninst, o->no_io, on_event, &s);
-	free(ninst);
-	int rc = 0;
-	s.pol.relearn = !o->registry; /* without one, start from nothing */
-	s.pol.paper = o->learn_paper;
-	s.pol.no_preempt = o->no_preempt;
-	if (o->registry && iopol_registry_load(&s.pol, o->registry) < 0) {
-		error_msg("cannot read %s: %s", o->registry, strerror(errno));
-		rc = -1;
-	}
+	int rc = set_up(&s);
 	if (!rc)
-		rc = setup_workers(&s);
-	s.cores = xcalloc(nt ? nt : 1, sizeof(long));
-	s.io = xcalloc(nt ? nt : 1, sizeof(bool));
-	long most = 0;
-	for (size_t i = 0; i < s.nw; i++) {
-		most = s.w[i].cores > most ? s.w[i].cores : most;
-		res->cores += s.w[i].cores;
-		res->io_executors += s.w[i].io;
-	}
-	for (size_t i = 0; i < nt; i++) {
-		s.io[i] = p->wf->tasks[i].io && !o->no_io;
-		s.cores[i] = s.io[i] ? 0 : p->wf->tasks[i].io ? 1
-							      : p->wf->tasks[i].cores;
-		if (rc || !p->pt[i].ninst)
-			continue;
-		if (s.cores[i] > most) {
-			error_msg("task '%s' asks for %ld cores but no worker has "
-				  "more than %ld", p->wf->tasks[i].name,
-				  s.cores[i], most);
-			rc = -1;
-		}
-		char why[512];
-		size_t fit = 0;
-		for (size_t k = 0; k < s.nw; k++)
-			if (!iopol_unfit(&s.pol, (uint32_t)i, k, why, sizeof(why)))
-				fit++;
-		if (!fit && s.nw) {
-			error_msg("task '%s' has a storage_bw, but %s",
-				  p->wf->tasks[i].name, why);
-			rc = -1;
-		}
-	}
-	s.kdev = xcalloc(s.pol.ndev ? s.pol.ndev : 1, sizeof(long));
-	s.rem = xcalloc(total ? total : 1, sizeof(double));
-	s.start = xcalloc(total ? total : 1, sizeof(double));
-	s.submit = xcalloc(total ? total : 1, sizeof(double));
-	s.where = xcalloc(total ? total : 1, sizeof(uint16_t));
-	s.grant = xcalloc(total ? total : 1, sizeof(*s.grant));
-	s.launches = xcalloc(total ? total : 1, sizeof(*s.launches));
-	s.stopped = xcalloc(total ? total : 1, sizeof(*s.stopped));
-	idset_init(&s.io_run, total);
-	sched_init(&s.sched, nt, s.cores, s.io);
-	if (!rc) {
-		for (uint32_t t = 0; t < total; t++)
-			if (p->dag.tasks.v[t].state == TASK_READY)
-				sched_push(&s.sched, p->dag.tasks.v[t].tmpl, t);
-		for (uint32_t i = 0; i < nt; i++)
-			if (s.sched.q[i].n)
-				iopol_ready(&s.pol, i, (long)s.sched.q[i].n);
-		for (;;) {
-			dispatch(&s);
-			if (!s.running)
-				break;
-			step(&s);
-		}
-		if (s.done < total) {
-			error_msg("%zu tasks could never start", total - s.done);
-			rc = -1;
-		}
-	}
-	if (!rc && o->registry && iopol_registry_save(&s.pol, o->registry) < 0) {
-		error_msg("cannot write %s: %s", o->registry, strerror(errno));
-		rc = -1;
-	}
-	res->makespan = s.now;
-	res->done = s.done;
-	res->preempted = s.preempted;
-	res->nworkers = s.nw;
-	res->chosen = xcalloc(nt ? nt : 1, sizeof(double));
-	res->epochs = xcalloc(nt ? nt : 1, sizeof(int));
-	for (size_t i = 0; i < nt; i++) {
-		/* tasks that learn as one report their shared learner */
-		uint32_t g = s.pol.nm[i].grp;
-		const struct iopol_name *nm = &s.pol.nm[g];
-		res->chosen[i] = nm->bw.kind == WF_BW_STATIC ? nm->bw.value
-				 : nm->has_learner	     ? autobw_constraint(&nm->a)
-							     : 0;
-		res->epochs[i] = s.epochs[g];
-	}
+		rc = run(&s);
+	result(&s, res);
 	free(s.epochs);
-	sched_release(&s.sched);
+	place_release(&s.pl);
 	iopol_release(&s.pol);
 	free(s.w);
-	free(s.cores);
-	free(s.io);
 	free(s.ends.v);
 	free(s.act);
 	free(s.kdev);
-	free(s.rem);
-	free(s.start);
-	free(s.submit);
-	free(s.where);
-	free(s.grant);
-	free(s.launches);
-	free(s.stopped);
-	idset_release(&s.io_run);
-	VEC_FREE(s.way);
+	free(s.st);
 	VEC_FREE(s.sampled);
-	free(s.ready);
 	return rc;
 }
 

@@ -1,9 +1,10 @@
 /*
- * sim: `wfrun sim` — the real scheduler (sched), storage-bandwidth policy
- * and learner (iopol, autobw) and the runner's placement rule (workers
- * asked from the most free cores down), on a virtual clock, so that
- * constraints can be tried on a cluster far larger than this machine.
- * Nothing runs and no file of the workflow is touched.
+ * sim: `wfrun sim` — the runner's own decisions (place: scheduler queues,
+ * placement, storage-bandwidth admission, make-way) and learner (iopol,
+ * autobw) on a virtual clock, so that constraints can be tried on a
+ * cluster far larger than this machine.  It owns only the clock, the
+ * model's task times and the devices' laws; it models no failure and no
+ * staging.  Nothing runs and no file of the workflow is touched.
  *
  * Task times come from a model file, one statement per line ('#' starts a
  * comment):

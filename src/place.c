@@ -1,0 +1,440 @@
+#include "place.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "expand.h"
+#include "resources.h"
+
+void
+place_init(struct place *pl, struct plan *p, struct iopol *pol, size_t nw,
+	   bool no_io, const struct place_ops *ops)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->p = p;
+	pl->pol = pol;
+	pl->ops = *ops;
+	pl->nt = p->dag.tasks.n;
+	pl->t = xcalloc(pl->nt ? pl->nt : 1, sizeof(*pl->t));
+	pl->nw = nw;
+	pl->w = xcalloc(nw ? nw : 1, sizeof(*pl->w));
+	size_t nn = p->wf->ntasks;
+	pl->cores = xcalloc(nn ? nn : 1, sizeof(*pl->cores));
+	pl->io = xcalloc(nn ? nn : 1, sizeof(*pl->io));
+	for (size_t i = 0; i < nn; i++) {
+		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
+		pl->io[i] = p->wf->tasks[i].io && !no_io;
+		pl->cores[i] = pl->io[i] ? 0 : p->wf->tasks[i].io
+						       ? 1
+						       : p->wf->tasks[i].cores;
+	}
+	sched_init(&pl->sched, nn, pl->cores, pl->io);
+	idset_init(&pl->io_run, pl->nt);
+}
+
+void
+place_open(struct place *pl, struct iopol *pol, struct plan *p,
+	   const struct place_conf *c, const struct place_ops *ops)
+{
+	size_t nt = p->wf->ntasks;
+	uint32_t *ninst = xcalloc(nt ? nt : 1, sizeof(uint32_t));
+	for (size_t i = 0; i < nt; i++)
+		ninst[i] = p->pt[i].ninst;
+	iopol_init(pol, p->wf, ninst, c->no_io, c->event, ops->arg);
+	free(ninst);
+	pol->relearn = c->relearn;
+	pol->paper = c->paper;
+	pol->no_preempt = c->no_preempt;
+	iopol_add_cluster(pol, c->cluster, c->cores, c->io_executors,
+			  c->disk_bw);
+	place_init(pl, p, pol, c->cluster ? c->cluster->nworkers : 1,
+		   c->no_io, ops);
+}
+
+void
+place_release(struct place *pl)
+{
+	for (size_t i = 0; i < pl->nt; i++)
+		free(pl->t[i].stop_aside);
+	free(pl->t);
+	free(pl->w);
+	free(pl->cores);
+	free(pl->io);
+	sched_release(&pl->sched);
+	idset_release(&pl->io_run);
+	VEC_FREE(pl->pinned);
+	VEC_FREE(pl->way);
+	free(pl->ready);
+	memset(pl, 0, sizeof(*pl));
+}
+
+/* --- workers -------------------------------------------------------------- */
+
+void
+place_worker_set(struct place *pl, size_t wi, long cores, long io)
+{
+	struct place_worker *w = &pl->w[wi];
+	w->cores = w->free = cores;
+	w->io = w->io_free = io;
+	w->usable = true;
+}
+
+void
+place_worker_lost(struct place *pl, size_t wi)
+{
+	pl->w[wi].usable = false;
+}
+
+size_t
+place_usable(const struct place *pl)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < pl->nw; i++)
+		n += pl->w[i].usable;
+	return n;
+}
+
+long
+place_most_cores(const struct place *pl)
+{
+	long most = 0;
+	for (size_t k = 0; k < pl->nw; k++)
+		if (pl->w[k].usable && pl->w[k].cores > most)
+			most = pl->w[k].cores;
+	return most;
+}
+
+const char *
+place_unfit(const struct place *pl, uint32_t name, char *buf, size_t len)
+{
+	const char *why = NULL;
+	for (size_t k = 0; k < pl->nw; k++) {
+		if (!pl->w[k].usable)
+			continue;
+		why = iopol_unfit(pl->pol, name, k, buf, len);
+		if (!why)
+			return NULL;
+	}
+	return why;
+}
+
+/* --- the queues ----------------------------------------------------------- */
+
+void
+place_queue_ready(struct place *pl, double now)
+{
+	const struct dag *g = &pl->p->dag;
+	for (uint32_t t = 0; t < pl->nt; t++)
+		if (g->tasks.v[t].state == TASK_READY) {
+			pl->t[t].submit = now;
+			sched_push(&pl->sched, g->tasks.v[t].tmpl, t);
+		}
+	for (uint32_t i = 0; i < pl->sched.nq; i++)
+		if (pl->sched.q[i].n)
+			iopol_ready(pl->pol, i, (long)pl->sched.q[i].n);
+}
+
+void
+place_skip(struct place *pl, uint32_t t)
+{
+	pl->nready = 0;
+	dag_complete(&pl->p->dag, t, &pl->ready, &pl->nready, &pl->aready);
+}
+
+void
+place_complete(struct place *pl, uint32_t t, double now)
+{
+	struct dag *g = &pl->p->dag;
+	place_skip(pl, t);
+	for (size_t i = 0; i < pl->nready; i++) {
+		pl->t[pl->ready[i]].submit = now;
+		sched_push(&pl->sched, g->tasks.v[pl->ready[i]].tmpl,
+			   pl->ready[i]);
+	}
+	for (size_t i = 0; i < pl->nready; i++) {
+		uint32_t n = g->tasks.v[pl->ready[i]].tmpl;
+		iopol_ready(pl->pol, n, (long)pl->sched.q[n].n);
+	}
+}
+
+void
+place_push(struct place *pl, uint32_t t, double now)
+{
+	struct dag_task *dt = &pl->p->dag.tasks.v[t];
+	dt->state = TASK_READY;
+	pl->t[t].submit = now;
+	sched_push(&pl->sched, dt->tmpl, t);
+}
+
+void
+place_retry(struct place *pl, uint32_t t, double now)
+{
+	uint32_t name = pl->p->dag.tasks.v[t].tmpl;
+	pl->t[t].submit = now;
+	if (pl->p->wf->tasks[name].on_failure == WF_RETRY)
+		VEC_PUSH(pl->pinned, t);
+	else
+		sched_push(&pl->sched, name, t);
+}
+
+size_t
+place_waiting(const struct place *pl)
+{
+	return pl->sched.nready + pl->pinned.n;
+}
+
+/* --- attempts ------------------------------------------------------------- */
+
+/* Start t (of name) on worker wi. */
+static void
+start(struct place *pl, uint32_t t, uint32_t name, size_t wi)
+{
+	struct place_worker *w = &pl->w[wi];
+	struct place_task *pt = &pl->t[t];
+	if (pl->io[name])
+		w->io_free--;
+	else
+		w->free -= pl->cores[name];
+	pt->grant = iopol_start(pl->pol, name, wi,
+				(long)pl->sched.q[name].n);
+	pt->where = (uint16_t)wi;
+	pt->launches++;
+	pt->timed_out = false;
+	pt->preempt = false;
+	pt->seq = pl->nlaunched++;
+	pl->running++;
+	if (pl->io[name])
+		idset_add(&pl->io_run, t);
+	pl->p->dag.tasks.v[t].state = TASK_RUNNING;
+	pl->ops.launch(pl->ops.arg, t, name, wi);
+}
+
+void
+place_end(struct place *pl, uint32_t t)
+{
+	uint32_t name = pl->p->dag.tasks.v[t].tmpl;
+	struct place_worker *w = &pl->w[pl->t[t].where];
+	if (pl->io[name]) {
+		w->io_free++;
+		idset_del(&pl->io_run, t);
+	} else {
+		w->free += pl->cores[name];
+	}
+	pl->running--;
+}
+
+void
+place_failed(struct place *pl, uint32_t t)
+{
+	struct place_task *pt = &pl->t[t];
+	if (pt->failures < UINT16_MAX)
+		pt->failures++;
+	pt->failed_on = pt->where;
+}
+
+void
+place_abandon(struct place *pl, uint32_t t)
+{
+	struct place_task *pt = &pl->t[t];
+	iopol_abandon(pl->pol, pl->p->dag.tasks.v[t].tmpl, pt->where,
+		      pt->grant);
+}
+
+void
+place_requeue(struct place *pl, uint32_t t)
+{
+	struct dag_task *dt = &pl->p->dag.tasks.v[t];
+	place_abandon(pl, t);
+	pl->t[t].preempt = false;
+	pl->t[t].launches++; /* what the attempt left pending is stale */
+	dt->state = TASK_READY;
+	sched_push(&pl->sched, dt->tmpl, t);
+}
+
+/* --- decisions ------------------------------------------------------------ */
+
+/* Has worker k room for an instance of name, and may it start there? */
+static bool
+fits(struct place *pl, size_t k, uint32_t name)
+{
+	const struct place_worker *w = &pl->w[k];
+	return w->usable &&
+	       (pl->io[name] ? w->io_free > 0 : w->free >= pl->cores[name]) &&
+	       iopol_may_start(pl->pol, name, k);
+}
+
+/* Where on_failure: retry task t (of name) runs again now, or nw: the
+ * first retry on the worker where it failed, later ones on another one
+ * (as COMPSs does), or on any worker when no other can take it at all. */
+static size_t
+pinned_pick(struct place *pl, uint32_t t, uint32_t name)
+{
+	size_t last = pl->t[t].failed_on, pick = pl->nw;
+	bool same = pl->t[t].failures == 1 && pl->w[last].usable;
+	bool other = false;
+	for (size_t k = 0; k < pl->nw; k++)
+		if (k != last && pl->w[k].usable &&
+		    (pl->io[name] || pl->w[k].cores >= pl->cores[name]))
+			other = true;
+	if (same || !other)
+		pick = fits(pl, last, name) ? last : pl->nw;
+	if (!same && !other && !pl->w[last].usable)
+		for (size_t k = 0; k < pl->nw && pick == pl->nw; k++)
+			if (fits(pl, k, name))
+				pick = k;
+	if (!same && other)
+		for (size_t k = 0; k < pl->nw && pick == pl->nw; k++)
+			if (k != last && fits(pl, k, name))
+				pick = k;
+	return pick;
+}
+
+static void
+dispatch_pinned(struct place *pl)
+{
+	for (size_t i = 0; i < pl->pinned.n;) {
+		uint32_t t = pl->pinned.v[i];
+		uint32_t name = pl->p->dag.tasks.v[t].tmpl;
+		size_t pick = pinned_pick(pl, t, name);
+		if (pick == pl->nw) {
+			i++;
+			continue;
+		}
+		pl->pinned.v[i] = pl->pinned.v[--pl->pinned.n];
+		start(pl, t, name, pick);
+	}
+}
+
+/* Of the workers with room for task t, the one that holds the most bytes
+ * of its inputs; best (the one with the most free cores) unless another
+ * holds LOCALITY_MIN more: small files cost a round trip, not bandwidth,
+ * and are not worth leaving cores idle for. */
+#define LOCALITY_MIN (1 << 20)
+static size_t
+closest(struct place *pl, uint32_t t, uint32_t name, size_t best)
+{
+	void *arg = pl->ops.arg;
+	long long most = pl->ops.local_bytes(arg, t, best) + LOCALITY_MIN - 1;
+	for (size_t i = 0; i < pl->nw; i++) {
+		const struct place_worker *w = &pl->w[i];
+		if (i == best || !w->usable ||
+		    (pl->io[name] ? w->io_free < 1 : w->free < pl->cores[name]) ||
+		    !iopol_could_start(pl->pol, name, i))
+			continue;
+		long long b = pl->ops.local_bytes(arg, t, i);
+		if (b > most) {
+			most = b;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* For iopol_spread: the I/O tasks running on worker wi, or -1 if it
+ * cannot take one now. */
+static long
+io_busy(size_t wi, void *arg)
+{
+	const struct place_worker *w = &((struct place *)arg)->w[wi];
+	return w->usable && w->io_free > 0 ? w->io - w->io_free : -1;
+}
+
+static bool
+io_ok(uint32_t name, void *arg)
+{
+	struct place *pl = arg;
+	return iopol_may_start(pl->pol, name, pl->asking);
+}
+
+/* The usable worker not asked yet with the most free cores, or nw. */
+static size_t
+next_asked(const struct place *pl)
+{
+	size_t best = pl->nw;
+	for (size_t i = 0; i < pl->nw; i++)
+		if (pl->w[i].usable && !pl->w[i].tried &&
+		    (best == pl->nw || pl->w[i].free > pl->w[best].free))
+			best = i;
+	return best;
+}
+
+/* Start one ready task: workers are asked from the one with the most
+ * free cores down, so compute spreads out; each answers with the
+ * earliest ready task that fits its free cores or I/O executors.
+ * O(workers^2 + workers x names) per launch; workers are few. */
+static bool
+start_one(struct place *pl)
+{
+	for (size_t i = 0; i < pl->nw; i++)
+		pl->w[i].tried = false;
+	size_t best;
+	while ((best = next_asked(pl)) != pl->nw) {
+		pl->w[best].tried = true;
+		pl->asking = best;
+		uint32_t name;
+		uint32_t t = sched_pop_if(&pl->sched, pl->w[best].free,
+					  pl->w[best].io_free, io_ok, pl, &name);
+		if (t == UINT32_MAX)
+			continue;
+		if (pl->ops.local_bytes)
+			best = closest(pl, t, name, best);
+		else if (pl->io[name])
+			best = iopol_spread(pl->pol, name, best, io_busy, pl);
+		start(pl, t, name, best);
+		return true;
+	}
+	return false;
+}
+
+static void
+dispatch_round(struct place *pl)
+{
+	if (pl->pinned.n && !pl->stop)
+		dispatch_pinned(pl);
+	while (!pl->stop && start_one(pl))
+		;
+}
+
+/* Stop the I/O tasks that iopol_make_way says must make way (a climb's
+ * first guess corrected: iopol.h). */
+static void
+make_way(struct place *pl)
+{
+	const struct dag *g = &pl->p->dag;
+	uint32_t name;
+	while ((name = iopol_take_tight(pl->pol)) != UINT32_MAX) {
+		pl->way.n = 0;
+		for (size_t i = 0; i < pl->io_run.n; i++) {
+			uint32_t t = pl->io_run.v[i];
+			struct place_task *pt = &pl->t[t];
+			if (pl->pol->nm[g->tasks.v[t].tmpl].grp != name ||
+			    pt->grant.epoch || !(pt->grant.c > 0) || pt->preempt)
+				continue;
+			struct iopol_running x = {
+				t, pt->where, pt->seq, &pt->grant,
+				dag_out_only(g, t) && !pt->rerun, false,
+			};
+			VEC_PUSH(pl->way, x);
+		}
+		if (!iopol_make_way(pl->pol, name, pl->way.v, pl->way.n))
+			continue;
+		for (size_t i = 0; i < pl->way.n; i++) {
+			if (!pl->way.v[i].stop)
+				continue;
+			pl->t[pl->way.v[i].task].preempt = true;
+			pl->ops.stop(pl->ops.arg, pl->way.v[i].task);
+		}
+	}
+}
+
+void
+place_dispatch(struct place *pl)
+{
+	if (!pl->stop)
+		make_way(pl);
+	for (;;) {
+		dispatch_round(pl);
+		if (pl->stop || !iopol_close_idle(pl->pol, !pl->running))
+			break;
+	}
+}
