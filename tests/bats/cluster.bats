@@ -31,8 +31,12 @@ copy_time() {
 	local k=0 n h p u key wd
 	while read -r n h p u key wd; do
 		k=$((k + 1))
-		[ "$n" = "w$k" ] && [ "$h" = 127.0.0.1 ] && [ "$u" = root ]
-		[ "$key" = "$C/id_ed25519" ] && [ "$wd" = "$C/w$k/work" ] && [ -d "$wd" ]
+		[ "$n" = "w$k" ]
+		[ "$h" = 127.0.0.1 ]
+		[ "$u" = root ]
+		[ "$key" = "$C/id_ed25519" ]
+		[ "$wd" = "$C/w$k/work" ]
+		[ -d "$wd" ]
 		grep -q "^\[127.0.0.1\]:$p ssh-ed25519 " "$C/known_hosts"
 		[ "$(cat "$C/w$k/sshd.pid")" != "$(cat "$C/w1/sshd.pid")" ] || [ $k = 1 ]
 	done <"$C/hosts"
