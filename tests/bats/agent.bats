@@ -153,10 +153,12 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 }
 
 @test "SRUN: a store on another file system is copied into the sandbox" {
-	store=$(mktemp -d /dev/shm/wfrun-agent.XXXXXX) || skip "no /dev/shm"
+	# a test that cannot run here fails, saying why
+	store=$(mktemp -d /dev/shm/wfrun-agent.XXXXXX)
 	if [ "$(stat -c %d "$store")" = "$(stat -c %d .)" ]; then
 		rm -rf "$store"
-		skip "/dev/shm is on the test directory's file system"
+		echo "cannot run: /dev/shm is on the test directory's file system" >&2
+		return 1
 	fi
 	echo hi >"$store/a.txt"
 	mkfifo in

@@ -126,7 +126,6 @@ interrupt() {
 	else
 		# root writes anywhere mode bits forbid: a read-only mount,
 		# private to a mount namespace that dies with the command
-		command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 		run unshare -m sh -c 'mount -t tmpfs -o ro tmpfs d && exec "$0" probe d' "$WFRUN"
 		[ "$status" -eq 2 ]
 		[ "$output" = "wfrun: error: probe: d is not a writable directory (Read-only file system); give one this user can write in" ]
