@@ -84,8 +84,8 @@ expr_atom(struct expr *e, long long *v)
 		e->p++;
 		if (expr_atom(e, v) < 0)
 			return -1;
-		if (neg)
-			*v = -*v;
+		if (neg && __builtin_sub_overflow(0LL, *v, v))
+			return errprintf(e->err, "overflow");
 		r = 0;
 	} else if (isdigit((unsigned char)*e->p)) {
 		char *end;
@@ -124,6 +124,9 @@ expr_prod(struct expr *e, long long *v)
 		} else {
 			if (!w)
 				return errprintf(e->err, "division by zero");
+			/* LLONG_MIN / -1 (and % -1) traps on x86 */
+			if (w == -1 && *v == LLONG_MIN)
+				return errprintf(e->err, "overflow");
 			*v = op == '/' ? *v / w : *v % w;
 		}
 	}
