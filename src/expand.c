@@ -1037,6 +1037,17 @@ struct scan_ctx {
 	bool reported;
 };
 
+/* Datum x is a symbolic link: each directory above it holds one. */
+static void
+mark_link(struct dag *g, uint32_t x)
+{
+	g->data.v[x].flags |= DATUM_LINK;
+	for (uint32_t z = g->data.v[x].parent;
+	     z != DAG_NONE && !(g->data.v[z].flags & DATUM_HOLDS_LINK);
+	     z = g->data.v[z].parent)
+		g->data.v[z].flags |= DATUM_HOLDS_LINK;
+}
+
 /* Read directory dir (a datum) from disk into the dag, to depth levels.
  * Names that are not safe paths are reported (once per scan) against the
  * parameter that reads the collection. */
@@ -1088,6 +1099,8 @@ scan_dir(struct builder *b, uint32_t dir, unsigned depth, struct scan_ctx *sc)
 		}
 		uint32_t x = dag_intern(g, path.buf, path.len);
 		g->data.v[x].flags |= DATUM_ON_DISK;
+		if (de->d_type == DT_LNK)
+			mark_link(g, x);
 		if (depth > 1 && de->d_type == DT_DIR)
 			VEC_PUSH(subdirs, x);
 	}
@@ -1232,6 +1245,165 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 }
 
 
+/* ---- data never aliased ---- */
+
+/* "out parameter 'o'" of access k of task t, into out. */
+static void
+param_name(const struct plan *p, uint32_t t, const struct dag_access *a,
+	   struct strbuf *out)
+{
+	const struct wf_param *prm =
+		&p->wf->tasks[p->dag.tasks.v[t].tmpl].params[a->param];
+	strbuf_addf(out, "%s parameter '%s'", wf_access_name(prm->access),
+		    prm->name);
+}
+
+/* Report one aliasing problem of access a of task t: "task L: P <why>". */
+static void PRINTF(4, 5)
+alias_error(struct builder *b, uint32_t t, const struct dag_access *a,
+	    const char *fmt, ...)
+{
+	if (!first_report(b, t, a->param))
+		return;
+	struct strbuf why = STRBUF_INIT, label = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&why, fmt, ap);
+	va_end(ap);
+	plan_label(b->p, t, &label);
+	strbuf_reset(&b->msg);
+	param_name(b->p, t, a, &b->msg);
+	const struct wf_param *prm =
+		&b->p->wf->tasks[b->p->dag.tasks.v[t].tmpl].params[a->param];
+	diag_error(b->d, prm->loc, "task %s: %s %s", label.buf, b->msg.buf,
+		   why.buf);
+	strbuf_release(&why);
+	strbuf_release(&label);
+}
+
+/* Does the written datum name[0..n) hold the workdir (or is it)? */
+static bool
+holds_workdir(const struct builder *b, const char *name, size_t n)
+{
+	if (name[0] == '/') {
+		const char *wd = b->p->wf->workdir;
+		return !strncmp(wd, name, n) &&
+		       (wd[n] == '/' || wd[n] == '\0' || n == 1);
+	}
+	for (size_t i = 0; i < n; i += 3)
+		if (strncmp(name + i, "..", 2) || (i + 2 < n && name[i + 2] != '/'))
+			return n == 1 && name[0] == '.';
+	return true;
+}
+
+/* Which of wfrun's own files the written datum name[0..n) is, holds or
+ * (for a tree) lies in; NULL when none. */
+static const struct plan_file *
+guarded(const struct plan *p, const char *name, size_t n)
+{
+	for (size_t i = 0; i < p->guard.n; i++) {
+		const struct plan_file *f = &p->guard.v[i];
+		size_t fl = strlen(f->path);
+		size_t m = n < fl ? n : fl;
+		if (strncmp(f->path, name, m))
+			continue;
+		if (n == fl || (n < fl && f->path[n] == '/') ||
+		    (f->tree && n > fl && name[fl] == '/'))
+			return f;
+	}
+	return NULL;
+}
+
+/* A directory collection that task t writes (and is the first to):
+ * what is on disk there must be a directory the restore can put back. */
+static void
+check_dir_written(struct builder *b, uint32_t t, const struct dag_access *a)
+{
+	const struct dag_datum *x = &b->p->dag.data.v[a->datum];
+	struct stat st;
+	if (x->flags & DATUM_HOLDS_LINK)
+		alias_error(b, t, a, "writes the directory collection '%s', "
+			    "which holds symbolic links: restoring it after a "
+			    "failure would miss what they point to", x->path);
+	else if ((b->p->workdir_fd >= 0 || x->path[0] == '/') &&
+		 !fstatat(b->p->workdir_fd, x->path, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (S_ISLNK(st.st_mode))
+			alias_error(b, t, a, "writes the directory collection "
+				    "'%s', which is a symbolic link: restoring "
+				    "it after a failure would miss what it "
+				    "points to; name the directory itself",
+				    x->path);
+		else if (!S_ISDIR(st.st_mode))
+			alias_error(b, t, a, "is a directory collection, but "
+				    "'%s' is an existing file, not a directory; "
+				    "move it away or choose another path",
+				    x->path);
+	}
+}
+
+/* What task t writes: not wfrun's own, not the workdir, not a link the
+ * restore would miss. */
+static void
+check_written(struct builder *b, uint32_t t, const struct dag_access *a)
+{
+	const struct dag_datum *x = &b->p->dag.data.v[a->datum];
+	const struct plan_file *f;
+	if (holds_workdir(b, x->path, x->len))
+		alias_error(b, t, a, "writes '%s', which is the workdir %s%s; "
+			    "write to paths inside it", x->path,
+			    x->len == 1 && x->path[0] == '.' ? "" : "or holds ",
+			    b->p->wf->workdir);
+	else if ((f = guarded(b->p, x->path, x->len)) &&
+		 strlen(f->path) == x->len)
+		alias_error(b, t, a, "writes '%s', which is %s; choose another "
+			    "path", x->path, f->what);
+	else if (f)
+		alias_error(b, t, a, "writes '%s', which %s %s (%s); choose "
+			    "another path", x->path,
+			    x->len < strlen(f->path) ? "holds" : "is inside",
+			    f->what, f->path);
+	else if (a->is_dir &&
+		 dag_latest_writer(&b->p->dag, a->datum) == DAG_NONE)
+		check_dir_written(b, t, a);
+}
+
+/* The check that no path task t writes is also read as something else by
+ * it, is wfrun's own, is the workdir or a link the restore would miss.
+ * Once per instance, before its edges: linear in its accesses. */
+static void
+check_alias(struct builder *b, uint32_t t)
+{
+	struct dag *g = &b->p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	const struct dag_access *a = dag_task_acc(g, dt);
+	uint32_t i, j;
+	if (dag_alias(g, t, &i, &j)) {
+		struct strbuf other = STRBUF_INIT;
+		const struct dag_datum *xi = &g->data.v[a[i].datum];
+		const struct dag_datum *xj = &g->data.v[a[j].datum];
+		if (a[i].param == a[j].param)
+			alias_error(b, t, &a[j], "names '%s' twice, and writes "
+				    "it", xj->path);
+		else if (a[i].datum == a[j].datum) {
+			param_name(b->p, t, &a[i], &other);
+			alias_error(b, t, &a[j], "and its %s both name '%s', "
+				    "which the task writes: a failure would lose "
+				    "what was there; use one inout parameter, "
+				    "or two paths", other.buf, xj->path);
+		} else {
+			param_name(b->p, t, &a[i], &other);
+			alias_error(b, t, &a[j], "names '%s', inside '%s', the "
+				    "directory collection of its %s, and one "
+				    "of them is written; give them paths apart",
+				    xj->path, xi->path, other.buf);
+		}
+		strbuf_release(&other);
+	}
+	for (uint32_t k = 0; k < dt->nacc; k++)
+		if (a[k].mode & DAG_WRITE)
+			check_written(b, t, &a[k]);
+}
+
 static void
 add_instance(struct builder *b, void *arg)
 {
@@ -1253,6 +1425,7 @@ add_instance(struct builder *b, void *arg)
 		expand_data(b, &a->pt->params[i], t, mode, (unsigned)i, a->owner,
 			    0);
 	}
+	check_alias(b, t);
 	dag_seal_task(g, t);
 	a->pt->ninst++;
 }
@@ -1307,6 +1480,11 @@ check_inputs(struct builder *b)
 	free(per_task);
 }
 
+static int build(struct plan *p, const struct workflow *wf,
+		 struct diags *d, bool expand, const struct plan_limits *lim,
+		 const char *const *files, const char *const *what,
+		 size_t nfiles);
+
 int
 plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 	   bool expand)
@@ -1316,9 +1494,41 @@ plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 	return plan_build_limited(p, wf, d, expand, &lim);
 }
 
+/* Guard file (relative to the current directory, or absolute). */
+static void
+add_guard(struct builder *b, const char *file, const char *what, bool tree)
+{
+	char *abs = path_absolute(file);
+	char *norm = path_normalize(abs);
+	size_t n = strlen(norm);
+	const char *name = in_workdir(b, norm, &n);
+	struct plan_file f = { xstrndup(name, n), what, tree };
+	VEC_PUSH(b->p->guard, f);
+	free(norm);
+	free(abs);
+}
+
 int
 plan_build_limited(struct plan *p, const struct workflow *wf, struct diags *d,
 		   bool expand, const struct plan_limits *lim)
+{
+	return build(p, wf, d, expand, lim, NULL, NULL, 0);
+}
+
+int
+plan_build_guarded(struct plan *p, const struct workflow *wf,
+		   struct diags *d, bool expand, const char *const *files,
+		   const char *const *what, size_t n)
+{
+	struct plan_limits lim = { PLAN_MAX_TASKS, PLAN_MAX_ACCESSES,
+				   PLAN_MAX_EMPTY };
+	return build(p, wf, d, expand, &lim, files, what, n);
+}
+
+static int
+build(struct plan *p, const struct workflow *wf, struct diags *d,
+      bool expand, const struct plan_limits *lim, const char *const *files,
+      const char *const *what, size_t nfiles)
 {
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
@@ -1335,6 +1545,15 @@ plan_build_limited(struct plan *p, const struct workflow *wf, struct diags *d,
 	b.lim = *lim;
 	strbuf_init(&b.sb);
 	strbuf_init(&b.msg);
+	if (wf->workdir) {
+		struct plan_file own = { xstrdup(".wfrun"), "wfrun's own state",
+					 true };
+		VEC_PUSH(p->guard, own);
+		if (wf->file)
+			add_guard(&b, wf->file, "the workflow file", false);
+		for (size_t i = 0; i < nfiles; i++)
+			add_guard(&b, files[i], what[i], false);
+	}
 	int bad = 0;
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		if (compile_task(&b, &p->pt[i], &wf->tasks[i]) < 0)
@@ -1408,6 +1627,9 @@ plan_release(struct plan *p)
 		free(pt->reported);
 	}
 	free(p->pt);
+	for (size_t i = 0; i < p->guard.n; i++)
+		free(p->guard.v[i].path);
+	VEC_FREE(p->guard);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);

@@ -35,3 +35,104 @@ EOF2
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "wf.yaml:3:15: error: foreach 'i' of task 'a': range bound '-(-9223372036854775807-1)' is not an integer expression (overflow)" ]
 }
+
+@test "the same path as in and out is refused before anything runs; the input stays" {
+	echo data >f.txt
+	wf <<'EOF2'
+tasks:
+  - name: a
+    in: {i: f.txt}
+    out: {o: f.txt}
+    run: "false"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:4:11: error: task 'a': out parameter 'o' and its in parameter 'i' both name 'f.txt', which the task writes: a failure would lose what was there; use one inout parameter, or two paths" ]
+	[ "$(cat f.txt)" = data ]
+	[ ! -e .wfrun/failed ]
+}
+
+@test "a path inside a directory collection of the same task, written, is refused" {
+	mkdir d
+	echo x >d/a
+	wf <<'EOF2'
+tasks:
+  - name: a
+    in: {d: {dir: d}}
+    out: {o: d/b}
+    run: "true"
+  - name: b
+    out: {o: {list: "x{k}", foreach: {k: [a, b, a]}}}
+    run: "true"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:4:11: error: task 'a': out parameter 'o' names 'd/b', inside 'd', the directory collection of its in parameter 'd', and one of them is written; give them paths apart" ]
+	[ "${lines[1]}" = "wf.yaml:7:11: error: task 'b': out parameter 'o' names 'xa' twice, and writes it" ]
+}
+
+@test "wfrun's own files and the workdir are never data" {
+	echo keep >afile
+	mkdir sub
+	wf <<'EOF2'
+tasks:
+  - name: j
+    out: {j: .wfrun/journal}
+    run: "true"
+  - name: w
+    inout: {dir: {dir: "."}}
+    run: "true"
+  - name: f
+    out: {dir: {dir: afile}}
+    run: "true"
+  - name: y
+    out: {y: wf.yaml}
+    run: "true"
+  - name: t
+    out: {t: {dir: sub}}
+    run: "true"
+EOF2
+	run "$WFRUN" run --trace sub/t.tsv wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:11: error: task 'j': out parameter 'j' writes '.wfrun/journal', which is inside wfrun's own state (.wfrun); choose another path" ]
+	[ "${lines[1]}" = "wf.yaml:6:13: error: task 'w': inout parameter 'dir' writes '.', which is the workdir $(pwd -P); write to paths inside it" ]
+	[ "${lines[2]}" = "wf.yaml:9:11: error: task 'f': out parameter 'dir' is a directory collection, but 'afile' is an existing file, not a directory; move it away or choose another path" ]
+	[ "${lines[3]}" = "wf.yaml:12:11: error: task 'y': out parameter 'y' writes 'wf.yaml', which is the workflow file; choose another path" ]
+	[ "${lines[4]}" = "wf.yaml:15:11: error: task 't': out parameter 't' writes 'sub', which holds the trace file of --trace (sub/t.tsv); choose another path" ]
+	[ "${lines[5]}" = "wfrun: 5 errors in wf.yaml; nothing was run" ]
+	[ "$(cat afile)" = keep ]
+	[ ! -e sub/t.tsv ]
+	[ ! -e .wfrun/journal ]
+	wf <<'EOF2'
+tasks:
+  - name: t
+    out: {t: t.tsv, e: events.jsonl}
+    run: "touch {out.t} {out.e}"
+EOF2
+	run "$WFRUN" run --trace t.tsv wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:11: error: task 't': out parameter 't' writes 't.tsv', which is the trace file of --trace; choose another path" ]
+	[ "${lines[1]}" = "wf.yaml:3:21: error: task 't': out parameter 'e' writes 'events.jsonl', which is the events file beside the trace; choose another path" ]
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 0 ]
+}
+
+@test "a written directory collection that is, or holds, a symbolic link is refused" {
+	mkdir real d
+	echo x >real/f
+	ln -s real lnk
+	ln -s ../real/f d/l
+	wf <<'EOF2'
+tasks:
+  - name: a
+    inout: {d: {dir: lnk}}
+    run: "true"
+  - name: b
+    inout: {d: {dir: d}}
+    run: "true"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:13: error: task 'a': inout parameter 'd' writes the directory collection 'lnk', which is a symbolic link: restoring it after a failure would miss what it points to; name the directory itself" ]
+	[ "${lines[1]}" = "wf.yaml:6:13: error: task 'b': inout parameter 'd' writes the directory collection 'd', which holds symbolic links: restoring it after a failure would miss what they point to" ]
+}
