@@ -136,3 +136,44 @@ EOF2
 	[ "${lines[0]}" = "wf.yaml:3:13: error: task 'a': inout parameter 'd' writes the directory collection 'lnk', which is a symbolic link: restoring it after a failure would miss what it points to; name the directory itself" ]
 	[ "${lines[1]}" = "wf.yaml:6:13: error: task 'b': inout parameter 'd' writes the directory collection 'd', which holds symbolic links: restoring it after a failure would miss what they point to" ]
 }
+
+# A failing task appends to its inout f, reached through a link.
+linked_inout() {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    inout: {f: f}
+    run: "echo changed >> {inout.f}; exit 1"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 1 ]
+}
+
+@test "a failed task's inout reached through a symbolic link in the workdir is put back" {
+	echo old >real
+	ln -s real f
+	linked_inout
+	[ "$(cat real)" = old ]
+	[ -L f ]
+	[ "$(cat .wfrun/failed/a/1/f)" = "old
+changed" ]
+}
+
+@test "a failed task's inout reached through a symbolic link out of the workdir is put back" {
+	mkdir w
+	echo old >real
+	cd w
+	ln -s ../real f
+	linked_inout
+	[ "$(cat ../real)" = old ]
+	[ -L f ]
+}
+
+@test "a failed task's inout with another hard link is put back under both names" {
+	echo old >f
+	ln f other
+	linked_inout
+	[ "$(cat f)" = old ]
+	[ "$(cat other)" = old ]
+	[ "$(stat -c %i f)" = "$(stat -c %i other)" ]
+}
