@@ -722,8 +722,11 @@ glob_values(struct builder *b, const struct wf_iter *it, const char *pattern,
 	size_t skip = pattern[0] == '/' ? 0 : strlen(wd) + 1;
 	if (!strcmp(wd, "/") && pattern[0] != '/')
 		skip = 1;
+	/* a glob's values are paths: never options (add_dot_slash) */
 	for (size_t i = 0; i < g.gl_pathc; i++)
-		VEC_PUSH(*out, xstrdup(g.gl_pathv[i] + skip));
+		VEC_PUSH(*out, g.gl_pathv[i][skip] == '-'
+			 ? xasprintf("./%s", g.gl_pathv[i] + skip)
+			 : xstrdup(g.gl_pathv[i] + skip));
 	globfree(&g);
 	return 0;
 }
@@ -1002,9 +1005,6 @@ unsafe_element(const char *s, size_t n, const char *norm)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return "it contains a control character (a newline, a "
 			       "tab, ...)";
-	if (s[0] == '-')
-		return "it starts with '-', so commands would read it as an "
-		       "option";
 	size_t e = n;
 	while (e > 1 && s[e - 1] == '/')
 		e--;
@@ -1638,6 +1638,15 @@ plan_release(struct plan *p)
 
 /* ---- rendering instances ---- */
 
+/* A relative path that starts with '-' is rendered as ./-x, as GNU tools
+ * advise, so that no command reads a path as an option. */
+static void
+add_dot_slash(struct strbuf *out, const char *path)
+{
+	if (path[0] == '-')
+		strbuf_adds(out, "./");
+}
+
 static const char *const *
 task_vals(const struct plan *p, uint32_t t)
 {
@@ -1674,6 +1683,7 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 				if (!first)
 					strbuf_addch(out, ' ');
 				first = false;
+				add_dot_slash(out, x->path);
 				sq_quote(out, x->path, x->len);
 			}
 			break;
@@ -1742,6 +1752,7 @@ words_param(struct words *w, const struct plan *p, const struct dag_task *dt,
 			word_end(w);
 		first = false;
 		word_start(w);
+		add_dot_slash(w->buf, x->path);
 		strbuf_add(w->buf, x->path, x->len);
 	}
 }
@@ -1817,6 +1828,7 @@ plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out)
 			if (!first)
 				strbuf_addch(out, ' ');
 			first = false;
+			add_dot_slash(out, p->dag.data.v[a[j].datum].path);
 			strbuf_adds(out, p->dag.data.v[a[j].datum].path);
 		}
 	}

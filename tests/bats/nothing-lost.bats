@@ -177,3 +177,29 @@ changed" ]
 	[ "$(cat other)" = old ]
 	[ "$(stat -c %i f)" = "$(stat -c %i other)" ]
 }
+
+@test "values that start with - are never read as options: paths and globs get ./" {
+	mkdir scratch
+	touch scratch/keep ./-rf ./-q
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {f: {glob: "-r*"}}
+    in: {i: "{f}"}
+    out: {o: "{f}.n"}
+    env: {P: "{in.i}"}
+    run: "rm {in.i} scratch; echo {f} \"$P\" > {out.o}"
+    on_failure: ignore
+  - name: b
+    in: {all: {list: "{f}", foreach: {f: [-q, "-rf.n"]}}}
+    run: "ls {in.all} scratch"
+EOF2
+	run "$WFRUN" -n wf.yaml
+	[ "${lines[2]}" = "rm ./-rf scratch; echo ./-rf \"\$P\" > ./-rf.n" ]
+	[ "${lines[4]}" = "ls ./-q ./-rf.n scratch" ]
+	run "$WFRUN" -q wf.yaml
+	[ "$(cat ./-rf.n)" = "./-rf ./-rf" ]
+	[ -e scratch/keep ]
+	[ ! -e ./-rf ]
+	[ "$status" -eq 0 ]
+}
