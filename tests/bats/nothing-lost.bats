@@ -203,3 +203,18 @@ EOF2
 	[ ! -e ./-rf ]
 	[ "$status" -eq 0 ]
 }
+
+@test "YAML nested deeper than 64 levels is refused at once, at its line" {
+	{ printf 'tasks: []\nx:\n  '; head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; echo; } >wf.yaml
+	SECONDS=0
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:66: error: the YAML nests more than 64 levels deep here; a workflow needs far fewer" ]
+	[ "$SECONDS" -lt 3 ]
+	{ printf 'tasks: []\nx: '; head -c 63 /dev/zero | tr '\0' '['; head -c 63 /dev/zero | tr '\0' ']'; echo; } >wf.yaml
+	run "$WFRUN" check wf.yaml
+	[ "${lines[1]}" = "wf.yaml:2:1: error: unknown key 'x' in the workflow" ]
+	{ printf 'tasks: []\nx: '; head -c 64 /dev/zero | tr '\0' '['; head -c 64 /dev/zero | tr '\0' ']'; echo; } >wf.yaml
+	run "$WFRUN" check wf.yaml
+	[ "${lines[0]}" = "wf.yaml:2:67: error: the YAML nests more than 64 levels deep here; a workflow needs far fewer" ]
+}
