@@ -1158,6 +1158,28 @@ in_workdir(const struct builder *b, const char *norm, size_t *n)
 	return norm;
 }
 
+/* A relative name[0..*n) that leaves the workdir and comes back into it
+ * ("../wd/x"): the name inside it ("x", malloc'd), so that both spellings
+ * are one datum; else NULL. */
+static char *
+back_in(const struct builder *b, const char *name, size_t *n)
+{
+	if (!(name[0] == '.' && name[1] == '.' && (*n == 2 || name[2] == '/')))
+		return NULL;
+	char *rel = xstrndup(name, *n);
+	char *j = path_join(b->p->wf->workdir, rel);
+	char *abs = path_normalize(j);
+	size_t m = strlen(abs);
+	const char *in = in_workdir(b, abs, &m);
+	char *r = in[0] == '/' ? NULL : xstrndup(in, m);
+	if (r)
+		*n = m;
+	free(abs);
+	free(j);
+	free(rel);
+	return r;
+}
+
 /*
  * Whether the path name[0..n) (rendered in b->sb) of parameter param may
  * not be used: element elem (from 1; 0: not a list's) of a list that is
@@ -1230,11 +1252,16 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	char *norm = xmalloc(b->sb.len + 2);
 	size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
 	const char *name = in_workdir(b, norm, &n);
+	char *back = back_in(b, name, &n);
+	if (back)
+		name = back;
 	if (path_refused(b, task, param, mode, elem, name, n)) {
+		free(back);
 		free(norm);
 		return;
 	}
 	uint32_t x = dag_intern(g, name, n);
+	free(back);
 	free(norm);
 	bool is_dir = pd->kind == WF_DIR;
 	if (is_dir && (mode & DAG_READ)) {

@@ -52,6 +52,28 @@ EOF2
 	[ ! -e .wfrun/failed ]
 }
 
+@test "a path that leaves the workdir and comes back is the same datum" {
+	mkdir w
+	echo data >w/f.txt
+	cd w
+	wf <<'EOF2'
+tasks:
+  - name: a
+    in: {i: "../w/f.txt"}
+    out: {o: f.txt}
+    run: "false"
+  - name: b
+    out: {o: "../w/.wfrun/x"}
+    allow_outside: true
+    run: "true"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:4:11: error: task 'a': out parameter 'o' and its in parameter 'i' both name 'f.txt', which the task writes: a failure would lose what was there; use one inout parameter, or two paths" ]
+	[ "${lines[1]}" = "wf.yaml:7:11: error: task 'b': out parameter 'o' writes '.wfrun/x', which is inside wfrun's own state (.wfrun); choose another path" ]
+	[ "$(cat f.txt)" = data ]
+}
+
 @test "a path inside a directory collection of the same task, written, is refused" {
 	mkdir d
 	echo x >d/a
