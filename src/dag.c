@@ -158,10 +158,10 @@ readers_to(struct dag *d, uint32_t x, uint32_t t)
 /* Visit every known path under x (not x itself), depth first. */
 #define EACH_DESCENDANT(d, x, y)                                             \
 	for (uint32_t y = (d)->data.v[x].first_child; y != DAG_NONE;         \
-	     y = next_descendant(d, x, y))
+	     y = dag_next_descendant(d, x, y))
 
-static uint32_t
-next_descendant(const struct dag *d, uint32_t root, uint32_t y)
+uint32_t
+dag_next_descendant(const struct dag *d, uint32_t root, uint32_t y)
 {
 	if (d->data.v[y].first_child != DAG_NONE)
 		return d->data.v[y].first_child;

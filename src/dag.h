@@ -123,6 +123,10 @@ bool dag_alias(struct dag *d, uint32_t t, uint32_t *i, uint32_t *j);
 void dag_seal_task(struct dag *d, uint32_t task);
 void dag_finalize(struct dag *d);
 
+/* The datum after y in a walk of the known paths below root (start at
+ * root's first_child), or DAG_NONE at the end. */
+uint32_t dag_next_descendant(const struct dag *d, uint32_t root, uint32_t y);
+
 /* The task that last wrote path (itself or as part of a collection
  * written whole) before the tasks added so far, or DAG_NONE. */
 uint32_t dag_latest_writer(const struct dag *d, uint32_t datum);

@@ -1346,9 +1346,25 @@ guarded(const struct plan *p, const char *name, size_t n)
 static void
 check_dir_written(struct builder *b, uint32_t t, const struct dag_access *a)
 {
-	const struct dag_datum *x = &b->p->dag.data.v[a->datum];
+	const struct dag *g = &b->p->dag;
+	const struct dag_datum *x = &g->data.v[a->datum];
 	struct stat st;
-	if (x->flags & DATUM_HOLDS_LINK)
+	uint32_t y = DAG_NONE;
+	if (a->mode & DAG_READ)
+		for (y = x->first_child; y != DAG_NONE;
+		     y = dag_next_descendant(g, a->datum, y))
+			if ((g->data.v[y].flags & DATUM_ON_DISK) &&
+			    !fstatat(b->p->workdir_fd, g->data.v[y].path, &st,
+				     AT_SYMLINK_NOFOLLOW) &&
+			    S_ISREG(st.st_mode) && st.st_nlink > 1)
+				break;
+	if (y != DAG_NONE)
+		alias_error(b, t, a, "writes the directory collection '%s', "
+			    "which holds '%s', a file with other hard links: "
+			    "restoring it after a failure would leave the "
+			    "change under its other names", x->path,
+			    g->data.v[y].path);
+	else if (x->flags & DATUM_HOLDS_LINK)
 		alias_error(b, t, a, "writes the directory collection '%s', "
 			    "which holds symbolic links: restoring it after a "
 			    "failure would miss what they point to", x->path);

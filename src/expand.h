@@ -106,7 +106,8 @@ int plan_build_limited(struct plan *p, const struct workflow *wf,
  * workdir itself, .wfrun/ or the workflow file; nor may a task write a
  * path it also names through another parameter (or inside a directory
  * collection of another), nor write a directory collection that is a
- * symbolic link, holds one, or is an existing file.
+ * symbolic link, holds one or a hard-linked file (an inout one), or is
+ * an existing file.
  */
 int plan_build_guarded(struct plan *p, const struct workflow *wf,
 		       struct diags *d, bool expand, const char *const *files,

@@ -152,11 +152,18 @@ tasks:
   - name: b
     inout: {d: {dir: d}}
     run: "true"
+  - name: c
+    inout: {d: {dir: h, depth: 2}}
+    run: "true"
 EOF2
+	mkdir -p h/sub
+	echo x >h/sub/f
+	ln h/sub/f other
 	run "$WFRUN" check wf.yaml
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "wf.yaml:3:13: error: task 'a': inout parameter 'd' writes the directory collection 'lnk', which is a symbolic link: restoring it after a failure would miss what it points to; name the directory itself" ]
 	[ "${lines[1]}" = "wf.yaml:6:13: error: task 'b': inout parameter 'd' writes the directory collection 'd', which holds symbolic links: restoring it after a failure would miss what they point to" ]
+	[ "${lines[2]}" = "wf.yaml:9:13: error: task 'c': inout parameter 'd' writes the directory collection 'h', which holds 'h/sub/f', a file with other hard links: restoring it after a failure would leave the change under its other names" ]
 }
 
 # A failing task appends to its inout f, reached through a link.
