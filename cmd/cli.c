@@ -262,7 +262,7 @@ cli_load(const char *resources, bool spec, const char *file,
 	/* The runner writes events.jsonl beside the trace. */
 	char *dir = trace ? path_dirname(trace) : NULL;
 	char *events = dir ? path_join(dir, "events.jsonl") : NULL;
-	const char *files[3], *what[3];
+	const char *files[3] = { 0 }, *what[3] = { 0 };
 	size_t n = 0;
 	if (resources) {
 		files[n] = resources;
@@ -277,6 +277,16 @@ cli_load(const char *resources, bool spec, const char *file,
 	rc = load_plan_guarded(file, cluster_max_cores(resources ? c : NULL,
 						       cores),
 			       wf, p, files, what, n);
+	/* nor may wfrun write its trace over a file it must keep */
+	struct strbuf why = STRBUF_INIT;
+	for (size_t i = n - (trace ? 2 : 0); !rc && i < n; i++)
+		if (plan_claims(p, files[i], what[i], &why)) {
+			error_msg("%s %s: %s; choose another path",
+				  i == n - 2 ? "--trace" : "the events file",
+				  files[i], why.buf);
+			rc = EXIT_USAGE;
+		}
+	strbuf_release(&why);
 	free(events);
 	free(dir);
 	return rc;

@@ -1141,9 +1141,8 @@ first_report(struct builder *b, uint32_t task, unsigned param)
 /* One file, one datum: an absolute path norm[0..*n) inside the workdir is
  * named relative to it, as every relative path is. */
 static const char *
-in_workdir(const struct builder *b, const char *norm, size_t *n)
+in_workdir(const char *wd, const char *norm, size_t *n)
 {
-	const char *wd = b->p->wf->workdir;
 	size_t wl = strlen(wd);
 	if (norm[0] == '/' && *n > wl && !strncmp(norm, wd, wl) &&
 	    (norm[wl] == '/' || wl == 1)) {
@@ -1170,7 +1169,7 @@ back_in(const struct builder *b, const char *name, size_t *n)
 	char *j = path_join(b->p->wf->workdir, rel);
 	char *abs = path_normalize(j);
 	size_t m = strlen(abs);
-	const char *in = in_workdir(b, abs, &m);
+	const char *in = in_workdir(b->p->wf->workdir, abs, &m);
 	char *r = in[0] == '/' ? NULL : xstrndup(in, m);
 	if (r)
 		*n = m;
@@ -1251,7 +1250,7 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	}
 	char *norm = xmalloc(b->sb.len + 2);
 	size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
-	const char *name = in_workdir(b, norm, &n);
+	const char *name = in_workdir(b->p->wf->workdir, norm, &n);
 	char *back = back_in(b, name, &n);
 	if (back)
 		name = back;
@@ -1447,6 +1446,53 @@ check_alias(struct builder *b, uint32_t t)
 			check_written(b, t, &a[k]);
 }
 
+/* Is the datum name[0..n), or a directory collection above it, data of
+ * the plan? */
+static bool
+is_data(const struct plan *p, const char *name, size_t n)
+{
+	if (dag_lookup(&p->dag, name, n) != DAG_NONE)
+		return true;
+	for (long l = path_parent_len(name, n); l > 0;
+	     l = path_parent_len(name, (size_t)l)) {
+		uint32_t x = dag_lookup(&p->dag, name, (size_t)l);
+		if (x != DAG_NONE && (p->dag.data.v[x].flags & DATUM_COLLECTION))
+			return true;
+	}
+	return false;
+}
+
+bool
+plan_claims(const struct plan *p, const char *path, const char *self,
+	    struct strbuf *why)
+{
+	char *abs = path_absolute(path);
+	char *norm = path_normalize(abs);
+	size_t n = strlen(norm);
+	const char *name = in_workdir(p->wf->workdir, norm, &n);
+	bool own = !strcmp(name, ".wfrun/trace.tsv") ||
+		   !strcmp(name, ".wfrun/events.jsonl");
+	for (size_t i = 0; i < p->guard.n && !own && !why->len; i++) {
+		const struct plan_file *f = &p->guard.v[i];
+		size_t fl = strlen(f->path);
+		if (f->what == self)
+			continue;
+		if (!strcmp(name, f->path))
+			strbuf_addf(why, "it is %s", f->what);
+		else if (f->tree && n > fl && !strncmp(name, f->path, fl) &&
+			 name[fl] == '/')
+			strbuf_addf(why, "it is inside %s (%s)", f->what, f->path);
+	}
+	if (!why->len && !strcmp(name, "."))
+		strbuf_addf(why, "it is the workdir");
+	else if (!why->len && is_data(p, name, n))
+		strbuf_addf(why, "it is data of the workflow (a task reads or "
+			    "writes it)");
+	free(norm);
+	free(abs);
+	return why->len > 0;
+}
+
 static void
 add_instance(struct builder *b, void *arg)
 {
@@ -1544,7 +1590,7 @@ add_guard(struct builder *b, const char *file, const char *what, bool tree)
 	char *abs = path_absolute(file);
 	char *norm = path_normalize(abs);
 	size_t n = strlen(norm);
-	const char *name = in_workdir(b, norm, &n);
+	const char *name = in_workdir(b->p->wf->workdir, norm, &n);
 	struct plan_file f = { xstrndup(name, n), what, tree };
 	VEC_PUSH(b->p->guard, f);
 	free(norm);

@@ -113,6 +113,13 @@ int plan_build_guarded(struct plan *p, const struct workflow *wf,
 		       struct diags *d, bool expand, const char *const *files,
 		       const char *const *what, size_t n);
 void plan_release(struct plan *p);
+/* Is path (relative to the current directory, or absolute) one wfrun
+ * must not write over: one of its own files (the workflow, the
+ * resources, .wfrun/ but for its trace.tsv and events.jsonl, the files
+ * given to plan_build_guarded() but the one guarded as self), the
+ * workdir, or data of the plan?  Then why says which. */
+bool plan_claims(const struct plan *p, const char *path, const char *self,
+		 struct strbuf *why);
 
 /* The shell form of task t's command (every value quoted). */
 void plan_command(const struct plan *p, uint32_t t, struct strbuf *out);

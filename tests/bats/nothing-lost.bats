@@ -247,3 +247,40 @@ EOF2
 	run "$WFRUN" check wf.yaml
 	[ "${lines[0]}" = "wf.yaml:2:67: error: the YAML nests more than 64 levels deep here; a workflow needs far fewer" ]
 }
+
+@test "--trace over the workflow, an input or wfrun's own files is refused" {
+	echo in >in.txt
+	wf w.yaml <<'EOF2'
+tasks:
+  - name: a
+    in: {i: in.txt}
+    out: {o: out.txt}
+    run: "cp {in.i} {out.o}"
+EOF2
+	cp w.yaml w.orig
+	run "$WFRUN" run --trace w.yaml w.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: --trace $(pwd -P)/w.yaml: it is the workflow file; choose another path" ]
+	cmp w.yaml w.orig
+	run "$WFRUN" run --trace in.txt w.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: --trace $(pwd -P)/in.txt: it is data of the workflow (a task reads or writes it); choose another path" ]
+	[ "$(cat in.txt)" = in ]
+	run "$WFRUN" run --trace .wfrun/journal w.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: --trace $(pwd -P)/.wfrun/journal: it is inside wfrun's own state (.wfrun); choose another path" ]
+	mkdir t
+	echo mine >t/events.jsonl
+	wf t/w.yaml <<'EOF2'
+tasks:
+  - name: a
+    in: {i: events.jsonl}
+    run: "cat {in.i}"
+EOF2
+	run "$WFRUN" run --trace t/x.tsv t/w.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: the events file $(pwd -P)/t/events.jsonl: it is data of the workflow (a task reads or writes it); choose another path" ]
+	[ "$(cat t/events.jsonl)" = mine ]
+	run "$WFRUN" run -q --trace .wfrun/trace.tsv w.yaml
+	[ "$status" -eq 0 ]
+}
