@@ -165,13 +165,21 @@ report_diags(struct diags *d, const char *file)
 int
 load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
 {
+	return load_plan_guarded(file, cores, wf, p, NULL, NULL, 0);
+}
+
+int
+load_plan_guarded(const char *file, long cores, struct workflow *wf,
+		  struct plan *p, const char *const *files,
+		  const char *const *what, size_t n)
+{
 	struct diags d;
 	diags_init(&d, file);
 	memset(p, 0, sizeof(*p));
 	if (workflow_load(wf, file, &d) == 0) {
 		/* Templates are checked even when some keys were wrong, so
 		 * one run reports both; expansion needs a clean file. */
-		plan_build(p, wf, &d, d.nerrors == 0);
+		plan_build_guarded(p, wf, &d, d.nerrors == 0, files, what, n);
 		for (size_t i = 0; i < wf->ntasks; i++) {
 			const struct wf_task *t = &wf->tasks[i];
 			if (t->cores > cores)
@@ -241,16 +249,46 @@ cluster_max_cores(const struct cluster *c, long local)
 }
 
 int
-cli_load(const char *resources, bool spec, const char *file, long cores,
-	 struct cluster *c, struct workflow *wf, struct plan *p)
+cli_load(const char *resources, bool spec, const char *file,
+	 const char *trace, long cores, struct cluster *c,
+	 struct workflow *wf, struct plan *p)
 {
 	memset(c, 0, sizeof(*c));
 	memset(wf, 0, sizeof(*wf));
 	memset(p, 0, sizeof(*p));
 	int rc = resources ? load_cluster(resources, spec, c) : EXIT_OK;
-	if (!rc)
-		rc = load_plan(file, cluster_max_cores(resources ? c : NULL,
-						       cores), wf, p);
+	if (rc)
+		return rc;
+	/* The runner writes events.jsonl beside the trace. */
+	char *dir = trace ? path_dirname(trace) : NULL;
+	char *events = dir ? path_join(dir, "events.jsonl") : NULL;
+	const char *files[3] = { 0 }, *what[3] = { 0 };
+	size_t n = 0;
+	if (resources) {
+		files[n] = resources;
+		what[n++] = "the resources file";
+	}
+	if (trace) {
+		files[n] = trace;
+		what[n++] = "the trace file of --trace";
+		files[n] = events;
+		what[n++] = "the events file beside the trace";
+	}
+	rc = load_plan_guarded(file, cluster_max_cores(resources ? c : NULL,
+						       cores),
+			       wf, p, files, what, n);
+	/* nor may wfrun write its trace over a file it must keep */
+	struct strbuf why = STRBUF_INIT;
+	for (size_t i = n - (trace ? 2 : 0); !rc && i < n; i++)
+		if (plan_claims(p, files[i], what[i], &why)) {
+			error_msg("%s %s: %s; choose another path",
+				  i == n - 2 ? "--trace" : "the events file",
+				  files[i], why.buf);
+			rc = EXIT_USAGE;
+		}
+	strbuf_release(&why);
+	free(events);
+	free(dir);
 	return rc;
 }
 

@@ -75,11 +75,13 @@ int cli_shared_opt(int c, const char *arg, void *ctx);
  * Load resources (when not NULL) into c, then file into wf and p, with the
  * most cores a worker offers as the limit (cores: this machine's).  spec:
  * the resources are only a description (sim: nothing connects), so a mix
- * of shared and staged workers is not an error.  0 or EXIT_USAGE; release
- * c, wf and p in either case.
+ * of shared and staged workers is not an error.  trace: the run's --trace
+ * file, or NULL; no task may write it, the events file beside it, nor the
+ * resources file.  0 or EXIT_USAGE; release c, wf and p in either case.
  */
-int cli_load(const char *resources, bool spec, const char *file, long cores,
-	     struct cluster *c, struct workflow *wf, struct plan *p);
+int cli_load(const char *resources, bool spec, const char *file,
+	     const char *trace, long cores, struct cluster *c,
+	     struct workflow *wf, struct plan *p);
 
 /*
  * Load file into wf and p, printing every error as file:line:col.  cores is
@@ -88,6 +90,10 @@ int cli_load(const char *resources, bool spec, const char *file, long cores,
  */
 int load_plan(const char *file, long cores, struct workflow *wf,
 	      struct plan *p);
+/* The same, no task writing any of the n files (what names each). */
+int load_plan_guarded(const char *file, long cores, struct workflow *wf,
+		      struct plan *p, const char *const *files,
+		      const char *const *what, size_t n);
 /* Print the errors (and warnings) of file; release d; 0 or EXIT_USAGE. */
 int report_diags(struct diags *d, const char *file);
 /* Parse the argument of -j; prints an error and returns -1 when bad. */

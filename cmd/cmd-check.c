@@ -78,7 +78,8 @@ cmd_check(int argc, char **argv)
 	struct cluster cl;
 	struct workflow wf;
 	struct plan p;
-	rc = cli_load(resources, false, argv[optind], cores, &cl, &wf, &p);
+	rc = cli_load(resources, false, argv[optind], NULL, cores, &cl, &wf,
+		      &p);
 	if (!rc && log_level >= 1) {
 		summary(argv[optind], &wf, &p);
 		if (resources)

@@ -173,7 +173,8 @@ run(struct run_args *a, const char *file)
 	struct cluster cl;
 	struct workflow wf;
 	struct plan p;
-	int rc = cli_load(a->resources, false, file, a->o.cores, &cl, &wf, &p);
+	int rc = cli_load(a->resources, false, file, a->trace, a->o.cores, &cl,
+			  &wf, &p);
 	bool *forced = xcalloc(wf.ntasks + 1, sizeof(bool));
 	if (!rc && forced_tasks(&wf, &a->force, forced) < 0)
 		rc = EXIT_USAGE;

@@ -162,7 +162,8 @@ sim(struct sim_args *a, const char *file)
 	memset(&tr, 0, sizeof(tr));
 	if (!a->o.cores)
 		a->o.cores = local_cores();
-	int rc = cli_load(a->resources, true, file, a->o.cores, &cl, &wf, &p);
+	int rc = cli_load(a->resources, true, file, NULL, a->o.cores, &cl, &wf,
+			  &p);
 	if (!rc)
 		rc = load_model(&m, a->model, &wf);
 	if (!rc && a->trace)

@@ -27,6 +27,8 @@ dag_release(struct dag *d)
 	VEC_FREE(d->edge_to);
 	VEC_FREE(d->rnodes);
 	VEC_FREE(d->stamp);
+	VEC_FREE(d->mark);
+	VEC_FREE(d->mark_acc);
 	free(d->succ_off);
 	free(d->succ);
 	memset(d, 0, sizeof(*d));
@@ -156,10 +158,10 @@ readers_to(struct dag *d, uint32_t x, uint32_t t)
 /* Visit every known path under x (not x itself), depth first. */
 #define EACH_DESCENDANT(d, x, y)                                             \
 	for (uint32_t y = (d)->data.v[x].first_child; y != DAG_NONE;         \
-	     y = next_descendant(d, x, y))
+	     y = dag_next_descendant(d, x, y))
 
-static uint32_t
-next_descendant(const struct dag *d, uint32_t root, uint32_t y)
+uint32_t
+dag_next_descendant(const struct dag *d, uint32_t root, uint32_t y)
 {
 	if (d->data.v[y].first_child != DAG_NONE)
 		return d->data.v[y].first_child;
@@ -225,6 +227,50 @@ do_write(struct dag *d, uint32_t t, const struct dag_access *a)
 	d->data.v[x].readers = DAG_NONE;
 }
 
+/* Is datum x marked by an access of t (kept in *k) that, with mode,
+ * makes a write? */
+static bool
+marked(const struct dag *d, uint32_t x, uint32_t t, const struct dag_access *a,
+       int mode, bool dir_only, uint32_t *k)
+{
+	if (d->mark.v[x] != t + 1)
+		return false;
+	*k = d->mark_acc.v[x];
+	if (dir_only && !a[*k].is_dir)
+		return false;
+	return ((a[*k].mode | mode) & DAG_WRITE) != 0;
+}
+
+bool
+dag_alias(struct dag *d, uint32_t t, uint32_t *i, uint32_t *j)
+{
+	const struct dag_task *task = &d->tasks.v[t];
+	const struct dag_access *a = dag_task_acc(d, task);
+	while (d->mark.n < d->data.n) {
+		VEC_PUSH(d->mark, 0);
+		VEC_PUSH(d->mark_acc, 0);
+	}
+	for (uint32_t k = 0; k < task->nacc; k++) {
+		uint32_t x = a[k].datum;
+		if (marked(d, x, t, a, a[k].mode, false, i)) {
+			*j = k;
+			return true;
+		}
+		if (d->mark.v[x] != t + 1 || (a[k].mode & DAG_WRITE)) {
+			d->mark.v[x] = t + 1;
+			d->mark_acc.v[x] = k;
+		}
+	}
+	for (uint32_t k = 0; k < task->nacc; k++)
+		for (uint32_t z = d->data.v[a[k].datum].parent; z != DAG_NONE;
+		     z = d->data.v[z].parent)
+			if (marked(d, z, t, a, a[k].mode, true, i)) {
+				*j = k;
+				return true;
+			}
+	return false;
+}
+
 void
 dag_seal_task(struct dag *d, uint32_t t)
 {
@@ -259,6 +305,8 @@ dag_finalize(struct dag *d)
 	VEC_FREE(d->edge_to);
 	VEC_FREE(d->rnodes);
 	VEC_FREE(d->stamp);
+	VEC_FREE(d->mark);
+	VEC_FREE(d->mark_acc);
 	for (size_t i = 0; i < n; i++)
 		d->tasks.v[i].state = d->tasks.v[i].waiting ? TASK_WAITING
 							    : TASK_READY;

@@ -31,6 +31,8 @@ enum {
 	DATUM_ON_DISK = 4,   /* seen on disk by a scan */
 	DATUM_DIR_MADE = 8,  /* the runner created it as a directory */
 	DATUM_COLLECTION = 16, /* accessed as a directory collection */
+	DATUM_LINK = 32,       /* a scan found it a symbolic link */
+	DATUM_HOLDS_LINK = 64, /* a symbolic link lies below it */
 };
 
 struct dag_datum {
@@ -90,6 +92,8 @@ struct dag {
 	VEC(uint32_t) edge_to;
 	VEC(uint64_t) rnodes;         /* reader list: task << 32 | next */
 	VEC(uint32_t) stamp;          /* last successor given an edge */
+	VEC(uint32_t) mark;           /* per datum: task + 1 (dag_alias) */
+	VEC(uint32_t) mark_acc;       /* per datum: that task's access */
 	/* after finalize: successors in CSR form */
 	uint32_t *succ_off;
 	uint32_t *succ;
@@ -107,9 +111,21 @@ uint32_t dag_add_task(struct dag *d, uint32_t tmpl);
 void dag_add_bind(struct dag *d, const char *value);
 void dag_add_access(struct dag *d, uint32_t task, uint32_t datum, int mode,
 		    bool is_dir, unsigned depth, unsigned param);
+/*
+ * Do two accesses of task t (added, not yet sealed) name one datum, or
+ * one lie in a directory collection of the other, with either of them
+ * a write?  Then *i and *j are their indices among t's accesses (*j
+ * the one found to clash with *i) and true is returned.  Linear in the
+ * accesses' path depths.
+ */
+bool dag_alias(struct dag *d, uint32_t t, uint32_t *i, uint32_t *j);
 /* Compute the edges of the task just added. */
 void dag_seal_task(struct dag *d, uint32_t task);
 void dag_finalize(struct dag *d);
+
+/* The datum after y in a walk of the known paths below root (start at
+ * root's first_child), or DAG_NONE at the end. */
+uint32_t dag_next_descendant(const struct dag *d, uint32_t root, uint32_t y);
 
 /* The task that last wrote path (itself or as part of a collection
  * written whole) before the tasks added so far, or DAG_NONE. */

@@ -84,8 +84,8 @@ expr_atom(struct expr *e, long long *v)
 		e->p++;
 		if (expr_atom(e, v) < 0)
 			return -1;
-		if (neg)
-			*v = -*v;
+		if (neg && __builtin_sub_overflow(0LL, *v, v))
+			return errprintf(e->err, "overflow");
 		r = 0;
 	} else if (isdigit((unsigned char)*e->p)) {
 		char *end;
@@ -124,6 +124,9 @@ expr_prod(struct expr *e, long long *v)
 		} else {
 			if (!w)
 				return errprintf(e->err, "division by zero");
+			/* LLONG_MIN / -1 (and % -1) traps on x86 */
+			if (w == -1 && *v == LLONG_MIN)
+				return errprintf(e->err, "overflow");
 			*v = op == '/' ? *v / w : *v % w;
 		}
 	}
@@ -719,8 +722,11 @@ glob_values(struct builder *b, const struct wf_iter *it, const char *pattern,
 	size_t skip = pattern[0] == '/' ? 0 : strlen(wd) + 1;
 	if (!strcmp(wd, "/") && pattern[0] != '/')
 		skip = 1;
+	/* a glob's values are paths: never options (add_dot_slash) */
 	for (size_t i = 0; i < g.gl_pathc; i++)
-		VEC_PUSH(*out, xstrdup(g.gl_pathv[i] + skip));
+		VEC_PUSH(*out, g.gl_pathv[i][skip] == '-'
+			 ? xasprintf("./%s", g.gl_pathv[i] + skip)
+			 : xstrdup(g.gl_pathv[i] + skip));
 	globfree(&g);
 	return 0;
 }
@@ -999,9 +1005,6 @@ unsafe_element(const char *s, size_t n, const char *norm)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return "it contains a control character (a newline, a "
 			       "tab, ...)";
-	if (s[0] == '-')
-		return "it starts with '-', so commands would read it as an "
-		       "option";
 	size_t e = n;
 	while (e > 1 && s[e - 1] == '/')
 		e--;
@@ -1033,6 +1036,17 @@ struct scan_ctx {
 	const char *owner;
 	bool reported;
 };
+
+/* Datum x is a symbolic link: each directory above it holds one. */
+static void
+mark_link(struct dag *g, uint32_t x)
+{
+	g->data.v[x].flags |= DATUM_LINK;
+	for (uint32_t z = g->data.v[x].parent;
+	     z != DAG_NONE && !(g->data.v[z].flags & DATUM_HOLDS_LINK);
+	     z = g->data.v[z].parent)
+		g->data.v[z].flags |= DATUM_HOLDS_LINK;
+}
 
 /* Read directory dir (a datum) from disk into the dag, to depth levels.
  * Names that are not safe paths are reported (once per scan) against the
@@ -1085,6 +1099,8 @@ scan_dir(struct builder *b, uint32_t dir, unsigned depth, struct scan_ctx *sc)
 		}
 		uint32_t x = dag_intern(g, path.buf, path.len);
 		g->data.v[x].flags |= DATUM_ON_DISK;
+		if (de->d_type == DT_LNK)
+			mark_link(g, x);
 		if (depth > 1 && de->d_type == DT_DIR)
 			VEC_PUSH(subdirs, x);
 	}
@@ -1125,9 +1141,8 @@ first_report(struct builder *b, uint32_t task, unsigned param)
 /* One file, one datum: an absolute path norm[0..*n) inside the workdir is
  * named relative to it, as every relative path is. */
 static const char *
-in_workdir(const struct builder *b, const char *norm, size_t *n)
+in_workdir(const char *wd, const char *norm, size_t *n)
 {
-	const char *wd = b->p->wf->workdir;
 	size_t wl = strlen(wd);
 	if (norm[0] == '/' && *n > wl && !strncmp(norm, wd, wl) &&
 	    (norm[wl] == '/' || wl == 1)) {
@@ -1140,6 +1155,28 @@ in_workdir(const struct builder *b, const char *norm, size_t *n)
 		return ".";
 	}
 	return norm;
+}
+
+/* A relative name[0..*n) that leaves the workdir and comes back into it
+ * ("../wd/x"): the name inside it ("x", malloc'd), so that both spellings
+ * are one datum; else NULL. */
+static char *
+back_in(const struct builder *b, const char *name, size_t *n)
+{
+	if (!(name[0] == '.' && name[1] == '.' && (*n == 2 || name[2] == '/')))
+		return NULL;
+	char *rel = xstrndup(name, *n);
+	char *j = path_join(b->p->wf->workdir, rel);
+	char *abs = path_normalize(j);
+	size_t m = strlen(abs);
+	const char *in = in_workdir(b->p->wf->workdir, abs, &m);
+	char *r = in[0] == '/' ? NULL : xstrndup(in, m);
+	if (r)
+		*n = m;
+	free(abs);
+	free(j);
+	free(rel);
+	return r;
 }
 
 /*
@@ -1213,12 +1250,17 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	}
 	char *norm = xmalloc(b->sb.len + 2);
 	size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
-	const char *name = in_workdir(b, norm, &n);
+	const char *name = in_workdir(b->p->wf->workdir, norm, &n);
+	char *back = back_in(b, name, &n);
+	if (back)
+		name = back;
 	if (path_refused(b, task, param, mode, elem, name, n)) {
+		free(back);
 		free(norm);
 		return;
 	}
 	uint32_t x = dag_intern(g, name, n);
+	free(back);
 	free(norm);
 	bool is_dir = pd->kind == WF_DIR;
 	if (is_dir && (mode & DAG_READ)) {
@@ -1228,6 +1270,228 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	dag_add_access(g, task, x, mode, is_dir, (unsigned)pd->depth, param);
 }
 
+
+/* ---- data never aliased ---- */
+
+/* "out parameter 'o'" of access k of task t, into out. */
+static void
+param_name(const struct plan *p, uint32_t t, const struct dag_access *a,
+	   struct strbuf *out)
+{
+	const struct wf_param *prm =
+		&p->wf->tasks[p->dag.tasks.v[t].tmpl].params[a->param];
+	strbuf_addf(out, "%s parameter '%s'", wf_access_name(prm->access),
+		    prm->name);
+}
+
+/* Report one aliasing problem of access a of task t: "task L: P <why>". */
+static void PRINTF(4, 5)
+alias_error(struct builder *b, uint32_t t, const struct dag_access *a,
+	    const char *fmt, ...)
+{
+	if (!first_report(b, t, a->param))
+		return;
+	struct strbuf why = STRBUF_INIT, label = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&why, fmt, ap);
+	va_end(ap);
+	plan_label(b->p, t, &label);
+	strbuf_reset(&b->msg);
+	param_name(b->p, t, a, &b->msg);
+	const struct wf_param *prm =
+		&b->p->wf->tasks[b->p->dag.tasks.v[t].tmpl].params[a->param];
+	diag_error(b->d, prm->loc, "task %s: %s %s", label.buf, b->msg.buf,
+		   why.buf);
+	strbuf_release(&why);
+	strbuf_release(&label);
+}
+
+/* Does the written datum name[0..n) hold the workdir (or is it)? */
+static bool
+holds_workdir(const struct builder *b, const char *name, size_t n)
+{
+	if (name[0] == '/') {
+		const char *wd = b->p->wf->workdir;
+		return !strncmp(wd, name, n) &&
+		       (wd[n] == '/' || wd[n] == '\0' || n == 1);
+	}
+	for (size_t i = 0; i < n; i += 3)
+		if (strncmp(name + i, "..", 2) || (i + 2 < n && name[i + 2] != '/'))
+			return n == 1 && name[0] == '.';
+	return true;
+}
+
+/* Which of wfrun's own files the written datum name[0..n) is, holds or
+ * (for a tree) lies in; NULL when none. */
+static const struct plan_file *
+guarded(const struct plan *p, const char *name, size_t n)
+{
+	for (size_t i = 0; i < p->guard.n; i++) {
+		const struct plan_file *f = &p->guard.v[i];
+		size_t fl = strlen(f->path);
+		size_t m = n < fl ? n : fl;
+		if (strncmp(f->path, name, m))
+			continue;
+		if (n == fl || (n < fl && f->path[n] == '/') ||
+		    (f->tree && n > fl && name[fl] == '/'))
+			return f;
+	}
+	return NULL;
+}
+
+/* A directory collection that task t writes (and is the first to):
+ * what is on disk there must be a directory the restore can put back. */
+static void
+check_dir_written(struct builder *b, uint32_t t, const struct dag_access *a)
+{
+	const struct dag *g = &b->p->dag;
+	const struct dag_datum *x = &g->data.v[a->datum];
+	struct stat st;
+	uint32_t y = DAG_NONE;
+	if (a->mode & DAG_READ)
+		for (y = x->first_child; y != DAG_NONE;
+		     y = dag_next_descendant(g, a->datum, y))
+			if ((g->data.v[y].flags & DATUM_ON_DISK) &&
+			    !fstatat(b->p->workdir_fd, g->data.v[y].path, &st,
+				     AT_SYMLINK_NOFOLLOW) &&
+			    S_ISREG(st.st_mode) && st.st_nlink > 1)
+				break;
+	if (y != DAG_NONE)
+		alias_error(b, t, a, "writes the directory collection '%s', "
+			    "which holds '%s', a file with other hard links: "
+			    "restoring it after a failure would leave the "
+			    "change under its other names", x->path,
+			    g->data.v[y].path);
+	else if (x->flags & DATUM_HOLDS_LINK)
+		alias_error(b, t, a, "writes the directory collection '%s', "
+			    "which holds symbolic links: restoring it after a "
+			    "failure would miss what they point to", x->path);
+	else if ((b->p->workdir_fd >= 0 || x->path[0] == '/') &&
+		 !fstatat(b->p->workdir_fd, x->path, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (S_ISLNK(st.st_mode))
+			alias_error(b, t, a, "writes the directory collection "
+				    "'%s', which is a symbolic link: restoring "
+				    "it after a failure would miss what it "
+				    "points to; name the directory itself",
+				    x->path);
+		else if (!S_ISDIR(st.st_mode))
+			alias_error(b, t, a, "is a directory collection, but "
+				    "'%s' is an existing file, not a directory; "
+				    "move it away or choose another path",
+				    x->path);
+	}
+}
+
+/* What task t writes: not wfrun's own, not the workdir, not a link the
+ * restore would miss. */
+static void
+check_written(struct builder *b, uint32_t t, const struct dag_access *a)
+{
+	const struct dag_datum *x = &b->p->dag.data.v[a->datum];
+	const struct plan_file *f;
+	if (holds_workdir(b, x->path, x->len))
+		alias_error(b, t, a, "writes '%s', which is the workdir %s%s; "
+			    "write to paths inside it", x->path,
+			    x->len == 1 && x->path[0] == '.' ? "" : "or holds ",
+			    b->p->wf->workdir);
+	else if ((f = guarded(b->p, x->path, x->len)) &&
+		 strlen(f->path) == x->len)
+		alias_error(b, t, a, "writes '%s', which is %s; choose another "
+			    "path", x->path, f->what);
+	else if (f)
+		alias_error(b, t, a, "writes '%s', which %s %s (%s); choose "
+			    "another path", x->path,
+			    x->len < strlen(f->path) ? "holds" : "is inside",
+			    f->what, f->path);
+	else if (a->is_dir &&
+		 dag_latest_writer(&b->p->dag, a->datum) == DAG_NONE)
+		check_dir_written(b, t, a);
+}
+
+/* The check that no path task t writes is also read as something else by
+ * it, is wfrun's own, is the workdir or a link the restore would miss.
+ * Once per instance, before its edges: linear in its accesses. */
+static void
+check_alias(struct builder *b, uint32_t t)
+{
+	struct dag *g = &b->p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	const struct dag_access *a = dag_task_acc(g, dt);
+	uint32_t i, j;
+	if (dag_alias(g, t, &i, &j)) {
+		struct strbuf other = STRBUF_INIT;
+		const struct dag_datum *xi = &g->data.v[a[i].datum];
+		const struct dag_datum *xj = &g->data.v[a[j].datum];
+		if (a[i].param == a[j].param)
+			alias_error(b, t, &a[j], "names '%s' twice, and writes "
+				    "it", xj->path);
+		else if (a[i].datum == a[j].datum) {
+			param_name(b->p, t, &a[i], &other);
+			alias_error(b, t, &a[j], "and its %s both name '%s', "
+				    "which the task writes: a failure would lose "
+				    "what was there; use one inout parameter, "
+				    "or two paths", other.buf, xj->path);
+		} else {
+			param_name(b->p, t, &a[i], &other);
+			alias_error(b, t, &a[j], "names '%s', inside '%s', the "
+				    "directory collection of its %s, and one "
+				    "of them is written; give them paths apart",
+				    xj->path, xi->path, other.buf);
+		}
+		strbuf_release(&other);
+	}
+	for (uint32_t k = 0; k < dt->nacc; k++)
+		if (a[k].mode & DAG_WRITE)
+			check_written(b, t, &a[k]);
+}
+
+/* Is the datum name[0..n), or a directory collection above it, data of
+ * the plan? */
+static bool
+is_data(const struct plan *p, const char *name, size_t n)
+{
+	if (dag_lookup(&p->dag, name, n) != DAG_NONE)
+		return true;
+	for (long l = path_parent_len(name, n); l > 0;
+	     l = path_parent_len(name, (size_t)l)) {
+		uint32_t x = dag_lookup(&p->dag, name, (size_t)l);
+		if (x != DAG_NONE && (p->dag.data.v[x].flags & DATUM_COLLECTION))
+			return true;
+	}
+	return false;
+}
+
+bool
+plan_claims(const struct plan *p, const char *path, const char *self,
+	    struct strbuf *why)
+{
+	char *abs = path_absolute(path);
+	char *norm = path_normalize(abs);
+	size_t n = strlen(norm);
+	const char *name = in_workdir(p->wf->workdir, norm, &n);
+	bool own = !strcmp(name, ".wfrun/trace.tsv") ||
+		   !strcmp(name, ".wfrun/events.jsonl");
+	for (size_t i = 0; i < p->guard.n && !own && !why->len; i++) {
+		const struct plan_file *f = &p->guard.v[i];
+		size_t fl = strlen(f->path);
+		if (f->what == self)
+			continue;
+		if (!strcmp(name, f->path))
+			strbuf_addf(why, "it is %s", f->what);
+		else if (f->tree && n > fl && !strncmp(name, f->path, fl) &&
+			 name[fl] == '/')
+			strbuf_addf(why, "it is inside %s (%s)", f->what, f->path);
+	}
+	if (!why->len && !strcmp(name, "."))
+		strbuf_addf(why, "it is the workdir");
+	else if (!why->len && is_data(p, name, n))
+		strbuf_addf(why, "it is data of the workflow (a task reads or "
+			    "writes it)");
+	free(norm);
+	free(abs);
+	return why->len > 0;
+}
 
 static void
 add_instance(struct builder *b, void *arg)
@@ -1250,6 +1514,7 @@ add_instance(struct builder *b, void *arg)
 		expand_data(b, &a->pt->params[i], t, mode, (unsigned)i, a->owner,
 			    0);
 	}
+	check_alias(b, t);
 	dag_seal_task(g, t);
 	a->pt->ninst++;
 }
@@ -1304,6 +1569,11 @@ check_inputs(struct builder *b)
 	free(per_task);
 }
 
+static int build(struct plan *p, const struct workflow *wf,
+		 struct diags *d, bool expand, const struct plan_limits *lim,
+		 const char *const *files, const char *const *what,
+		 size_t nfiles);
+
 int
 plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 	   bool expand)
@@ -1313,9 +1583,41 @@ plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
 	return plan_build_limited(p, wf, d, expand, &lim);
 }
 
+/* Guard file (relative to the current directory, or absolute). */
+static void
+add_guard(struct builder *b, const char *file, const char *what, bool tree)
+{
+	char *abs = path_absolute(file);
+	char *norm = path_normalize(abs);
+	size_t n = strlen(norm);
+	const char *name = in_workdir(b->p->wf->workdir, norm, &n);
+	struct plan_file f = { xstrndup(name, n), what, tree };
+	VEC_PUSH(b->p->guard, f);
+	free(norm);
+	free(abs);
+}
+
 int
 plan_build_limited(struct plan *p, const struct workflow *wf, struct diags *d,
 		   bool expand, const struct plan_limits *lim)
+{
+	return build(p, wf, d, expand, lim, NULL, NULL, 0);
+}
+
+int
+plan_build_guarded(struct plan *p, const struct workflow *wf,
+		   struct diags *d, bool expand, const char *const *files,
+		   const char *const *what, size_t n)
+{
+	struct plan_limits lim = { PLAN_MAX_TASKS, PLAN_MAX_ACCESSES,
+				   PLAN_MAX_EMPTY };
+	return build(p, wf, d, expand, &lim, files, what, n);
+}
+
+static int
+build(struct plan *p, const struct workflow *wf, struct diags *d,
+      bool expand, const struct plan_limits *lim, const char *const *files,
+      const char *const *what, size_t nfiles)
 {
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
@@ -1332,6 +1634,15 @@ plan_build_limited(struct plan *p, const struct workflow *wf, struct diags *d,
 	b.lim = *lim;
 	strbuf_init(&b.sb);
 	strbuf_init(&b.msg);
+	if (wf->workdir) {
+		struct plan_file own = { xstrdup(".wfrun"), "wfrun's own state",
+					 true };
+		VEC_PUSH(p->guard, own);
+		if (wf->file)
+			add_guard(&b, wf->file, "the workflow file", false);
+		for (size_t i = 0; i < nfiles; i++)
+			add_guard(&b, files[i], what[i], false);
+	}
 	int bad = 0;
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		if (compile_task(&b, &p->pt[i], &wf->tasks[i]) < 0)
@@ -1405,6 +1716,9 @@ plan_release(struct plan *p)
 		free(pt->reported);
 	}
 	free(p->pt);
+	for (size_t i = 0; i < p->guard.n; i++)
+		free(p->guard.v[i].path);
+	VEC_FREE(p->guard);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);
@@ -1412,6 +1726,15 @@ plan_release(struct plan *p)
 }
 
 /* ---- rendering instances ---- */
+
+/* A relative path that starts with '-' is rendered as ./-x, as GNU tools
+ * advise, so that no command reads a path as an option. */
+static void
+add_dot_slash(struct strbuf *out, const char *path)
+{
+	if (path[0] == '-')
+		strbuf_adds(out, "./");
+}
 
 static const char *const *
 task_vals(const struct plan *p, uint32_t t)
@@ -1449,6 +1772,7 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 				if (!first)
 					strbuf_addch(out, ' ');
 				first = false;
+				add_dot_slash(out, x->path);
 				sq_quote(out, x->path, x->len);
 			}
 			break;
@@ -1517,6 +1841,7 @@ words_param(struct words *w, const struct plan *p, const struct dag_task *dt,
 			word_end(w);
 		first = false;
 		word_start(w);
+		add_dot_slash(w->buf, x->path);
 		strbuf_add(w->buf, x->path, x->len);
 	}
 }
@@ -1592,6 +1917,7 @@ plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out)
 			if (!first)
 				strbuf_addch(out, ' ');
 			first = false;
+			add_dot_slash(out, p->dag.data.v[a[j].datum].path);
 			strbuf_adds(out, p->dag.data.v[a[j].datum].path);
 		}
 	}

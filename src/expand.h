@@ -43,6 +43,14 @@ struct pdata {
 	struct tmpl *each_lo, *each_hi, **each_items, *each_glob;
 };
 
+/* A file of wfrun's own (the workflow, the trace, ...) that no task may
+ * write, nor a directory above it. */
+struct plan_file {
+	char *path;        /* normalised, named as a datum is */
+	const char *what;  /* "the workflow file" */
+	bool tree;         /* writing inside it is refused too */
+};
+
 struct ptask {
 	const struct wf_task *wt;
 	struct tmpl run;
@@ -62,6 +70,7 @@ struct plan {
 	struct ptask *pt;
 	int workdir_fd;   /* -1 if the workdir does not exist yet */
 	size_t ninputs_missing;
+	VEC(struct plan_file) guard; /* wfrun's own files: never data */
 };
 
 /*
@@ -90,7 +99,27 @@ struct plan_limits {
 int plan_build_limited(struct plan *p, const struct workflow *wf,
 		       struct diags *d, bool expand,
 		       const struct plan_limits *lim);
+/*
+ * plan_build(), also refusing any task that writes one of the n files
+ * (paths relative to the current directory, or absolute) or a directory
+ * holding one.  Whatever the caller names, no task may write the
+ * workdir itself, .wfrun/ or the workflow file; nor may a task write a
+ * path it also names through another parameter (or inside a directory
+ * collection of another), nor write a directory collection that is a
+ * symbolic link, holds one or a hard-linked file (an inout one), or is
+ * an existing file.
+ */
+int plan_build_guarded(struct plan *p, const struct workflow *wf,
+		       struct diags *d, bool expand, const char *const *files,
+		       const char *const *what, size_t n);
 void plan_release(struct plan *p);
+/* Is path (relative to the current directory, or absolute) one wfrun
+ * must not write over: one of its own files (the workflow, the
+ * resources, .wfrun/ but for its trace.tsv and events.jsonl, the files
+ * given to plan_build_guarded() but the one guarded as self), the
+ * workdir, or data of the plan?  Then why says which. */
+bool plan_claims(const struct plan *p, const char *path, const char *self,
+		 struct strbuf *why);
 
 /* The shell form of task t's command (every value quoted). */
 void plan_command(const struct plan *p, uint32_t t, struct strbuf *out);

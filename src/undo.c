@@ -16,16 +16,19 @@
 #define SAVED ".wfrun/saved"
 #define FAILED ".wfrun/failed"
 
-/* Copy the file src to dst (which must not exist), keeping mode and
- * times; a reflink where the file system can. */
+/* Copy the file src to dst, keeping times; a reflink where the file
+ * system can.  dst must not exist, or (in_place) it is rewritten: the
+ * same inode, so its other names and the links to it see the data. */
 static int
-copy_file(const char *src, const char *dst, const struct stat *st)
+copy_file(const char *src, const char *dst, const struct stat *st,
+	  bool in_place)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -1;
-	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-		       st->st_mode & 07777);
+	int out = in_place ? open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC)
+			   : open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+				  st->st_mode & 07777);
 	if (out < 0) {
 		int e = errno;
 		close(in);
@@ -109,7 +112,7 @@ copy_any(struct strbuf *src, struct strbuf *dst, struct strbuf *where)
 		return 0;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		if (copy_file(src->buf, dst->buf, &st) < 0)
+		if (copy_file(src->buf, dst->buf, &st, false) < 0)
 			goto fail;
 		return 0;
 	}
@@ -171,13 +174,16 @@ undo_rmtree(const char *path)
 	}
 }
 
-/* The manifest: key, name, id, then one "P<path>" (saved as entry n) or
- * "A<path>" (absent before the task) per INOUT datum; NUL-separated. */
+/* The manifest: key, name, id, then one "P<path>" (saved as entry n),
+ * "L<path>" (a file reached through a symbolic link or with other hard
+ * links: its data saved as entry n, put back by rewriting the file in
+ * place) or "A<path>" (absent before the task) per INOUT datum;
+ * NUL-separated. */
 struct manifest {
 	char *buf;
 	size_t len;
 	const char *key, *name, *id;
-	VEC(const char *) paths; /* each starts with P or A */
+	VEC(const char *) paths; /* each starts with P, L or A */
 };
 
 static int
@@ -206,7 +212,7 @@ manifest_read(const char *dir, struct manifest *m)
 			break; /* no terminating NUL: torn */
 		if (k < 3)
 			fields[k++] = s;
-		else if (l >= 1 && (s[0] == 'P' || s[0] == 'A'))
+		else if (l >= 1 && (s[0] == 'P' || s[0] == 'L' || s[0] == 'A'))
 			VEC_PUSH(m->paths, s);
 		off += l + 1;
 	}
@@ -237,6 +243,23 @@ undo_has_inout(const struct plan *p, uint32_t t)
 		if (g->acc.v[dt->acc + i].mode == (DAG_READ | DAG_WRITE))
 			return true;
 	return false;
+}
+
+/* Is path (lstat'd in *st) a file that other names reach: a symbolic
+ * link to a regular file, or one with other hard links?  Then *st is
+ * the file's own, and undo must save and put back its data, not the
+ * name (a rename would leave the task's change in the file). */
+static bool
+linked(const char *path, struct stat *st)
+{
+	struct stat target;
+	if (S_ISLNK(st->st_mode)) {
+		if (stat(path, &target) < 0 || !S_ISREG(target.st_mode))
+			return false;
+		*st = target;
+		return true;
+	}
+	return S_ISREG(st->st_mode) && st->st_nlink > 1;
 }
 
 int
@@ -285,6 +308,19 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 		strbuf_reset(&dst);
 		strbuf_adds(&src, path);
 		strbuf_addf(&dst, "%s/%u", tmp, n++);
+		if (linked(path, &st)) {
+			if (copy_file(path, dst.buf, &st, false) < 0) {
+				strbuf_adds(&where, path);
+				rc = errprintf(err, "cannot save a copy of its "
+					       "INOUT data %s before it runs (%s: "
+					       "%s)", path, where.buf,
+					       strerror(errno));
+				break;
+			}
+			strbuf_addf(&man, "L%s", path);
+			strbuf_addch(&man, '\0');
+			continue;
+		}
 		if (copy_any(&src, &dst, &where) < 0) {
 			rc = errprintf(err, "cannot save a copy of its INOUT data "
 				       "%s before it runs (%s: %s)", path, where.buf,
@@ -329,15 +365,21 @@ aside_dir(const char *name, const char *id)
 	return d;
 }
 
-/* Move path aside into dir (made on first use); 0 or -1 with err. */
-static int
-move_aside(const char *path, const char *dir, struct errbuf *err)
+/* Where path goes in the aside directory dir (malloc'd). */
+static char *
+aside_path(const char *path, const char *dir)
 {
 	const char *rel = path;
 	while (*rel == '/')
 		rel++;
-	char *dst = xasprintf("%s/%s%s", dir, path[0] == '/' ? "_root_/" : "",
-			      rel);
+	return xasprintf("%s/%s%s", dir, path[0] == '/' ? "_root_/" : "", rel);
+}
+
+/* Move path aside into dir (made on first use); 0 or -1 with err. */
+static int
+move_aside(const char *path, const char *dir, struct errbuf *err)
+{
+	char *dst = aside_path(path, dir);
 	char *parent = path_dirname(dst);
 	int rc = 0;
 	if (mkdir_p(parent, 0777) < 0 ||
@@ -365,6 +407,35 @@ move_aside(const char *path, const char *dir, struct errbuf *err)
 	return rc;
 }
 
+/* Put back saved entry n of dir into the file path (stat'd in *st)
+ * reached through a link: a copy of what is there now goes aside, then
+ * the file is rewritten in place, so every name of it sees the old data
+ * again. */
+static int
+put_back_in_place(const char *dir, unsigned n, const char *path,
+		  const struct stat *st, const struct manifest *m, char **aside,
+		  struct errbuf *err)
+{
+	if (!*aside)
+		*aside = aside_dir(m->name, m->id);
+	char *dst = aside_path(path, *aside);
+	char *parent = path_dirname(dst);
+	char *src = xasprintf("%s/%u", dir, n);
+	struct stat saved;
+	int rc = 0;
+	if (mkdir_p(parent, 0777) < 0 || copy_file(path, dst, st, false) < 0)
+		rc = errprintf(err, "cannot copy %s aside to %s: %s", path, dst,
+			       strerror(errno));
+	else if (stat(src, &saved) < 0 ||
+		 copy_file(src, path, &saved, true) < 0)
+		rc = errprintf(err, "cannot put back %s from %s: %s", path, src,
+			       strerror(errno));
+	free(src);
+	free(parent);
+	free(dst);
+	return rc;
+}
+
 /* Put back the saved INOUT data of dir's manifest, moving what is there
  * now into *aside (chosen on first use). */
 static int
@@ -376,7 +447,14 @@ restore(const char *dir, const struct manifest *m, char **aside,
 	struct stat st;
 	for (size_t i = 0; i < m->paths.n; i++) {
 		const char *path = m->paths.v[i] + 1;
-		bool present = m->paths.v[i][0] == 'P';
+		bool present = m->paths.v[i][0] != 'A';
+		if (m->paths.v[i][0] == 'L' && stat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			if (put_back_in_place(dir, n++, path, &st, m, aside,
+					      err) < 0)
+				rc = -1;
+			continue;
+		}
 		if (lstat(path, &st) == 0) {
 			if (!*aside)
 				*aside = aside_dir(m->name, m->id);

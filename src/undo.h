@@ -4,7 +4,9 @@
  * Before a task runs, undo_save() copies each of its INOUT data (files or
  * directory collections) to .wfrun/saved/<id>/ — a FICLONE reflink where
  * the file system can, a plain copy otherwise (a hard link would not do:
- * the task writes the same inode) — with a manifest naming the task and
+ * the task writes the same inode); of an INOUT file reached through a
+ * symbolic link or with other hard links, the file's data, put back by
+ * rewriting it in place — with a manifest naming the task and
  * the paths, and renames the directory into place only when complete.
  * When the task fails, undo_fail() moves what it left (its OUT data and
  * the updated INOUT data) aside to .wfrun/failed/<name>/<id>/ — never

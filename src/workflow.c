@@ -1214,6 +1214,44 @@ loc_of_offset(const char *buf, size_t len, size_t off)
 	return l;
 }
 
+/*
+ * Is the YAML in buf nested deeper than WF_MAX_DEPTH?  Then report it at
+ * the first collection too deep and return true.  libyaml's loader takes
+ * time quadratic in the depth (100,000 levels: 22 s), so the events are
+ * read first, stopping at the limit; a syntax error is left to the
+ * loader to report.
+ */
+static bool
+too_deep(const char *buf, size_t len, struct diags *d)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	int depth = 0;
+	bool deep = false, end = false;
+	while (!deep && !end && yaml_parser_parse(&parser, &ev)) {
+		if (ev.type == YAML_SEQUENCE_START_EVENT ||
+		    ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+			 ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		end = ev.type == YAML_STREAM_END_EVENT;
+		if (depth > WF_MAX_DEPTH) {
+			struct wf_loc l = { (unsigned)ev.start_mark.line + 1,
+					    (unsigned)ev.start_mark.column + 1 };
+			diag_error(d, l, "the YAML nests more than %d levels "
+				   "deep here; a workflow needs far fewer",
+				   WF_MAX_DEPTH);
+			deep = true;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return deep;
+}
+
 int
 workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 		  size_t len, struct diags *d)
@@ -1226,6 +1264,8 @@ workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	c.wf = wf;
+	if (too_deep(buf, len, d))
+		return -1;
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &c.doc)) {

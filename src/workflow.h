@@ -40,6 +40,8 @@ void diag_warning(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 /* Print as "file:line:col: error: msg", sorted by position. */
 void diags_print(struct diags *d, FILE *fp);
 
+/* The deepest nesting of YAML collections in a workflow file. */
+#define WF_MAX_DEPTH 64
 /* The longest value of a var, and of a rendered path, foreach value or
  * glob pattern (wfrun-workflow(5), LIMITS): vars that refer to vars
  * cannot grow a small file into gigabytes. */

@@ -86,22 +86,6 @@ EOF2
 	[ "$(cat n.txt)" = "-rf" ]
 }
 
-@test "an unsafe list element is refused before anything runs" {
-	wf <<'EOF2'
-tasks:
-  - name: mk
-    out: {o: made.txt}
-    run: "touch {out.o}"
-  - name: rm
-    in: {all: {list: "{f}", foreach: {f: [made.txt, "-rf"]}}}
-    run: "rm {in.all}"
-EOF2
-	run "$WFRUN" wf.yaml
-	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wf.yaml:6:10: error: task 'rm': list collection 'in.all': element 2 '-rf' is not a safe path: it starts with '-', so commands would read it as an option" ]
-	[ ! -e made.txt ]
-}
-
 @test "wfrun -n of a huge foreach is refused quickly, not expanded" {
 	wf <<'EOF2'
 tasks:

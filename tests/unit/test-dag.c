@@ -149,6 +149,24 @@ main(void)
 	is_int(dag_lookup(&g, "a/b", 3), g.data.v[x].parent, "parent interned");
 	is_int(dag_lookup(&g, "a/b/c", 5), x, "lookup finds the datum");
 	is_int(dag_lookup(&g, "zz", 2), DAG_NONE, "unknown path");
+	reset();
+
+	/* Aliasing: one task naming one written path twice, or a path
+	 * inside its own written (or read) collection. */
+	uint32_t i, k;
+	uint32_t t1 = T("r:f", "w:f", NULL);
+	is_int(dag_alias(&g, t1, &i, &k) && i == 0 && k == 1, 1,
+	       "in and out of one path alias");
+	uint32_t t2 = T("r:f", "r:f", "w:g", NULL);
+	is_int(dag_alias(&g, t2, &i, &k), 0, "two reads of one path do not");
+	uint32_t t3 = T("r:d/x/y", "W:d", NULL);
+	is_int(dag_alias(&g, t3, &i, &k) && i == 1 && k == 0, 1,
+	       "a read inside a written collection aliases");
+	uint32_t t4 = T("R:d", "r:d/x", NULL);
+	is_int(dag_alias(&g, t4, &i, &k), 0,
+	       "a read inside a read collection does not");
+	uint32_t t5 = T("rw:f", NULL);
+	is_int(dag_alias(&g, t5, &i, &k), 0, "an inout alone does not");
 	dag_release(&g);
 	return done_testing();
 }

@@ -95,6 +95,12 @@ main(void)
 	is_int(ev("1/0"), -999999, "division by zero is an error");
 	is_int(ev("abc"), -999999, "junk is an error");
 	is_int(ev("1 2"), -999999, "two numbers is an error");
+	is_int(ev("(-9223372036854775807-1)/-1"), -999999,
+	       "LLONG_MIN / -1 is an overflow, not SIGFPE");
+	is_int(ev("(-9223372036854775807-1)%-1"), -999999,
+	       "LLONG_MIN %% -1 is an overflow");
+	is_int(ev("-(-9223372036854775807-1)"), -999999,
+	       "negating LLONG_MIN is an overflow");
 
 	char *n;
 	n = path_normalize("./a//b/./c/");

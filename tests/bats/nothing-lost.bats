@@ -1,0 +1,286 @@
+#!/usr/bin/env bats
+# Issue 18, "nothing lost, ever": inputs a hostile or careless user may
+# write, and the data they must never destroy or alias.
+load helper
+
+@test "range arithmetic that overflows is an error at its line, not SIGFPE" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {i: "(-9223372036854775807-1)/-1..1"}
+    run: "echo {i}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:15: error: foreach 'i' of task 'a': range bound '(-9223372036854775807-1)/-1' is not an integer expression (overflow)" ]
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:15: error: foreach 'i' of task 'a': range bound '(-9223372036854775807-1)/-1' is not an integer expression (overflow)" ]
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {i: "1..(-9223372036854775807-1)%-1"}
+    run: "echo {i}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:15: error: foreach 'i' of task 'a': range bound '(-9223372036854775807-1)%-1' is not an integer expression (overflow)" ]
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {i: "-(-9223372036854775807-1)..1"}
+    run: "echo {i}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:15: error: foreach 'i' of task 'a': range bound '-(-9223372036854775807-1)' is not an integer expression (overflow)" ]
+}
+
+@test "the same path as in and out is refused before anything runs; the input stays" {
+	echo data >f.txt
+	wf <<'EOF2'
+tasks:
+  - name: a
+    in: {i: f.txt}
+    out: {o: f.txt}
+    run: "false"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:4:11: error: task 'a': out parameter 'o' and its in parameter 'i' both name 'f.txt', which the task writes: a failure would lose what was there; use one inout parameter, or two paths" ]
+	[ "$(cat f.txt)" = data ]
+	[ ! -e .wfrun/failed ]
+}
+
+@test "a path that leaves the workdir and comes back is the same datum" {
+	mkdir w
+	echo data >w/f.txt
+	cd w
+	wf <<'EOF2'
+tasks:
+  - name: a
+    in: {i: "../w/f.txt"}
+    out: {o: f.txt}
+    run: "false"
+  - name: b
+    out: {o: "../w/.wfrun/x"}
+    allow_outside: true
+    run: "true"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:4:11: error: task 'a': out parameter 'o' and its in parameter 'i' both name 'f.txt', which the task writes: a failure would lose what was there; use one inout parameter, or two paths" ]
+	[ "${lines[1]}" = "wf.yaml:7:11: error: task 'b': out parameter 'o' writes '.wfrun/x', which is inside wfrun's own state (.wfrun); choose another path" ]
+	[ "$(cat f.txt)" = data ]
+}
+
+@test "a path inside a directory collection of the same task, written, is refused" {
+	mkdir d
+	echo x >d/a
+	wf <<'EOF2'
+tasks:
+  - name: a
+    in: {d: {dir: d}}
+    out: {o: d/b}
+    run: "true"
+  - name: b
+    out: {o: {list: "x{k}", foreach: {k: [a, b, a]}}}
+    run: "true"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:4:11: error: task 'a': out parameter 'o' names 'd/b', inside 'd', the directory collection of its in parameter 'd', and one of them is written; give them paths apart" ]
+	[ "${lines[1]}" = "wf.yaml:7:11: error: task 'b': out parameter 'o' names 'xa' twice, and writes it" ]
+}
+
+@test "wfrun's own files and the workdir are never data" {
+	echo keep >afile
+	mkdir sub
+	wf <<'EOF2'
+tasks:
+  - name: j
+    out: {j: .wfrun/journal}
+    run: "true"
+  - name: w
+    inout: {dir: {dir: "."}}
+    run: "true"
+  - name: f
+    out: {dir: {dir: afile}}
+    run: "true"
+  - name: y
+    out: {y: wf.yaml}
+    run: "true"
+  - name: t
+    out: {t: {dir: sub}}
+    run: "true"
+EOF2
+	run "$WFRUN" run --trace sub/t.tsv wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:11: error: task 'j': out parameter 'j' writes '.wfrun/journal', which is inside wfrun's own state (.wfrun); choose another path" ]
+	[ "${lines[1]}" = "wf.yaml:6:13: error: task 'w': inout parameter 'dir' writes '.', which is the workdir $(pwd -P); write to paths inside it" ]
+	[ "${lines[2]}" = "wf.yaml:9:11: error: task 'f': out parameter 'dir' is a directory collection, but 'afile' is an existing file, not a directory; move it away or choose another path" ]
+	[ "${lines[3]}" = "wf.yaml:12:11: error: task 'y': out parameter 'y' writes 'wf.yaml', which is the workflow file; choose another path" ]
+	[ "${lines[4]}" = "wf.yaml:15:11: error: task 't': out parameter 't' writes 'sub', which holds the trace file of --trace (sub/t.tsv); choose another path" ]
+	[ "${lines[5]}" = "wfrun: 5 errors in wf.yaml; nothing was run" ]
+	[ "$(cat afile)" = keep ]
+	[ ! -e sub/t.tsv ]
+	[ ! -e .wfrun/journal ]
+	wf <<'EOF2'
+tasks:
+  - name: t
+    out: {t: t.tsv, e: events.jsonl}
+    run: "touch {out.t} {out.e}"
+EOF2
+	run "$WFRUN" run --trace t.tsv wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:11: error: task 't': out parameter 't' writes 't.tsv', which is the trace file of --trace; choose another path" ]
+	[ "${lines[1]}" = "wf.yaml:3:21: error: task 't': out parameter 'e' writes 'events.jsonl', which is the events file beside the trace; choose another path" ]
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 0 ]
+}
+
+@test "a written directory collection that is, or holds, a symbolic link is refused" {
+	mkdir real d
+	echo x >real/f
+	ln -s real lnk
+	ln -s ../real/f d/l
+	wf <<'EOF2'
+tasks:
+  - name: a
+    inout: {d: {dir: lnk}}
+    run: "true"
+  - name: b
+    inout: {d: {dir: d}}
+    run: "true"
+  - name: c
+    inout: {d: {dir: h, depth: 2}}
+    run: "true"
+EOF2
+	mkdir -p h/sub
+	echo x >h/sub/f
+	ln h/sub/f other
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:13: error: task 'a': inout parameter 'd' writes the directory collection 'lnk', which is a symbolic link: restoring it after a failure would miss what it points to; name the directory itself" ]
+	[ "${lines[1]}" = "wf.yaml:6:13: error: task 'b': inout parameter 'd' writes the directory collection 'd', which holds symbolic links: restoring it after a failure would miss what they point to" ]
+	[ "${lines[2]}" = "wf.yaml:9:13: error: task 'c': inout parameter 'd' writes the directory collection 'h', which holds 'h/sub/f', a file with other hard links: restoring it after a failure would leave the change under its other names" ]
+}
+
+# A failing task appends to its inout f, reached through a link.
+linked_inout() {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    inout: {f: f}
+    run: "echo changed >> {inout.f}; exit 1"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 1 ]
+}
+
+@test "a failed task's inout reached through a symbolic link in the workdir is put back" {
+	echo old >real
+	ln -s real f
+	linked_inout
+	[ "$(cat real)" = old ]
+	[ -L f ]
+	[ "$(cat .wfrun/failed/a/1/f)" = "old
+changed" ]
+}
+
+@test "a failed task's inout reached through a symbolic link out of the workdir is put back" {
+	mkdir w
+	echo old >real
+	cd w
+	ln -s ../real f
+	linked_inout
+	[ "$(cat ../real)" = old ]
+	[ -L f ]
+}
+
+@test "a failed task's inout with another hard link is put back under both names" {
+	echo old >f
+	ln f other
+	linked_inout
+	[ "$(cat f)" = old ]
+	[ "$(cat other)" = old ]
+	[ "$(stat -c %i f)" = "$(stat -c %i other)" ]
+}
+
+@test "values that start with - are never read as options: paths and globs get ./" {
+	mkdir scratch
+	touch scratch/keep ./-rf ./-q
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {f: {glob: "-r*"}}
+    in: {i: "{f}"}
+    out: {o: "{f}.n"}
+    env: {P: "{in.i}"}
+    run: "rm {in.i} scratch; echo {f} \"$P\" > {out.o}"
+    on_failure: ignore
+  - name: b
+    in: {all: {list: "{f}", foreach: {f: [-q, "-rf.n"]}}}
+    run: "ls {in.all} scratch"
+EOF2
+	run "$WFRUN" -n wf.yaml
+	[ "${lines[2]}" = "rm ./-rf scratch; echo ./-rf \"\$P\" > ./-rf.n" ]
+	[ "${lines[4]}" = "ls ./-q ./-rf.n scratch" ]
+	run "$WFRUN" -q wf.yaml
+	[ "$(cat ./-rf.n)" = "./-rf ./-rf" ]
+	[ -e scratch/keep ]
+	[ ! -e ./-rf ]
+	[ "$status" -eq 0 ]
+}
+
+@test "YAML nested deeper than 64 levels is refused at once, at its line" {
+	{ printf 'tasks: []\nx:\n  '; head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; echo; } >wf.yaml
+	SECONDS=0
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:66: error: the YAML nests more than 64 levels deep here; a workflow needs far fewer" ]
+	[ "$SECONDS" -lt 3 ]
+	{ printf 'tasks: []\nx: '; head -c 63 /dev/zero | tr '\0' '['; head -c 63 /dev/zero | tr '\0' ']'; echo; } >wf.yaml
+	run "$WFRUN" check wf.yaml
+	[ "${lines[1]}" = "wf.yaml:2:1: error: unknown key 'x' in the workflow" ]
+	{ printf 'tasks: []\nx: '; head -c 64 /dev/zero | tr '\0' '['; head -c 64 /dev/zero | tr '\0' ']'; echo; } >wf.yaml
+	run "$WFRUN" check wf.yaml
+	[ "${lines[0]}" = "wf.yaml:2:67: error: the YAML nests more than 64 levels deep here; a workflow needs far fewer" ]
+}
+
+@test "--trace over the workflow, an input or wfrun's own files is refused" {
+	echo in >in.txt
+	wf w.yaml <<'EOF2'
+tasks:
+  - name: a
+    in: {i: in.txt}
+    out: {o: out.txt}
+    run: "cp {in.i} {out.o}"
+EOF2
+	cp w.yaml w.orig
+	run "$WFRUN" run --trace w.yaml w.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: --trace $(pwd -P)/w.yaml: it is the workflow file; choose another path" ]
+	cmp w.yaml w.orig
+	run "$WFRUN" run --trace in.txt w.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: --trace $(pwd -P)/in.txt: it is data of the workflow (a task reads or writes it); choose another path" ]
+	[ "$(cat in.txt)" = in ]
+	run "$WFRUN" run --trace .wfrun/journal w.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: --trace $(pwd -P)/.wfrun/journal: it is inside wfrun's own state (.wfrun); choose another path" ]
+	mkdir t
+	echo mine >t/events.jsonl
+	wf t/w.yaml <<'EOF2'
+tasks:
+  - name: a
+    in: {i: events.jsonl}
+    run: "cat {in.i}"
+EOF2
+	run "$WFRUN" run --trace t/x.tsv t/w.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: the events file $(pwd -P)/t/events.jsonl: it is data of the workflow (a task reads or writes it); choose another path" ]
+	[ "$(cat t/events.jsonl)" = mine ]
+	run "$WFRUN" run -q --trace .wfrun/trace.tsv w.yaml
+	[ "$status" -eq 0 ]
+}
