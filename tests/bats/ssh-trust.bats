@@ -2,13 +2,16 @@
 # Issue 24: what neither side trusts.  The agent never removes or writes
 # anything outside its workdir and store, whatever paths a task names;
 # symbolic links in staged data; absolute outputs checked as locally.
-# One worker whose workdir is not shared (testcluster without --shared).
+# Two workers whose workdir is not shared (testcluster without --shared);
+# most tests use the first alone.
 load helper
 
 setup_file() {
 	export C="$BATS_FILE_TMPDIR/t"
-	"$TESTCLUSTER" up -q 1 "$C" || return 1
+	"$TESTCLUSTER" up -q 2 "$C" || return 1
 	cluster_xml "$C" false
+	# w1 alone
+	sed '/<worker name="w2"/,/<\/worker>/d' "$C/cluster.xml" >"$C/w1.xml"
 }
 
 teardown_file() {
@@ -34,7 +37,7 @@ tasks:
     out: {v: "../../../../victim"}
     run: "true"
 EOF2
-	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	run "$WFRUN" -q -r "$C/w1.xml" wf.yaml
 	[ "$status" -ne 0 ]
 	[ "$(cat "$WWD/victim")" = precious ]
 	[[ "$output" == *"outside the sandbox"* ]]
@@ -48,8 +51,89 @@ tasks:
     out: {f: "dd/x"}
     run: "rm -rf dd && ln -s $WWD/outside dd && echo mine > dd/x"
 EOF2
-	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	run "$WFRUN" -q -r "$C/w1.xml" wf.yaml
 	[ "$status" -ne 0 ]
 	[ "$(cat "$WWD/outside/x")" = mine ]
 	[[ "$output" == *"did not create its output 'f' (dd/x)"* ]]
+}
+
+# known_hosts decided as ssh -o StrictHostKeyChecking=yes decides: each
+# file below is judged by ssh and by wfrun, which must agree.  RIGHT is
+# the worker's ed25519 host key, WRONG another.
+@test "host keys: wfrun accepts exactly the known_hosts entries ssh accepts" {
+	local right wrong hp="[$h]:$p" kh verdict ssh_ok wf_ok
+	right=$(awk -v hp="$hp" '$1 == hp { print $2, $3; exit }' "$C/known_hosts")
+	[ -n "$right" ]
+	ssh-keygen -q -t ed25519 -N '' -f other </dev/null
+	wrong=$(cut -d' ' -f1,2 other.pub)
+	hashed() { # a hashed line for name $1 and key $2
+		echo "$1 $2" >hk && ssh-keygen -q -H -f hk >/dev/null 2>&1 && cat hk
+	}
+	cases=(
+		"plain:$h $right"
+		"port:$hp $right"
+		"wrong:$hp $wrong"
+		"conflict:$hp $wrong
+$h $right"
+		"both:$hp $wrong
+$hp $right"
+		"hashed:$(hashed "$hp" "$right")"
+		"hashed-plain:$(hashed "$h" "$right")"
+		"hashed-wrong:$(hashed "$hp" "$wrong")"
+		"wildcard:[127.0.0.?]:$p $right"
+		"star:* $right"
+		"negated:[127.0.0.*]:$p,![$h]:$p $right"
+		"list:other.example,$hp $right"
+		"revoked:@revoked $hp $right
+$hp $right"
+		"ca:@cert-authority $hp $right"
+		"case:[127.0.0.1]:$p $right"
+		"portless-wrong:$h $wrong
+$hp $right"
+	)
+	wf <<'EOF2'
+tasks:
+  - name: t
+    out: {f: f}
+    run: "echo hi > {out.f}"
+EOF2
+	for c in "${cases[@]}"; do
+		name=${c%%:*}
+		printf '%s\n' "${c#*:}" >kh
+		ssh_ok=no wf_ok=no
+		if ssh -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$PWD/kh" \
+			-o GlobalKnownHostsFile=/dev/null -o BatchMode=yes \
+			-o IdentitiesOnly=yes -i "$k" -p "$p" "$u@$h" true </dev/null 2>/dev/null; then
+			ssh_ok=yes
+		fi
+		sed "s|known-hosts=\"[^\"]*\"|known-hosts=\"$PWD/kh\"|" "$C/w1.xml" >r.xml
+		rm -rf .wfrun f
+		if "$WFRUN" -q -r r.xml wf.yaml >out 2>&1; then
+			wf_ok=yes
+		fi
+		echo "$name: ssh $ssh_ok, wfrun $wf_ok"
+		[ "$ssh_ok" = "$wf_ok" ]
+	done
+}
+
+@test "a refused host key is an error with -q, and the exit status says so" {
+	local hp="[$h]:$p" right
+	right=$(awk -v hp="$hp" '$1 == hp { print $2, $3; exit }' "$C/known_hosts")
+	ssh-keygen -q -t ed25519 -N '' -f other </dev/null
+	# w1's key conflicts (as in issue 24); w2's is right
+	{
+		echo "$hp $(cut -d' ' -f1,2 other.pub)"
+		echo "$h $right"
+		grep -vF "$hp " "$C/known_hosts"
+	} >kh
+	sed "s|known-hosts=\"[^\"]*\"|known-hosts=\"$PWD/kh\"|" "$C/cluster.xml" >r.xml
+	wf <<'EOF2'
+tasks:
+  - name: t
+    out: {f: f}
+    run: "echo hi > {out.f}"
+EOF2
+	run -3 "$WFRUN" -q -r r.xml wf.yaml
+	[[ "$output" == *"error: worker 'w1' refused: the ssh-ed25519 host key of $hp (SHA256:"*") does NOT match the one in $PWD/kh (line 1)"* ]]
+	[ "$(cat f)" = hi ]
 }
