@@ -220,7 +220,15 @@ finish_staged(struct staged *s, bool ok, struct strbuf *l)
 		struct stat st;
 		strbuf_reset(&dst);
 		strbuf_addf(&dst, "%s/%s", s->outdir, s->outs.v[i]);
-		char kind = ok ? move_out(s, s->outs.v[i], &st) : '-';
+		const char *out = s->outs.v[i];
+		char kind = !ok ? '-' : out[0] != '/' ? move_out(s, out, &st)
+			    : lstat(out, &st) ? '-'
+			    : S_ISDIR(st.st_mode) ? 'D' : 'F';
+		if (kind == 'D' || kind == 'F') {
+			/* not in the store: no file of it listed */
+			proto_field(&kinds, kind == 'D' ? "d" : "f", 0);
+			continue;
+		}
 		char k[2] = { kind, '\0' }, size[32];
 		proto_field(&kinds, k, 0);
 		if (kind == 'f') {
@@ -429,10 +437,12 @@ outside_path(struct proto_msg *m, size_t nlink)
 		if (k >= m->n || parse_long(m->f[k], &n) < 0 || n < 0 ||
 		    k + 1 + (size_t)n > m->n)
 			return NULL; /* malformed: said later */
-		for (size_t i = k + 1; i < k + 1 + (size_t)n; i++)
-			if (strcmp(m->f[i], ".") &&
-			    wirepath_check(m->f[i], strlen(m->f[i]), &err) < 0)
+		for (size_t i = k + 1; i < k + 1 + (size_t)n; i++) {
+			/* an absolute OUT is only looked at, where it is */
+			const char *q = m->f[i] + (list && m->f[i][0] == '/');
+			if (strcmp(q, ".") && wirepath_check(q, strlen(q), &err) < 0)
 				return m->f[i];
+		}
 		k += 1 + (size_t)n;
 	}
 	return NULL;

@@ -891,8 +891,13 @@ submit(struct stage *st, struct pend *pd)
 	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		const char *path = g->data.v[a->datum].path;
-		if (is_abs(path))
+		if (is_abs(path)) {
+			/* written in place on the worker: the agent only
+			 * says whether it is there, as a local run checks */
+			if (a->mode & DAG_WRITE)
+				VEC_PUSH(outs, (char *)path);
 			continue;
+		}
 		if (a->is_dir && strcmp(path, "."))
 			VEC_PUSH(mk, (char *)path);
 		if (a->mode & DAG_WRITE) {
@@ -955,7 +960,7 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 	size_t o = 0;
 	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
-		if (!(a->mode & DAG_WRITE) || is_abs(g->data.v[a->datum].path))
+		if (!(a->mode & DAG_WRITE))
 			continue;
 		if (exited0 && missing == DAG_NONE &&
 		    (o >= res->nout_ok || !res->out_ok[o]))

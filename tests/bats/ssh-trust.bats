@@ -137,3 +137,28 @@ EOF2
 	[[ "$output" == *"error: worker 'w1' refused: the ssh-ed25519 host key of $hp (SHA256:"*") does NOT match the one in $PWD/kh (line 1)"* ]]
 	[ "$(cat f)" = hi ]
 }
+
+@test "an absolute output a task did not create fails it, as locally" {
+	abs="$WWD/abs-$BATS_TEST_NUMBER"
+	rm -rf "$abs"
+	mkdir -p "$abs"
+	wf <<EOF2
+tasks:
+  - name: t
+    allow_outside: true
+    out: {f: "$abs/never.txt"}
+    run: "true"
+  - name: u
+    allow_outside: true
+    out: {f: "$abs/made.txt"}
+    run: "echo made > {out.f}"
+EOF2
+	run -1 "$WFRUN" -q -r "$C/w1.xml" wf.yaml
+	[[ "$output" == *"task 't' exited 0 but did not create its output 'f' ($abs/never.txt)"* ]]
+	[ "$(cat "$abs/made.txt")" = made ]
+	[ "$(trace_col status | sort | tr '\n' ' ')" = "COMPLETED FAILED " ]
+	# the same locally
+	rm -rf .wfrun "$abs/made.txt"
+	run -1 "$WFRUN" -q wf.yaml
+	[[ "$output" == *"task 't' exited 0 but did not create its output 'f' ($abs/never.txt)"* ]]
+}
