@@ -162,3 +162,28 @@ EOF2
 	run -1 "$WFRUN" -q wf.yaml
 	[[ "$output" == *"task 't' exited 0 but did not create its output 'f' ($abs/never.txt)"* ]]
 }
+
+@test "a link in an input directory is never followed out of the workdir to a worker" {
+	echo secret >"$BATS_TEST_TMPDIR/secret"
+	mkdir -p data other
+	echo one >data/one
+	echo two >other/two
+	ln -s ../other/two data/two
+	wf <<'EOF2'
+tasks:
+  - name: t
+    in: {d: {dir: data}}
+    out: {f: list}
+    run: "cat {in.d}/one {in.d}/two > {out.f}"
+EOF2
+	run "$WFRUN" -q -r "$C/w1.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat list)" = "one
+two" ]
+	ln -s "$BATS_TEST_TMPDIR/secret" data/s
+	rm -rf .wfrun list
+	run -1 "$WFRUN" -q -r "$C/w1.xml" wf.yaml
+	[[ "$output" == *"cannot stage 'data/s': a symbolic link to $BATS_TEST_TMPDIR/secret, outside the workdir"* ]]
+	[ -z "$(find "$WWD" -name s)" ]
+	[ ! -e list ]
+}
