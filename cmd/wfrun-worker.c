@@ -138,13 +138,13 @@ remove_at(int dir, const char *name)
 {
 	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					   O_CLOEXEC);
-	if (fd < 0) {
-		unlinkat(dir, name, 0);
-		return;
-	}
-	DIR *d = fdopendir(fd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
-		close(fd);
+		/* not a directory (a file, a link): unlinked itself */
+		if (fd < 0)
+			unlinkat(dir, name, 0);
+		else
+			close(fd);
 		return;
 	}
 	struct dirent *de;

@@ -14,15 +14,22 @@ setup_file() {
 	sed '/<worker name="w2"/,/<\/worker>/d' "$C/cluster.xml" >"$C/w1.xml"
 }
 
+# Each test in a directory of the master's own, which workers cannot see;
+# the first worker's host line in n h p u k WWD.
+setup() {
+	read -r n h p u k WWD <"$C/hosts"
+	W="$C/master/t$BATS_TEST_NUMBER"
+	mkdir -p "$W" && cd "$W" || exit 1
+}
+
 teardown_file() {
 	"$TESTCLUSTER" down -q "$C"
 }
 
-setup() {
-	W="$C/master/t$BATS_TEST_NUMBER"
-	mkdir -p "$W"
-	cd "$W" || exit 1
-	read -r n h p u k WWD <"$C/hosts"
+# A workflow of one task writing f.
+hi_wf() {
+	printf '%s\n' 'tasks:' '  - name: t' '    out: {f: f}' \
+		'    run: "echo hi > {out.f}"' >wf.yaml
 }
 
 @test "the agent deletes nothing outside its workdir: an out dir of ../../../../victim" {
@@ -91,12 +98,7 @@ $hp $right"
 		"portless-wrong:$h $wrong
 $hp $right"
 	)
-	wf <<'EOF2'
-tasks:
-  - name: t
-    out: {f: f}
-    run: "echo hi > {out.f}"
-EOF2
+	hi_wf
 	for c in "${cases[@]}"; do
 		name=${c%%:*}
 		printf '%s\n' "${c#*:}" >kh
@@ -127,12 +129,7 @@ EOF2
 		grep -vF "$hp " "$C/known_hosts"
 	} >kh
 	sed "s|known-hosts=\"[^\"]*\"|known-hosts=\"$PWD/kh\"|" "$C/cluster.xml" >r.xml
-	wf <<'EOF2'
-tasks:
-  - name: t
-    out: {f: f}
-    run: "echo hi > {out.f}"
-EOF2
+	hi_wf
 	run -3 "$WFRUN" -q -r r.xml wf.yaml
 	[[ "$output" == *"error: worker 'w1' refused: the ssh-ed25519 host key of $hp (SHA256:"*") does NOT match the one in $PWD/kh (line 1)"* ]]
 	[ "$(cat f)" = hi ]

@@ -65,11 +65,11 @@ on_state(struct exec *e, void *arg)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!size)
+	if (size < 1)
 		return 0;
-	size_t chunk = (size_t)data[0] + 1;
-	data++;
-	size--;
+	const size_t step = 1 + (size_t)data[0];
+	const char *in = (const char *)data + 1;
+	const size_t len = size - 1;
 	memset(ended, 0, sizeof(ended));
 	struct agent_link link = { &nowhere };
 	struct agent_client *c = agent_client_new("w", "host", "/wd", on_result,
@@ -85,10 +85,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				  .err_path = "e" };
 	e->ops->submit(e, &staged);
 	e->ops->submit(e, &plain);
-	for (size_t off = 0; off < size; off += chunk) {
-		size_t n = size - off < chunk ? size - off : chunk;
-		agent_client_input(c, (const char *)data + off, n);
-	}
+	for (size_t at = 0; at < len; at += step)
+		agent_client_input(c, in + at, len - at < step ? len - at : step);
 	agent_client_ended(c, EXEC_LOST, "the input ended");
 	/* every job has ended by now, once */
 	if (ended[1] != 1 || ended[2] != 1 || e->running)

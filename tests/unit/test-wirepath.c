@@ -17,16 +17,21 @@ static size_t nres;
 static char first_path[256];
 static size_t nstate;
 
+static size_t sent_bytes, closed;
+
+/* The transport: counts what the client sends, and its closing. */
 static void
 link_send(struct agent_link *l, const char *buf, size_t n)
 {
-	(void)l, (void)buf, (void)n;
+	(void)l;
+	(void)buf;
+	sent_bytes += n;
 }
 
 static void
 link_close(struct agent_link *l, bool hurry)
 {
-	(void)l, (void)hurry;
+	closed += l && !hurry;
 }
 
 static const struct agent_link_ops ops = { link_send, NULL, NULL,
@@ -99,7 +104,11 @@ hostile(const char *files, const char *why)
 	/* what it says after that is not believed */
 	feed(c, "1\tdd/x\t1");
 	is_int(nres, 1, "%s: nothing more is heard from it", why);
+	size_t before = closed;
+	sent_bytes = 0;
 	e->ops->release(e);
+	ok(closed == before + 1 && !sent_bytes,
+	   "%s: its link is closed, no EXIT sent to it", why);
 }
 
 int
