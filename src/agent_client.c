@@ -309,7 +309,12 @@ handle_msg(struct agent_client *c, struct proto_msg *m)
 	r.read_bytes = r.write_bytes = -1;
 	long id;
 	if (!strcmp(t, "HELLO") && m->n >= 5) {
-		on_hello(c, m);
+		/* a second one would fail a worker with jobs out, never
+		 * giving them back */
+		if (e->state != EXEC_CONNECTING)
+			drop(c, "a second HELLO");
+		else
+			on_hello(c, m);
 	} else if (!strcmp(t, "DONE") && m->n >= 2 &&
 		   !parse_long(m->f[1], &id)) {
 		r.task = (uint32_t)id;

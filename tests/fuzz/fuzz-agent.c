@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: the master's side of the agent protocol, against a
  * hostile agent.  An agent client (agent_client.c) with a transport that
- * goes nowhere has two jobs out: task 1 staged (outputs "out" and
+ * goes nowhere, after a proper HELLO, has two jobs out: task 1 staged (outputs "out" and
  * "d/log"), task 2 plain.  The input is what the agent answers, fed in
  * chunks whose size is its first byte.  Whatever it says, each job ends
  * at most once, and every file of a result the runner sees is a normal
@@ -76,6 +76,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						  on_state, NULL);
 	agent_client_attach(c, &link);
 	struct exec *e = agent_client_exec(c);
+	/* ready, as the runner sends jobs only to a ready worker */
+	static const char hello[] = "HELLO\t4\tx86_64\t2\t1\n";
+	agent_client_input(c, hello, sizeof(hello) - 1);
 	char *argv[] = { "sh", "-c", "true", NULL };
 	struct exec_stage st = { "/wd/.wfrun/sandbox/r/2", "/wd/.wfrun/data/r/t2",
 				 NULL, 0, NULL, 0, (char **)outs, 2 };

@@ -156,5 +156,15 @@ main(void)
 		ok(nres == 1 && res[0].lost, "%s: lost", lies[i][1]);
 		agent_client_exec(c2)->ops->release(agent_client_exec(c2));
 	}
+	/* found by fuzz-agent: a second HELLO, of another version, failed
+	 * the worker with its jobs never given back */
+	struct agent_link l3 = { &ops };
+	struct agent_client *c3 = ready_client(&l3);
+	const char *again = "HELLO\t5\tx86_64\t2\t1\n";
+	agent_client_input(c3, again, strlen(again));
+	ok(nres == 1 && res[0].lost &&
+		   agent_client_exec(c3)->state == EXEC_LOST,
+	   "a second HELLO: the worker is dropped, its job given back");
+	agent_client_exec(c3)->ops->release(agent_client_exec(c3));
 	return done_testing();
 }
