@@ -110,7 +110,7 @@ $(BUILD)/tests/test-agent-pipe: $(BUILD)/wfrun-worker
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 600
 FUZZ_BUILD = build-fuzz
-FUZZ_TARGETS = workflow resources proto
+FUZZ_TARGETS = workflow resources proto agent
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	   -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(WARN) -D_GNU_SOURCE -iquote src $(LIBS_CFLAGS) $(CPPFLAGS) \

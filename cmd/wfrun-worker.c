@@ -9,6 +9,7 @@
  * same architecture).  When its stdin ends — the master is gone — it
  * kills its tasks and exits.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -28,6 +29,7 @@
 #include "proto.h"
 #include "spawn.h"
 #include "util.h"
+#include "wirepath.h"
 
 #define KILL_GRACE 5.0
 
@@ -93,6 +95,96 @@ remove_tree(const char *p)
 	nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/*
+ * The agent removes, moves and makes nothing outside its sandboxes and
+ * store: the paths of an SRUN under them are normal relative ones
+ * (checked before anything is done), and walked one component at a time
+ * with O_NOFOLLOW, so a symbolic link a task made (or an output that is
+ * one) never leads an action out.
+ */
+
+/* The directory base/rel (rel normal; "" or "." base itself), opened
+ * without following a link below base; made when create.  -1: errno. */
+static int
+open_under(const char *base, const char *rel, bool create)
+{
+	if (create)
+		mkdir_p(base, 0777);
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!strcmp(rel, "."))
+		rel = "";
+	while (fd >= 0 && *rel) {
+		const char *e = strchrnul(rel, '/');
+		char *name = xstrndup(rel, (size_t)(e - rel));
+		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					      O_CLOEXEC);
+		if (sub < 0 && errno == ENOENT && create &&
+		    (!mkdirat(fd, name, 0777) || errno == EEXIST))
+			sub = openat(fd, name, O_RDONLY | O_DIRECTORY |
+						       O_NOFOLLOW | O_CLOEXEC);
+		int saved = errno;
+		free(name);
+		close(fd);
+		errno = saved;
+		fd = sub;
+		rel = *e ? e + 1 : e;
+	}
+	return fd;
+}
+
+/* rm -rf of name in directory dir; never follows a symbolic link. */
+static void
+remove_at(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					   O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		/* not a directory (a file, a link): unlinked itself */
+		if (fd < 0)
+			unlinkat(dir, name, 0);
+		else
+			close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			remove_at(dirfd(d), de->d_name);
+	closedir(d);
+	unlinkat(dir, name, AT_REMOVEDIR);
+}
+
+/* Move output rel from the sandbox to outdir (whatever was there at
+ * rel before removed); its kind 'f', 'd' or '-' (not there or not
+ * moved). */
+static char
+move_out(const struct staged *s, const char *rel, struct stat *st)
+{
+	char *dir = path_dirname(rel);
+	const char *leaf = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	char kind = '-';
+	int from = open_under(s->sandbox, dir, false), to = -1;
+	if (from >= 0 && !fstatat(from, leaf, st, AT_SYMLINK_NOFOLLOW)) {
+		to = open_under(s->outdir, dir, true);
+		if (to >= 0) {
+			remove_at(to, leaf); /* a run of the task before */
+			if (!renameat(from, leaf, to, leaf))
+				kind = S_ISDIR(st->st_mode) ? 'd' : 'f';
+		}
+		if (kind == '-')
+			fprintf(stderr, "wfrun-worker: cannot move %s from %s "
+				"to %s: %s\n", rel, s->sandbox, s->outdir,
+				strerror(errno));
+	}
+	if (from >= 0)
+		close(from);
+	if (to >= 0)
+		close(to);
+	free(dir);
+	return kind;
+}
+
 static struct strbuf *list_files_into;
 static const char *list_files_base;
 static size_t list_files_n;
@@ -122,26 +214,20 @@ finish_staged(struct staged *s, bool ok, struct strbuf *l)
 {
 	double t0 = clock_mono();
 	struct strbuf kinds = STRBUF_INIT, files = STRBUF_INIT;
-	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
+	struct strbuf dst = STRBUF_INIT;
 	size_t nfiles = 0;
 	for (size_t i = 0; i < s->outs.n; i++) {
 		struct stat st;
-		strbuf_reset(&src);
-		strbuf_addf(&src, "%s/%s", s->sandbox, s->outs.v[i]);
 		strbuf_reset(&dst);
 		strbuf_addf(&dst, "%s/%s", s->outdir, s->outs.v[i]);
-		char kind = '-';
-		if (ok && !lstat(src.buf, &st)) {
-			char *dir = path_dirname(dst.buf);
-			mkdir_p(dir, 0777);
-			free(dir);
-			remove_tree(dst.buf); /* a run of the task before */
-			if (!rename(src.buf, dst.buf))
-				kind = S_ISDIR(st.st_mode) ? 'd' : 'f';
-			else
-				fprintf(stderr, "wfrun-worker: cannot move %s to "
-					"%s: %s\n", src.buf, dst.buf,
-					strerror(errno));
+		const char *out = s->outs.v[i];
+		char kind = !ok ? '-' : out[0] != '/' ? move_out(s, out, &st)
+			    : lstat(out, &st) ? '-'
+			    : S_ISDIR(st.st_mode) ? 'D' : 'F';
+		if (kind == 'D' || kind == 'F') {
+			/* not in the store: no file of it listed */
+			proto_field(&kinds, kind == 'D' ? "d" : "f", 0);
+			continue;
 		}
 		char k[2] = { kind, '\0' }, size[32];
 		proto_field(&kinds, k, 0);
@@ -168,7 +254,6 @@ finish_staged(struct staged *s, bool ok, struct strbuf *l)
 	strbuf_add(l, files.buf, files.len);
 	strbuf_release(&kinds);
 	strbuf_release(&files);
-	strbuf_release(&src);
 	strbuf_release(&dst);
 }
 
@@ -336,6 +421,33 @@ copy_file(const char *src, const char *dst)
 	return rc;
 }
 
+/* Every path of an SRUN that is under its sandbox (each DST, DIR and
+ * OUT, from field 5 for nlink links) is a normal relative one ("." the
+ * sandbox, for a DIR or an OUT): NULL, or the first that is not. */
+static const char *
+outside_path(struct proto_msg *m, size_t nlink)
+{
+	struct errbuf err;
+	size_t k = 5;
+	for (size_t i = 0; i < nlink; i++, k += 3)
+		if (wirepath_check(m->f[k + 1], strlen(m->f[k + 1]), &err) < 0)
+			return m->f[k + 1];
+	for (int list = 0; list < 2; list++) {
+		long n;
+		if (k >= m->n || parse_long(m->f[k], &n) < 0 || n < 0 ||
+		    k + 1 + (size_t)n > m->n)
+			return NULL; /* malformed: said later */
+		for (size_t i = k + 1; i < k + 1 + (size_t)n; i++) {
+			/* an absolute OUT is only looked at, where it is */
+			const char *q = m->f[i] + (list && m->f[i][0] == '/');
+			if (strcmp(q, ".") && wirepath_check(q, strlen(q), &err) < 0)
+				return m->f[i];
+		}
+		k += 1 + (size_t)n;
+	}
+	return NULL;
+}
+
 /* SRUN id sandbox outdir nlink (SRC DST COPY)... nmk DIR... nout OUT...
  * then RUN's tail from out_log. */
 static void
@@ -350,6 +462,13 @@ run_staged(struct agent *a, struct proto_msg *m)
 		return;
 	}
 	const char *sandbox = m->f[2];
+	const char *bad = outside_path(m, (size_t)n);
+	if (bad) {
+		refuse(a, (uint32_t)id, "cannot stage '%s': a path outside the "
+		       "sandbox %s (a worker whose workdir is not shared takes "
+		       "only paths under the workdir)", bad, sandbox);
+		return;
+	}
 	struct strbuf p = STRBUF_INIT;
 	remove_tree(sandbox); /* an attempt of the same task before */
 	if (mkdir_p(sandbox, 0777) < 0) {

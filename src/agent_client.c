@@ -8,10 +8,13 @@
 
 #include "agent_client.h"
 #include "proto.h"
+#include "wirepath.h"
 
 struct rjob {
 	uint32_t task;
 	double sent;            /* when RUN was queued (Unix seconds) */
+	bool staged;            /* SRUN: its DONE lists files */
+	struct strvec outs;     /* the outputs it was asked for (copies) */
 };
 
 struct agent_client {
@@ -87,7 +90,9 @@ client_submit(struct exec *e, const struct exec_job *job)
 		proto_field(l, *a, 0);
 	enqueue(c, l);
 	strbuf_release(&tmp);
-	struct rjob j = { job->task, clock_real() };
+	struct rjob j = { job->task, clock_real(), st != NULL, { 0 } };
+	for (size_t i = 0; st && i < st->nouts; i++)
+		VEC_PUSH(j.outs, xstrdup(st->outs[i]));
 	VEC_PUSH(c->jobs, j);
 	e->running++;
 	return 0;
@@ -150,16 +155,68 @@ client_ask_written(struct exec *e, uint32_t task)
 	send_task_msg(e, "WRITTEN", task);
 }
 
+static void
+rjob_release(struct rjob *j)
+{
+	for (size_t i = 0; i < j->outs.n; i++)
+		free(j->outs.v[i]);
+	VEC_FREE(j->outs);
+}
+
+static struct rjob *
+find_job(struct agent_client *c, uint32_t task)
+{
+	for (size_t i = 0; i < c->jobs.n; i++)
+		if (c->jobs.v[i].task == task)
+			return &c->jobs.v[i];
+	return NULL;
+}
+
 static bool
 take_job(struct agent_client *c, uint32_t task)
 {
-	for (size_t i = 0; i < c->jobs.n; i++)
-		if (c->jobs.v[i].task == task) {
-			c->jobs.v[i] = c->jobs.v[--c->jobs.n];
-			c->base.running--;
-			return true;
-		}
-	return false;
+	struct rjob *j = find_job(c, task);
+	if (!j)
+		return false;
+	rjob_release(j);
+	*j = c->jobs.v[--c->jobs.n];
+	c->base.running--;
+	return true;
+}
+
+static void lose_jobs(struct agent_client *c);
+
+/* The agent broke the protocol: nothing more it says is believed.  The
+ * worker is lost (its jobs go back to the runner, to run elsewhere). */
+static void
+drop(struct agent_client *c, const char *why)
+{
+	struct exec *e = &c->base;
+	snprintf(e->error, sizeof(e->error), "the agent on %s broke the "
+		 "protocol: %s", c->where, why);
+	e->state = EXEC_LOST;
+	lose_jobs(c);
+	e->on_state(e, e->arg);
+}
+
+/* A DONE that may be believed: numbers that read, and for a staged job
+ * only paths under the outputs it was asked for.  -1: err says why. */
+static int
+check_done(struct agent_client *c, struct proto_msg *m, uint32_t task,
+	   struct errbuf *err)
+{
+	struct rjob *j = find_job(c, task);
+	struct proto_done d;
+	if (!j || proto_parse_done(m, &d, err) < 0)
+		return 0; /* ignored, or the task fails (on_done) */
+	if (d.staged != j->staged)
+		return errprintf(err, "a %s DONE for a %s task",
+				 d.staged ? "staged" : "plain",
+				 j->staged ? "staged" : "plain");
+	if (!d.staged)
+		return 0;
+	return wirepath_check_done(m->f, d.nout, d.kfile, d.nfile,
+				   j->outs.v, j->outs.n, err);
 }
 
 static void
@@ -252,11 +309,19 @@ handle_msg(struct agent_client *c, struct proto_msg *m)
 	r.read_bytes = r.write_bytes = -1;
 	long id;
 	if (!strcmp(t, "HELLO") && m->n >= 5) {
-		on_hello(c, m);
+		/* a second one would fail a worker with jobs out, never
+		 * giving them back */
+		if (e->state != EXEC_CONNECTING)
+			drop(c, "a second HELLO");
+		else
+			on_hello(c, m);
 	} else if (!strcmp(t, "DONE") && m->n >= 2 &&
 		   !parse_long(m->f[1], &id)) {
 		r.task = (uint32_t)id;
-		if (take_job(c, r.task))
+		struct errbuf err;
+		if (check_done(c, m, r.task, &err) < 0)
+			drop(c, err.msg);
+		else if (take_job(c, r.task))
 			on_done(c, m, &r);
 	} else if (!strcmp(t, "FAILED") && m->n >= 3 &&
 		   !parse_long(m->f[1], &id)) {
@@ -297,6 +362,7 @@ static void
 lose_jobs(struct agent_client *c)
 {
 	while (c->jobs.n) {
+		rjob_release(&c->jobs.v[c->jobs.n - 1]);
 		struct exec_result r;
 		memset(&r, 0, sizeof(r));
 		r.task = c->jobs.v[c->jobs.n - 1].task;
@@ -320,7 +386,8 @@ agent_client_input(struct agent_client *c, const char *buf, size_t n)
 	struct proto_msg m;
 	struct errbuf err;
 	int r;
-	while ((r = proto_next(&c->dec, &m, &err)) != 0) {
+	while (c->base.state != EXEC_LOST &&
+	       (r = proto_next(&c->dec, &m, &err)) != 0) {
 		if (r < 0)
 			warning_msg("worker '%s': %s", c->name, err.msg);
 		else if (m.n && *m.f[0])
@@ -333,7 +400,9 @@ agent_client_ended(struct agent_client *c, enum exec_state st,
 		   const char *error)
 {
 	struct exec *e = &c->base;
-	if (e->state == st || e->state == EXEC_FAILED)
+	/* (lost already: dropped for breaking the protocol) */
+	if (e->state == st || e->state == EXEC_FAILED ||
+	    e->state == EXEC_LOST)
 		return;
 	/* lost before it was ever ready: it could not be reached */
 	if (st == EXEC_LOST && e->state != EXEC_READY)
@@ -363,6 +432,8 @@ client_release(struct exec *e)
 	}
 	strbuf_release(&c->line);
 	proto_decoder_release(&c->dec);
+	for (size_t i = 0; i < c->jobs.n; i++)
+		rjob_release(&c->jobs.v[i]);
 	VEC_FREE(c->jobs);
 	free(c);
 }

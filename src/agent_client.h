@@ -4,7 +4,10 @@
  * RUN/SRUN, KILL, STOP, WRITTEN and EXIT; it reads HELLO (the agent is
  * ready), DONE and FAILED (one exec_result per job), WRITTEN and BYE; it
  * keeps the jobs sent and not answered, and gives them back to the runner
- * as lost when the stream ends.  It never opens a connection, starts a
+ * as lost when the stream ends.  It believes nothing the agent says that
+ * was not asked: a DONE naming a path that is not a normal relative one
+ * under the task's outputs (wirepath.h), or not matching what was sent,
+ * drops the worker as lost, with the reason, its jobs given back.  It never opens a connection, starts a
  * process or moves a file itself: a transport (struct agent_link) does.
  *
  * Transports: exec_ssh.c (an SSH exec channel, with SFTP transfers) and

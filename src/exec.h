@@ -155,6 +155,9 @@ struct exec {
 	enum exec_state state;
 	char error[2048];     /* why it failed or was lost */
 	long ncpus;           /* CPUs the worker reported, 0 if unknown */
+	bool refused;         /* EXEC_FAILED because the worker's host key
+				 was refused (unknown, changed or revoked):
+				 an error, whatever the others do */
 	bool hurry;           /* set before release: do not wait long for
 				 a slow worker's goodbye (its agent kills its
 				 tasks when the connection ends) */

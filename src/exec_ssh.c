@@ -397,8 +397,10 @@ on_notify(int fd, short revents, void *arg)
 	if (h->xs)
 		xfer_sftp_report(h->xs, gone, report_xfer, h);
 	if (gone) {
-		/* the thread has ended: nothing more comes */
+		/* the thread has ended: nothing more comes (and its conn,
+		 * written before it set its state, is read safely) */
 		loop_unwatch_fd(h->loop, h->notify_fd);
+		agent_client_exec(h->client)->refused = h->conn.key_refused;
 		agent_client_ended(h->client, st, errtext);
 	}
 }

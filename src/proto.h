@@ -66,7 +66,10 @@
  *                                             it exits 0, move each OUT to
  *                                             outdir/OUT and remove the
  *                                             sandbox (kept after a
- *                                             failure, for a look)
+ *                                             failure, for a look); an
+ *                                             absolute OUT is only looked
+ *                                             for where it is (its KIND
+ *                                             in DONE, no file listed)
  *   KILL     id signo                         signal one task's group
  *   STOP     id                               SIGKILL one task's group: it
  *                                             was stopped to run again

@@ -75,6 +75,7 @@ struct runner {
 	struct resume resume;
 	size_t skipped, cancelled, ignored, preempted;
 	bool journal_failed;
+	bool refused;           /* a worker's host key was refused */
 	bool hurry;             /* second interrupt: do not wait for remote
 				   workers */
 	struct strbuf scratch;
@@ -978,7 +979,11 @@ on_state(struct exec *e, void *arg)
 			if (!w->reported) {
 				w->reported = true;
 				progress_clear(r);
-				if (e->state == EXEC_FAILED)
+				if (e->refused) {
+					r->refused = true;
+					error_msg("worker '%s' refused: %s", w->name,
+						  e->error);
+				} else if (e->state == EXEC_FAILED)
 					warning_msg("worker '%s' skipped: %s", w->name,
 						    e->error);
 				else
@@ -1369,6 +1374,9 @@ run_tasks(struct runner *r)
 				: EXIT_OK;
 	if (r->stage && !r->interrupted && fetch_outputs(r) && rc == EXIT_OK)
 		rc = EXIT_TASK_FAILED;
+	/* a host key refused is not a worker merely down: it is said */
+	if (r->refused && (rc == EXIT_OK || rc == EXIT_TASK_FAILED))
+		rc = EXIT_UNREACHABLE;
 	return rc;
 }
 

@@ -20,6 +20,7 @@
 
 #include "expand.h"
 #include "resources.h"
+#include "knownhosts.h"
 #include "ssh_conn.h"
 
 /* Handshakes in progress at once to one host:port: OpenSSH's MaxStartups
@@ -264,25 +265,31 @@ add_host_key(struct ssh_conn *c, LIBSSH2_KNOWNHOSTS *kh,
 	return rc;
 }
 
-/* What known_hosts says of the key: a LIBSSH2_KNOWNHOST_CHECK_*. */
+/* The text of the known_hosts file (empty if there is none): 0, or -1
+ * with err. */
 static int
-lookup_host_key(struct ssh_conn *c, LIBSSH2_KNOWNHOSTS *kh,
-		const struct hostkey *k)
+read_known_hosts(const char *path, struct strbuf *text, char *err,
+		 size_t errlen)
 {
-	const struct worker_spec *w = c->w;
-	struct libssh2_knownhost *found = NULL;
-	int r = libssh2_knownhost_checkp(kh, w->host, w->port, k->key, k->len,
-					 k->mask, &found);
-	if (r == LIBSSH2_KNOWNHOST_CHECK_MISMATCH && w->port != 22 && found &&
-	    found->name && found->name[0] != '[') {
-		/* libssh2 applies a plain "host" entry to every port; OpenSSH
-		 * applies it to port 22 only, so this key is unknown, not
-		 * changed. */
-		r = LIBSSH2_KNOWNHOST_CHECK_NOTFOUND;
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return errno == ENOENT ? 0 : (snprintf(err, errlen, "cannot "
+			"read %s: %s", path, strerror(errno)), -1);
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		strbuf_add(text, buf, n);
+	int bad = ferror(fp);
+	fclose(fp);
+	if (bad) {
+		snprintf(err, errlen, "cannot read %s", path);
+		return -1;
 	}
-	return r;
+	return 0;
 }
 
+/* The host key, judged as ssh -o StrictHostKeyChecking=yes judges it
+ * (knownhosts.h); an unknown one added with --accept-new-host-keys. */
 static int
 check_host_key(struct ssh_conn *c, char *err, size_t errlen)
 {
@@ -294,49 +301,55 @@ check_host_key(struct ssh_conn *c, char *err, size_t errlen)
 		return -1;
 	}
 	fingerprint(c->s, k.fp, sizeof(k.fp));
-	LIBSSH2_KNOWNHOSTS *kh = libssh2_knownhost_init(c->s);
-	if (!kh) {
-		snprintf(err, errlen, "cannot check host keys: %s",
-			 sess_err(c->s));
+	struct strbuf text = STRBUF_INIT;
+	if (read_known_hosts(w->known_hosts, &text, err, errlen) < 0) {
+		strbuf_release(&text);
 		return -1;
 	}
-	struct stat st;
-	bool have_file = !stat(w->known_hosts, &st);
-	if (have_file && libssh2_knownhost_readfile(kh, w->known_hosts,
-						    LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", w->known_hosts,
-			 sess_err(c->s));
-		libssh2_knownhost_free(kh);
-		return -1;
-	}
+	size_t line;
+	enum knownhosts_verdict v = knownhosts_check(
+		text.buf, text.len, w->host, w->port,
+		(const unsigned char *)k.key, k.len, &line);
+	strbuf_release(&text);
 	k.mask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
 		 knownhost_keytype(k.type);
 	if (w->port == 22)
 		snprintf(k.spec, sizeof(k.spec), "%s", w->host);
 	else
 		snprintf(k.spec, sizeof(k.spec), "[%s]:%d", w->host, w->port);
-	int r = lookup_host_key(c, kh, &k), rc = -1;
-	if (r == LIBSSH2_KNOWNHOST_CHECK_MATCH)
-		rc = 0;
-	else if (r == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
+	c->key_refused = v != KH_OK;
+	if (v == KH_OK)
+		return 0;
+	if (v == KH_CHANGED)
 		snprintf(err, errlen, "the %s host key of %s (%s) does NOT match "
-			 "the one in %s: the host was reinstalled or someone is "
-			 "in the middle; refusing to connect (remove the old key "
-			 "with: ssh-keygen -R '%s' -f %s, once you know why it "
-			 "changed)", keytype_name(k.type), k.spec, k.fp,
-			 w->known_hosts, k.spec, w->known_hosts);
-	else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND &&
-		 c->accept_new_host_keys)
-		rc = add_host_key(c, kh, &k, err, errlen);
-	else if (r == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
+			 "the one in %s (line %zu): the host was reinstalled or "
+			 "someone is in the middle; refusing to connect (remove "
+			 "the old key with: ssh-keygen -R '%s' -f %s, once you "
+			 "know why it changed)", keytype_name(k.type), k.spec,
+			 k.fp, w->known_hosts, line, k.spec, w->known_hosts);
+	else if (v == KH_REVOKED)
+		snprintf(err, errlen, "the %s host key of %s (%s) is REVOKED in "
+			 "%s (line %zu); refusing to connect",
+			 keytype_name(k.type), k.spec, k.fp, w->known_hosts,
+			 line);
+	if (v != KH_NEW)
+		return -1;
+	if (!c->accept_new_host_keys) {
 		snprintf(err, errlen, "the host key of %s is not in %s (%s key "
 			 "%s); check it, then add it with ssh-keyscan or rerun "
 			 "with --accept-new-host-keys", k.spec, w->known_hosts,
 			 keytype_name(k.type), k.fp);
-	else
-		snprintf(err, errlen, "cannot check the host key of %s: %s",
-			 k.spec, sess_err(c->s));
+		return -1;
+	}
+	LIBSSH2_KNOWNHOSTS *kh = libssh2_knownhost_init(c->s);
+	if (!kh) {
+		snprintf(err, errlen, "cannot record host keys: %s",
+			 sess_err(c->s));
+		return -1;
+	}
+	int rc = add_host_key(c, kh, &k, err, errlen);
 	libssh2_knownhost_free(kh);
+	c->key_refused = rc < 0;
 	return rc;
 }
 

@@ -27,6 +27,8 @@ struct ssh_conn {
 	bool accept_new_host_keys; /* add an unknown host key to known_hosts */
 	int sock;                  /* -1 when not connected */
 	LIBSSH2_SESSION *s;        /* NULL when not connected */
+	bool key_refused;          /* its host key was refused (not new and
+				    * accepted, nor known): an error */
 };
 
 void ssh_conn_init(struct ssh_conn *c, const struct worker_spec *w,

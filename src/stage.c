@@ -84,6 +84,9 @@ struct stage {
 	bool *need_done;
 	struct u32vec *infiles;       /* per datum: master files under it */
 	bool *in_walked;
+	char **in_refused;            /* per datum: a link not followed */
+	const char **need_refused;    /* per task: why it cannot be staged */
+	char *wd_real;                /* the workdir, links resolved */
 	double *in_s, *out_s;         /* per task, of its last launch */
 	long long *bytes;
 	size_t fetching, fetch_failed;
@@ -195,15 +198,45 @@ latest(const struct stage *st, uint32_t x)
 	return best;
 }
 
+/* A symbolic link below an input datum: followed (true) when it leads to
+ * a place inside the workdir, as a task reading it there would; else
+ * never (a secret file or a whole tree outside would go to a worker): the
+ * datum is refused, saying why. */
+static bool
+follow_link(struct stage *st, uint32_t x, const char *name)
+{
+	char *to = realpath(name, NULL);
+	if (!to)
+		return false; /* dangling: nothing to read */
+	if (!st->wd_real)
+		st->wd_real = realpath(".", NULL);
+	size_t n = st->wd_real ? strlen(st->wd_real) : 0;
+	bool in = st->wd_real && !strncmp(to, st->wd_real, n) &&
+		  (to[n] == '/' || to[n] == '\0');
+	if (!in && !st->in_refused[x])
+		st->in_refused[x] = xasprintf(
+			"cannot stage '%s': a symbolic link to %s, outside the "
+			"workdir (links inside an input directory are followed "
+			"only within the workdir on workers whose workdir is not "
+			"shared)", name, to);
+	free(to);
+	return in;
+}
+
 /* Every regular file at or under path (relative; "" the workdir), as
- * version 0 files of datum x.  Symbolic links are followed, as a task
- * reading them would. */
+ * version 0 files of datum x.  The datum's own path is followed if it is
+ * a symbolic link (the workflow named it); a link below it only within
+ * the workdir (follow_link). */
 static void
-walk_input(struct stage *st, uint32_t x, struct strbuf *path)
+walk_input(struct stage *st, uint32_t x, struct strbuf *path, bool top)
 {
 	struct stat sb;
 	const char *name = path->len ? path->buf : ".";
-	if (stat(name, &sb) < 0)
+	if (lstat(name, &sb) < 0)
+		return;
+	if (S_ISLNK(sb.st_mode) && !top && !follow_link(st, x, name))
+		return;
+	if (S_ISLNK(sb.st_mode) && stat(name, &sb) < 0)
 		return;
 	if (S_ISREG(sb.st_mode)) {
 		uint32_t f = file_get(st, 0, path->buf, path->len, sb.st_size);
@@ -228,7 +261,7 @@ walk_input(struct stage *st, uint32_t x, struct strbuf *path)
 		if (len)
 			strbuf_addch(path, '/');
 		strbuf_adds(path, de->d_name);
-		walk_input(st, x, path);
+		walk_input(st, x, path, false);
 		strbuf_setlen(path, len);
 	}
 	closedir(d);
@@ -249,7 +282,7 @@ input_files(struct stage *st, uint32_t x)
 	const char *p = st->g->data.v[x].path;
 	if (strcmp(p, "."))
 		strbuf_adds(&path, p);
-	walk_input(st, x, &path);
+	walk_input(st, x, &path, true);
 	strbuf_release(&path);
 }
 
@@ -264,6 +297,8 @@ add_files(struct stage *st, struct hmap *seen, struct u32vec *need,
 	size_t n;
 	if (w == NONE) {
 		input_files(st, x);
+		if (st->in_refused[x] && !st->need_refused[need - st->need])
+			st->need_refused[need - st->need] = st->in_refused[x];
 		v = st->infiles[x].v;
 		n = st->infiles[x].n;
 	} else {
@@ -363,6 +398,8 @@ stage_new(struct plan *p, size_t nworkers)
 	st->need_done = xcalloc(nt, sizeof(bool));
 	st->infiles = xcalloc(nd, sizeof(*st->infiles));
 	st->in_walked = xcalloc(nd, sizeof(bool));
+	st->in_refused = xcalloc(nd, sizeof(char *));
+	st->need_refused = xcalloc(nt, sizeof(char *));
 	st->in_s = xcalloc(nt, sizeof(double));
 	st->out_s = xcalloc(nt, sizeof(double));
 	st->bytes = xcalloc(nt, sizeof(long long));
@@ -419,6 +456,11 @@ stage_free(struct stage *st)
 	free(st->need_done);
 	free(st->infiles);
 	free(st->in_walked);
+	for (size_t i = 0; i < st->g->data.n; i++)
+		free(st->in_refused[i]);
+	free(st->in_refused);
+	free(st->need_refused);
+	free(st->wd_real);
 	free(st->in_s);
 	free(st->out_s);
 	free(st->bytes);
@@ -833,6 +875,10 @@ stage_launch(struct stage *st, uint32_t t, size_t wi,
 		BUG("task %u staged twice", t);
 	st->pend[t] = pd;
 	compute_need(st, t);
+	if (st->need_refused[t]) {
+		fail_task(st, pd, false, st->need_refused[t]);
+		return;
+	}
 	uint32_t seq = pd->seq;
 	for (size_t i = 0; i < st->need[t].n; i++) {
 		uint32_t f = st->need[t].v[i];
@@ -891,8 +937,13 @@ submit(struct stage *st, struct pend *pd)
 	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		const char *path = g->data.v[a->datum].path;
-		if (is_abs(path))
+		if (is_abs(path)) {
+			/* written in place on the worker: the agent only
+			 * says whether it is there, as a local run checks */
+			if (a->mode & DAG_WRITE)
+				VEC_PUSH(outs, (char *)path);
 			continue;
+		}
 		if (a->is_dir && strcmp(path, "."))
 			VEC_PUSH(mk, (char *)path);
 		if (a->mode & DAG_WRITE) {
@@ -955,7 +1006,7 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 	size_t o = 0;
 	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
-		if (!(a->mode & DAG_WRITE) || is_abs(g->data.v[a->datum].path))
+		if (!(a->mode & DAG_WRITE))
 			continue;
 		if (exited0 && missing == DAG_NONE &&
 		    (o >= res->nout_ok || !res->out_ok[o]))

@@ -107,7 +107,7 @@ EOF2
 	only_w1 | sed "s|known-hosts=\"[^\"]*\"|known-hosts=\"$PWD/kh\"|" >w1.xml
 	run "$WFRUN" -r w1.xml wf.yaml
 	[ "$status" -eq 3 ]
-	[[ "$output" == *"worker 'w1' skipped: the host key of [127.0.0.1]:"*" is not in $PWD/kh (ssh-ed25519 key SHA256:"*"--accept-new-host-keys"* ]]
+	[[ "$output" == *"error: worker 'w1' refused: the host key of [127.0.0.1]:"*" is not in $PWD/kh (ssh-ed25519 key SHA256:"*"--accept-new-host-keys"* ]]
 	[[ "$output" == *"no worker can be reached; nothing was run"* ]]
 	run "$WFRUN" -q --accept-new-host-keys -r w1.xml wf.yaml
 	[ "$status" -eq 0 ]
