@@ -1143,7 +1143,7 @@ start_workers(struct runner *r)
 			  r->o->disk_bw);
 	if (!c) {
 		r->w[0].name = "local";
-		r->w[0].ex = exec_local_new(on_done, r);
+		r->w[0].ex = exec_local_new(on_done, &r->loop, r);
 		r->w[0].ex->written = on_written;
 		r->w[0].cores = r->w[0].free = o->cores;
 		r->w[0].io = r->w[0].io_free =
@@ -1164,7 +1164,7 @@ start_workers(struct runner *r)
 		w->cores = ws->cores;
 		w->io = ws->io_executors;
 		if (ws->local) {
-			w->ex = exec_local_new(on_done, r);
+			w->ex = exec_local_new(on_done, &r->loop, r);
 			if (!w->cores)
 				w->cores = o->cores;
 			w->free = w->cores;
