@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -31,6 +32,7 @@ struct child_args {
 static int devnull = -1;
 static int resets[64];
 static size_t nresets;
+static bool handlers; /* some signal has a handler */
 
 void
 spawn_signal_set(sigset_t *set)
@@ -57,6 +59,8 @@ spawn_setup(void)
 		if (sig == SIGKILL || sig == SIGSTOP ||
 		    sigaction(sig, NULL, &sa) < 0 || sa.sa_handler == SIG_DFL)
 			continue;
+		if (sa.sa_handler != SIG_IGN)
+			handlers = true;
 		if (sa.sa_handler != SIG_IGN || sigismember(&defs, sig))
 			resets[nresets++] = sig;
 	}
@@ -118,11 +122,13 @@ spawn_task(const struct spawn_req *req, struct errbuf *err)
 	}
 	/* No handler may run in the child before it resets them. */
 	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+	if (handlers)
+		sigprocmask(SIG_BLOCK, &all, &old);
 	pid = clone(child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
 		    &a);
 	r = pid < 0 ? errno : a.err;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (handlers)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid > 0 && r) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
