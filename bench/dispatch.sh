@@ -182,7 +182,9 @@ echo "dispatch benchmark: $N tasks (touch one file each), $JOBS slots, $REPEATS 
 echo "date: $(date -Is)   host: $(uname -n)   nproc: $(nproc)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "wfrun: $wfrun_src ($("$WFRUN" --version 2>&1 | head -1), sha256 $(sha256sum "$WFRUN" | cut -c1-12), built $(date -r "$wfrun_src" -Is))"
-if git -C "$here/.." rev-parse --git-dir >/dev/null 2>&1; then
+# (the checkout's commit says nothing of a binary from elsewhere)
+if git -C "$here/.." rev-parse --git-dir >/dev/null 2>&1 &&
+	{ [ "$wfrun_src" -ef "$here/../wfrun" ] || [ "$wfrun_src" -ef "$here/../build/wfrun" ]; }; then
 	echo "source: commit $(git -C "$here/.." rev-parse --short HEAD)$(git -C "$here/.." diff --quiet HEAD -- src cmd 2>/dev/null || echo ' + uncommitted changes in src/ cmd/')"
 fi
 for t in "${run_tools[@]}"; do
