@@ -1509,6 +1509,9 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			    p->wf->name, p->wf->workdir);
 		for (;;) {
 			dispatch(&r);
+			/* the records of the tasks that ended, after the
+			 * launches: an fdatasync then leaves no slot idle */
+			sync_journal(&r, false);
 			if (!r.running && (r.stop || !r.retryq.n)) {
 				if (!usable_workers(&r) &&
 				    (r.sched.nready || r.pinned.n) && !r.stop) {
@@ -1523,7 +1526,6 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			if (r.hurry && !local_running(&r))
 				break; /* remote tasks die with their connection */
 			loop_run_once(&r.loop);
-			sync_journal(&r, false);
 		}
 		sync_journal(&r, true);
 		/* waiting for a retry when the run stopped: failed */
