@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Does dispatch slow down when the graph in memory is large?  wfrun spawns
-# with posix_spawn (vfork semantics), so it should not: a fork copies page
+# with vfork semantics (src/spawn.c), so it should not: a fork copies page
 # tables, which grow with the master's memory.  This runs the same trivial
 # task (`true`, 2 cores) from a workflow of SMALL instances (run to the
 # end) and from one of BIG instances (interrupted after SECONDS), and

@@ -624,7 +624,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "wfrun-worker: signalfd: %s\n", strerror(errno));
 		return 1;
 	}
-	a.ex = exec_local_new(on_done, &a);
+	a.ex = exec_local_new(on_done, &a.loop, &a);
 	a.ex->written = on_written;
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	loop_watch_fd(&a.loop, 0, POLLIN, on_stdin, &a);

@@ -59,7 +59,7 @@ struct exec_result {
 	double utime, stime; /* CPU seconds */
 	long maxrss_kb;
 	long long read_bytes, write_bytes; /* -1 when unknown */
-	bool out_empty, err_empty; /* logs were empty (and are removed) */
+	bool out_empty, err_empty; /* logs were empty (and have no name) */
 	bool lost;           /* its worker was lost: run it again elsewhere */
 	bool parked;         /* waits for lost data to be made again: the
 				stage readies it (never started) */
@@ -163,7 +163,10 @@ struct exec {
 				 tasks when the connection ends) */
 };
 
-struct exec *exec_local_new(exec_done_fn done, void *arg);
+/* Jobs run as children of this process; with a loop, the logs of a job
+ * that runs for a second are named then (see exec_local.c), else at its
+ * end. */
+struct exec *exec_local_new(exec_done_fn done, struct loop *loop, void *arg);
 
 /*
  * The agent as a child process (agent_pipe.c): argv starts wfrun-worker,

@@ -1,3 +1,9 @@
+/*
+ * exec_local: the executor that runs jobs as child processes of this
+ * process (the master, or the agent on an SSH worker).  It owns the
+ * running jobs, their log files (below) and their reaping: waitid with
+ * WNOWAIT to read a zombie's /proc/PID/io, then wait4 for its CPU time.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,20 +20,37 @@
 #include "guard.h"
 #include "spawn.h"
 
-/* A running job: its process group and the log fds kept open so their
- * size is known at the end without a path lookup. */
+/*
+ * A task's stdout or stderr log.  It starts as an unnamed file (O_TMPFILE
+ * in its logs directory) and gets its name (linkat through /proc/self/fd)
+ * when the job has run for LOG_NAME_AFTER seconds, or at its end if it
+ * is not empty; an empty one loses its name at the end.  An empty log
+ * whose job's process group is gone (nothing can still write to it) is
+ * kept open for a later job: a silent task creates and removes no file.
+ * Where O_TMPFILE does not work, logs are named files from the start.
+ */
+struct llog {
+	int fd;
+	char *path;  /* owned */
+	bool named;  /* has its name under .wfrun/logs */
+};
+
+#define LOG_NAME_AFTER 1.0
+
+/* A running job: its process group and its two logs. */
 struct ljob {
 	pid_t pid;
 	uint32_t task;
-	int out_fd, err_fd;
 	double start;
-	const char *out_path, *err_path; /* owned copies */
+	struct llog log[2]; /* stdout, stderr */
 };
 
 struct exec_local {
 	struct exec base;
 	struct ljob *jobs;
 	size_t njobs, ajobs;
+	struct loop *loop;       /* NULL: logs are named at the end only */
+	struct loop_timer name_timer;
 	struct exec_local *next;
 };
 
@@ -37,20 +60,155 @@ struct exec_local {
  * waited for ever). */
 static struct exec_local *all;
 
+/* Empty unnamed logs of ended jobs, for later jobs (all instances). */
+static VEC(int) spare;
+/* O_TMPFILE or its linkat failed here: named logs from then on. */
+static bool plain_logs;
+
 static int
-open_log(const char *path)
+log_open(struct llog *l, const char *path)
 {
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	l->path = xstrdup(path);
+	l->named = false;
+	if (!plain_logs) {
+		/* an earlier run's log: this one replaces or removes it */
+		unlink(path);
+		if (spare.n) {
+			l->fd = spare.v[--spare.n];
+			return 0;
+		}
+		const char *slash = strrchr(path, '/');
+		char *dir = slash ? xstrndup(path, (size_t)(slash - path))
+				  : xstrdup(".");
+		l->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+		free(dir);
+		if (l->fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR &&
+				   errno != EINVAL))
+			return l->fd;
+		plain_logs = true;
+	}
+	l->named = true;
+	l->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return l->fd;
 }
 
-static void
-finish_log(int fd, const char *path, bool *empty)
+/* Give an unnamed file its name; -1 with errno. */
+static int
+link_fd(int fd, const char *path)
 {
-	struct stat st;
-	*empty = !fstat(fd, &st) && st.st_size == 0;
-	close(fd);
-	if (*empty)
-		unlink(path);
+	char proc[32];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW))
+		return 0;
+	if (errno == EEXIST)
+		return -1;
+	/* no /proc: this works with CAP_DAC_READ_SEARCH */
+	int e = errno;
+	if (!linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH))
+		return 0;
+	errno = errno == EEXIST ? EEXIST : e;
+	return -1;
+}
+
+/* Where the file cannot be linked: a copy of what it holds now. */
+static void
+log_copy(struct llog *l)
+{
+	int to = open(l->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (to < 0)
+		return;
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	while ((n = pread(l->fd, buf, sizeof(buf), off)) > 0 &&
+	       write(to, buf, (size_t)n) == n)
+		off += n;
+	close(to);
+}
+
+/* Name the log; at the end of its job, by a copy if it cannot be linked
+ * (and logs are named files from then on). */
+static void
+log_name(struct llog *l, bool at_end)
+{
+	if (l->named)
+		return;
+	if (link_fd(l->fd, l->path) < 0 && errno == EEXIST) {
+		unlink(l->path); /* made since the job started */
+		if (!link_fd(l->fd, l->path))
+			errno = 0;
+	} else {
+		errno = 0;
+	}
+	if (!errno) {
+		l->named = true;
+	} else if (at_end) {
+		plain_logs = true;
+		log_copy(l);
+	}
+}
+
+/* A log at the end of its job: named if it is not empty, nameless if
+ * it is; returns whether it is empty. */
+static bool
+log_end(struct llog *l)
+{
+	bool empty = lseek(l->fd, 0, SEEK_END) == 0;
+	if (!empty)
+		log_name(l, true);
+	else if (l->named)
+		unlink(l->path);
+	free(l->path);
+	l->path = NULL;
+	return empty;
+}
+
+/* Close the log, or keep it for a later job when reuse (it is empty and
+ * nameless, and nothing else holds it). */
+static void
+log_drop(struct llog *l, bool reuse)
+{
+	if (reuse && !plain_logs)
+		VEC_PUSH(spare, l->fd);
+	else
+		close(l->fd);
+}
+
+/* The end of a job's logs; out_empty and err_empty as the result says. */
+static void
+logs_end(struct ljob *j, bool *out_empty, bool *err_empty)
+{
+	*out_empty = log_end(&j->log[0]);
+	*err_empty = log_end(&j->log[1]);
+	/* a process of the group may still hold the logs (a command left
+	 * in the background): then they are not given to a later job */
+	bool alone = (*out_empty || *err_empty) && kill(-j->pid, 0) < 0 &&
+		     errno == ESRCH;
+	log_drop(&j->log[0], alone && *out_empty);
+	log_drop(&j->log[1], alone && *err_empty);
+}
+
+/* Name the logs of the jobs that have run for LOG_NAME_AFTER seconds, so
+ * that they can be followed; again when the next one will have. */
+static void
+name_due(void *arg)
+{
+	struct exec_local *x = arg;
+	double now = clock_real(), next = 0;
+	for (size_t i = 0; i < x->njobs; i++) {
+		struct ljob *j = &x->jobs[i];
+		if (j->log[0].named && j->log[1].named)
+			continue;
+		if (now - j->start >= LOG_NAME_AFTER) {
+			log_name(&j->log[0], false);
+			log_name(&j->log[1], false);
+		} else if (!next || j->start < next) {
+			next = j->start;
+		}
+	}
+	if (next)
+		loop_timer_arm(x->loop, &x->name_timer,
+			       next + LOG_NAME_AFTER - now, name_due, x);
 }
 
 static int
@@ -61,29 +219,31 @@ local_submit(struct exec *e, const struct exec_job *job)
 	memset(&r, 0, sizeof(r));
 	r.task = job->task;
 	r.read_bytes = r.write_bytes = -1;
-	int out = open_log(job->out_path);
-	int err = out >= 0 ? open_log(job->err_path) : -1;
-	if (out < 0 || err < 0) {
+	struct llog log[2];
+	if (log_open(&log[0], job->out_path) < 0 ||
+	    log_open(&log[1], job->err_path) < 0) {
+		bool out = log[0].fd >= 0;
 		snprintf(r.error, sizeof(r.error), "cannot create log %s: %s",
-			 out < 0 ? job->out_path : job->err_path,
-			 strerror(errno));
-		if (out >= 0)
-			close(out);
+			 log[out].path, strerror(errno));
+		free(log[0].path);
+		if (out) {
+			log_drop(&log[0], !log[0].named);
+			free(log[1].path);
+		}
 		r.start = r.end = clock_real();
 		e->done(&r, e->arg);
 		return 0;
 	}
-	struct spawn_req req = { job->exe, job->argv, job->envp, job->cwd, out,
-				 err };
+	struct spawn_req req = { job->exe, job->argv, job->envp, job->cwd,
+				 log[0].fd, log[1].fd };
 	struct errbuf eb;
 	double start = clock_real();
 	pid_t pid = spawn_task(&req, &eb);
 	if (pid < 0) {
 		/* Leave the reason in the task's stderr log too. */
-		dprintf(err, "wfrun: %s\n", eb.msg);
-		close(out);
-		close(err);
-		unlink(job->out_path);
+		dprintf(log[1].fd, "wfrun: %s\n", eb.msg);
+		log_drop(&log[0], log_end(&log[0]));
+		log_drop(&log[1], log_end(&log[1]));
 		snprintf(r.error, sizeof(r.error), "%s", eb.msg);
 		r.start = r.end = start;
 		e->done(&r, e->arg);
@@ -94,12 +254,14 @@ local_submit(struct exec *e, const struct exec_job *job)
 	struct ljob *j = &x->jobs[x->njobs++];
 	j->pid = pid;
 	j->task = job->task;
-	j->out_fd = out;
-	j->err_fd = err;
 	j->start = start;
-	j->out_path = xstrdup(job->out_path);
-	j->err_path = xstrdup(job->err_path);
+	j->log[0] = log[0];
+	j->log[1] = log[1];
 	e->running++;
+	if (x->loop && !x->name_timer.armed &&
+	    !(log[0].named && log[1].named))
+		loop_timer_arm(x->loop, &x->name_timer, LOG_NAME_AFTER,
+			       name_due, x);
 	return 0;
 }
 
@@ -202,10 +364,7 @@ local_on_sigchld(struct exec *e)
 		r.utime = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 		r.stime = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 		r.maxrss_kb = ru.ru_maxrss;
-		finish_log(j.out_fd, j.out_path, &r.out_empty);
-		finish_log(j.err_fd, j.err_path, &r.err_empty);
-		free((char *)j.out_path);
-		free((char *)j.err_path);
+		logs_end(&j, &r.out_empty, &r.err_empty);
 		o->base.done(&r, o->base.arg);
 	}
 }
@@ -241,14 +400,19 @@ local_release(struct exec *e)
 	while (*pp != x)
 		pp = &(*pp)->next;
 	*pp = x->next;
+	if (x->loop)
+		loop_timer_cancel(x->loop, &x->name_timer);
 	for (size_t i = 0; i < x->njobs; i++) {
-		close(x->jobs[i].out_fd);
-		close(x->jobs[i].err_fd);
-		free((char *)x->jobs[i].out_path);
-		free((char *)x->jobs[i].err_path);
+		bool out_empty, err_empty;
+		logs_end(&x->jobs[i], &out_empty, &err_empty);
 	}
 	free(x->jobs);
 	free(x);
+	if (!all) {
+		for (size_t i = 0; i < spare.n; i++)
+			close(spare.v[i]);
+		VEC_FREE(spare);
+	}
 }
 
 static const struct exec_ops local_ops = {
@@ -263,13 +427,14 @@ static const struct exec_ops local_ops = {
 };
 
 struct exec *
-exec_local_new(exec_done_fn done, void *arg)
+exec_local_new(exec_done_fn done, struct loop *loop, void *arg)
 {
 	struct exec_local *x = xcalloc(1, sizeof(*x));
 	x->base.ops = &local_ops;
 	x->base.done = done;
 	x->base.arg = arg;
 	x->base.state = EXEC_READY;
+	x->loop = loop;
 	x->next = all;
 	all = x;
 	return &x->base;

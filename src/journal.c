@@ -527,8 +527,22 @@ jident_get(const char *path, bool is_dir, bool want_hash, struct jident *out)
 	out->kind = 'f';
 	out->size = (uint64_t)st.st_size;
 	out->mtime_ns = mtime_ns(&st);
-	if (want_hash && st.st_size <= JOURNAL_HASH_MAX)
-		out->hash = hash_file(path, &out->hashed);
+	if (want_hash)
+		jident_hash(path, out);
+}
+
+void
+jident_hash(const char *path, struct jident *id)
+{
+	if (id->kind != 'f' || id->size > JOURNAL_HASH_MAX)
+		return;
+	if (id->size == 0) {
+		/* nothing to read */
+		id->hash = FNV_OFFSET;
+		id->hashed = true;
+		return;
+	}
+	id->hash = hash_file(path, &id->hashed);
 }
 
 bool

@@ -96,6 +96,9 @@ int journal_flush(struct journal *j, bool sync, struct errbuf *err);
  * when is_dir.  The hash is computed only when want_hash. */
 void jident_get(const char *path, bool is_dir, bool want_hash,
 		struct jident *out);
+/* Add the content hash to id, a file's identity as jident_get gave it
+ * (none above JOURNAL_HASH_MAX; an empty file's without reading it). */
+void jident_hash(const char *path, struct jident *id);
 /*
  * Whether path still has the identity rec: same kind and size, and the
  * same mtime or (when rec has a hash) the same content.

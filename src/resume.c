@@ -274,8 +274,7 @@ resume_record(struct resume *rs, const struct plan *p, uint32_t t,
 			f[i].id = *last;
 			continue;
 		}
-		if (f[i].id.kind == 'f')
-			jident_get(f[i].path, false, true, &f[i].id);
+		jident_hash(f[i].path, &f[i].id);
 		*last = f[i].id;
 	}
 	strbuf_reset(scratch);

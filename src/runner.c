@@ -1009,7 +1009,7 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 	struct rworker *w = &r->w[i];
 	w->name = ws->name;
 	if (ws->local) {
-		w->ex = exec_local_new(on_done, r);
+		w->ex = exec_local_new(on_done, &r->loop, r);
 		long cores = ws->cores ? ws->cores : o->cores;
 		long io = ws->io_executors ? ws->io_executors
 			  : o->io_executors ? o->io_executors
@@ -1044,7 +1044,7 @@ start_workers(struct runner *r)
 	const struct cluster *c = o->cluster;
 	if (!c) {
 		r->w[0].name = "local";
-		r->w[0].ex = exec_local_new(on_done, r);
+		r->w[0].ex = exec_local_new(on_done, &r->loop, r);
 		r->w[0].ex->written = on_written;
 		place_worker_set(&r->pl, 0, o->cores,
 				 o->io_executors ? o->io_executors
@@ -1319,6 +1319,9 @@ run_loop(struct runner *r)
 {
 	for (;;) {
 		place_dispatch(&r->pl);
+		/* the records of the tasks that ended, after the launches:
+		 * an fdatasync then leaves no slot idle */
+		sync_journal(r, false);
 		if (!r->pl.running && (r->pl.stop || !r->retryq.n)) {
 			if (!place_usable(&r->pl) && place_waiting(&r->pl) &&
 			    !r->pl.stop) {
@@ -1332,7 +1335,6 @@ run_loop(struct runner *r)
 		if (r->hurry && !local_running(r))
 			return false; /* remote tasks die with their connection */
 		loop_run_once(&r->loop);
-		sync_journal(r, false);
 	}
 }
 

@@ -2,12 +2,37 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
+
+/* The child's stack, in spawn_task's own frame: the calling thread is
+ * suspended until the child has called execve or _exit. */
+#define CHILD_STACK (64 * 1024)
+
+/* What the child needs, and where it leaves the errno of a failed step
+ * (the memory is shared until execve). */
+struct child_args {
+	const struct spawn_req *req;
+	char *const *envp;
+	volatile int err;
+};
+
+/* Taken once, at the first spawn: /dev/null for the tasks' stdin, and the
+ * signals whose disposition the child must reset (the master's handled
+ * ones, and those of spawn_signal_set() that are not SIG_DFL).  The
+ * master installs no signal handler once tasks run: it takes its signals
+ * through a signalfd (loop.c). */
+static int devnull = -1;
+static int resets[64];
+static size_t nresets;
+static bool handlers; /* some signal has a handler */
 
 void
 spawn_signal_set(sigset_t *set)
@@ -21,35 +46,93 @@ spawn_signal_set(sigset_t *set)
 	sigaddset(set, SIGPIPE);
 }
 
+static int
+spawn_setup(void)
+{
+	if (devnull >= 0)
+		return 0;
+	sigset_t defs;
+	spawn_signal_set(&defs);
+	nresets = 0;
+	for (int sig = 1; sig < NSIG && nresets < 64; sig++) {
+		struct sigaction sa;
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &sa) < 0 || sa.sa_handler == SIG_DFL)
+			continue;
+		if (sa.sa_handler != SIG_IGN)
+			handlers = true;
+		if (sa.sa_handler != SIG_IGN || sigismember(&defs, sig))
+			resets[nresets++] = sig;
+	}
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return devnull < 0 ? -1 : 0;
+}
+
+/* fd, or a close-on-exec copy of it above 2, so that dup2 onto 0, 1 and
+ * 2 cannot overwrite another of the three before it is copied (and never
+ * gets fd == target, which would keep the close-on-exec flag). */
+static int
+high_fd(int fd)
+{
+	return fd > 2 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/* The child: only async-signal-safe calls, on its own stack, sharing
+ * the master's memory until execve. */
+static int
+child(void *arg)
+{
+	struct child_args *a = arg;
+	const struct spawn_req *req = a->req;
+	struct sigaction dfl;
+	sigset_t none;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&none);
+	if (setpgid(0, 0) < 0)
+		goto fail;
+	for (size_t i = 0; i < nresets; i++)
+		sigaction(resets[i], &dfl, NULL);
+	int in = high_fd(devnull), out = high_fd(req->out_fd),
+	    err = high_fd(req->err_fd);
+	if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 ||
+	    dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		goto fail;
+	if (req->cwd && chdir(req->cwd) < 0)
+		goto fail;
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(req->exe, req->argv, a->envp);
+fail:
+	a->err = errno ? errno : ENOEXEC;
+	_exit(127);
+}
+
 pid_t
 spawn_task(const struct spawn_req *req, struct errbuf *err)
 {
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_t fa;
-	sigset_t none, defs;
-	pid_t pid = -1;
+	_Alignas(16) char stack[CHILD_STACK];
+	struct child_args a = { req, req->envp ? req->envp : environ, 0 };
+	sigset_t all, old;
 	int r;
+	pid_t pid;
 
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_init(&fa);
-	sigemptyset(&none);
-	spawn_signal_set(&defs);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-						POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF |
-						POSIX_SPAWN_USEVFORK);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defs);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, req->out_fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, req->err_fd, 2);
-	if (req->cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, req->cwd);
-	r = posix_spawn(&pid, req->exe, &fa, &attr, req->argv,
-			req->envp ? req->envp : environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	if (spawn_setup() < 0) {
+		errprintf(err, "cannot open /dev/null: %s", strerror(errno));
+		return -1;
+	}
+	/* No handler may run in the child before it resets them. */
+	sigfillset(&all);
+	if (handlers)
+		sigprocmask(SIG_BLOCK, &all, &old);
+	pid = clone(child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
+		    &a);
+	r = pid < 0 ? errno : a.err;
+	if (handlers)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0 && r) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	if (r) {
 		if (r == ENOENT && req->cwd)
 			errprintf(err, "cannot run %s: %s (or the directory %s "

@@ -1,11 +1,14 @@
 /*
- * spawn: start one task process.  It uses posix_spawn (vfork semantics in
- * glibc), so the cost does not grow with the master's memory, and does in
- * the child only what posix_spawn's attributes and file actions do: a new
- * process group, default signal dispositions, an empty signal mask, stdin
- * from /dev/null, stdout and stderr onto the given fds, and a chdir.  An
- * exec failure is reported by posix_spawn itself (glibc's CLONE_VFORK
- * path), not by a child that exits 127.
+ * spawn: start one task process.  It clones with vfork semantics
+ * (CLONE_VM | CLONE_VFORK, the way posix_spawn does, but on a stack in
+ * the caller's frame: no mmap and munmap per task), so the cost does not
+ * grow with the master's memory.  The child does only async-signal-safe
+ * calls: a new process group, default dispositions for the signals the
+ * master handles or takes through its signalfd, stdin from /dev/null,
+ * stdout and stderr onto the given fds, a chdir, an empty signal mask,
+ * execve.  The errno of a failed step comes back through the shared
+ * memory, so an exec failure is reported by spawn_task itself, not by a
+ * child that exits 127.  Called from one thread (the loop's).
  */
 #ifndef WFRUN_SPAWN_H
 #define WFRUN_SPAWN_H

@@ -122,6 +122,22 @@ main(void)
 	unlink("data");
 	ok(!jident_matches("data", false, &id), "gone");
 
+	/* An empty file's hash is known without reading it, and is the one
+	 * a read of nothing gives: it matches after a touch. */
+	fd = open("empty", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	close(fd);
+	jident_get("empty", false, false, &id);
+	ok(!id.hashed, "no hash unless asked");
+	jident_hash("empty", &id);
+	ok(id.kind == 'f' && id.size == 0 && id.hashed, "empty file hashed");
+	utimensat(AT_FDCWD, "empty", ts, 0);
+	ok(jident_matches("empty", false, &id), "empty, other mtime: same");
+	fd = open("empty", O_WRONLY | O_TRUNC);
+	ok(write(fd, "x", 1) == 1, "wrote a byte");
+	close(fd);
+	ok(!jident_matches("empty", false, &id), "no longer empty");
+	unlink("empty");
+
 	is_int((long)(failure_backoff(1) * 10), 5, "first back-off 0.5 s");
 	is_int((long)failure_backoff(3), 2, "doubling");
 	is_int((long)failure_backoff(40), 30, "at most 30 s");
