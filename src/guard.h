@@ -16,8 +16,7 @@
  * connection ends.
  *
  * Chosen over PR_SET_PDEATHSIG because that reaches only the direct child
- * (the shell of `sh -c`), not the rest of the task's process group, and
- * cannot be set through posix_spawn.
+ * (the shell of `sh -c`), not the rest of the task's process group.
  */
 #ifndef WFRUN_GUARD_H
 #define WFRUN_GUARD_H
