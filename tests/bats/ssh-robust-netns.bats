@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# One worker host whose workdir is not shared, in a network namespace with
+# a shaped link: SFTP transfers and the agent's messages interleaved on
+# one SSH session, and the liveness of a worker that goes silent.
+load helper
+
+setup_file() {
+	export C="$BATS_FILE_TMPDIR/rn"
+	"$TESTCLUSTER" up -q --netns --no-fallback 1 "$C"
+	cluster_xml "$C" false
+	sed -i 's|<cores>2</cores>|<cores>4</cores>|' "$C/cluster.xml"
+}
+
+teardown_file() {
+	"$TESTCLUSTER" down -q "$C"
+}
+
+setup() {
+	W="$C/master/t$BATS_TEST_NUMBER"
+	mkdir -p "$W"
+	cd "$W" || exit 1
+}
+
+@test "netns, shaped: tasks sent while an input is uploaded never lose the worker" {
+	# issue 24, defect 1: the channel write met the SFTP upload's
+	# half-sent packet, got LIBSSH2_ERROR_BAD_USE, and the healthy
+	# worker was declared lost (exit 3)
+	"$TESTCLUSTER" shape "$C" w1 --rate 8mbit
+	head -c 3000000 /dev/urandom >big.bin
+	wf <<'EOF2'
+tasks:
+  - name: big
+    in: {f: big.bin}
+    out: {o: big.sum}
+    run: "cksum < {in.f} > {out.o}"
+  - name: echo
+    foreach: {i: "1..60"}
+    out: {o: "e/{i}.txt"}
+    run: "echo {i} > {out.o}"
+EOF2
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	"$TESTCLUSTER" shape "$C" w1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *lost* ]]
+	[ "$(cat big.sum)" = "$(cksum < big.bin)" ]
+	[ "$(cat e/60.txt)" = 60 ]
+}
