@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "agent_client.h"
@@ -473,6 +474,11 @@ ssh_close(struct agent_link *l, bool hurry)
 		pthread_join(h->thread, NULL);
 	}
 	loop_unwatch_fd(h->loop, h->notify_fd);
+	/* In a hurry, or with the connection gone, nothing below may wait
+	 * for the link (SFTP's shutdown and the disconnect are blocking):
+	 * with the socket shut down they fail at once. */
+	if ((hurry || h->thread_state != EXEC_CLOSED) && h->conn.sock >= 0)
+		shutdown(h->conn.sock, SHUT_RDWR);
 	if (h->ch)
 		libssh2_channel_free(h->ch);
 	xfer_sftp_free(h->xs);

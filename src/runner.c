@@ -41,7 +41,7 @@ struct rworker {
 	struct exec *ex;
 	const char *cwd;       /* where its tasks run; NULL: ours */
 	bool reported;         /* its failure was reported */
-	bool remote;
+	bool remote;           /* reached through an agent (shared or not) */
 };
 
 struct runner {
@@ -1019,6 +1019,7 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 			stage_set_hooks(r->stage, &hk);
 			r->pl.ops.local_bytes = local_bytes;
 		}
+		w->remote = true;
 		w->ex = exec_ssh_new(ws, &own, &r->loop, on_done, on_state, r);
 		stage_add_worker(r->stage, i, w->ex, ws->name, ws->workdir);
 		return 1;

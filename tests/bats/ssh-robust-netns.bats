@@ -46,3 +46,47 @@ EOF2
 	[ "$(cat big.sum)" = "$(cksum < big.bin)" ]
 	[ "$(cat e/60.txt)" = 60 ]
 }
+
+# wait_for N CMD...: run CMD every 0.1 s until it succeeds, at most N s.
+wait_for() {
+	local n
+	n=$(($1 * 10))
+	shift
+	until "$@"; do
+		((n--)) || return 1
+		sleep 0.1
+	done
+}
+
+# The run's process $1 has exited within $2 seconds.
+exits_within() {
+	wait_for "$2" eval "! kill -0 $1 2>/dev/null"
+}
+
+has_sleep() {
+	[ "$(pcount 'sleep 3600')" -ge 1 ]
+}
+
+@test "netns: a second interrupt ends the run at once though the agent is stopped" {
+	# issue 24, defect 6: only shared workers counted as remote, so with
+	# a stopped agent a second SIGINT waited for it without end
+	wf <<'EOF2'
+tasks:
+  - name: stuck
+    run: "sleep 3600"
+EOF2
+	"$WFRUN" -q -r "$C/cluster.xml" wf.yaml 3>&- &
+	pid=$!
+	wait_for 10 has_sleep
+	agents=$(mine 'wfrun-worker')
+	kill -STOP $agents
+	kill -INT "$pid"
+	sleep 0.3
+	kill -INT "$pid"
+	rc=0
+	exits_within "$pid" 4 || rc=1
+	kill -CONT $agents
+	kill -9 "$pid" 2>/dev/null || true
+	[ "$rc" -eq 0 ]
+	wait "$pid" || [ $? -eq 130 ]
+}
