@@ -2,11 +2,13 @@
  * agent_client: the agent protocol's master side over a transport (see
  * agent_client.h).  Loop thread only: it holds no lock and no thread.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent_client.h"
+#include "loop.h"
 #include "proto.h"
 
 struct rjob {
@@ -21,13 +23,23 @@ struct agent_client {
 	struct proto_decoder dec;
 	VEC(struct rjob) jobs;          /* sent, not yet answered */
 	struct strbuf line;
+	struct loop *loop;              /* NULL: no liveness */
+	struct agent_liveness lv;
+	struct loop_timer live;         /* greeting deadline, then beats */
+	double last_rx, last_tx;        /* clock_mono() */
+	bool warned;                    /* of a message type unknown here */
 };
+
+static void drop_agent(struct agent_client *c, enum exec_state st,
+		       const char *fmt, ...) PRINTF(3, 4);
 
 static void
 enqueue(struct agent_client *c, struct strbuf *line)
 {
 	proto_end(line);
-	c->link->ops->send(c->link, line->buf, line->len);
+	if (c->link)
+		c->link->ops->send(c->link, line->buf, line->len);
+	c->last_tx = clock_mono();
 	strbuf_reset(line);
 }
 
@@ -162,6 +174,9 @@ take_job(struct agent_client *c, uint32_t task)
 	return false;
 }
 
+static void live_arm(struct agent_client *c);
+static void ping(struct agent_client *c);
+
 static void
 on_hello(struct agent_client *c, struct proto_msg *m)
 {
@@ -175,6 +190,10 @@ on_hello(struct agent_client *c, struct proto_msg *m)
 	} else {
 		e->ncpus = parse_long(m->f[3], &ncpu) ? 0 : ncpu;
 		e->state = EXEC_READY;
+		if (c->loop && (c->lv.beat || c->lv.lost)) {
+			ping(c); /* first: the agent knows the limit at once */
+			live_arm(c);
+		}
 	}
 	e->on_state(e, e->arg);
 }
@@ -251,7 +270,10 @@ handle_msg(struct agent_client *c, struct proto_msg *m)
 	memset(&r, 0, sizeof(r));
 	r.read_bytes = r.write_bytes = -1;
 	long id;
-	if (!strcmp(t, "HELLO") && m->n >= 5) {
+	if (e->state == EXEC_CONNECTING && (strcmp(t, "HELLO") || m->n < 5)) {
+		drop_agent(c, EXEC_FAILED, "the agent on %s said '%.60s' where "
+			   "it should greet (HELLO)", c->where, t);
+	} else if (!strcmp(t, "HELLO") && m->n >= 5) {
 		on_hello(c, m);
 	} else if (!strcmp(t, "DONE") && m->n >= 2 &&
 		   !parse_long(m->f[1], &id)) {
@@ -269,10 +291,13 @@ handle_msg(struct agent_client *c, struct proto_msg *m)
 	} else if (!strcmp(t, "WRITTEN") && m->n == 4 &&
 		   !parse_long(m->f[1], &id)) {
 		on_written(c, m, id);
-	} else if (!strcmp(t, "BYE")) {
-		/* the stream's end follows */
-	} else {
-		warning_msg("worker '%s': unexpected message '%s'", c->name, t);
+	} else if (!strcmp(t, "BYE") || !strcmp(t, "PONG")) {
+		/* BYE: the stream's end follows; PONG: it lives */
+	} else if (!c->warned) {
+		/* a newer agent may say more; once is enough */
+		warning_msg("worker '%s': unexpected message '%.60s'", c->name,
+			    t);
+		c->warned = true;
 	}
 }
 
@@ -312,17 +337,115 @@ lose_jobs(struct agent_client *c)
 	}
 }
 
+/* Still connecting or ready: not given up. */
+static bool
+alive(const struct agent_client *c)
+{
+	return c->base.state == EXEC_CONNECTING || c->base.state == EXEC_READY;
+}
+
+static void
+loop_timer_cancel_if(struct agent_client *c)
+{
+	if (c->loop)
+		loop_timer_cancel(c->loop, &c->live);
+}
+
+/* Give the agent up: its jobs back to the runner, its connection
+ * dropped without waiting for the link. */
+static void
+drop_agent(struct agent_client *c, enum exec_state st, const char *fmt, ...)
+{
+	char why[sizeof(c->base.error)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	agent_client_ended(c, st, why);
+	if (c->link && c->link->ops->drop)
+		c->link->ops->drop(c->link);
+}
+
+static void live_fired(void *arg);
+
+/* A heartbeat, which tells the agent the silence limit. */
+static void
+ping(struct agent_client *c)
+{
+	strbuf_reset(&c->line);
+	proto_field(&c->line, "PING", 1);
+	proto_fieldf(&c->line, "%g", c->lv.lost);
+	enqueue(c, &c->line);
+}
+
+/* The next liveness check: the next beat due, or the silence limit. */
+static void
+live_arm(struct agent_client *c)
+{
+	if (!c->loop || (!c->lv.beat && !c->lv.lost))
+		return;
+	double now = clock_mono(), next = 1e9;
+	if (c->lv.beat)
+		next = c->last_tx + c->lv.beat - now;
+	if (c->lv.lost && c->last_rx + c->lv.lost - now < next)
+		next = c->last_rx + c->lv.lost - now;
+	loop_timer_arm(c->loop, &c->live, next > 0.01 ? next : 0.01,
+		       live_fired, c);
+}
+
+static void
+live_fired(void *arg)
+{
+	struct agent_client *c = arg;
+	double now = clock_mono();
+	if (c->base.state == EXEC_CONNECTING) {
+		drop_agent(c, EXEC_FAILED, "the agent on %s did not greet "
+			   "within %g s", c->where, c->lv.greet);
+		return;
+	}
+	if (c->base.state != EXEC_READY)
+		return;
+	if (c->lv.lost && now - c->last_rx >= c->lv.lost) {
+		drop_agent(c, EXEC_LOST, "no word from the agent on %s for "
+			   "%g s", c->where, c->lv.lost);
+		return;
+	}
+	if (c->lv.beat && now - c->last_tx >= c->lv.beat - 0.01)
+		ping(c);
+	live_arm(c);
+}
+
+void
+agent_client_liveness(struct agent_client *c, struct loop *loop,
+		      const struct agent_liveness *lv)
+{
+	c->loop = loop;
+	c->lv = *lv;
+}
+
+void
+agent_client_started(struct agent_client *c)
+{
+	c->last_rx = c->last_tx = clock_mono();
+	if (c->loop && c->lv.greet > 0 && c->base.state == EXEC_CONNECTING)
+		loop_timer_arm(c->loop, &c->live, c->lv.greet, live_fired, c);
+}
 
 void
 agent_client_input(struct agent_client *c, const char *buf, size_t n)
 {
+	if (!alive(c))
+		return; /* given up: what it says now is ignored */
+	c->last_rx = clock_mono();
 	proto_feed(&c->dec, buf, n);
 	struct proto_msg m;
 	struct errbuf err;
 	int r;
-	while ((r = proto_next(&c->dec, &m, &err)) != 0) {
+	while (alive(c) && (r = proto_next(&c->dec, &m, &err)) != 0) {
 		if (r < 0)
-			warning_msg("worker '%s': %s", c->name, err.msg);
+			drop_agent(c, c->base.state == EXEC_READY ? EXEC_LOST
+				   : EXEC_FAILED, "the agent on %s breaks the "
+				   "protocol: %s", c->where, err.msg);
 		else if (m.n && *m.f[0])
 			handle_msg(c, &m);
 	}
@@ -333,8 +456,9 @@ agent_client_ended(struct agent_client *c, enum exec_state st,
 		   const char *error)
 {
 	struct exec *e = &c->base;
-	if (e->state == st || e->state == EXEC_FAILED)
+	if (!alive(c))
 		return;
+	loop_timer_cancel_if(c);
 	/* lost before it was ever ready: it could not be reached */
 	if (st == EXEC_LOST && e->state != EXEC_READY)
 		st = EXEC_FAILED;
@@ -361,6 +485,7 @@ client_release(struct exec *e)
 			enqueue(c, l);
 		c->link->ops->close(c->link, e->hurry);
 	}
+	loop_timer_cancel_if(c);
 	strbuf_release(&c->line);
 	proto_decoder_release(&c->dec);
 	VEC_FREE(c->jobs);

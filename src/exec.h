@@ -169,12 +169,15 @@ struct exec *exec_local_new(exec_done_fn done, void *arg);
  * files (the workdir is shared).  name (the worker's) and where (its host,
  * in errors) are borrowed.  A child that cannot be started leaves the exec
  * EXEC_FAILED at once; else it is ready when the agent says HELLO
- * (on_state).  Its on_sigchld reaps the child.
+ * (on_state).  Its on_sigchld reaps the child.  lv: how its life is
+ * watched (agent_client.h), NULL: not at all.
  */
+struct agent_liveness;
 struct exec *exec_pipe_new(char *const *argv, const char *name,
 			   const char *where, const char *workdir,
-			   struct loop *loop, exec_done_fn done,
-			   exec_state_fn on_state, void *arg);
+			   const struct agent_liveness *lv, struct loop *loop,
+			   exec_done_fn done, exec_state_fn on_state,
+			   void *arg);
 
 struct worker_spec;
 struct exec_ssh_opts {

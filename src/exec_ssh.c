@@ -53,12 +53,14 @@ struct ssh_link {
 	int wake_fd;    /* loop -> thread */
 	int notify_fd;  /* thread -> loop */
 	struct xfer_sftp *xs; /* NULL: no transfers (a shared workdir) */
+	bool told_started;    /* the client knows the agent started */
 
 	/* under lock */
 	pthread_mutex_t lock;
 	struct strbuf outq;
 	struct strbuf inq;
 	bool stop, hurry;
+	bool started;   /* the agent has been started */
 	enum exec_state thread_state;
 	char thread_error[2048];
 
@@ -383,6 +385,10 @@ ssh_thread(void *arg)
 		return NULL;
 	}
 	libssh2_session_set_blocking(h->conn.s, 0);
+	pthread_mutex_lock(&h->lock);
+	h->started = true;
+	pthread_mutex_unlock(&h->lock);
+	poke(h->notify_fd);
 	struct relay *rl = xcalloc(1, sizeof(*rl));
 	strbuf_init(&rl->pending);
 	strbuf_init(&rl->rerr);
@@ -445,9 +451,14 @@ on_notify(int fd, short revents, void *arg)
 	strbuf_add(&in, h->inq.buf, h->inq.len);
 	strbuf_reset(&h->inq);
 	enum exec_state st = h->thread_state;
+	bool started = h->started;
 	char errtext[2048];
 	memcpy(errtext, h->thread_error, sizeof(errtext));
 	pthread_mutex_unlock(&h->lock);
+	if (started && !h->told_started) {
+		h->told_started = true;
+		agent_client_started(h->client);
+	}
 	if (in.len)
 		agent_client_input(h->client, in.buf, in.len);
 	strbuf_release(&in);
@@ -468,16 +479,17 @@ ssh_close(struct agent_link *l, bool hurry)
 	if (h->thread_started) {
 		pthread_mutex_lock(&h->lock);
 		h->stop = true;
-		h->hurry = hurry;
+		h->hurry |= hurry;
 		pthread_mutex_unlock(&h->lock);
 		poke(h->wake_fd);
 		pthread_join(h->thread, NULL);
 	}
 	loop_unwatch_fd(h->loop, h->notify_fd);
-	/* In a hurry, or with the connection gone, nothing below may wait
-	 * for the link (SFTP's shutdown and the disconnect are blocking):
+	/* In a hurry, dropped, or with the connection gone, nothing below
+	 * may wait for the link (SFTP's shutdown and the disconnect are blocking):
 	 * with the socket shut down they fail at once. */
-	if ((hurry || h->thread_state != EXEC_CLOSED) && h->conn.sock >= 0)
+	if ((hurry || h->hurry || h->thread_state != EXEC_CLOSED) &&
+	    h->conn.sock >= 0)
 		shutdown(h->conn.sock, SHUT_RDWR);
 	if (h->ch)
 		libssh2_channel_free(h->ch);
@@ -491,8 +503,21 @@ ssh_close(struct agent_link *l, bool hurry)
 	free(h);
 }
 
+/* Given up by the client: the thread stops at once (it waits no BYE),
+ * and reports its end as usual, with the transfers it leaves lost. */
+static void
+ssh_drop(struct agent_link *l)
+{
+	struct ssh_link *h = (struct ssh_link *)l;
+	pthread_mutex_lock(&h->lock);
+	h->stop = true;
+	h->hurry = true;
+	pthread_mutex_unlock(&h->lock);
+	poke(h->wake_fd);
+}
+
 static const struct agent_link_ops ssh_link_ops = {
-	ssh_send, ssh_transfer, NULL, ssh_close,
+	ssh_send, ssh_transfer, NULL, ssh_close, ssh_drop,
 };
 
 int
@@ -531,6 +556,12 @@ exec_ssh_new(const struct worker_spec *w, const struct exec_ssh_opts *o,
 	if (o->sftp)
 		h->xs = xfer_sftp_new(w->host, h->notify_fd);
 	agent_client_attach(c, &h->base);
+	/* beats at least 4 in each silence limit; keepalive more often */
+	struct agent_liveness lv = { w->timeout, w->lost_after / 4.0,
+				     w->lost_after };
+	if (w->keepalive && (!lv.beat || w->keepalive < lv.beat))
+		lv.beat = w->keepalive;
+	agent_client_liveness(c, loop, &lv);
 	loop_watch_fd(loop, h->notify_fd, POLLIN, on_notify, h);
 	if (pthread_create(&h->thread, NULL, ssh_thread, h))
 		agent_client_failed(c, "cannot start a thread");

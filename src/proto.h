@@ -43,6 +43,7 @@
  *                                             when (the clock of DONE's
  *                                             start and end); none if the
  *                                             task is not running
+ *   PONG                                      the answer to PING
  *   BYE                                       the agent is exiting
  *
  * Master -> agent
@@ -77,6 +78,20 @@
  *   WRITTEN  id                               ask what a running task has
  *                                             written so far
  *   EXIT                                      kill every task, say BYE, exit
+ *   PING     lost                             a heartbeat, first right
+ *                                             after HELLO, then at least
+ *                                             every lost/4 seconds: answer
+ *                                             PONG; from now on, when no
+ *                                             byte comes from the master
+ *                                             for lost seconds (or it
+ *                                             takes none for as long), it
+ *                                             is gone: as at EXIT
+ *
+ * Liveness: HELLO must come within the worker's timeout of the agent's
+ * start, and be the first line (anything else: the worker failed); once
+ * ready, an agent that sends no byte for lost seconds, or a line that
+ * cannot be decoded, is lost: its tasks are run again elsewhere and what
+ * it says later is ignored.
  *
  * End of input on the agent's stdin is EXIT: when the connection drops,
  * the agent kills its tasks (SIGTERM, SIGKILL 5 s later) and exits, so no

@@ -90,3 +90,30 @@ EOF2
 	[ "$rc" -eq 0 ]
 	wait "$pid" || [ $? -eq 130 ]
 }
+
+@test "netns: a silent partition loses the worker within lost-after; its agent stops its tasks" {
+	# issue 24, defect 9: a link that went dark was never noticed (the
+	# kernel's retries take 15 minutes) and the run sat there
+	. "$C/cluster.env"
+	sed 's|<ssh |<ssh lost-after="2" |' "$C/cluster.xml" >lost2.xml
+	wf <<'EOF2'
+tasks:
+  - name: stuck
+    run: "sleep 3600"
+EOF2
+	"$WFRUN" -r lost2.xml wf.yaml 3>&- 2>err.txt &
+	pid=$!
+	wait_for 10 has_sleep
+	ip link set "wftc${TESTCLUSTER_NET}w1" down
+	rc=0
+	exits_within "$pid" 8 || rc=1
+	# the agent, without a word from the master, stops its task
+	wait_for 8 eval '[ "$(pcount "sleep 3600")" -eq 0 ]' || rc=2
+	ip link set "wftc${TESTCLUSTER_NET}w1" up
+	kill -9 "$pid" 2>/dev/null || true
+	cat err.txt
+	[ "$rc" -eq 0 ]
+	grep -q "worker 'w1' lost: no word from the agent on .* for 2 s" err.txt
+	run wait "$pid"
+	[ "$status" -eq 3 ]
+}
