@@ -3,14 +3,18 @@
  * (wfrun-worker), documented here and only here.  Pure: it encodes and
  * decodes, it never reads or writes a file descriptor.
  *
- * Version 4.  The agent runs over one byte stream (an SSH exec channel,
+ * Version 5.  The agent runs over one byte stream (an SSH exec channel,
  * or a child process's pipes): the master writes to its stdin, the agent
  * answers on its stdout; its stderr is for humans.
  * A message is one line: fields separated by one TAB, ended by LF.  In a
  * field, "\\" is a backslash, "\t" a TAB, "\n" a LF, "\r" a CR; no other
  * byte is escaped and no other escape exists.  The first field is the
  * message's type.  Numbers are decimal; times are Unix epoch seconds with
- * microseconds.  A line longer than PROTO_MAX_LINE is an error.
+ * microseconds.  A line may be of any length (a DONE of 100,000 files
+ * is tens of MB): PROTO_MAX_LINE, 1 GiB, only keeps a peer that never
+ * ends its line from taking all memory; a longer line is an error.
+ * (Version 4 refused lines over 1 MiB, and then read the rest of one as
+ * new lines; version 5 adds PING and PONG.)
  *
  * Agent -> master
  *   HELLO    version arch ncpus pid          first line, once
@@ -101,12 +105,13 @@
 #ifndef WFRUN_PROTO_H
 #define WFRUN_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
 
-#define PROTO_VERSION 4
-#define PROTO_MAX_LINE (1 << 20)
+#define PROTO_VERSION 5
+#define PROTO_MAX_LINE ((size_t)1 << 30)
 
 /* Append one escaped field (preceded by a TAB unless first). */
 void proto_field(struct strbuf *line, const char *s, int first);
@@ -124,6 +129,9 @@ struct proto_msg {
 struct proto_decoder {
 	struct strbuf in;     /* bytes received, not yet decoded */
 	size_t pos;           /* start of the next line in in */
+	size_t scanned;       /* bytes from pos known to hold no LF */
+	bool skip;            /* dropping the rest of a line too long */
+	size_t max;           /* the longest line: PROTO_MAX_LINE */
 	struct strbuf cur;    /* the current line, unescaped in place */
 	VEC(char *) fields;
 };

@@ -117,3 +117,22 @@ EOF2
 	run wait "$pid"
 	[ "$status" -eq 3 ]
 }
+
+@test "netns: a DONE over 1 MiB (5,000 outputs of 220-character names) is read" {
+	# issue 24, defect 5: protocol lines were limited to 1 MiB; the DONE
+	# was dropped and the run waited for its task for good
+	wf <<'EOF2'
+tasks:
+  - name: many
+    out: {d: {dir: out}}
+    run: "mkdir -p {out.d} && cd {out.d} && seq -f '%0220g' 1 5000 | xargs touch"
+  - name: count
+    in: {d: {dir: out}}
+    out: {n: n.txt}
+    run: "ls {in.d} | wc -l > {out.n}"
+EOF2
+	run timeout 60 "$WFRUN" -r "$C/cluster.xml" --fetch final wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat n.txt)" -eq 5000 ]
+}
