@@ -2,6 +2,7 @@
  * agent_client: the agent protocol's master side over a transport (see
  * agent_client.h).  Loop thread only: it holds no lock and no thread.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,13 @@
 struct rjob {
 	uint32_t task;
 	double sent;            /* when RUN was queued (Unix seconds) */
+	double killed;          /* when SIGKILL was sent (clock_mono), or 0 */
 };
+
+/* Seconds an agent has to end a task it was told to SIGKILL (at most its
+ * silence limit): past them it does not do its work, and is lost, so a
+ * task's timeout holds though its agent is stopped or stuck. */
+#define KILL_ANSWER 5.0
 
 struct agent_client {
 	struct exec base;
@@ -99,7 +106,7 @@ client_submit(struct exec *e, const struct exec_job *job)
 		proto_field(l, *a, 0);
 	enqueue(c, l);
 	strbuf_release(&tmp);
-	struct rjob j = { job->task, clock_real() };
+	struct rjob j = { job->task, clock_real(), 0 };
 	VEC_PUSH(c->jobs, j);
 	e->running++;
 	return 0;
@@ -128,6 +135,18 @@ client_signal_all(struct exec *e, int sig)
 	enqueue((struct agent_client *)e, l);
 }
 
+static void live_arm(struct agent_client *c);
+
+/* The master's side of a kill: the agent must answer in time. */
+static void
+note_kill(struct agent_client *c, uint32_t task)
+{
+	for (size_t i = 0; i < c->jobs.n; i++)
+		if (c->jobs.v[i].task == task && !c->jobs.v[i].killed)
+			c->jobs.v[i].killed = clock_mono();
+	live_arm(c);
+}
+
 static void
 client_signal_one(struct exec *e, uint32_t task, int sig)
 {
@@ -137,6 +156,8 @@ client_signal_one(struct exec *e, uint32_t task, int sig)
 	proto_fieldf(l, "%u", task);
 	proto_fieldf(l, "%d", sig);
 	enqueue((struct agent_client *)e, l);
+	if (sig == SIGKILL)
+		note_kill((struct agent_client *)e, task);
 }
 
 /* Send "TYPE task" to the agent, if it is ready. */
@@ -154,6 +175,8 @@ static void
 client_stop_one(struct exec *e, uint32_t task)
 {
 	send_task_msg(e, "STOP", task);
+	if (e->state == EXEC_READY)
+		note_kill((struct agent_client *)e, task);
 }
 
 static void
@@ -174,7 +197,6 @@ take_job(struct agent_client *c, uint32_t task)
 	return false;
 }
 
-static void live_arm(struct agent_client *c);
 static void ping(struct agent_client *c);
 
 static void
@@ -378,17 +400,39 @@ ping(struct agent_client *c)
 	enqueue(c, &c->line);
 }
 
-/* The next liveness check: the next beat due, or the silence limit. */
+/* The oldest SIGKILL not answered, or 0. */
+static double
+oldest_kill(const struct agent_client *c)
+{
+	double t = 0;
+	for (size_t i = 0; i < c->jobs.n; i++)
+		if (c->jobs.v[i].killed && (!t || c->jobs.v[i].killed < t))
+			t = c->jobs.v[i].killed;
+	return t;
+}
+
+static double
+kill_answer(const struct agent_client *c)
+{
+	return c->lv.lost && c->lv.lost < KILL_ANSWER ? c->lv.lost
+						       : KILL_ANSWER;
+}
+
+/* The next liveness check: the next beat due, the silence limit, or a
+ * kill's answer due. */
 static void
 live_arm(struct agent_client *c)
 {
-	if (!c->loop || (!c->lv.beat && !c->lv.lost))
+	if (!c->loop)
 		return;
 	double now = clock_mono(), next = 1e9;
 	if (c->lv.beat)
 		next = c->last_tx + c->lv.beat - now;
 	if (c->lv.lost && c->last_rx + c->lv.lost - now < next)
 		next = c->last_rx + c->lv.lost - now;
+	double killed = oldest_kill(c);
+	if (killed && killed + kill_answer(c) - now < next)
+		next = killed + kill_answer(c) - now;
 	loop_timer_arm(c->loop, &c->live, next > 0.01 ? next : 0.01,
 		       live_fired, c);
 }
@@ -408,6 +452,13 @@ live_fired(void *arg)
 	if (c->lv.lost && now - c->last_rx >= c->lv.lost) {
 		drop_agent(c, EXEC_LOST, "no word from the agent on %s for "
 			   "%g s", c->where, c->lv.lost);
+		return;
+	}
+	double killed = oldest_kill(c);
+	if (killed && now - killed >= kill_answer(c) - 0.001) {
+		drop_agent(c, EXEC_LOST, "the agent on %s did not end a task "
+			   "within %g s of being told to kill it", c->where,
+			   kill_answer(c));
 		return;
 	}
 	if (c->lv.beat && now - c->last_tx >= c->lv.beat - 0.01)

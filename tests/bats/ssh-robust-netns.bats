@@ -136,3 +136,23 @@ EOF2
 	[ "$status" -eq 0 ]
 	[ "$(cat n.txt)" -eq 5000 ]
 }
+
+@test "netns: a task's timeout holds though its agent is stopped" {
+	# issue 24, defect 7: a task of timeout 2 s whose agent was stopped
+	# ran until the worker was given up (17 s and more)
+	wf <<'EOF2'
+tasks:
+  - name: stopper
+    timeout: 2
+    run: "kill -STOP $PPID; sleep 3600"
+EOF2
+	SECONDS=0
+	run timeout 60 "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	took=$SECONDS
+	for p in $(mine wfrun-worker); do kill -CONT "$p"; done
+	echo "$output"
+	echo "took $took s"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"did not end a task within 5 s of being told to kill it"* ]]
+	[ "$took" -le 12 ]
+}
