@@ -1,10 +1,11 @@
 /*
  * agent_client: the master's side of the agent protocol (proto.h), as an
  * executor (exec.h), over any byte stream to a wfrun-worker.  It sends
- * RUN/SRUN, KILL, STOP, WRITTEN and EXIT; it reads HELLO (the agent is
- * ready), DONE and FAILED (one exec_result per job), WRITTEN and BYE; it
- * keeps the jobs sent and not answered, and gives them back to the runner
- * as lost when the stream ends.  It never opens a connection, starts a
+ * RUN/SRUN, KILL, STOP, WRITTEN, PING and EXIT; it reads HELLO (the agent
+ * is ready), DONE and FAILED (one exec_result per job), WRITTEN, PONG and
+ * BYE; it keeps the jobs sent and not answered, and gives them back to
+ * the runner as lost when the stream ends or when it gives the agent up
+ * (struct agent_liveness: its own timers, on the loop).  It never opens a connection, starts a
  * process or moves a file itself: a transport (struct agent_link) does.
  *
  * Transports: exec_ssh.c (an SSH exec channel, with SFTP transfers) and
