@@ -156,3 +156,43 @@ EOF2
 	[[ "$output" == *"did not end a task within 5 s of being told to kill it"* ]]
 	[ "$took" -le 12 ]
 }
+
+@test "netns: an agent that never greets fails at the timeout; the healthy worker runs the tasks" {
+	# issue 24, defect 7: it held the whole run, timeout="3" or not
+	read -r _ h p u k wd <"$C/hosts"
+	ver=$("${WFRUN%/*}/wfrun-worker" --version)
+	read -r _ v _ proto <<<"$ver"
+	mkdir -p "$wd/mute/.wfrun/bin"
+	agent="$wd/mute/.wfrun/bin/wfrun-worker-$v-p$proto"
+	printf '#!/bin/sh\n[ "$1" = --version ] && { echo "%s"; exit 0; }\nexec sleep 3600\n' "$ver" >"$agent"
+	chmod +x "$agent"
+	{
+		echo '<resources>'
+		echo "  <worker name=\"mute\" host=\"$h\" port=\"$p\" user=\"$u\">"
+		echo "    <cores>2</cores><workdir shared=\"false\">$wd/mute</workdir>"
+		echo "    <ssh timeout=\"3\" identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
+		echo "  </worker>"
+		echo "  <worker name=\"ok\" host=\"$h\" port=\"$p\" user=\"$u\">"
+		echo "    <cores>2</cores><workdir shared=\"false\">$wd</workdir>"
+		echo "    <ssh identity=\"$k\" known-hosts=\"$C/known_hosts\"/>"
+		echo "  </worker>"
+		echo '</resources>'
+	} >two.xml
+	wf <<'EOF2'
+tasks:
+  - name: hello
+    foreach: {i: "1..4"}
+    out: {o: "h{i}.txt"}
+    run: "echo {i} > {out.o}"
+EOF2
+	SECONDS=0
+	run timeout 60 "$WFRUN" -r two.xml wf.yaml
+	took=$SECONDS
+	for q in $(mine 'sleep 3600'); do kill "$q"; done
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"worker 'mute'"*"the agent on $h did not greet within 3 s"* ]]
+	[ "$(cat h4.txt)" = 4 ]
+	[ "$took" -le 15 ]
+	[ "$(trace_col worker | sort -u)" = ok ]
+}
