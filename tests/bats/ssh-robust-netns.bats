@@ -16,9 +16,7 @@ teardown_file() {
 }
 
 setup() {
-	W="$C/master/t$BATS_TEST_NUMBER"
-	mkdir -p "$W"
-	cd "$W" || exit 1
+	master_setup
 }
 
 @test "netns, shaped: tasks sent while an input is uploaded never lose the worker" {
@@ -29,14 +27,10 @@ setup() {
 	head -c 3000000 /dev/urandom >big.bin
 	wf <<'EOF2'
 tasks:
-  - name: big
-    in: {f: big.bin}
-    out: {o: big.sum}
-    run: "cksum < {in.f} > {out.o}"
-  - name: echo
-    foreach: {i: "1..60"}
-    out: {o: "e/{i}.txt"}
-    run: "echo {i} > {out.o}"
+  - {name: big, in: {f: big.bin}, out: {o: big.sum},
+     run: "cksum < {in.f} > {out.o}"}
+  - {name: echo, foreach: {i: "1..60"}, out: {o: "e/{i}.txt"},
+     run: "echo {i} > {out.o}"}
 EOF2
 	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
 	"$TESTCLUSTER" shape "$C" w1
@@ -123,13 +117,10 @@ EOF2
 	# was dropped and the run waited for its task for good
 	wf <<'EOF2'
 tasks:
-  - name: many
-    out: {d: {dir: out}}
-    run: "mkdir -p {out.d} && cd {out.d} && seq -f '%0220g' 1 5000 | xargs touch"
-  - name: count
-    in: {d: {dir: out}}
-    out: {n: n.txt}
-    run: "ls {in.d} | wc -l > {out.n}"
+  - {name: many, out: {d: {dir: out}},
+     run: "mkdir -p {out.d} && cd {out.d} && seq -f '%0220g' 1 5000 | xargs touch"}
+  - {name: count, in: {d: {dir: out}}, out: {n: n.txt},
+     run: "ls {in.d} | wc -l > {out.n}"}
 EOF2
 	run timeout 60 "$WFRUN" -r "$C/cluster.xml" --fetch final wf.yaml
 	echo "$output"
