@@ -39,8 +39,16 @@ struct staged {
 	bool drop; /* STOP: the sandbox goes whatever the task's status */
 };
 
+/* A task's deadline (DEADLINE), on the monotonic clock. */
+struct deadline {
+	uint32_t task;
+	double when;
+};
+
 struct agent {
 	VEC(struct staged) staged;
+	VEC(struct deadline) dls;
+	struct loop_timer dl_timer;     /* the earliest of dls */
 	struct loop loop;
 	struct exec *ex;
 	struct proto_decoder dec;
@@ -202,10 +210,47 @@ staged_free(struct staged *s)
 	VEC_FREE(s->outs);
 }
 
+static void dl_fired(void *arg);
+
+/* Arm the timer for the earliest deadline, dropping task's (if not
+ * UINT32_MAX: it ended) and those past (their tasks killed). */
+static void
+dl_update(struct agent *a, uint32_t task)
+{
+	double now = clock_mono(), next = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < a->dls.n; i++) {
+		struct deadline d = a->dls.v[i];
+		if (d.task == task)
+			continue;
+		if (d.when <= now) {
+			fprintf(stderr, "wfrun-worker: task %u past its "
+				"deadline: killed\n", d.task);
+			a->ex->ops->signal_one(a->ex, d.task, SIGKILL);
+			continue;
+		}
+		if (!next || d.when < next)
+			next = d.when;
+		a->dls.v[k++] = d;
+	}
+	a->dls.n = k;
+	if (next)
+		loop_timer_arm(&a->loop, &a->dl_timer, next - now, dl_fired, a);
+	else
+		loop_timer_cancel(&a->loop, &a->dl_timer);
+}
+
+static void
+dl_fired(void *arg)
+{
+	dl_update(arg, UINT32_MAX);
+}
+
 static void
 on_done(const struct exec_result *r, void *arg)
 {
 	struct agent *a = arg;
+	dl_update(a, r->task);
 	struct strbuf *l = &a->out;
 	struct staged *st = NULL;
 	for (size_t i = 0; i < a->staged.n; i++)
@@ -487,6 +532,15 @@ handle(struct agent *a, struct proto_msg *m)
 		begin_exit(a);
 	} else if (!strcmp(t, "PING")) {
 		on_ping(a, m);
+	} else if (!strcmp(t, "DEADLINE") && m->n == 3 &&
+		   !parse_long(m->f[1], &id)) {
+		char *end;
+		double secs = strtod(m->f[2], &end);
+		if (*end || !(secs > 0))
+			return;
+		struct deadline d = { (uint32_t)id, clock_mono() + secs };
+		VEC_PUSH(a->dls, d);
+		dl_update(a, UINT32_MAX);
 	} else {
 		fprintf(stderr, "wfrun-worker: ignoring message '%s'\n", t);
 	}
@@ -577,6 +631,8 @@ main(int argc, char **argv)
 			begin_exit(&a);
 	}
 	loop_timer_cancel(&a.loop, &a.live_timer);
+	loop_timer_cancel(&a.loop, &a.dl_timer);
+	VEC_FREE(a.dls);
 
 	strbuf_reset(&a.out);
 	proto_field(&a.out, "BYE", 1);

@@ -105,6 +105,13 @@ client_submit(struct exec *e, const struct exec_job *job)
 	for (char *const *a = job->argv; *a; a++)
 		proto_field(l, *a, 0);
 	enqueue(c, l);
+	if (job->timeout > 0) {
+		/* the agent's own deadline, a second after the master's */
+		proto_field(l, "DEADLINE", 1);
+		proto_fieldf(l, "%u", job->task);
+		proto_fieldf(l, "%g", job->timeout + 1);
+		enqueue(c, l);
+	}
 	strbuf_release(&tmp);
 	struct rjob j = { job->task, clock_real(), 0 };
 	VEC_PUSH(c->jobs, j);

@@ -49,6 +49,8 @@ struct exec_job {
 	char *const *env_add; /* NULL-ended NAME=VALUE the task adds (remote) */
 	const char *cwd;
 	const char *out_path, *err_path;
+	double timeout;      /* seconds, 0: none; a remote agent kills the
+				task then itself, should the master not */
 };
 
 struct exec_result {

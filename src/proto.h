@@ -14,7 +14,7 @@
  * is tens of MB): PROTO_MAX_LINE, 1 GiB, only keeps a peer that never
  * ends its line from taking all memory; a longer line is an error.
  * (Version 4 refused lines over 1 MiB, and then read the rest of one as
- * new lines; version 5 adds PING and PONG.)
+ * new lines; version 5 adds PING, PONG and DEADLINE.)
  *
  * Agent -> master
  *   HELLO    version arch ncpus pid          first line, once
@@ -72,6 +72,13 @@
  *                                             outdir/OUT and remove the
  *                                             sandbox (kept after a
  *                                             failure, for a look)
+ *   DEADLINE id secs                          right after a RUN or SRUN:
+ *                                             SIGKILL the task's group
+ *                                             secs after it was received,
+ *                                             should it still run (the
+ *                                             master kills it at its
+ *                                             timeout; this holds when
+ *                                             the master cannot)
  *   KILL     id signo                         signal one task's group
  *   STOP     id                               SIGKILL one task's group: it
  *                                             was stopped to run again

@@ -56,6 +56,23 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	[ "$took" -le 3 ]
 }
 
+@test "DEADLINE: the agent kills a task past it by itself" {
+	# issue 24: task timeouts held only while the master could kill
+	mkfifo in
+	"$AGENT" <in >out.txt &
+	pid=$!
+	exec 5>in
+	printf 'RUN\t1\t%s\t%s/1.out\t%s/1.err\t0\tsleep\tsleep\t303\n' "$PWD" "$PWD" "$PWD" >&5
+	printf 'DEADLINE\t1\t0.5\n' >&5
+	SECONDS=0
+	for _ in $(seq 50); do grep -q '^DONE' out.txt && break; sleep 0.1; done
+	took=$SECONDS
+	exec 5>&-
+	wait "$pid"
+	grep -q $'^DONE\t1\t9\t' out.txt
+	[ "$took" -le 2 ]
+}
+
 @test "end of input kills the agent's running tasks" {
 	mkfifo in
 	"$AGENT" <in >out.txt &
