@@ -4,6 +4,15 @@ load helper
 
 AGENT="${WFRUN%/*}/wfrun-worker"
 
+# Start the agent on a fifo: fd 5 writes its input, out.txt and err.txt
+# get its output and stderr, $pid is its process.
+agent_start() {
+	mkfifo in
+	"$AGENT" <in >out.txt 2>err.txt &
+	pid=$!
+	exec 5>in
+}
+
 @test "wfrun-worker --version names the protocol" {
 	run "$AGENT" --version
 	[ "$status" -eq 0 ]
@@ -35,10 +44,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 @test "PING: the agent answers PONG, and stops its tasks when the master then goes silent" {
 	# issue 24, defect 9: a master gone dark left the agent's tasks
 	# running until TCP gave up (about 15 minutes)
-	mkfifo in
-	"$AGENT" <in >out.txt 2>err.txt &
-	pid=$!
-	exec 5>in
+	agent_start
 	printf 'PING\t1\n' >&5
 	printf 'RUN\t1\t%s\t%s/1.out\t%s/1.err\t0\tsh\tsh\t-c\tsleep 302\n' "$PWD" "$PWD" "$PWD" >&5
 	for _ in $(seq 50); do [ "$(pcount 'sleep 302')" -gt 0 ] && break; sleep 0.1; done
@@ -58,10 +64,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 
 @test "DEADLINE: the agent kills a task past it by itself" {
 	# issue 24: task timeouts held only while the master could kill
-	mkfifo in
-	"$AGENT" <in >out.txt &
-	pid=$!
-	exec 5>in
+	agent_start
 	printf 'RUN\t1\t%s\t%s/1.out\t%s/1.err\t0\tsleep\tsleep\t303\n' "$PWD" "$PWD" "$PWD" >&5
 	printf 'DEADLINE\t1\t0.5\n' >&5
 	SECONDS=0
