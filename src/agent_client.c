@@ -132,6 +132,20 @@ start_msg(struct exec *e, const char *type)
 	return &c->line;
 }
 
+static void live_arm(struct agent_client *c);
+
+/* The master's side of a kill: the agent must answer in time.  task
+ * UINT32_MAX: every job (KILLALL). */
+static void
+note_kill(struct agent_client *c, uint32_t task)
+{
+	for (size_t i = 0; i < c->jobs.n; i++)
+		if ((task == UINT32_MAX || c->jobs.v[i].task == task) &&
+		    !c->jobs.v[i].killed)
+			c->jobs.v[i].killed = clock_mono();
+	live_arm(c);
+}
+
 static void
 client_signal_all(struct exec *e, int sig)
 {
@@ -140,18 +154,8 @@ client_signal_all(struct exec *e, int sig)
 		return;
 	proto_fieldf(l, "%d", sig);
 	enqueue((struct agent_client *)e, l);
-}
-
-static void live_arm(struct agent_client *c);
-
-/* The master's side of a kill: the agent must answer in time. */
-static void
-note_kill(struct agent_client *c, uint32_t task)
-{
-	for (size_t i = 0; i < c->jobs.n; i++)
-		if (c->jobs.v[i].task == task && !c->jobs.v[i].killed)
-			c->jobs.v[i].killed = clock_mono();
-	live_arm(c);
+	if (sig == SIGKILL)
+		note_kill((struct agent_client *)e, UINT32_MAX);
 }
 
 static void
@@ -421,6 +425,8 @@ oldest_kill(const struct agent_client *c)
 static double
 kill_answer(const struct agent_client *c)
 {
+	if (c->lv.kill > 0)
+		return c->lv.kill;
 	return c->lv.lost && c->lv.lost < KILL_ANSWER ? c->lv.lost
 						       : KILL_ANSWER;
 }

@@ -32,9 +32,11 @@ struct loop;
  * the agent answers PONG, and takes lost as its own limit: no byte from
  * the agent for lost seconds and it is lost (its jobs given back, its
  * connection dropped, anything it says later ignored).  0: no limit.
+ * kill: seconds it has to end a task it was told to SIGKILL, else it is
+ * lost too (0: 5 s, or lost if shorter).
  */
 struct agent_liveness {
-	double greet, beat, lost;
+	double greet, beat, lost, kill;
 };
 
 /* What a transport does for its client; every call in the loop thread. */

@@ -558,7 +558,7 @@ exec_ssh_new(const struct worker_spec *w, const struct exec_ssh_opts *o,
 	agent_client_attach(c, &h->base);
 	/* beats at least 4 in each silence limit; keepalive more often */
 	struct agent_liveness lv = { w->timeout, w->lost_after / 4.0,
-				     w->lost_after };
+				     w->lost_after, 0 };
 	if (w->keepalive && (!lv.beat || w->keepalive < lv.beat))
 		lv.beat = w->keepalive;
 	agent_client_liveness(c, loop, &lv);

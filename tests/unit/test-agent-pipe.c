@@ -377,7 +377,7 @@ test_ends(const char *dir)
 static void
 test_liveness(const char *dir)
 {
-	struct agent_liveness lv = { 0.5, 0.2, 1 };
+	struct agent_liveness lv = { 0.5, 0.2, 1, 0 };
 	char *mute[] = { "/bin/sh", "-c", "exec sleep 30", NULL };
 	double t0 = clock_mono();
 	start_live(mute, dir, &lv);
@@ -417,6 +417,26 @@ test_liveness(const char *dir)
 	is_str(ex->error, "no word from the agent on localhost for 1 s",
 	       "and says why");
 	ok(have[8] && res[8].lost, "its task comes back lost");
+	stop();
+
+	/* no silence limit: a kill of every task not answered in time */
+	struct agent_liveness lk = { 5, 0, 0, 0.5 };
+	start_live(argv, dir, &lk);
+	memset(have, 0, sizeof(have));
+	submit_argv(9, stopper, dir);
+	/* a while for the task to stop its agent */
+	struct loop_timer pause = { 0 };
+	timed_out = false;
+	loop_timer_arm(&lp, &pause, 0.3, on_timeout, NULL);
+	while (!timed_out)
+		loop_run_once(&lp);
+	ex->ops->signal_all(ex, SIGKILL);
+	t0 = clock_mono();
+	RUN_UNTIL(ex->state != EXEC_READY);
+	is_str(ex->error, "the agent on localhost did not end a task within "
+	       "0.5 s of being told to kill it", "KILLALL 9 unanswered: lost");
+	ok(clock_mono() - t0 < 3 && have[9] && res[9].lost,
+	   "at once, its task back (%.1f s)", clock_mono() - t0);
 	stop();
 }
 
