@@ -41,20 +41,38 @@ struct staged {
 	bool drop; /* STOP: the sandbox goes whatever the task's status */
 };
 
+/* A task's deadline (DEADLINE), on the monotonic clock. */
+struct deadline {
+	uint32_t task;
+	double when;
+};
+
 struct agent {
 	VEC(struct staged) staged;
+	VEC(struct deadline) dls;
+	struct loop_timer dl_timer;     /* the earliest of dls */
 	struct loop loop;
 	struct exec *ex;
 	struct proto_decoder dec;
 	struct strbuf out;
 	struct loop_timer kill_timer;
+	struct loop_timer live_timer;   /* the master's silence limit */
 	bool exiting;
 	bool input_open;
 };
 
+/* The master's silence limit, from its PING (0: none yet), and whether
+ * it has passed: the master is then gone, as when stdin ends. */
+static double master_limit;
+static bool master_gone;
+
 static void
 send_line(struct strbuf *line)
 {
+	if (master_gone) {
+		strbuf_reset(line);
+		return;
+	}
 	proto_end(line);
 	const char *p = line->buf;
 	size_t n = line->len;
@@ -64,11 +82,21 @@ send_line(struct strbuf *line)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN) {
-				/* stdout is the channel: wait for room */
+				/* stdout is the channel: wait for room, not
+				 * longer than the master's silence limit */
 				fd_set fs;
 				FD_ZERO(&fs);
 				FD_SET(1, &fs);
-				select(2, NULL, &fs, NULL, NULL);
+				struct timeval tv = { (time_t)master_limit,
+						      0 };
+				if (select(2, NULL, &fs, NULL,
+					   master_limit > 0 ? &tv : NULL) == 0) {
+					fprintf(stderr, "wfrun-worker: the master "
+						"took nothing for %g s: it is "
+						"gone\n", master_limit);
+					master_gone = true;
+					break;
+				}
 				continue;
 			}
 			/* The master is gone; the tasks die with stdin's end. */
@@ -267,10 +295,47 @@ staged_free(struct staged *s)
 	VEC_FREE(s->outs);
 }
 
+static void dl_fired(void *arg);
+
+/* Arm the timer for the earliest deadline, dropping task's (if not
+ * UINT32_MAX: it ended) and those past (their tasks killed). */
+static void
+dl_update(struct agent *a, uint32_t task)
+{
+	double now = clock_mono(), next = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < a->dls.n; i++) {
+		struct deadline d = a->dls.v[i];
+		if (d.task == task)
+			continue;
+		if (d.when <= now) {
+			fprintf(stderr, "wfrun-worker: task %u past its "
+				"deadline: killed\n", d.task);
+			a->ex->ops->signal_one(a->ex, d.task, SIGKILL);
+			continue;
+		}
+		if (!next || d.when < next)
+			next = d.when;
+		a->dls.v[k++] = d;
+	}
+	a->dls.n = k;
+	if (next)
+		loop_timer_arm(&a->loop, &a->dl_timer, next - now, dl_fired, a);
+	else
+		loop_timer_cancel(&a->loop, &a->dl_timer);
+}
+
+static void
+dl_fired(void *arg)
+{
+	dl_update(arg, UINT32_MAX);
+}
+
 static void
 on_done(const struct exec_result *r, void *arg)
 {
 	struct agent *a = arg;
+	dl_update(a, r->task);
 	struct strbuf *l = &a->out;
 	struct staged *st = NULL;
 	for (size_t i = 0; i < a->staged.n; i++)
@@ -530,6 +595,31 @@ bad:
 }
 
 static void
+master_silent(void *arg)
+{
+	struct agent *a = arg;
+	fprintf(stderr, "wfrun-worker: no word from the master for %g s: "
+		"stopping\n", master_limit);
+	master_gone = true;
+	begin_exit(a);
+}
+
+/* PING limit: answer, and from now on a master silent that long is
+ * gone. */
+static void
+on_ping(struct agent *a, struct proto_msg *m)
+{
+	char *end;
+	double v = m->n >= 2 ? strtod(m->f[1], &end) : 0;
+	if (m->n >= 2 && !*end && v > 0 && v < 1e6) {
+		master_limit = v;
+		loop_timer_arm(&a->loop, &a->live_timer, v, master_silent, a);
+	}
+	proto_field(&a->out, "PONG", 1);
+	send_line(&a->out);
+}
+
+static void
 handle(struct agent *a, struct proto_msg *m)
 {
 	const char *t = m->f[0];
@@ -559,6 +649,17 @@ handle(struct agent *a, struct proto_msg *m)
 			a->ex->ops->ask_written(a->ex, (uint32_t)id);
 	} else if (!strcmp(t, "EXIT")) {
 		begin_exit(a);
+	} else if (!strcmp(t, "PING")) {
+		on_ping(a, m);
+	} else if (!strcmp(t, "DEADLINE") && m->n == 3 &&
+		   !parse_long(m->f[1], &id)) {
+		char *end;
+		double secs = strtod(m->f[2], &end);
+		if (*end || !(secs > 0))
+			return;
+		struct deadline d = { (uint32_t)id, clock_mono() + secs };
+		VEC_PUSH(a->dls, d);
+		dl_update(a, UINT32_MAX);
 	} else {
 		fprintf(stderr, "wfrun-worker: ignoring message '%s'\n", t);
 	}
@@ -579,6 +680,9 @@ on_stdin(int fd, short revents, void *arg)
 		return;
 	}
 	proto_feed(&a->dec, buf, (size_t)n);
+	if (master_limit > 0 && !master_gone)
+		loop_timer_arm(&a->loop, &a->live_timer, master_limit,
+			       master_silent, a);
 	struct proto_msg m;
 	struct errbuf err;
 	int r;
@@ -640,8 +744,14 @@ main(int argc, char **argv)
 	proto_fieldf(&a.out, "%ld", (long)getpid());
 	send_line(&a.out);
 
-	while (!a.exiting || a.ex->running)
+	while (!a.exiting || a.ex->running) {
 		loop_run_once(&a.loop);
+		if (master_gone)
+			begin_exit(&a);
+	}
+	loop_timer_cancel(&a.loop, &a.live_timer);
+	loop_timer_cancel(&a.loop, &a.dl_timer);
+	VEC_FREE(a.dls);
 
 	strbuf_reset(&a.out);
 	proto_field(&a.out, "BYE", 1);

@@ -2,11 +2,14 @@
  * agent_client: the agent protocol's master side over a transport (see
  * agent_client.h).  Loop thread only: it holds no lock and no thread.
  */
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent_client.h"
+#include "loop.h"
 #include "proto.h"
 #include "wirepath.h"
 
@@ -15,7 +18,13 @@ struct rjob {
 	double sent;            /* when RUN was queued (Unix seconds) */
 	bool staged;            /* SRUN: its DONE lists files */
 	struct strvec outs;     /* the outputs it was asked for (copies) */
+	double killed;          /* when SIGKILL was sent (clock_mono), or 0 */
 };
+
+/* Seconds an agent has to end a task it was told to SIGKILL (at most its
+ * silence limit): past them it does not do its work, and is lost, so a
+ * task's timeout holds though its agent is stopped or stuck. */
+#define KILL_ANSWER 5.0
 
 struct agent_client {
 	struct exec base;
@@ -24,13 +33,23 @@ struct agent_client {
 	struct proto_decoder dec;
 	VEC(struct rjob) jobs;          /* sent, not yet answered */
 	struct strbuf line;
+	struct loop *loop;              /* NULL: no liveness */
+	struct agent_liveness lv;
+	struct loop_timer live;         /* greeting deadline, then beats */
+	double last_rx, last_tx;        /* clock_mono() */
+	bool warned;                    /* of a message type unknown here */
 };
+
+static void drop_agent(struct agent_client *c, enum exec_state st,
+		       const char *fmt, ...) PRINTF(3, 4);
 
 static void
 enqueue(struct agent_client *c, struct strbuf *line)
 {
 	proto_end(line);
-	c->link->ops->send(c->link, line->buf, line->len);
+	if (c->link)
+		c->link->ops->send(c->link, line->buf, line->len);
+	c->last_tx = clock_mono();
 	strbuf_reset(line);
 }
 
@@ -89,8 +108,15 @@ client_submit(struct exec *e, const struct exec_job *job)
 	for (char *const *a = job->argv; *a; a++)
 		proto_field(l, *a, 0);
 	enqueue(c, l);
+	if (job->timeout > 0) {
+		/* the agent's own deadline, a second after the master's */
+		proto_field(l, "DEADLINE", 1);
+		proto_fieldf(l, "%u", job->task);
+		proto_fieldf(l, "%g", job->timeout + 1);
+		enqueue(c, l);
+	}
 	strbuf_release(&tmp);
-	struct rjob j = { job->task, clock_real(), st != NULL, { 0 } };
+	struct rjob j = { job->task, clock_real(), st != NULL, { 0 }, 0 };
 	for (size_t i = 0; st && i < st->nouts; i++)
 		VEC_PUSH(j.outs, xstrdup(st->outs[i]));
 	VEC_PUSH(c->jobs, j);
@@ -111,6 +137,20 @@ start_msg(struct exec *e, const char *type)
 	return &c->line;
 }
 
+static void live_arm(struct agent_client *c);
+
+/* The master's side of a kill: the agent must answer in time.  task
+ * UINT32_MAX: every job (KILLALL). */
+static void
+note_kill(struct agent_client *c, uint32_t task)
+{
+	for (size_t i = 0; i < c->jobs.n; i++)
+		if ((task == UINT32_MAX || c->jobs.v[i].task == task) &&
+		    !c->jobs.v[i].killed)
+			c->jobs.v[i].killed = clock_mono();
+	live_arm(c);
+}
+
 static void
 client_signal_all(struct exec *e, int sig)
 {
@@ -119,6 +159,8 @@ client_signal_all(struct exec *e, int sig)
 		return;
 	proto_fieldf(l, "%d", sig);
 	enqueue((struct agent_client *)e, l);
+	if (sig == SIGKILL)
+		note_kill((struct agent_client *)e, UINT32_MAX);
 }
 
 static void
@@ -130,6 +172,8 @@ client_signal_one(struct exec *e, uint32_t task, int sig)
 	proto_fieldf(l, "%u", task);
 	proto_fieldf(l, "%d", sig);
 	enqueue((struct agent_client *)e, l);
+	if (sig == SIGKILL)
+		note_kill((struct agent_client *)e, task);
 }
 
 /* Send "TYPE task" to the agent, if it is ready. */
@@ -147,6 +191,8 @@ static void
 client_stop_one(struct exec *e, uint32_t task)
 {
 	send_task_msg(e, "STOP", task);
+	if (e->state == EXEC_READY)
+		note_kill((struct agent_client *)e, task);
 }
 
 static void
@@ -184,19 +230,13 @@ take_job(struct agent_client *c, uint32_t task)
 	return true;
 }
 
-static void lose_jobs(struct agent_client *c);
-
 /* The agent broke the protocol: nothing more it says is believed.  The
  * worker is lost (its jobs go back to the runner, to run elsewhere). */
 static void
 drop(struct agent_client *c, const char *why)
 {
-	struct exec *e = &c->base;
-	snprintf(e->error, sizeof(e->error), "the agent on %s broke the "
-		 "protocol: %s", c->where, why);
-	e->state = EXEC_LOST;
-	lose_jobs(c);
-	e->on_state(e, e->arg);
+	drop_agent(c, c->base.state == EXEC_READY ? EXEC_LOST : EXEC_FAILED,
+		   "the agent on %s broke the protocol: %s", c->where, why);
 }
 
 /* A DONE that may be believed: numbers that read, and for a staged job
@@ -219,6 +259,8 @@ check_done(struct agent_client *c, struct proto_msg *m, uint32_t task,
 				   j->outs.v, j->outs.n, err);
 }
 
+static void ping(struct agent_client *c);
+
 static void
 on_hello(struct agent_client *c, struct proto_msg *m)
 {
@@ -232,6 +274,10 @@ on_hello(struct agent_client *c, struct proto_msg *m)
 	} else {
 		e->ncpus = parse_long(m->f[3], &ncpu) ? 0 : ncpu;
 		e->state = EXEC_READY;
+		if (c->loop && (c->lv.beat || c->lv.lost)) {
+			ping(c); /* first: the agent knows the limit at once */
+			live_arm(c);
+		}
 	}
 	e->on_state(e, e->arg);
 }
@@ -308,7 +354,10 @@ handle_msg(struct agent_client *c, struct proto_msg *m)
 	memset(&r, 0, sizeof(r));
 	r.read_bytes = r.write_bytes = -1;
 	long id;
-	if (!strcmp(t, "HELLO") && m->n >= 5) {
+	if (e->state == EXEC_CONNECTING && (strcmp(t, "HELLO") || m->n < 5)) {
+		drop_agent(c, EXEC_FAILED, "the agent on %s said '%.60s' where "
+			   "it should greet (HELLO)", c->where, t);
+	} else if (!strcmp(t, "HELLO") && m->n >= 5) {
 		/* a second one would fail a worker with jobs out, never
 		 * giving them back */
 		if (e->state != EXEC_CONNECTING)
@@ -334,10 +383,13 @@ handle_msg(struct agent_client *c, struct proto_msg *m)
 	} else if (!strcmp(t, "WRITTEN") && m->n == 4 &&
 		   !parse_long(m->f[1], &id)) {
 		on_written(c, m, id);
-	} else if (!strcmp(t, "BYE")) {
-		/* the stream's end follows */
-	} else {
-		warning_msg("worker '%s': unexpected message '%s'", c->name, t);
+	} else if (!strcmp(t, "BYE") || !strcmp(t, "PONG")) {
+		/* BYE: the stream's end follows; PONG: it lives */
+	} else if (!c->warned) {
+		/* a newer agent may say more; once is enough */
+		warning_msg("worker '%s': unexpected message '%.60s'", c->name,
+			    t);
+		c->warned = true;
 	}
 }
 
@@ -378,18 +430,144 @@ lose_jobs(struct agent_client *c)
 	}
 }
 
+/* Still connecting or ready: not given up. */
+static bool
+alive(const struct agent_client *c)
+{
+	return c->base.state == EXEC_CONNECTING || c->base.state == EXEC_READY;
+}
+
+static void
+loop_timer_cancel_if(struct agent_client *c)
+{
+	if (c->loop)
+		loop_timer_cancel(c->loop, &c->live);
+}
+
+/* Give the agent up: its jobs back to the runner, its connection
+ * dropped without waiting for the link. */
+static void
+drop_agent(struct agent_client *c, enum exec_state st, const char *fmt, ...)
+{
+	char why[sizeof(c->base.error)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	agent_client_ended(c, st, why);
+	if (c->link && c->link->ops->drop)
+		c->link->ops->drop(c->link);
+}
+
+static void live_fired(void *arg);
+
+/* A heartbeat, which tells the agent the silence limit. */
+static void
+ping(struct agent_client *c)
+{
+	strbuf_reset(&c->line);
+	proto_field(&c->line, "PING", 1);
+	proto_fieldf(&c->line, "%g", c->lv.lost);
+	enqueue(c, &c->line);
+}
+
+/* The oldest SIGKILL not answered, or 0. */
+static double
+oldest_kill(const struct agent_client *c)
+{
+	double t = 0;
+	for (size_t i = 0; i < c->jobs.n; i++)
+		if (c->jobs.v[i].killed && (!t || c->jobs.v[i].killed < t))
+			t = c->jobs.v[i].killed;
+	return t;
+}
+
+static double
+kill_answer(const struct agent_client *c)
+{
+	if (c->lv.kill > 0)
+		return c->lv.kill;
+	return c->lv.lost && c->lv.lost < KILL_ANSWER ? c->lv.lost
+						       : KILL_ANSWER;
+}
+
+/* The next liveness check: the next beat due, the silence limit, or a
+ * kill's answer due. */
+static void
+live_arm(struct agent_client *c)
+{
+	if (!c->loop)
+		return;
+	double now = clock_mono(), next = 1e9;
+	if (c->lv.beat)
+		next = c->last_tx + c->lv.beat - now;
+	if (c->lv.lost && c->last_rx + c->lv.lost - now < next)
+		next = c->last_rx + c->lv.lost - now;
+	double killed = oldest_kill(c);
+	if (killed && killed + kill_answer(c) - now < next)
+		next = killed + kill_answer(c) - now;
+	loop_timer_arm(c->loop, &c->live, next > 0.01 ? next : 0.01,
+		       live_fired, c);
+}
+
+static void
+live_fired(void *arg)
+{
+	struct agent_client *c = arg;
+	double now = clock_mono();
+	if (c->base.state == EXEC_CONNECTING) {
+		drop_agent(c, EXEC_FAILED, "the agent on %s did not greet "
+			   "within %g s", c->where, c->lv.greet);
+		return;
+	}
+	if (c->base.state != EXEC_READY)
+		return;
+	if (c->lv.lost && now - c->last_rx >= c->lv.lost) {
+		drop_agent(c, EXEC_LOST, "no word from the agent on %s for "
+			   "%g s", c->where, c->lv.lost);
+		return;
+	}
+	double killed = oldest_kill(c);
+	if (killed && now - killed >= kill_answer(c) - 0.001) {
+		drop_agent(c, EXEC_LOST, "the agent on %s did not end a task "
+			   "within %g s of being told to kill it", c->where,
+			   kill_answer(c));
+		return;
+	}
+	if (c->lv.beat && now - c->last_tx >= c->lv.beat - 0.01)
+		ping(c);
+	live_arm(c);
+}
+
+void
+agent_client_liveness(struct agent_client *c, struct loop *loop,
+		      const struct agent_liveness *lv)
+{
+	c->loop = loop;
+	c->lv = *lv;
+}
+
+void
+agent_client_started(struct agent_client *c)
+{
+	c->last_rx = c->last_tx = clock_mono();
+	if (c->loop && c->lv.greet > 0 && c->base.state == EXEC_CONNECTING)
+		loop_timer_arm(c->loop, &c->live, c->lv.greet, live_fired, c);
+}
 
 void
 agent_client_input(struct agent_client *c, const char *buf, size_t n)
 {
+	if (!alive(c))
+		return; /* given up: what it says now is ignored */
+	c->last_rx = clock_mono();
 	proto_feed(&c->dec, buf, n);
 	struct proto_msg m;
 	struct errbuf err;
 	int r;
-	while (c->base.state != EXEC_LOST &&
-	       (r = proto_next(&c->dec, &m, &err)) != 0) {
+	while (alive(c) && (r = proto_next(&c->dec, &m, &err)) != 0) {
 		if (r < 0)
-			warning_msg("worker '%s': %s", c->name, err.msg);
+			drop(c, err.msg);
 		else if (m.n && *m.f[0])
 			handle_msg(c, &m);
 	}
@@ -400,10 +578,9 @@ agent_client_ended(struct agent_client *c, enum exec_state st,
 		   const char *error)
 {
 	struct exec *e = &c->base;
-	/* (lost already: dropped for breaking the protocol) */
-	if (e->state == st || e->state == EXEC_FAILED ||
-	    e->state == EXEC_LOST)
+	if (!alive(c))
 		return;
+	loop_timer_cancel_if(c);
 	/* lost before it was ever ready: it could not be reached */
 	if (st == EXEC_LOST && e->state != EXEC_READY)
 		st = EXEC_FAILED;
@@ -430,6 +607,7 @@ client_release(struct exec *e)
 			enqueue(c, l);
 		c->link->ops->close(c->link, e->hurry);
 	}
+	loop_timer_cancel_if(c);
 	strbuf_release(&c->line);
 	proto_decoder_release(&c->dec);
 	for (size_t i = 0; i < c->jobs.n; i++)

@@ -257,8 +257,22 @@ pipe_close(struct agent_link *l, bool hurry)
 	free(p);
 }
 
+/* Given up by the client: its stdin ends and it is told to stop its
+ * tasks and exit (continued, should it be stopped); its end is reported
+ * as usual, to a client that no longer listens. */
+static void
+pipe_drop(struct agent_link *l)
+{
+	struct pipe_link *p = (struct pipe_link *)l;
+	close_fd(p, &p->in_fd);
+	if (p->pid > 0) {
+		kill(p->pid, SIGTERM);
+		kill(p->pid, SIGCONT);
+	}
+}
+
 static const struct agent_link_ops pipe_link_ops = {
-	pipe_send, NULL, pipe_on_sigchld, pipe_close,
+	pipe_send, NULL, pipe_on_sigchld, pipe_close, pipe_drop,
 };
 
 /* Start argv with its stdin, stdout and stderr on pipes; -1 with err. */
@@ -317,8 +331,9 @@ fail:
 
 struct exec *
 exec_pipe_new(char *const *argv, const char *name, const char *where,
-	      const char *workdir, struct loop *loop, exec_done_fn done,
-	      exec_state_fn on_state, void *arg)
+	      const char *workdir, const struct agent_liveness *lv,
+	      struct loop *loop, exec_done_fn done, exec_state_fn on_state,
+	      void *arg)
 {
 	struct agent_client *c = agent_client_new(name, where, workdir, done,
 						  on_state, arg);
@@ -332,6 +347,8 @@ exec_pipe_new(char *const *argv, const char *name, const char *where,
 	strbuf_init(&p->pending);
 	strbuf_init(&p->rerr);
 	agent_client_attach(c, &p->base);
+	if (lv)
+		agent_client_liveness(c, loop, lv);
 	char err[1200];
 	if (start_child(p, argv, err, sizeof(err)) < 0) {
 		agent_client_failed(c, err);
@@ -340,5 +357,6 @@ exec_pipe_new(char *const *argv, const char *name, const char *where,
 	}
 	loop_watch_fd(loop, p->out_fd, POLLIN, on_output, p);
 	loop_watch_fd(loop, p->err_fd, POLLIN, on_output, p);
+	agent_client_started(c);
 	return agent_client_exec(c);
 }

@@ -49,6 +49,8 @@ struct exec_job {
 	char *const *env_add; /* NULL-ended NAME=VALUE the task adds (remote) */
 	const char *cwd;
 	const char *out_path, *err_path;
+	double timeout;      /* seconds, 0: none; a remote agent kills the
+				task then itself, should the master not */
 };
 
 struct exec_result {
@@ -175,12 +177,15 @@ struct exec *exec_local_new(exec_done_fn done, struct loop *loop, void *arg);
  * files (the workdir is shared).  name (the worker's) and where (its host,
  * in errors) are borrowed.  A child that cannot be started leaves the exec
  * EXEC_FAILED at once; else it is ready when the agent says HELLO
- * (on_state).  Its on_sigchld reaps the child.
+ * (on_state).  Its on_sigchld reaps the child.  lv: how its life is
+ * watched (agent_client.h), NULL: not at all.
  */
+struct agent_liveness;
 struct exec *exec_pipe_new(char *const *argv, const char *name,
 			   const char *where, const char *workdir,
-			   struct loop *loop, exec_done_fn done,
-			   exec_state_fn on_state, void *arg);
+			   const struct agent_liveness *lv, struct loop *loop,
+			   exec_done_fn done, exec_state_fn on_state,
+			   void *arg);
 
 struct worker_spec;
 struct exec_ssh_opts {

@@ -7,8 +7,9 @@
  * (xfer_sftp.h), and starts the agent on one exec channel; from then on
  * the session is non-blocking and the thread only moves protocol bytes
  * between the channel and two queues, and steps the transfers, waking on
- * the socket, on a wake-up eventfd from the loop, or on the keepalive
- * timer.  The agent's stderr is printed, line by line, as the worker's.
+ * the socket or on a wake-up eventfd from the loop; one call at a time
+ * owns the session's sending (enum sender).  The agent's stderr is
+ * printed, line by line, as the worker's.
  *
  * It never reads the protocol: the client, in the loop thread, does.
  * Shared between the thread and the loop thread, under h->lock: outq
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "agent_client.h"
@@ -51,12 +53,14 @@ struct ssh_link {
 	int wake_fd;    /* loop -> thread */
 	int notify_fd;  /* thread -> loop */
 	struct xfer_sftp *xs; /* NULL: no transfers (a shared workdir) */
+	bool told_started;    /* the client knows the agent started */
 
 	/* under lock */
 	pthread_mutex_t lock;
 	struct strbuf outq;
 	struct strbuf inq;
 	bool stop, hurry;
+	bool started;   /* the agent has been started */
 	enum exec_state thread_state;
 	char thread_error[2048];
 
@@ -66,10 +70,28 @@ struct ssh_link {
 	char agent_remote[1024];
 };
 
+/*
+ * Who may send on the session.  libssh2 (1.10) keeps one outgoing packet
+ * half-sent when a call that sends returns EAGAIN; the next call that
+ * sends on the session, whoever makes it, must be that same call with the
+ * same arguments: any other (an SFTP write while the agent's channel
+ * write waits, or the reverse) gets LIBSSH2_ERROR_BAD_USE.  So when a call
+ * leaves the session blocked outbound, it owns the session's sending, and
+ * only it is made again until its packet has gone.
+ */
+enum sender {
+	S_NONE,
+	S_WRITE,        /* libssh2_channel_write or _send_eof */
+	S_READ,         /* the agent channel's reads (window adjusts) */
+	S_XFER,         /* the SFTP engine */
+};
+
 /* The SSH thread's relay between the channel and the queues. */
 struct relay {
 	struct strbuf pending;  /* taken from outq, not yet written */
 	size_t sent;            /* of pending */
+	size_t inflight;        /* a write's length that must be made again */
+	enum sender owner;
 	struct strbuf rerr;     /* the agent's stderr, a partial line */
 	bool eof_sent, stop;
 	double stop_at, bye_wait;
@@ -125,8 +147,6 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 	if (ssh_conn_open(&h->conn, err, errlen) < 0)
 		return -1;
 	LIBSSH2_SESSION *s = h->conn.s;
-	if (w->keepalive)
-		libssh2_keepalive_config(s, 1, (unsigned)w->keepalive);
 	if (agent_upload_ensure(&h->conn, h->o.agent_path, h->agent_remote,
 				sizeof(h->agent_remote), err, errlen) < 0)
 		return -1;
@@ -167,16 +187,40 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 
 /* ---- the SSH thread: the non-blocking relay ---- */
 
-/* ---- the SSH thread: the non-blocking relay ---- */
+/* May who make a call that sends? */
+static bool
+may_send(const struct relay *rl, enum sender who)
+{
+	return rl->owner == S_NONE || rl->owner == who;
+}
 
+/* After a call of who: it owns the sending while its packet waits. */
+static void
+sent_by(struct ssh_link *h, struct relay *rl, enum sender who)
+{
+	bool waits = libssh2_session_block_directions(h->conn.s) &
+		     LIBSSH2_SESSION_BLOCK_OUTBOUND;
+	if (waits && rl->owner == S_NONE)
+		rl->owner = who;
+	else if (!waits && rl->owner == who)
+		rl->owner = S_NONE;
+}
 
+/* A result that means "call again later", never a lost connection:
+ * BAD_USE is another call's packet still waiting (see enum sender). */
+static bool
+again(long rc)
+{
+	return rc == LIBSSH2_ERROR_EAGAIN || rc == LIBSSH2_ERROR_BAD_USE;
+}
 
-/* Take what the loop queued, and notice a stop. */
+/* Take what the loop queued (not while a write must be made again with
+ * the same arguments), and notice a stop. */
 static void
 relay_take(struct ssh_link *h, struct relay *rl)
 {
 	pthread_mutex_lock(&h->lock);
-	if (h->outq.len) {
+	if (h->outq.len && !rl->inflight) {
 		strbuf_add(&rl->pending, h->outq.buf, h->outq.len);
 		strbuf_reset(&h->outq);
 	}
@@ -195,14 +239,19 @@ static int
 relay_write(struct ssh_link *h, struct relay *rl)
 {
 	int progress = 0;
-	while (rl->sent < rl->pending.len) {
+	while (rl->sent < rl->pending.len && may_send(rl, S_WRITE)) {
+		size_t len = rl->inflight ? rl->inflight
+					  : rl->pending.len - rl->sent;
 		ssize_t w = libssh2_channel_write(
-			h->ch, rl->pending.buf + rl->sent,
-			rl->pending.len - rl->sent);
-		if (w == LIBSSH2_ERROR_EAGAIN)
+			h->ch, rl->pending.buf + rl->sent, len);
+		sent_by(h, rl, S_WRITE);
+		if (again(w)) {
+			rl->inflight = len;
 			break;
+		}
 		if (w < 0)
 			return -1;
+		rl->inflight = 0;
 		rl->sent += (size_t)w;
 		progress = 1;
 	}
@@ -210,26 +259,30 @@ relay_write(struct ssh_link *h, struct relay *rl)
 		strbuf_reset(&rl->pending);
 		rl->sent = 0;
 	}
-	if (rl->stop && !rl->pending.len && !rl->eof_sent) {
+	if (rl->stop && !rl->pending.len && !rl->eof_sent &&
+	    may_send(rl, S_WRITE)) {
 		int r = libssh2_channel_send_eof(h->ch);
+		sent_by(h, rl, S_WRITE);
 		if (r == 0)
 			rl->eof_sent = true;
-		else if (r != LIBSSH2_ERROR_EAGAIN)
+		else if (!again(r))
 			return -1;
 	}
 	return progress;
 }
 
 /* Read the agent's output into inq (waking the loop) and print its
- * stderr: 1 it moved on, 0 nothing to read, -1 the connection failed. */
+ * stderr: 1 it moved on, 0 nothing to read, -1 the connection failed.
+ * A read may send (the channel's window), so it waits its turn. */
 static int
 relay_read(struct ssh_link *h, struct relay *rl)
 {
 	int progress = 0;
-	for (;;) {
+	while (may_send(rl, S_READ)) {
 		ssize_t n = libssh2_channel_read(h->ch, rl->buf,
 						 sizeof(rl->buf));
-		if (n == LIBSSH2_ERROR_EAGAIN || n == 0)
+		sent_by(h, rl, S_READ);
+		if (again(n) || n == 0)
 			break;
 		if (n < 0)
 			return -1;
@@ -239,9 +292,10 @@ relay_read(struct ssh_link *h, struct relay *rl)
 		poke(h->notify_fd);
 		progress = 1;
 	}
-	for (;;) {
+	while (may_send(rl, S_READ)) {
 		ssize_t n = libssh2_channel_read_stderr(h->ch, rl->buf,
 							sizeof(rl->buf));
+		sent_by(h, rl, S_READ);
 		if (n <= 0)
 			break;
 		agent_stderr(h->w->name, &rl->rerr, rl->buf, (size_t)n);
@@ -249,14 +303,24 @@ relay_read(struct ssh_link *h, struct relay *rl)
 	return progress;
 }
 
-/* Sleep until the socket, the loop or the keepalive timer wants us. */
+/* One step of the transfers, when the session's sending is theirs. */
+static int
+relay_xfer(struct ssh_link *h, struct relay *rl)
+{
+	if (!h->xs || rl->stop || !may_send(rl, S_XFER))
+		return 0;
+	int r = xfer_sftp_step(h->xs);
+	sent_by(h, rl, S_XFER);
+	return r;
+}
+
+/* Sleep until the socket or the loop wants us.  (No SSH keepalive: its
+ * packet, half-sent, could not be sent again by the same call; the
+ * client's heartbeats keep the connection busy instead.) */
 static int
 relay_wait(struct ssh_link *h, struct relay *rl)
 {
 	LIBSSH2_SESSION *s = h->conn.s;
-	int next = 0;
-	if (h->w->keepalive)
-		libssh2_keepalive_send(s, &next);
 	int dir = libssh2_session_block_directions(s);
 	struct pollfd p[2] = {
 		{ h->conn.sock, POLLIN, 0 },
@@ -265,9 +329,7 @@ relay_wait(struct ssh_link *h, struct relay *rl)
 	if ((dir & LIBSSH2_SESSION_BLOCK_OUTBOUND) ||
 	    rl->sent < rl->pending.len)
 		p[0].events |= POLLOUT;
-	int timeout = next > 0 ? next * 1000 : 1000;
-	if (rl->stop)
-		timeout = 200;
+	int timeout = rl->stop ? 200 : 1000;
 	if (poll(p, 2, timeout) < 0 && errno != EINTR)
 		return -1;
 	if (p[1].revents & POLLIN) {
@@ -295,9 +357,7 @@ relay(struct ssh_link *h, struct relay *rl)
 		relay_take(h, rl);
 		int pw = relay_write(h, rl);
 		int pr = pw < 0 ? -1 : relay_read(h, rl);
-		int px = 0;
-		if (pr >= 0 && !rl->stop && h->xs)
-			px = xfer_sftp_step(h->xs);
+		int px = pr < 0 ? 0 : relay_xfer(h, rl);
 		if (pw < 0 || pr < 0 || px < 0)
 			return RELAY_LOST;
 		if (libssh2_channel_eof(h->ch))
@@ -325,6 +385,10 @@ ssh_thread(void *arg)
 		return NULL;
 	}
 	libssh2_session_set_blocking(h->conn.s, 0);
+	pthread_mutex_lock(&h->lock);
+	h->started = true;
+	pthread_mutex_unlock(&h->lock);
+	poke(h->notify_fd);
 	struct relay *rl = xcalloc(1, sizeof(*rl));
 	strbuf_init(&rl->pending);
 	strbuf_init(&rl->rerr);
@@ -387,9 +451,14 @@ on_notify(int fd, short revents, void *arg)
 	strbuf_add(&in, h->inq.buf, h->inq.len);
 	strbuf_reset(&h->inq);
 	enum exec_state st = h->thread_state;
+	bool started = h->started;
 	char errtext[2048];
 	memcpy(errtext, h->thread_error, sizeof(errtext));
 	pthread_mutex_unlock(&h->lock);
+	if (started && !h->told_started) {
+		h->told_started = true;
+		agent_client_started(h->client);
+	}
 	if (in.len)
 		agent_client_input(h->client, in.buf, in.len);
 	strbuf_release(&in);
@@ -412,12 +481,18 @@ ssh_close(struct agent_link *l, bool hurry)
 	if (h->thread_started) {
 		pthread_mutex_lock(&h->lock);
 		h->stop = true;
-		h->hurry = hurry;
+		h->hurry |= hurry;
 		pthread_mutex_unlock(&h->lock);
 		poke(h->wake_fd);
 		pthread_join(h->thread, NULL);
 	}
 	loop_unwatch_fd(h->loop, h->notify_fd);
+	/* In a hurry, dropped, or with the connection gone, nothing below
+	 * may wait for the link (SFTP's shutdown and the disconnect are blocking):
+	 * with the socket shut down they fail at once. */
+	if ((hurry || h->hurry || h->thread_state != EXEC_CLOSED) &&
+	    h->conn.sock >= 0)
+		shutdown(h->conn.sock, SHUT_RDWR);
 	if (h->ch)
 		libssh2_channel_free(h->ch);
 	xfer_sftp_free(h->xs);
@@ -430,8 +505,21 @@ ssh_close(struct agent_link *l, bool hurry)
 	free(h);
 }
 
+/* Given up by the client: the thread stops at once (it waits no BYE),
+ * and reports its end as usual, with the transfers it leaves lost. */
+static void
+ssh_drop(struct agent_link *l)
+{
+	struct ssh_link *h = (struct ssh_link *)l;
+	pthread_mutex_lock(&h->lock);
+	h->stop = true;
+	h->hurry = true;
+	pthread_mutex_unlock(&h->lock);
+	poke(h->wake_fd);
+}
+
 static const struct agent_link_ops ssh_link_ops = {
-	ssh_send, ssh_transfer, NULL, ssh_close,
+	ssh_send, ssh_transfer, NULL, ssh_close, ssh_drop,
 };
 
 int
@@ -470,6 +558,12 @@ exec_ssh_new(const struct worker_spec *w, const struct exec_ssh_opts *o,
 	if (o->sftp)
 		h->xs = xfer_sftp_new(w->host, h->notify_fd);
 	agent_client_attach(c, &h->base);
+	/* beats at least 4 in each silence limit; keepalive more often */
+	struct agent_liveness lv = { w->timeout, w->lost_after / 4.0,
+				     w->lost_after, 0 };
+	if (w->keepalive && (!lv.beat || w->keepalive < lv.beat))
+		lv.beat = w->keepalive;
+	agent_client_liveness(c, loop, &lv);
 	loop_watch_fd(loop, h->notify_fd, POLLIN, on_notify, h);
 	if (pthread_create(&h->thread, NULL, ssh_thread, h))
 		agent_client_failed(c, "cannot start a thread");

@@ -55,6 +55,7 @@ proto_decoder_init(struct proto_decoder *d)
 	memset(d, 0, sizeof(*d));
 	strbuf_init(&d->in);
 	strbuf_init(&d->cur);
+	d->max = PROTO_MAX_LINE;
 }
 
 void
@@ -80,25 +81,46 @@ proto_feed(struct proto_decoder *d, const char *buf, size_t n)
 	strbuf_add(&d->in, buf, n);
 }
 
+/* Find the next LF from pos, scanning each byte once however the line
+ * arrives (a long line comes in many pieces).  NULL when there is none
+ * yet. */
+static const char *
+find_lf(struct proto_decoder *d)
+{
+	const char *start = d->in.buf + d->pos;
+	size_t avail = d->in.len - d->pos;
+	const char *nl = memchr(start + d->scanned, '\n', avail - d->scanned);
+	d->scanned = nl ? 0 : avail;
+	return nl;
+}
+
 int
 proto_next(struct proto_decoder *d, struct proto_msg *m, struct errbuf *err)
 {
 	const char *start = d->in.buf + d->pos;
 	size_t avail = d->in.len - d->pos;
-	const char *nl = memchr(start, '\n', avail);
+	const char *nl = find_lf(d);
 	if (!nl) {
-		if (avail > PROTO_MAX_LINE) {
-			d->pos = d->in.len; /* drop it */
-			return errprintf(err, "protocol line longer than %d bytes",
-					 PROTO_MAX_LINE);
-		}
-		return 0;
+		if (avail <= d->max)
+			return 0;
+		/* drop what is buffered, and the rest of it when it comes */
+		d->pos = d->in.len;
+		d->scanned = 0;
+		if (d->skip)
+			return 0;
+		d->skip = true;
+		return errprintf(err, "protocol line longer than %zu bytes",
+				 d->max);
 	}
 	size_t len = (size_t)(nl - start);
 	d->pos += len + 1;
-	if (len > PROTO_MAX_LINE)
-		return errprintf(err, "protocol line longer than %d bytes",
-				 PROTO_MAX_LINE);
+	if (d->skip) {
+		d->skip = false; /* the end of the line dropped */
+		return proto_next(d, m, err);
+	}
+	if (len > d->max)
+		return errprintf(err, "protocol line longer than %zu bytes",
+				 d->max);
 	strbuf_reset(&d->cur);
 	strbuf_grow(&d->cur, len + 1);
 	d->fields.n = 0;

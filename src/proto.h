@@ -3,14 +3,18 @@
  * (wfrun-worker), documented here and only here.  Pure: it encodes and
  * decodes, it never reads or writes a file descriptor.
  *
- * Version 4.  The agent runs over one byte stream (an SSH exec channel,
+ * Version 5.  The agent runs over one byte stream (an SSH exec channel,
  * or a child process's pipes): the master writes to its stdin, the agent
  * answers on its stdout; its stderr is for humans.
  * A message is one line: fields separated by one TAB, ended by LF.  In a
  * field, "\\" is a backslash, "\t" a TAB, "\n" a LF, "\r" a CR; no other
  * byte is escaped and no other escape exists.  The first field is the
  * message's type.  Numbers are decimal; times are Unix epoch seconds with
- * microseconds.  A line longer than PROTO_MAX_LINE is an error.
+ * microseconds.  A line may be of any length (a DONE of 100,000 files
+ * is tens of MB): PROTO_MAX_LINE, 1 GiB, only keeps a peer that never
+ * ends its line from taking all memory; a longer line is an error.
+ * (Version 4 refused lines over 1 MiB, and then read the rest of one as
+ * new lines; version 5 adds PING, PONG and DEADLINE.)
  *
  * Agent -> master
  *   HELLO    version arch ncpus pid          first line, once
@@ -43,6 +47,7 @@
  *                                             when (the clock of DONE's
  *                                             start and end); none if the
  *                                             task is not running
+ *   PONG                                      the answer to PING
  *   BYE                                       the agent is exiting
  *
  * Master -> agent
@@ -70,6 +75,13 @@
  *                                             absolute OUT is only looked
  *                                             for where it is (its KIND
  *                                             in DONE, no file listed)
+ *   DEADLINE id secs                          right after a RUN or SRUN:
+ *                                             SIGKILL the task's group
+ *                                             secs after it was received,
+ *                                             should it still run (the
+ *                                             master kills it at its
+ *                                             timeout; this holds when
+ *                                             the master cannot)
  *   KILL     id signo                         signal one task's group
  *   STOP     id                               SIGKILL one task's group: it
  *                                             was stopped to run again
@@ -80,6 +92,20 @@
  *   WRITTEN  id                               ask what a running task has
  *                                             written so far
  *   EXIT                                      kill every task, say BYE, exit
+ *   PING     lost                             a heartbeat, first right
+ *                                             after HELLO, then at least
+ *                                             every lost/4 seconds: answer
+ *                                             PONG; from now on, when no
+ *                                             byte comes from the master
+ *                                             for lost seconds (or it
+ *                                             takes none for as long), it
+ *                                             is gone: as at EXIT
+ *
+ * Liveness: HELLO must come within the worker's timeout of the agent's
+ * start, and be the first line (anything else: the worker failed); once
+ * ready, an agent that sends no byte for lost seconds, or a line that
+ * cannot be decoded, is lost: its tasks are run again elsewhere and what
+ * it says later is ignored.
  *
  * End of input on the agent's stdin is EXIT: when the connection drops,
  * the agent kills its tasks (SIGTERM, SIGKILL 5 s later) and exits, so no
@@ -89,12 +115,13 @@
 #ifndef WFRUN_PROTO_H
 #define WFRUN_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
 
-#define PROTO_VERSION 4
-#define PROTO_MAX_LINE (1 << 20)
+#define PROTO_VERSION 5
+#define PROTO_MAX_LINE ((size_t)1 << 30)
 
 /* Append one escaped field (preceded by a TAB unless first). */
 void proto_field(struct strbuf *line, const char *s, int first);
@@ -112,6 +139,9 @@ struct proto_msg {
 struct proto_decoder {
 	struct strbuf in;     /* bytes received, not yet decoded */
 	size_t pos;           /* start of the next line in in */
+	size_t scanned;       /* bytes from pos known to hold no LF */
+	bool skip;            /* dropping the rest of a line too long */
+	size_t max;           /* the longest line: PROTO_MAX_LINE */
 	struct strbuf cur;    /* the current line, unescaped in place */
 	VEC(char *) fields;
 };

@@ -200,6 +200,7 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 	w->user = prop(n, "user");
 	w->keepalive = 15;
 	w->timeout = 20;
+	w->lost_after = 20;
 	w->local = w->host && (!strcmp(w->host, "localhost"));
 	for (xmlNodePtr k = n->children; k; k = k->next) {
 		if (is(k, "cores")) {
@@ -238,6 +239,7 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 		} else if (is(k, "ssh")) {
 			char *id = prop(k, "identity"), *kh = prop(k, "known-hosts");
 			char *ka = prop(k, "keepalive"), *to = prop(k, "timeout");
+			char *la = prop(k, "lost-after");
 			if (id)
 				w->identity = file_path(c, id);
 			if (kh)
@@ -246,10 +248,13 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 				w->keepalive = atoi(ka);
 			if (to)
 				w->timeout = atoi(to);
+			if (la)
+				w->lost_after = atoi(la);
 			free(id);
 			free(kh);
 			free(ka);
 			free(to);
+			free(la);
 			if (w->local)
 				diag_warning(d, line_of(k), "worker '%s' runs on "
 					     "localhost without SSH; its <ssh> is "

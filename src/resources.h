@@ -37,6 +37,7 @@ struct worker_spec {
 	char *known_hosts;   /* likewise */
 	int keepalive;       /* seconds, 0: off */
 	int timeout;         /* seconds for connect and login */
+	int lost_after;      /* seconds of the agent's silence: lost; 0 off */
 	unsigned line;
 };
 

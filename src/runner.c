@@ -41,7 +41,7 @@ struct rworker {
 	struct exec *ex;
 	const char *cwd;       /* where its tasks run; NULL: ours */
 	bool reported;         /* its failure was reported */
-	bool remote;
+	bool remote;           /* reached through an agent (shared or not) */
 };
 
 struct runner {
@@ -399,6 +399,7 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	log_path(r, t, "err", &r->path);
 	job.out_path = outp.buf;
 	job.err_path = r->path.buf;
+	job.timeout = wt->timeout > 0 ? wt->timeout : 0;
 	if (log_level >= 2)
 		say_start(r, t, &job);
 	send_job(r, t, wi, &job);
@@ -1024,6 +1025,7 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 			stage_set_hooks(r->stage, &hk);
 			r->pl.ops.local_bytes = local_bytes;
 		}
+		w->remote = true;
 		w->ex = exec_ssh_new(ws, &own, &r->loop, on_done, on_state, r);
 		stage_add_worker(r->stage, i, w->ex, ws->name, ws->workdir);
 		return 1;

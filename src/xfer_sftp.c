@@ -220,6 +220,14 @@ sftp_err(struct xfer_sftp *x)
 	return e < ARRAY_SIZE(names) ? names[e] : "SFTP error";
 }
 
+/* A result that means "call again": BAD_USE is a packet of another call
+ * on the session still waiting (exec_ssh.c lets only that call send). */
+static bool
+waits(long rc)
+{
+	return rc == LIBSSH2_ERROR_EAGAIN || rc == LIBSSH2_ERROR_BAD_USE;
+}
+
 /* A libssh2 error that is about one file (the transfer fails) rather
  * than the connection (the worker is lost). */
 static bool
@@ -323,7 +331,7 @@ put_mkdir(struct xfer_sftp *x)
 		return 1;
 	}
 	int r = libssh2_sftp_mkdir_ex(x->sftp, remote, (unsigned)n, 0777);
-	if (r == LIBSSH2_ERROR_EAGAIN)
+	if (waits(r))
 		return 0;
 	if (r < 0 && !file_error(r))
 		return -1;
@@ -347,7 +355,7 @@ open_remote(struct xfer_sftp *x, bool put)
 				  put ? (long)c->mode : 0);
 	if (!c->fh) {
 		int e = libssh2_session_last_errno(x->s);
-		if (e == LIBSSH2_ERROR_EAGAIN)
+		if (waits(e))
 			return 0;
 		return sftp_failed(x, e, put ? "create" : "read");
 	}
@@ -362,7 +370,7 @@ close_remote(struct xfer_sftp *x)
 {
 	struct xcur *c = &x->cur;
 	int r = libssh2_sftp_close(c->fh);
-	if (r == LIBSSH2_ERROR_EAGAIN)
+	if (waits(r))
 		return 0;
 	c->fh = NULL;
 	return r < 0 ? sftp_failed(x, r, "close") : 1;
@@ -389,7 +397,7 @@ put_data(struct xfer_sftp *x)
 	}
 	ssize_t w = libssh2_sftp_write(c->fh, c->buf + c->boff,
 				       c->blen - c->boff);
-	if (w == LIBSSH2_ERROR_EAGAIN)
+	if (waits(w))
 		return 0;
 	if (w < 0)
 		return sftp_failed(x, w, "write");
@@ -444,7 +452,7 @@ get_data(struct xfer_sftp *x)
 {
 	struct xcur *c = &x->cur;
 	ssize_t n = libssh2_sftp_read(c->fh, c->buf, XFER_BUF);
-	if (n == LIBSSH2_ERROR_EAGAIN)
+	if (waits(n))
 		return 0;
 	if (n < 0)
 		return sftp_failed(x, n, "read");
@@ -475,7 +483,7 @@ get_close(struct xfer_sftp *x)
 		/* 0x10000: asked (a close that waits does not ask again) */
 		LIBSSH2_SFTP_ATTRIBUTES at;
 		int r = libssh2_sftp_fstat(c->fh, &at);
-		if (r == LIBSSH2_ERROR_EAGAIN)
+		if (waits(r))
 			return 0;
 		c->mode = !r && (at.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS)
 				  ? (at.permissions & 0777) | 0x10000

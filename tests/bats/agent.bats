@@ -4,10 +4,19 @@ load helper
 
 AGENT="${WFRUN%/*}/wfrun-worker"
 
+# Start the agent on a fifo: fd 5 writes its input, out.txt and err.txt
+# get its output and stderr, $pid is its process.
+agent_start() {
+	mkfifo in
+	"$AGENT" <in >out.txt 2>err.txt &
+	pid=$!
+	exec 5>in
+}
+
 @test "wfrun-worker --version names the protocol" {
 	run "$AGENT" --version
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 4$ ]]
+	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 5$ ]]
 }
 
 @test "the agent runs tasks, reports DONE and FAILED, and says BYE at EXIT" {
@@ -22,7 +31,7 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	printf 'EXIT\n' >&5
 	wait "$pid"
 	exec 5>&-
-	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'4$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
+	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'5$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
 	grep -q $'^FAILED\t2\tno-such-program: command not found$' out.txt
 	grep -q $'^DONE\t1\t0\t' out.txt
 	[ "$(grep -c $'^DONE\t3\t0\t.*\t1\t1$' out.txt)" -eq 1 ]
@@ -30,6 +39,41 @@ AGENT="${WFRUN%/*}/wfrun-worker"
 	[ "$(cat 1.out)" = "hi b a r" ]
 	[ "$(cat 1.err)" = e ]
 	[ ! -e 3.out ]
+}
+
+@test "PING: the agent answers PONG, and stops its tasks when the master then goes silent" {
+	# issue 24, defect 9: a master gone dark left the agent's tasks
+	# running until TCP gave up (about 15 minutes)
+	agent_start
+	printf 'PING\t1\n' >&5
+	printf 'RUN\t1\t%s\t%s/1.out\t%s/1.err\t0\tsh\tsh\t-c\tsleep 302\n' "$PWD" "$PWD" "$PWD" >&5
+	for _ in $(seq 50); do [ "$(pcount 'sleep 302')" -gt 0 ] && break; sleep 0.1; done
+	SECONDS=0
+	# the input stays open, and silent
+	wait "$pid"
+	took=$SECONDS
+	exec 5>&-
+	cat out.txt err.txt
+	[ "$(pcount 'sleep 302')" -eq 0 ]
+	[ "$(sed -n 2p out.txt)" = PONG ]
+	# to a master gone, it says nothing more
+	[ "$(wc -l <out.txt)" -eq 2 ]
+	grep -q 'no word from the master for 1 s: stopping' err.txt
+	[ "$took" -le 3 ]
+}
+
+@test "DEADLINE: the agent kills a task past it by itself" {
+	# issue 24: task timeouts held only while the master could kill
+	agent_start
+	printf 'RUN\t1\t%s\t%s/1.out\t%s/1.err\t0\tsleep\tsleep\t303\n' "$PWD" "$PWD" "$PWD" >&5
+	printf 'DEADLINE\t1\t0.5\n' >&5
+	SECONDS=0
+	for _ in $(seq 50); do grep -q '^DONE' out.txt && break; sleep 0.1; done
+	took=$SECONDS
+	exec 5>&-
+	wait "$pid"
+	grep -q $'^DONE\t1\t9\t' out.txt
+	[ "$took" -le 2 ]
 }
 
 @test "end of input kills the agent's running tasks" {

@@ -78,6 +78,14 @@ cluster_setup() {
 	cd "$W" || exit 1
 }
 
+# Each test in its own directory under the master's dir of a cluster
+# whose workdirs are not shared (the workers cannot see it).
+master_setup() {
+	W="$C/master/t$BATS_TEST_NUMBER"
+	mkdir -p "$W"
+	cd "$W" || exit 1
+}
+
 # Processes matching the pgrep -f pattern $1 that belong to this bats run
 # (their working directory is under its temporary directory, or, for a
 # worker agent, whose cwd is the login's home, their testcluster workdir

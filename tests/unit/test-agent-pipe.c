@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent_client.h"
 #include "dag.h"
 #include "exec.h"
 #include "expand.h"
@@ -131,14 +132,21 @@ on_done(const struct exec_result *r, void *arg)
 	} while (0)
 
 static struct exec *
-start(char *const *argv, const char *workdir)
+start_live(char *const *argv, const char *workdir,
+	   const struct agent_liveness *lv)
 {
 	nstate = 0;
-	ex = exec_pipe_new(argv, "pipe", "localhost", workdir, &lp, on_done,
-			   on_state, NULL);
+	ex = exec_pipe_new(argv, "pipe", "localhost", workdir, lv, &lp,
+			   on_done, on_state, NULL);
 	ex->written = on_written;
 	RUN_UNTIL(ex->state != EXEC_CONNECTING);
 	return ex;
+}
+
+static struct exec *
+start(char *const *argv, const char *workdir)
+{
+	return start_live(argv, workdir, NULL);
 }
 
 static void
@@ -338,8 +346,8 @@ test_ends(const char *dir)
 	stop();
 
 	char *missing[] = { "/nonexistent/wfrun-worker", NULL };
-	ex = exec_pipe_new(missing, "pipe", "localhost", dir, &lp, on_done,
-			   on_state, NULL);
+	ex = exec_pipe_new(missing, "pipe", "localhost", dir, NULL, &lp,
+			   on_done, on_state, NULL);
 	is_int(ex->state, EXEC_FAILED, "an agent that cannot start: failed");
 	ok(strstr(ex->error, "cannot start the agent") != NULL, "why: %s",
 	   ex->error);
@@ -364,6 +372,74 @@ test_ends(const char *dir)
 	stop();
 }
 
+/* Liveness (issue 24, defects 7 and 9): a greeting deadline, an agent
+ * that speaks no protocol, and one that stops with a task running. */
+static void
+test_liveness(const char *dir)
+{
+	struct agent_liveness lv = { 0.5, 0.2, 1, 0 };
+	char *mute[] = { "/bin/sh", "-c", "exec sleep 30", NULL };
+	double t0 = clock_mono();
+	start_live(mute, dir, &lv);
+	is_int(ex->state, EXEC_FAILED, "no HELLO in 0.5 s: the worker failed");
+	ok(clock_mono() - t0 < 5, "at its deadline (%.1f s)", clock_mono() - t0);
+	is_str(ex->error, "the agent on localhost did not greet within 0.5 s",
+	       "and says why");
+	stop();
+
+	char *babble[] = { "/bin/sh", "-c",
+			   "while :; do echo 'Welcome!'; done", NULL };
+	start_live(babble, dir, &lv);
+	is_int(ex->state, EXEC_FAILED, "a babbling agent failed");
+	is_str(ex->error, "the agent on localhost said 'Welcome!' where it "
+	       "should greet (HELLO)", "at its first line");
+	stop();
+
+	char *argv[] = { worker, NULL };
+	start_live(argv, dir, &lv);
+	is_int(ex->state, EXEC_READY, "a live agent is ready");
+	memset(have, 0, sizeof(have));
+	ndone = 0;
+	char *nap[] = { "/bin/sh", "-c", "sleep 1.5; echo hi", NULL };
+	submit_argv(7, nap, dir);
+	RUN_UNTIL(ndone == 1);
+	ok(have[7] && !res[7].lost && ex->state == EXEC_READY,
+	   "heartbeats keep a quiet agent alive past its limit");
+	/* the task's parent is the agent: it stops it */
+	char *stopper[] = { "/bin/sh", "-c", "kill -STOP $PPID; sleep 30",
+			    NULL };
+	submit_argv(8, stopper, dir);
+	t0 = clock_mono();
+	RUN_UNTIL(ex->state != EXEC_READY);
+	is_int(ex->state, EXEC_LOST, "a stopped agent: the worker is lost");
+	ok(clock_mono() - t0 < 5, "within its limit (%.1f s)",
+	   clock_mono() - t0);
+	is_str(ex->error, "no word from the agent on localhost for 1 s",
+	       "and says why");
+	ok(have[8] && res[8].lost, "its task comes back lost");
+	stop();
+
+	/* no silence limit: a kill of every task not answered in time */
+	struct agent_liveness lk = { 5, 0, 0, 0.5 };
+	start_live(argv, dir, &lk);
+	memset(have, 0, sizeof(have));
+	submit_argv(9, stopper, dir);
+	/* a while for the task to stop its agent */
+	struct loop_timer pause = { 0 };
+	timed_out = false;
+	loop_timer_arm(&lp, &pause, 0.3, on_timeout, NULL);
+	while (!timed_out)
+		loop_run_once(&lp);
+	ex->ops->signal_all(ex, SIGKILL);
+	t0 = clock_mono();
+	RUN_UNTIL(ex->state != EXEC_READY);
+	is_str(ex->error, "the agent on localhost did not end a task within "
+	       "0.5 s of being told to kill it", "KILLALL 9 unanswered: lost");
+	ok(clock_mono() - t0 < 3 && have[9] && res[9].lost,
+	   "at once, its task back (%.1f s)", clock_mono() - t0);
+	stop();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -380,6 +456,7 @@ main(int argc, char **argv)
 		BUG("mkdtemp: %s", strerror(errno));
 	test_failures(dir);
 	test_ends(dir);
+	test_liveness(dir);
 	char cmd[100];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

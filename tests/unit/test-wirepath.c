@@ -35,7 +35,7 @@ link_close(struct agent_link *l, bool hurry)
 }
 
 static const struct agent_link_ops ops = { link_send, NULL, NULL,
-					   link_close };
+					   link_close, NULL };
 
 static void
 on_done(const struct exec_result *r, void *arg)
@@ -64,7 +64,7 @@ ready_client(struct agent_link *l)
 	struct agent_client *c = agent_client_new("w1", "host1", "/wd", on_done,
 						  on_state, NULL);
 	agent_client_attach(c, l);
-	const char *hello = "HELLO\t4\tx86_64\t2\t99\n";
+	const char *hello = "HELLO\t5\tx86_64\t2\t99\n";
 	agent_client_input(c, hello, strlen(hello));
 	char *outs[] = { "dd", "log.txt" };
 	struct exec_stage st = { "/wd/.wfrun/sandbox/r/2", "/wd/.wfrun/data/r/t2",
@@ -160,7 +160,7 @@ main(void)
 	 * the worker with its jobs never given back */
 	struct agent_link l3 = { &ops };
 	struct agent_client *c3 = ready_client(&l3);
-	const char *again = "HELLO\t5\tx86_64\t2\t1\n";
+	const char *again = "HELLO\t6\tx86_64\t2\t1\n";
 	agent_client_input(c3, again, strlen(again));
 	ok(nres == 1 && res[0].lost &&
 		   agent_client_exec(c3)->state == EXEC_LOST,
