@@ -42,8 +42,11 @@ cluster_xml() {
 # (it learns storage_bw: auto), the others of 1, each with 12 I/O
 # executors and a disk of B = 2 MB/s, on stdout.
 # steady_writers: wf.yaml with 8 I/O tasks of an auto name, each writing
-# 16 KiB about every 12 ms for about 1.5 s (1.3 MB/s or so): a steady
-# writer whose rate a climb can read while it runs.
+# 16 KiB every 12.5 ms for 1.5 s (1.3 MB/s): a steady writer whose rate a
+# climb can read while it runs.  One process paced by a deadline, so that
+# a loaded machine delays a write without changing the pace (a shell loop
+# forking a sleep per write jittered, and the climb sometimes saw no two
+# halves agree).
 steady_writers() {
 	wf <<'EOF'
 tasks:
@@ -52,7 +55,7 @@ tasks:
     io: true
     storage_bw: auto
     out: {f: "out/{i}"}
-    run: "i=0; : > {out.f}; while [ $i -lt 120 ]; do printf '%16384s' '' >> {out.f}; sleep 0.01; i=$((i + 1)); done"
+    run: "/usr/bin/python3 -c 'import os, sys, time\nfd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)\nt = time.monotonic()\nfor i in range(120):\n    os.write(fd, b\" \" * 16384)\n    t += 0.0125\n    time.sleep(max(0, t - time.monotonic()))\n' {out.f}"
 EOF
 }
 
