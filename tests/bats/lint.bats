@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-all: once
 # tests/lint-bats rejects the checks that bats' set -e ignores, naming
 # file:line, and passes the suites as they are.
 load helper
