@@ -109,7 +109,7 @@ fixture_record(const struct fixture *fx, uint32_t t)
 	memset(&rs, 0, sizeof(rs));
 	rs.ids = xcalloc(fx->pl.dag.data.n ? fx->pl.dag.data.n : 1,
 			 sizeof(*rs.ids));
-	resume_record(&rs, &fx->pl, t, &j, &sb);
+	resume_record(&rs, &fx->pl, t, NULL, &j, &sb);
 	if (journal_flush(&j, false, &err) < 0) {
 		printf("# %s\n", err.msg);
 		exit(99);
