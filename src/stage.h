@@ -21,7 +21,10 @@
  * A file goes to a worker at most once per run, however many tasks and
  * parameters (alone or inside collections) read it there.  A file that
  * only another worker holds is relayed through the master's
- * WORKDIR/.wfrun/relay/RUN, removed at the end.
+ * WORKDIR/.wfrun/relay/RUN, removed at the end (and by the runner when a
+ * run starts, after a kill).  The fetch at the end lands there too: a
+ * file takes its own name in the workdir only when the fetch is over
+ * (stage_place), never half written.
  */
 #ifndef WFRUN_STAGE_H
 #define WFRUN_STAGE_H
