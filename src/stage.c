@@ -551,6 +551,21 @@ issue(struct stage *st, uint32_t xi)
 	 * name only once whole, with the rest of its task's (stage_place) */
 	master_path(st, x->file, &loc);
 	remote_path(st, x->file, x->worker, &rem);
+	struct stat sb;
+	if (x->kind == X_PUT && st->files.v[x->file].ver &&
+	    !lstat(loc.buf, &sb) && S_ISLNK(sb.st_mode)) {
+		/* a link a task made: sending it would send what it leads
+		 * to on the master */
+		struct xfer_result res;
+		memset(&res, 0, sizeof(res));
+		res.id = xi;
+		snprintf(res.error, sizeof(res.error), "a symbolic link a task "
+			 "made goes to no other worker");
+		strbuf_release(&loc);
+		strbuf_release(&rem);
+		handle_result(st, &res);
+		return;
+	}
 	struct xfer xf = { xi, x->kind == X_PUT ? XFER_PUT : XFER_GET, loc.buf,
 			   rem.buf };
 	struct exec *ex = st->w[x->worker].ex;

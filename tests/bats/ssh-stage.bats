@@ -206,6 +206,24 @@ EOF2
 	[ "$(cat in.txt)" = in ]
 }
 
+@test "not shared: links a task makes come back as links, never followed" {
+	wf <<'EOF2'
+tasks:
+  - name: mk
+    out: {d: {dir: d}, l: rel.txt}
+    run: "echo data > {out.d}/f.txt; ln -s f.txt {out.d}/in.lnk; ln -s /etc/hostname {out.d}/out.lnk; ln -s d/f.txt {out.l}"
+EOF2
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(readlink d/in.lnk)" = f.txt ]
+	[ "$(cat d/in.lnk)" = data ]
+	# a link out of the workdir stays a link: its target is not copied
+	[ "$(readlink d/out.lnk)" = /etc/hostname ]
+	[ "$(readlink rel.txt)" = d/f.txt ]
+	[ "$(cat rel.txt)" = data ]
+}
+
 # Kill worker $1's sshd and everything under it (its agent, its tasks).
 kill_worker() {
 	local pid
