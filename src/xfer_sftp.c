@@ -446,6 +446,22 @@ get_open(struct xfer_sftp *x)
 	return 1;
 }
 
+/* GET: the temporary file (made when ok) takes the local name; the
+ * transfer ends. */
+static int
+get_rename(struct xfer_sftp *x, bool ok)
+{
+	struct xcur *c = &x->cur;
+	if (!ok || rename(c->tmp.buf, c->x.local)) {
+		xfer_finish(x, false, false, "cannot write %s: %s", c->x.local,
+			    strerror(errno));
+		return 1;
+	}
+	strbuf_reset(&c->tmp);
+	xfer_finish(x, true, false, NULL);
+	return 1;
+}
+
 /* GET: a symbolic link a task made comes back as a link, never
  * followed, wherever it leads: X_LINK; anything else is read. */
 static int
@@ -482,14 +498,7 @@ get_link(struct xfer_sftp *x)
 	free(dir);
 	strbuf_addf(&c->tmp, "%s.wfrun-part", c->x.local);
 	unlink(c->tmp.buf);
-	if (symlink(to, c->tmp.buf) || rename(c->tmp.buf, c->x.local)) {
-		xfer_finish(x, false, false, "cannot write %s: %s", c->x.local,
-			    strerror(errno));
-		return 1;
-	}
-	strbuf_reset(&c->tmp);
-	xfer_finish(x, true, false, NULL);
-	return 1;
+	return get_rename(x, !symlink(to, c->tmp.buf));
 }
 
 /* GET: the next block of the remote file to the local one. */
@@ -541,14 +550,7 @@ get_close(struct xfer_sftp *x)
 	fchmod(c->fd, (mode_t)(c->mode & 0777));
 	int cr = close(c->fd);
 	c->fd = -1;
-	if (cr || rename(c->tmp.buf, c->x.local)) {
-		xfer_finish(x, false, false, "cannot write %s: %s", c->x.local,
-			    strerror(errno));
-		return 1;
-	}
-	strbuf_reset(&c->tmp);
-	xfer_finish(x, true, false, NULL);
-	return 1;
+	return get_rename(x, !cr);
 }
 
 static int
