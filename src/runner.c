@@ -1369,7 +1369,9 @@ commit_staged(struct runner *r)
 			ngot = nacc + 1;
 			got = xrealloc(got, ngot * sizeof(bool));
 		}
-		bool inout = undo_has_inout(r->p, t);
+		/* only an update that comes back replaces anything */
+		bool inout = undo_has_inout(r->p, t) &&
+			     stage_brings_update(r->stage, t);
 		struct errbuf err;
 		if (inout && undo_save(r->p, t, &err) < 0) {
 			error_msg("task %u: %s", t + 1, err.msg);

@@ -1298,6 +1298,18 @@ place_file(struct stage *st, uint32_t f)
 }
 
 bool
+stage_brings_update(struct stage *st, uint32_t t)
+{
+	const struct u32vec *v = &st->vfiles[t];
+	for (size_t j = 0; j < v->n; j++) {
+		const struct sfile *sf = &st->files.v[v->v[j]];
+		if (sf->wanted && sf->fetched && updated_by(st, t, sf->rel))
+			return true;
+	}
+	return false;
+}
+
+bool
 stage_place(struct stage *st, uint32_t t, bool *got)
 {
 	struct dag *g = st->g;

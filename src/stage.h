@@ -105,6 +105,9 @@ void stage_abandon(struct stage *st);
  */
 bool stage_ran(const struct stage *st, uint32_t t);
 bool stage_place(struct stage *st, uint32_t t, bool *got);
+/* stage_place(t) would put t's version of an INOUT datum in place (so
+ * what is there now is to be saved first). */
+bool stage_brings_update(struct stage *st, uint32_t t);
 /* After the fetch: write WORKDIR/.wfrun/data.tsv (where each output
  * version is), remove the relay; the number of outputs that could not be
  * fetched (each reported). */
