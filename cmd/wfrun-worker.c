@@ -222,7 +222,9 @@ list_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
 	(void)f;
 	bool dir = flag == FTW_D;
-	if (!dir && (flag != FTW_F || !S_ISREG(st->st_mode)))
+	/* a symbolic link is listed (its size: its target's length), never
+	 * followed: the master brings it back as a link */
+	if (!dir && flag != FTW_SL && (flag != FTW_F || !S_ISREG(st->st_mode)))
 		return 0;
 	/* a directory is listed with size -1, so an empty one is known */
 	char size[32];

@@ -31,10 +31,12 @@
  *                                             file, 'd' a directory, '-'
  *                                             missing or not moved: the
  *                                             task failed), then every
- *                                             regular file and directory
- *                                             now under those outputs,
- *                                             relative, with its size in
- *                                             bytes (-1: a directory)
+ *                                             regular file, symbolic link
+ *                                             and directory now under
+ *                                             those outputs, relative,
+ *                                             with its size in bytes (-1:
+ *                                             a directory; a link's: its
+ *                                             target's length)
  *                                             (a DONE whose numbers
  *                                             cannot be read fails its
  *                                             task: proto_parse_done)

@@ -95,12 +95,68 @@ left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 	return f && jident_matches(path, a->is_dir, &f->id);
 }
 
+/* One path is the other or under it. */
+static bool
+related(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b), n = na < nb ? na : nb;
+	if (!strcmp(a, ".") || !strcmp(b, "."))
+		return true;
+	return !strncmp(a, b, n) &&
+	       (a[n] == '\0' || a[n] == '/' || b[n] == '\0' || b[n] == '/');
+}
+
+/* Whether w's record says it left on a worker (recorded absent) data
+ * that task t reads: t cannot run unless w makes them again. */
+static bool
+left_for(const struct plan *p, const struct journal *j, uint32_t w,
+	 uint32_t t, struct strbuf *key)
+{
+	const struct dag *g = &p->dag;
+	strbuf_reset(key);
+	plan_label(p, w, key);
+	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
+	const struct dag_task *dt = &g->tasks.v[t];
+	for (size_t k = 0; r && k < r->nf; k++) {
+		if (r->f[k].mode != 'w' || r->f[k].id.kind != '-')
+			continue;
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			if ((a->mode & DAG_READ) &&
+			    related(g->data.v[a->datum].path, r->f[k].path))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Predecessor lists (CSR) from the dag's successor lists. */
+static void
+preds(const struct dag *g, uint32_t **off, uint32_t **pred)
+{
+	size_t nt = g->tasks.n;
+	uint32_t *o = xcalloc(nt + 2, sizeof(uint32_t));
+	uint32_t *v = xmalloc((g->succ_off[nt] ? g->succ_off[nt] : 1) *
+			      sizeof(uint32_t));
+	for (uint32_t k = 0; k < g->succ_off[nt]; k++)
+		o[g->succ[k] + 2]++;
+	for (size_t t = 0; t < nt; t++)
+		o[t + 2] += o[t + 1];
+	for (uint32_t t = 0; t < nt; t++)
+		for (uint32_t k = g->succ_off[t]; k < g->succ_off[t + 1]; k++)
+			v[o[g->succ[k] + 1]++] = t;
+	*off = o;
+	*pred = v;
+}
+
 /*
- * The set of tasks that run is closed under two rules: what depends on a
+ * The set of tasks that run is closed under three rules: what depends on a
  * task that runs runs too; and a task that runs and updates x in place
  * (INOUT) needs x as its previous writer left it, so unless x is still
- * in that state, that writer runs too (back to the task that created x).  One worklist, each task added once:
- * O(tasks + edges + accesses).
+ * in that state, that writer runs too (back to the task that created x);
+ * and a task that runs reads what its predecessors left, so one whose
+ * record says it left that on a worker (not in the workdir) runs too.
+ * One worklist, each task added once: O(tasks + edges + accesses).
  */
 void
 resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
@@ -152,8 +208,19 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 		if (why)
 			VEC_PUSH(work, t);
 	}
+	uint32_t *poff, *pred;
+	preds(g, &poff, &pred);
 	while (work.n) {
 		uint32_t t = work.v[--work.n];
+		for (uint32_t k = poff[t]; k < poff[t + 1]; k++) {
+			uint32_t w = pred[k];
+			if (!rs->why[w] && recorded[w] &&
+			    left_for(p, j, w, t, &key)) {
+				rs->why[w] = RESUME_LEFT;
+				rs->detail[w] = t;
+				VEC_PUSH(work, w);
+			}
+		}
 		for (uint32_t k = g->succ_off[t]; k < g->succ_off[t + 1]; k++) {
 			uint32_t s = g->succ[k];
 			if (!rs->why[s]) {
@@ -183,6 +250,8 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 	for (uint32_t t = 0; t < nt; t++)
 		rs->nskip += !rs->why[t];
 	VEC_FREE(work);
+	free(poff);
+	free(pred);
 	strbuf_release(&key);
 	strbuf_release(&cmd);
 	free(wsub);
@@ -252,12 +321,16 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 		plan_label(p, d, out);
 		strbuf_adds(out, ", which runs, updates its output in place");
 		break;
+	case RESUME_LEFT:
+		plan_label(p, d, out);
+		strbuf_adds(out, ", which runs, reads what it left on a worker");
+		break;
 	}
 }
 
 void
 resume_record(struct resume *rs, const struct plan *p, uint32_t t,
-	      struct journal *j, struct strbuf *scratch)
+	      const bool *got, struct journal *j, struct strbuf *scratch)
 {
 	const struct dag *g = &p->dag;
 	const struct dag_task *dt = &g->tasks.v[t];
@@ -267,6 +340,11 @@ resume_record(struct resume *rs, const struct plan *p, uint32_t t,
 		f[i].mode = a->mode & DAG_WRITE ? 'w' : 'r';
 		f[i].path = (char *)g->data.v[a->datum].path;
 		struct jident *last = &rs->ids[a->datum];
+		if (got && (a->mode & DAG_WRITE) && !got[i]) {
+			/* left on a worker: absent here, as recorded */
+			f[i].id.kind = '-';
+			continue;
+		}
 		jident_get(f[i].path, a->is_dir, false, &f[i].id);
 		if (f[i].id.kind == 'f' && last->kind == 'f' && last->hashed &&
 		    last->size == f[i].id.size &&

@@ -5,7 +5,8 @@
  * has a record of it with the same command, nothing it wrote that no
  * later task overwrites has changed or gone, nothing it read that no task
  * at or after it writes has changed, none of its predecessors reruns, and
- * no later task that updates (INOUT) what it wrote reruns.
+ * no later task that updates (INOUT) what it wrote reruns, and no later
+ * task that reads what it left on a worker (recorded absent) reruns.
  * "Changed" is a different size, or a different mtime unless the recorded
  * content hash still matches.  Forced tasks rerun too.  O(tasks + edges +
  * accesses x path depth), plus a stat per checked file.
@@ -30,6 +31,8 @@ enum resume_why {
 	RESUME_PREDECESSOR,   /* detail: the predecessor that reruns */
 	RESUME_REWRITTEN,     /* detail: a later task that runs and updates
 				 (INOUT) what this one wrote */
+	RESUME_LEFT,          /* detail: a later task that runs and reads
+				 what this one left on a worker */
 };
 
 struct resume {
@@ -53,8 +56,11 @@ void resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 
 /* The journal record of a finished task t (read and written data).  A
  * file whose size and mtime are those of its last recorded identity is
- * not hashed again. */
+ * not hashed again.  got (NULL: every written datum is here), per
+ * access of t: whether t's version of a datum it wrote is in the workdir;
+ * one that is not (a task on a worker whose workdir is not shared made
+ * it, and it was not brought back) is recorded absent ('-'). */
 void resume_record(struct resume *rs, const struct plan *p, uint32_t t,
-		   struct journal *j, struct strbuf *scratch);
+		   const bool *got, struct journal *j, struct strbuf *scratch);
 
 #endif

@@ -712,7 +712,10 @@ on_lost(struct runner *r, uint32_t t, const struct exec_result *res)
 	trace_attempt(r, t, "LOST", res, NULL);
 	char *aside = NULL;
 	struct errbuf uerr;
-	if (undo_fail(r->p, t, false, &aside, &uerr) < 0)
+	/* a staged task touched nothing here: the workdir's files at its
+	 * paths are an earlier run's, not to be moved aside */
+	if (!stage_is_staged(r->stage, r->pl.t[t].where) &&
+	    undo_fail(r->p, t, false, &aside, &uerr) < 0)
 		error_msg("task %u: %s", t + 1, uerr.msg);
 	free(aside);
 	place_requeue(&r->pl, t);
@@ -805,10 +808,11 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	r->done++;
 	progress_ended(&r->prog, r->pl.io[p->dag.tasks.v[t].tmpl], true);
 	/* The journal knows files in the workdir; a staged task's outputs
-	 * are on its worker (and maybe never fetched), so it is not
-	 * recorded and a later run makes them again. */
+	 * are on its worker until the fetch, which records it
+	 * (commit_staged). */
 	if (!at->staged)
-		resume_record(&r->resume, p, t, &r->journal, &r->scratch);
+		resume_record(&r->resume, p, t, NULL, &r->journal,
+			      &r->scratch);
 	if (!at->staged && undo_has_inout(p, t)) {
 		/* its INOUT copies (undo_save): marked once its record is
 		 * written, dropped once it is on disk */
@@ -1221,6 +1225,9 @@ open_workdir(struct runner *r)
 		return EXIT_USAGE;
 	}
 	undo_recover(&r->journal);
+	/* what an earlier run fetched or relayed and did not place is not
+	 * data (its tasks were not journaled: they run again) */
+	undo_rmtree(".wfrun/relay");
 	resume_plan(&r->resume, r->p, &r->journal, r->o->forced,
 		    r->o->force_all);
 	if (r->resume.unsafe != DAG_NONE) {
@@ -1340,9 +1347,58 @@ run_loop(struct runner *r)
 	}
 }
 
+/*
+ * Each task that succeeded on a worker whose workdir is not shared, in
+ * program order: what was fetched of it takes its place in the workdir
+ * and it is journaled as a local task is, what it left on the workers
+ * recorded absent.  Its INOUT data are saved first (undo.c) and dropped
+ * once its record is on disk, so a master killed between the two puts
+ * them back and the next run applies the update once.
+ */
+static void
+commit_staged(struct runner *r)
+{
+	const struct dag *g = &r->p->dag;
+	bool *got = NULL;
+	size_t ngot = 0;
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		if (!stage_ran(r->stage, t))
+			continue;
+		uint32_t nacc = g->tasks.v[t].nacc;
+		if (nacc + 1 > ngot) {
+			ngot = nacc + 1;
+			got = xrealloc(got, ngot * sizeof(bool));
+		}
+		/* only an update that comes back replaces anything */
+		bool inout = undo_has_inout(r->p, t) &&
+			     stage_brings_update(r->stage, t);
+		struct errbuf err;
+		if (inout && undo_save(r->p, t, &err) < 0) {
+			error_msg("task %u: %s", t + 1, err.msg);
+			continue;
+		}
+		if (!stage_place(r->stage, t, got)) {
+			/* not all of it came back: a later run makes it
+			 * again (its update in place was not brought) */
+			if (inout)
+				undo_discard(t);
+			continue;
+		}
+		resume_record(&r->resume, r->p, t, got, &r->journal,
+			      &r->scratch);
+		if (inout) {
+			VEC_PUSH(r->recorded, t);
+			VEC_PUSH(r->discard, t);
+		}
+		sync_journal(r, false);
+	}
+	free(got);
+	sync_journal(r, true);
+}
+
 /* The outputs on workers whose workdir is not shared come back to the
- * master's workdir (a lost output's producer may run again); whether
- * that failed. */
+ * master's workdir (a lost output's producer may run again), and their
+ * tasks are journaled; whether that failed. */
 static bool
 fetch_outputs(struct runner *r)
 {
@@ -1354,6 +1410,8 @@ fetch_outputs(struct runner *r)
 		if (stage_busy(r->stage))
 			loop_run_once(&r->loop);
 	}
+	if (!r->interrupted)
+		commit_staged(r);
 	return stage_finish(r->stage);
 }
 

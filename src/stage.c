@@ -22,7 +22,9 @@ struct sfile {
 	const char *rel;      /* relative to the workdir (arena) */
 	long long size;       /* -1: a directory (made, never sent) */
 	bool on_master;       /* an input, or relayed into .wfrun/relay */
-	bool fetched;
+	bool wanted;          /* to be brought back by this run's fetch */
+	bool fetched;         /* in the relay, or made, ready to be placed */
+	bool placed;          /* under its own name in the workdir */
 	uint32_t master_x;    /* GET to the relay in flight, or NONE */
 	uint32_t lost_from;   /* the lost worker that last held it, or NONE */
 };
@@ -95,6 +97,9 @@ struct stage {
 	struct strbuf sb;
 	struct stage_hooks hooks;
 	uint8_t *regen;               /* per task: times it was run again */
+	bool *ok;                     /* per task: its last attempt here
+					 succeeded */
+	enum stage_fetch mode;
 	struct u32vec *parked;        /* per producer: tasks waiting for it */
 };
 
@@ -153,7 +158,7 @@ file_get(struct stage *st, uint32_t ver, const char *rel, size_t len,
 	key[st->sb.len] = '\0';
 	hmap_put(&st->files_by_key, key, st->sb.len, st->files.n, NULL);
 	struct sfile sf = { ver, key + strlen(key) + 1, size, ver == 0, false,
-			    NONE, NONE };
+			    false, false, NONE, NONE };
 	VEC_PUSH(st->files, sf);
 	if (st->files.n > st->falloc) {
 		size_t old = st->falloc;
@@ -404,6 +409,8 @@ stage_new(struct plan *p, size_t nworkers)
 	st->out_s = xcalloc(nt, sizeof(double));
 	st->bytes = xcalloc(nt, sizeof(long long));
 	st->regen = xcalloc(nt, 1);
+	st->ok = xcalloc(nt, sizeof(bool));
+	st->mode = FETCH_NONE;
 	st->parked = xcalloc(nt, sizeof(*st->parked));
 	st->refetch = xcalloc(nt, sizeof(*st->refetch));
 	strbuf_init(&st->sb);
@@ -465,6 +472,7 @@ stage_free(struct stage *st)
 	free(st->out_s);
 	free(st->bytes);
 	free(st->regen);
+	free(st->ok);
 	free(st->parked);
 	free(st->refetch);
 	free(st->w);
@@ -539,11 +547,25 @@ issue(struct stage *st, uint32_t xi)
 {
 	struct xrec *x = &st->x.v[xi];
 	struct strbuf loc = STRBUF_INIT, rem = STRBUF_INIT;
-	if (x->kind == X_FETCH)
-		strbuf_adds(&loc, st->files.v[x->file].rel);
-	else
-		master_path(st, x->file, &loc);
+	/* a fetch too lands in the relay: it is placed under its own
+	 * name only once whole, with the rest of its task's (stage_place) */
+	master_path(st, x->file, &loc);
 	remote_path(st, x->file, x->worker, &rem);
+	struct stat sb;
+	if (x->kind == X_PUT && st->files.v[x->file].ver &&
+	    !lstat(loc.buf, &sb) && S_ISLNK(sb.st_mode)) {
+		/* a link a task made: sending it would send what it leads
+		 * to on the master */
+		struct xfer_result res;
+		memset(&res, 0, sizeof(res));
+		res.id = xi;
+		snprintf(res.error, sizeof(res.error), "a symbolic link a task "
+			 "made goes to no other worker");
+		strbuf_release(&loc);
+		strbuf_release(&rem);
+		handle_result(st, &res);
+		return;
+	}
 	struct xfer xf = { xi, x->kind == X_PUT ? XFER_PUT : XFER_GET, loc.buf,
 			   rem.buf };
 	struct exec *ex = st->w[x->worker].ex;
@@ -652,6 +674,7 @@ waiter(struct stage *st, uint64_t key)
 
 static void submit(struct stage *st, struct pend *pd);
 static void refetch(struct stage *st, uint32_t t);
+static void lost_output(struct stage *st, uint32_t f);
 
 static void
 put_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
@@ -749,6 +772,7 @@ fetch_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
 	uint32_t f = x->file;
 	if (r->ok) {
 		st->files.v[f].fetched = true;
+		st->files.v[f].on_master = true; /* in the relay */
 		st->fetching--;
 		return;
 	}
@@ -760,18 +784,14 @@ fetch_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
 		return;
 	}
 	st->fetching--;
-	st->fetch_failed++;
-	struct strbuf msg = STRBUF_INIT;
-	strbuf_adds(&msg, "output ");
 	if (r->lost) {
-		describe(st, f, &msg);
-		strbuf_adds(&msg, ": not brought back");
-	} else {
-		strbuf_addf(&msg, "'%s' not brought back from worker '%s': %s",
-			    st->files.v[f].rel, st->w[x->worker].name, r->error);
+		/* lost with the only worker that had it: made again */
+		lost_output(st, f);
+		return;
 	}
-	error_msg("%s", msg.buf);
-	strbuf_release(&msg);
+	st->fetch_failed++;
+	error_msg("output '%s' not brought back from worker '%s': %s",
+		  st->files.v[f].rel, st->w[x->worker].name, r->error);
 }
 
 static void
@@ -987,6 +1007,7 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 	uint32_t missing = DAG_NONE;
 	if (res->lost)
 		return DAG_NONE; /* it runs again */
+	st->ok[t] = false;
 	if (!res->started) {
 		exited0 = false;
 		goto unpark;
@@ -1015,7 +1036,8 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 	}
 	/* a task run again (lineage) makes an older version: the newest
 	 * stays the one readers see */
-	if (exited0 && missing == DAG_NONE)
+	st->ok[t] = exited0 && missing == DAG_NONE;
+	if (st->ok[t])
 		for (uint32_t i = 0; i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
 			uint32_t *w = &st->rt_writer[a->datum];
@@ -1155,32 +1177,10 @@ stage_abandon(struct stage *st)
 		}
 }
 
-/* The relayed copy of f becomes the master's file. */
-static int
-fetch_local(struct stage *st, uint32_t f)
-{
-	struct strbuf src = STRBUF_INIT, tmp = STRBUF_INIT;
-	const char *rel = st->files.v[f].rel;
-	master_path(st, f, &src);
-	strbuf_addf(&tmp, "%s.wfrun-part", rel);
-	char *dir = path_dirname(rel);
-	mkdir_p(dir, 0777);
-	free(dir);
-	unlink(tmp.buf);
-	int r = link(src.buf, tmp.buf);
-	if (!r)
-		r = rename(tmp.buf, rel);
-	if (r < 0)
-		error_msg("cannot bring output '%s' back from %s: %s", rel,
-			  src.buf, strerror(errno));
-	strbuf_release(&src);
-	strbuf_release(&tmp);
-	return r;
-}
-
 void
 stage_fetch_start(struct stage *st, enum stage_fetch mode)
 {
+	st->mode = mode;
 	if (mode == FETCH_NONE)
 		return;
 	struct dag *g = st->g;
@@ -1223,18 +1223,11 @@ stage_fetch_start(struct stage *st, enum stage_fetch mode)
 				if (mode == FETCH_FINAL && consumed(st, maxr, f))
 					continue;
 				uint32_t src = holder(st, f);
-				if (st->files.v[f].size < 0) {
-					if (mkdir_p(st->files.v[f].rel, 0777) < 0)
-						error_msg("cannot create the output "
-							  "directory %s: %s",
-							  st->files.v[f].rel,
-							  strerror(errno));
+				st->files.v[f].wanted = true;
+				if (st->files.v[f].size < 0 ||
+				    st->files.v[f].on_master) {
+					/* made, or in the relay already */
 					st->files.v[f].fetched = true;
-				} else if (st->files.v[f].on_master) {
-					if (!fetch_local(st, f))
-						st->files.v[f].fetched = true;
-					else
-						st->fetch_failed++;
 				} else if (src == NONE) {
 					lost_output(st, f);
 				} else {
@@ -1247,6 +1240,113 @@ stage_fetch_start(struct stage *st, enum stage_fetch mode)
 	free(maxr);
 	free(seen);
 	free(queued);
+}
+
+bool
+stage_ran(const struct stage *st, uint32_t t)
+{
+	return st && st->ok[t] && st->mode != FETCH_NONE;
+}
+
+/* Task t updates (INOUT) the datum holding rel. */
+static bool
+updated_by(struct stage *st, uint32_t t, const char *rel)
+{
+	const struct dag_task *dt = &st->g->tasks.v[t];
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &st->g->acc.v[dt->acc + i];
+		if (a->mode == (DAG_READ | DAG_WRITE) &&
+		    under(rel, st->g->data.v[a->datum].path))
+			return true;
+	}
+	return false;
+}
+
+/* File f, whole in the relay, takes its own name in the workdir: a link
+ * made in the relay, renamed over the name, so that no half of it, and
+ * no temporary name beside it, is ever there (a killed master leaves
+ * only the relay, which the next run removes). */
+static int
+place_file(struct stage *st, uint32_t f)
+{
+	struct sfile *sf = &st->files.v[f];
+	int r = 0;
+	if (sf->size < 0) {
+		r = mkdir_p(sf->rel, 0777);
+	} else {
+		struct strbuf src = STRBUF_INIT, tmp = STRBUF_INIT;
+		master_path(st, f, &src);
+		strbuf_addf(&tmp, ".wfrun/relay/%s/.placing", st->runid);
+		char *dir = path_dirname(sf->rel);
+		mkdir_p(dir, 0777);
+		free(dir);
+		unlink(tmp.buf);
+		r = link(src.buf, tmp.buf);
+		if (!r)
+			r = rename(tmp.buf, sf->rel);
+		strbuf_release(&src);
+		strbuf_release(&tmp);
+	}
+	if (r < 0) {
+		error_msg("cannot bring output '%s' back: %s", sf->rel,
+			  strerror(errno));
+		st->fetch_failed++;
+		return -1;
+	}
+	sf->placed = true;
+	return 0;
+}
+
+bool
+stage_brings_update(struct stage *st, uint32_t t)
+{
+	const struct u32vec *v = &st->vfiles[t];
+	for (size_t j = 0; j < v->n; j++) {
+		const struct sfile *sf = &st->files.v[v->v[j]];
+		if (sf->wanted && sf->fetched && updated_by(st, t, sf->rel))
+			return true;
+	}
+	return false;
+}
+
+bool
+stage_place(struct stage *st, uint32_t t, bool *got)
+{
+	struct dag *g = st->g;
+	const struct dag_task *dt = &g->tasks.v[t];
+	const struct u32vec *v = &st->vfiles[t];
+	bool whole = true;
+	for (size_t j = 0; j < v->n; j++) {
+		const struct sfile *sf = &st->files.v[v->v[j]];
+		if (sf->wanted && !sf->fetched)
+			whole = false;
+	}
+	for (size_t j = 0; j < v->n; j++) {
+		struct sfile *sf = &st->files.v[v->v[j]];
+		if (!sf->wanted || !sf->fetched || sf->placed)
+			continue;
+		/* an update in place comes back only with all the rest of
+		 * its task, which is then recorded as done */
+		if (!whole && updated_by(st, t, sf->rel))
+			continue;
+		if (place_file(st, v->v[j]) < 0)
+			whole = false;
+	}
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		const char *path = g->data.v[a->datum].path;
+		got[i] = false;
+		if (!(a->mode & DAG_WRITE) || is_abs(path) ||
+		    latest(st, a->datum) != t)
+			continue;
+		got[i] = true;
+		for (size_t j = 0; j < v->n; j++) {
+			const struct sfile *sf = &st->files.v[v->v[j]];
+			if (under(sf->rel, path) && !sf->placed)
+				got[i] = false;
+		}
+	}
+	return whole;
 }
 
 bool
@@ -1294,7 +1394,7 @@ stage_finish(struct stage *st)
 				else
 					strbuf_reset(&b);
 				fprintf(fp, "\t%s\t%s\n", b.buf,
-					sf->fetched ? "yes" : "no");
+					sf->placed ? "yes" : "no");
 			}
 		strbuf_release(&b);
 		if (fclose(fp))

@@ -21,7 +21,10 @@
  * A file goes to a worker at most once per run, however many tasks and
  * parameters (alone or inside collections) read it there.  A file that
  * only another worker holds is relayed through the master's
- * WORKDIR/.wfrun/relay/RUN, removed at the end.
+ * WORKDIR/.wfrun/relay/RUN, removed at the end (and by the runner when a
+ * run starts, after a kill).  The fetch at the end lands there too: a
+ * file takes its own name in the workdir only when the fetch is over
+ * (stage_place), never half written.
  */
 #ifndef WFRUN_STAGE_H
 #define WFRUN_STAGE_H
@@ -82,7 +85,8 @@ void stage_worker_lost(struct stage *st, size_t wi);
 bool stage_abort(struct stage *st, uint32_t t, const char *msg);
 /* End every task still being staged (interrupted): started=false. */
 void stage_cancel(struct stage *st);
-/* Start bringing outputs back; stage_busy() is true until done.  An
+/* Start bringing outputs back into the relay; stage_busy() is true
+ * until done.  An
  * output only a lost worker had is made again (its producer runs again:
  * keep dispatching while busy). */
 void stage_fetch_start(struct stage *st, enum stage_fetch mode);
@@ -90,6 +94,20 @@ bool stage_busy(const struct stage *st);
 /* No worker is left to run the producers of lost outputs: give up on
  * them (each reported). */
 void stage_abandon(struct stage *st);
+/*
+ * After the fetch, for each task t that succeeded here (stage_ran), in
+ * program order: put what was fetched of t under its own names in the
+ * workdir (an INOUT datum only if all of t came back).  got[i], per
+ * access of t: t's version of that written datum is now in the workdir
+ * whole (else it stayed on the workers: a later task read it, or it
+ * could not be had).  True when everything of t to be brought back is
+ * there: t can be journaled.
+ */
+bool stage_ran(const struct stage *st, uint32_t t);
+bool stage_place(struct stage *st, uint32_t t, bool *got);
+/* stage_place(t) would put t's version of an INOUT datum in place (so
+ * what is there now is to be saved first). */
+bool stage_brings_update(struct stage *st, uint32_t t);
 /* After the fetch: write WORKDIR/.wfrun/data.tsv (where each output
  * version is), remove the relay; the number of outputs that could not be
  * fetched (each reported). */

@@ -22,9 +22,9 @@
  * size (30000), large enough that it keeps many packets in flight. */
 #define XFER_BUF (30000 * 64)
 
-/* PUT: X_START X_MKDIR X_OPEN X_DATA X_CLOSE; GET: the same without
- * X_MKDIR. */
-enum { X_START, X_MKDIR, X_OPEN, X_DATA, X_CLOSE };
+/* PUT: X_START X_MKDIR X_OPEN X_DATA X_CLOSE; GET: X_START X_LSTAT, then
+ * X_LINK (a symbolic link) or X_OPEN X_DATA X_CLOSE. */
+enum { X_START, X_MKDIR, X_OPEN, X_DATA, X_CLOSE, X_LSTAT, X_LINK };
 
 /* The transfer the SSH thread is working on. */
 struct xcur {
@@ -298,7 +298,7 @@ xfer_begin(struct xfer_sftp *x)
 	if (!c->buf)
 		c->buf = xmalloc(XFER_BUF);
 	if (c->x.op == XFER_GET) {
-		c->phase = X_OPEN;
+		c->phase = X_LSTAT;
 		return 1;
 	}
 	struct stat st;
@@ -446,6 +446,61 @@ get_open(struct xfer_sftp *x)
 	return 1;
 }
 
+/* GET: the temporary file (made when ok) takes the local name; the
+ * transfer ends. */
+static int
+get_rename(struct xfer_sftp *x, bool ok)
+{
+	struct xcur *c = &x->cur;
+	if (!ok || rename(c->tmp.buf, c->x.local)) {
+		xfer_finish(x, false, false, "cannot write %s: %s", c->x.local,
+			    strerror(errno));
+		return 1;
+	}
+	strbuf_reset(&c->tmp);
+	xfer_finish(x, true, false, NULL);
+	return 1;
+}
+
+/* GET: a symbolic link a task made comes back as a link, never
+ * followed, wherever it leads: X_LINK; anything else is read. */
+static int
+get_lstat(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	LIBSSH2_SFTP_ATTRIBUTES at;
+	int r = libssh2_sftp_lstat(x->sftp, c->x.remote, &at);
+	if (waits(r))
+		return 0;
+	if (r < 0)
+		return sftp_failed(x, r, "read");
+	c->phase = (at.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS) &&
+			   LIBSSH2_SFTP_S_ISLNK(at.permissions)
+		   ? X_LINK
+		   : X_OPEN;
+	return 1;
+}
+
+/* GET: the link, made under the temporary name and renamed. */
+static int
+get_link(struct xfer_sftp *x)
+{
+	struct xcur *c = &x->cur;
+	char to[4096];
+	int n = libssh2_sftp_readlink(x->sftp, c->x.remote, to, sizeof(to) - 1);
+	if (waits(n))
+		return 0;
+	if (n < 0)
+		return sftp_failed(x, n, "read the link");
+	to[n] = '\0';
+	char *dir = path_dirname(c->x.local);
+	mkdir_p(dir, 0777);
+	free(dir);
+	strbuf_addf(&c->tmp, "%s.wfrun-part", c->x.local);
+	unlink(c->tmp.buf);
+	return get_rename(x, !symlink(to, c->tmp.buf));
+}
+
 /* GET: the next block of the remote file to the local one. */
 static int
 get_data(struct xfer_sftp *x)
@@ -495,20 +550,17 @@ get_close(struct xfer_sftp *x)
 	fchmod(c->fd, (mode_t)(c->mode & 0777));
 	int cr = close(c->fd);
 	c->fd = -1;
-	if (cr || rename(c->tmp.buf, c->x.local)) {
-		xfer_finish(x, false, false, "cannot write %s: %s", c->x.local,
-			    strerror(errno));
-		return 1;
-	}
-	strbuf_reset(&c->tmp);
-	xfer_finish(x, true, false, NULL);
-	return 1;
+	return get_rename(x, !cr);
 }
 
 static int
 get_step(struct xfer_sftp *x)
 {
 	switch (x->cur.phase) {
+	case X_LSTAT:
+		return get_lstat(x);
+	case X_LINK:
+		return get_link(x);
 	case X_OPEN:
 		return get_open(x);
 	case X_DATA:

@@ -93,9 +93,10 @@ fixture_task(const struct fixture *fx, const char *label)
 }
 
 /* Append the record of task t, as its files are now, to the journal j
- * of the current directory. */
+ * of the current directory; got as resume_record takes it (NULL: every
+ * written datum is here). */
 static inline void
-fixture_record(const struct fixture *fx, uint32_t t)
+fixture_record_got(const struct fixture *fx, uint32_t t, const bool *got)
 {
 	struct journal j;
 	struct errbuf err;
@@ -109,7 +110,7 @@ fixture_record(const struct fixture *fx, uint32_t t)
 	memset(&rs, 0, sizeof(rs));
 	rs.ids = xcalloc(fx->pl.dag.data.n ? fx->pl.dag.data.n : 1,
 			 sizeof(*rs.ids));
-	resume_record(&rs, &fx->pl, t, &j, &sb);
+	resume_record(&rs, &fx->pl, t, got, &j, &sb);
 	if (journal_flush(&j, false, &err) < 0) {
 		printf("# %s\n", err.msg);
 		exit(99);
@@ -117,6 +118,12 @@ fixture_record(const struct fixture *fx, uint32_t t)
 	journal_release(&j);
 	free(rs.ids);
 	strbuf_release(&sb);
+}
+
+static inline void
+fixture_record(const struct fixture *fx, uint32_t t)
+{
+	fixture_record_got(fx, t, NULL);
 }
 
 #endif

@@ -227,11 +227,48 @@ test_inout(void)
 	fixture_release(&fx);
 }
 
+/* A chain run on workers whose workdir is not shared, --fetch final:
+ * a.txt and b.txt stayed there (recorded absent), c.txt came back. */
+static void
+test_left(void)
+{
+	if (build_chain("cp {in.i} {out.o}", false) < 0) {
+		ok(0, "the chain builds");
+		return;
+	}
+	bool none[4] = { false, false, false, false };
+	unlink("j");
+	unlink("a.txt");
+	unlink("b.txt");
+	put_file("c.txt", "c");
+	fixture_record_got(&fx, task("'a'"), none);
+	fixture_record_got(&fx, task("'b'"), none);
+	record("'c'");
+	plan(NULL, false);
+	is_int(rs.nskip, 3, "what stayed on a worker, absent here: up to date");
+	unlink("c.txt");
+	plan(NULL, false);
+	is_int(rs.why[task("'c'")], RESUME_MISSING, "c's output is missing");
+	is_int(rs.why[task("'b'")], RESUME_LEFT,
+	       "b, which left what c reads on a worker, runs with it");
+	is_str(why("'b'"), "'c', which runs, reads what it left on a worker",
+	       "... named");
+	is_int(rs.why[task("'a'")], RESUME_LEFT, "and a, for b, in turn");
+	put_file("c.txt", "c");
+	put_file("b.txt", "b");
+	plan(NULL, false);
+	is_int(rs.why[task("'b'")], RESUME_CHANGED_OUT,
+	       "a file where b recorded none: b runs");
+	unlink("b.txt");
+	fixture_release(&fx);
+}
+
 int
 main(void)
 {
 	test_chain();
 	test_inout();
+	test_left();
 	resume_release(&rs);
 	return done_testing();
 }
