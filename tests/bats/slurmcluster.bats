@@ -86,8 +86,9 @@ cluster_pids() {
 	[ "$status" -eq 0 ]
 	run alive "$task"
 	[ "$status" -ne 0 ]
-	run wait "$srun_pid" # srun sees its task killed
-	[ "$status" -ne 0 ]
+	st=0
+	wait "$srun_pid" || st=$? # srun sees its task killed
+	[ "$st" -ne 0 ]
 	run timeout 30 env SLURM_CONF="$k/slurm.conf" srun -N1 -w n2 hostname
 	[ "$status" -eq 0 ]
 	run "$SC" kill-node "$k" n1
