@@ -9,6 +9,7 @@
 
 #include "path.h"
 #include "resources.h"
+#include "slurm.h"
 #include "util.h"
 
 /* The operand of run and sim, one workflow file (struct cli_spec). */
@@ -231,6 +232,20 @@ load_cluster(const char *file, bool spec, struct cluster *c)
 	return report_diags(&d, file);
 }
 
+const char cli_slurm[] = "the Slurm allocation";
+
+/* The workers of the allocation this process runs in, or EXIT_USAGE. */
+static int
+slurm_cluster(struct cluster *c)
+{
+	struct errbuf err;
+	if (slurm_cluster_from_env(c, &err) < 0) {
+		error_msg("--slurm: %s", err.msg);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 /* The most cores one worker of c offers (cores when c is NULL); a remote
  * worker whose cores are not given counts as unlimited until it answers. */
 static long
@@ -256,9 +271,14 @@ cli_load(const char *resources, bool spec, const char *file,
 	memset(c, 0, sizeof(*c));
 	memset(wf, 0, sizeof(*wf));
 	memset(p, 0, sizeof(*p));
-	int rc = resources ? load_cluster(resources, spec, c) : EXIT_OK;
+	int rc = resources == cli_slurm ? slurm_cluster(c)
+		 : resources		 ? load_cluster(resources, spec, c)
+					 : EXIT_OK;
 	if (rc)
 		return rc;
+	const struct cluster *have = resources ? c : NULL;
+	if (resources == cli_slurm)
+		resources = NULL; /* no file of the user's to guard */
 	/* The runner writes events.jsonl beside the trace. */
 	char *dir = trace ? path_dirname(trace) : NULL;
 	char *events = dir ? path_join(dir, "events.jsonl") : NULL;
@@ -274,7 +294,7 @@ cli_load(const char *resources, bool spec, const char *file,
 		files[n] = events;
 		what[n++] = "the events file beside the trace";
 	}
-	rc = load_plan_guarded(file, cluster_max_cores(resources ? c : NULL,
+	rc = load_plan_guarded(file, cluster_max_cores(have,
 						       cores),
 			       wf, p, files, what, n);
 	/* nor may wfrun write its trace over a file it must keep */

@@ -79,6 +79,9 @@ int cli_shared_opt(int c, const char *arg, void *ctx);
  * file, or NULL; no task may write it, the events file beside it, nor the
  * resources file.  0 or EXIT_USAGE; release c, wf and p in either case.
  */
+/* As resources: the workers are the nodes of the Slurm allocation this
+ * process runs in (run --slurm), not a file's. */
+extern const char cli_slurm[];
 int cli_load(const char *resources, bool spec, const char *file,
 	     const char *trace, long cores, struct cluster *c,
 	     struct workflow *wf, struct plan *p);

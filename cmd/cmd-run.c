@@ -89,6 +89,7 @@ struct run_args {
 	struct strvec force;    /* --force TASK, the names */
 	char *trace;            /* --trace, absolute */
 	const char *resources;
+	bool slurm;             /* --slurm: the allocation's nodes */
 	struct cli_shared sh;   /* into o and resources */
 };
 
@@ -140,6 +141,9 @@ run_opt(int c, const char *arg, void *ctx)
 		break;
 	case 'R':
 		a->reason = true;
+		break;
+	case 'S':
+		a->slurm = true;
 		break;
 	default:
 		return cli_shared_opt(c, arg, &a->sh);
@@ -211,6 +215,7 @@ cmd_run(int argc, char **argv)
 		{ "force", required_argument, NULL, 'F' },
 		{ "forceall", no_argument, NULL, 'a' },
 		{ "reason", no_argument, NULL, 'R' },
+		{ "slurm", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {
@@ -219,6 +224,12 @@ cmd_run(int argc, char **argv)
 	};
 	struct run_args a = { .sh = CLI_SHARED(a.o, a.resources) };
 	int rc = cli_parse(argc, argv, &spec, &a);
+	if (!rc && a.slurm && a.resources) {
+		error_msg("--slurm and --resources: give one (--slurm runs on "
+			  "the nodes of the allocation it runs in)");
+		rc = EXIT_USAGE;
+	} else if (a.slurm)
+		a.resources = cli_slurm;
 	if (!rc)
 		rc = run(&a, argv[optind]);
 	VEC_FREE(a.force);

@@ -49,6 +49,8 @@ usage(FILE *fp)
 	      "      --forceall     rerun every task: ignore the journal\n"
 	      "  -r, --resources FILE  run on the workers of a resources file\n"
 	      "                     (wfrun-resources(5)); also for check\n"
+	      "      --slurm        inside a Slurm allocation (salloc, sbatch): run\n"
+	      "                     on its nodes, an agent per node as a job step\n"
 	      "      --io-executors N  I/O tasks (io: true) this machine runs at\n"
 	      "                     once beside compute (default: two per core)\n"
 	      "      --no-io        run I/O tasks as 1-core compute tasks (baseline)\n"

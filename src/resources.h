@@ -31,6 +31,8 @@ struct worker_spec {
 	double disk_bw;      /* MB/s, 0: not given */
 	char *workdir;       /* NULL: the workflow's workdir (local only) */
 	bool shared;         /* the workdir is the master's, same paths */
+	bool srun;           /* a node of the Slurm allocation wfrun runs in:
+				its agent is a job step (slurm.h) */
 	char *storage;       /* the <storage> a shared workdir lives on */
 	char *identity;      /* absolute (~ expanded, relative to the
 				resources file); NULL: ssh-agent, defaults */

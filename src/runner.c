@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent_client.h"
 #include "events.h"
 #include "exec.h"
 #include "exitcode.h"
@@ -24,6 +25,7 @@
 #include "progress.h"
 #include "resources.h"
 #include "resume.h"
+#include "slurm.h"
 #include "spawn.h"
 #include "stage.h"
 #include "trace.h"
@@ -1037,6 +1039,18 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 	/* A shared workdir has the master's path there. */
 	w->cwd = r->p->wf->workdir;
 	w->remote = true;
+	if (ws->srun) {
+		/* a node of the allocation: its agent is a job step */
+		char **argv = slurm_agent_argv(ws->host, ws->cores,
+					       o->agent_path);
+		struct agent_liveness lv = { ws->timeout, ws->lost_after / 4.0,
+					     ws->lost_after, 0 };
+		w->ex = exec_pipe_new(argv, ws->name, ws->host,
+				      r->p->wf->workdir, &lv, &r->loop,
+				      on_done, on_state, r);
+		slurm_argv_free(argv);
+		return 1;
+	}
 	w->ex = exec_ssh_new(ws, &so, &r->loop, on_done, on_state, r);
 	return 1;
 }

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# run-all: once
+# wfrun --slurm inside an allocation of a real Slurm cluster
+# (tests/cluster/slurmcluster: munged, slurmctld, slurmd n1..n3 on this
+# machine): one agent per node as a job step, tasks spread over the nodes,
+# the same outputs as a local run, nothing left behind.
+load helper
+
+setup_file() {
+	export SC="$BATS_TEST_DIRNAME/../cluster/slurmcluster"
+	export C="$BATS_FILE_TMPDIR/slurm"
+	"$SC" up -q --nodes 3 --cpus 2 "$C"
+	export SLURM_CONF="$C/slurm.conf"
+}
+
+teardown_file() {
+	"$SC" down -q "$C"
+}
+
+# 12 tasks that say where they ran, and one that gathers them
+scatter_wf() {
+	wf <<'EOF'
+tasks:
+  - name: gen
+    foreach: {i: "1..12"}
+    out: {o: "out/{i}.txt"}
+    run: "sleep 0.2; echo {i} > {out.o}"
+  - name: where
+    foreach: {i: "1..6"}
+    out: {o: "where/{i}.txt"}
+    run: "sleep 0.3; echo x$SLURMD_NODENAME > {out.o}"
+  - name: cat
+    in: {parts: {dir: out}}
+    out: {all: all.txt}
+    run: "cat {in.parts}/* | sort -n > {out.all}"
+EOF
+}
+
+# the pids of processes running COMMAND LINE (exactly), not zombies
+running() {
+	local p
+	for p in $(pgrep -f -x "$1"); do
+		[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "$p"
+	done
+}
+
+@test "inside salloc -N3: tasks spread over n1..n3, outputs as a local run's" {
+	mkdir local slurm
+	(cd local && scatter_wf && "$WFRUN" -q -j 2 wf.yaml)
+	cd slurm
+	scatter_wf
+	run timeout 120 salloc -N3 "$WFRUN" -q --slurm wf.yaml
+	[ "$status" -eq 0 ]
+	cmp all.txt ../local/all.txt
+	[ "$(trace_col worker | sort -u | tr '\n' ' ')" = "n1 n2 n3 " ]
+	# the tasks ran in the nodes' job steps
+	run grep -L '^xn[123]$' where/1.txt where/2.txt where/6.txt
+	[ -z "$output" ]
+	# a rerun does nothing: the journal is the same as a local run's
+	run timeout 120 salloc -N3 "$WFRUN" --slurm wf.yaml
+	[ "$status" -eq 0 ]
+	[[ $output == *"nothing to do"* || $output == *"up to date"* ]]
+}
+
+@test "in an sbatch script: the job's nodes run the workflow" {
+	scatter_wf
+	printf '#!/bin/sh\n"%s" -q --slurm wf.yaml\necho "wfrun exit $?"\n' "$WFRUN" >job.sh
+	run sbatch --parsable -N2 -o "$PWD/job.out" job.sh
+	[ "$status" -eq 0 ]
+	id=$output
+	for _ in $(seq 600); do
+		[ -z "$(squeue -h -j "$id" -o %i 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	[ "$(tail -1 job.out)" = "wfrun exit 0" ]
+	[ "$(wc -l <all.txt)" -eq 12 ]
+	[ "$(trace_col worker | sort -u | tr '\n' ' ')" = "n1 n2 " ]
+}
+
+@test "--slurm outside an allocation, or with --resources: exit 2, says what to do" {
+	scatter_wf
+	run env -u SLURM_JOB_ID -u SLURM_JOBID -u SLURM_JOB_NODELIST "$WFRUN" --slurm wf.yaml
+	[ "$status" -eq 2 ]
+	[[ $output == *"not inside a Slurm allocation"*"salloc"* ]]
+	echo '<resources/>' >r.xml
+	run "$WFRUN" --slurm -r r.xml wf.yaml
+	[ "$status" -eq 2 ]
+	[[ $output == *"--slurm and --resources"* ]]
+	[ ! -e .wfrun/trace.tsv ]
+}
+
+@test "Ctrl-C: exit 130, no step left in squeue, no task process left" {
+	wf <<'EOF'
+tasks:
+  - name: long
+    foreach: {i: "1..3"}
+    out: {o: "o/{i}"}
+    run: "sleep 3000"
+EOF
+	timeout 120 salloc -N3 "$WFRUN" --slurm wf.yaml >run.out 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ "$(running 'sleep 3000' | wc -l)" -eq 3 ] && break
+		sleep 0.1
+	done
+	[ "$(running 'sleep 3000' | wc -l)" -eq 3 ]
+	kill -INT "$(pgrep -o -f -x "$WFRUN --slurm wf.yaml")" # the master
+	st=0
+	wait "$pid" || st=$? # (not `run wait`: run's subshell has no child)
+	cat run.out # shown if the test fails
+	[ "$st" -eq 130 ]
+	[ -z "$(running 'sleep 3000')" ]
+	[ -z "$(squeue -h -s -o %i)" ]
+	[ -z "$(squeue -h -o %i)" ]
+}
+
+# (last: the cluster keeps a dead node)
+@test "a node's slurmd killed mid-run: its tasks run again on the others" {
+	wf <<'EOF'
+tasks:
+  - name: slow
+    foreach: {i: "1..9"}
+    out: {o: "o/{i}.txt"}
+    run: "sleep 1; echo {i} $SLURMD_NODENAME > {out.o}"
+EOF
+	timeout 120 salloc -N3 "$WFRUN" --slurm wf.yaml >run.out 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		grep -q 'running [1-9]' run.out && break
+		sleep 0.1
+	done
+	"$SC" kill-node "$C" n2
+	st=0
+	wait "$pid" || st=$? # (not `run wait`: run's subshell has no child)
+	cat run.out # shown if the test fails
+	[ "$st" -eq 0 ]
+	[[ $(cat run.out) == *"worker 'n2' lost"* ]]
+	[ "$(ls o | wc -l)" -eq 9 ]
+	# what ran on n2 when it died ran again on another node
+	lost=$(awk -F'\t' '$4 == "n2" && $9 == "LOST" { print $1 }' .wfrun/trace.tsv)
+	[ -n "$lost" ]
+	for t in $lost; do
+		[ "$(awk -F'\t' -v t="$t" '$1 == t && $9 == "COMPLETED" { print $4 }' .wfrun/trace.tsv)" != n2 ]
+		grep -qx "$t x" <(awk -F'\t' -v t="$t" '$1 == t && $9 == "COMPLETED" { print $1, "x" }' .wfrun/trace.tsv)
+	done
+}
