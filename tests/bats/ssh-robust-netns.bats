@@ -108,8 +108,9 @@ EOF2
 	cat err.txt
 	[ "$rc" -eq 0 ]
 	grep -q "worker 'w1' lost: no word from the agent on .* for 2 s" err.txt
-	run wait "$pid"
-	[ "$status" -eq 3 ]
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 3 ]
 }
 
 @test "netns: a DONE over 1 MiB (5,000 outputs of 220-character names) is read" {
