@@ -57,7 +57,7 @@ EOF2
 @test "lint-bats: its self-test and the suites pass" {
 	run lint --self-test
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"1..29" ]]
+	[[ "$output" == *"1..30" ]]
 	run lint
 	[ "$status" -eq 0 ]
 }
