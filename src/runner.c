@@ -1097,7 +1097,7 @@ measure_local_disk(struct runner *r)
 		if ((c && !c->workers[k].local) || D->B > 0)
 			continue;
 		double B = 0;
-		FILE *f = fopen(DISK_BW_FILE, "r");
+		FILE *f = fopen_bounded(DISK_BW_FILE, 4096, NULL);
 		if (f) {
 			if (fscanf(f, "%lf", &B) != 1 || !(B > 0))
 				B = 0;

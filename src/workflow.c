@@ -116,6 +116,7 @@ struct ctx {
 	struct diags *d;
 	struct workflow *wf;
 	size_t visits; /* guards against alias bombs */
+	bool piped;    /* read from a pipe: its directory is no place */
 };
 
 #define MAX_VISITS 10000000
@@ -1101,12 +1102,14 @@ doc_name(struct ctx *c, yaml_node_t *name, const char *path)
 	}
 }
 
-/* workdir:, relative to the file's directory, or else that directory. */
+/* workdir:, relative to the file's directory, or else that directory; a
+ * workflow read from a pipe (`<(gen)`, /dev/fd/63) has the current
+ * directory for its own. */
 static void
 doc_workdir(struct ctx *c, yaml_node_t *workdir, const char *path)
 {
 	struct workflow *wf = c->wf;
-	char *dir = path_dirname(path);
+	char *dir = c->piped ? xstrdup(".") : path_dirname(path);
 	char *base = path_absolute(dir);
 	free(dir);
 	if (workdir) {
@@ -1252,9 +1255,9 @@ too_deep(const char *buf, size_t len, struct diags *d)
 	return deep;
 }
 
-int
-workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
-		  size_t len, struct diags *d)
+static int
+load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
+	 bool piped, struct diags *d)
 {
 	memset(wf, 0, sizeof(*wf));
 	wf->file = xstrdup(path);
@@ -1264,6 +1267,7 @@ workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	c.wf = wf;
+	c.piped = piped;
 	if (too_deep(buf, len, d))
 		return -1;
 	yaml_parser_initialize(&parser);
@@ -1308,34 +1312,31 @@ workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 	return 0;
 }
 
+int
+workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
+		  size_t len, struct diags *d)
+{
+	return load_mem(wf, path, buf, len, false, d);
+}
+
 /* The file is read whole first: the reader's errors are offsets, which
- * only the bytes turn into a line and column. */
+ * only the bytes turn into a line and column.  A pipe (`<(gen)`) is read
+ * too; a device is not, and nothing beyond READ_MAX_WORKFLOW. */
 int
 workflow_load(struct workflow *wf, const char *path, struct diags *d)
 {
 	struct wf_loc l0 = { 0, 0 };
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		memset(wf, 0, sizeof(*wf));
-		wf->file = xstrdup(path);
-		diag_error(d, l0, "cannot open: %s", strerror(errno));
-		return -1;
-	}
 	struct strbuf sb = STRBUF_INIT;
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		strbuf_add(&sb, chunk, n);
-	int err = ferror(fp) ? errno : 0;
-	fclose(fp);
-	if (err) {
+	struct errbuf err;
+	int kind = read_bounded(path, READ_MAX_WORKFLOW, &sb, &err);
+	if (kind < 0) {
 		memset(wf, 0, sizeof(*wf));
 		wf->file = xstrdup(path);
-		diag_error(d, l0, "cannot read: %s", strerror(err));
+		diag_error(d, l0, "cannot read: %s", err.msg);
 		strbuf_release(&sb);
 		return -1;
 	}
-	int r = workflow_load_mem(wf, path, sb.buf ? sb.buf : "", sb.len, d);
+	int r = load_mem(wf, path, sb.buf, sb.len, kind == 1, d);
 	strbuf_release(&sb);
 	return r;
 }

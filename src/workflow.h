@@ -151,7 +151,9 @@ struct workflow {
  * Load and check a workflow file.  Returns 0 when the file was read (errors
  * may still be in d: look at d->nerrors), -1 when it could not be read at
  * all (also reported in d).  wf is filled as far as possible either way and
- * must be released with workflow_release().
+ * must be released with workflow_release().  The file is a regular file or
+ * a pipe (then the workdir defaults to the current directory), read up to
+ * READ_MAX_WORKFLOW bytes; a device or a directory is refused unread.
  */
 int workflow_load(struct workflow *wf, const char *path, struct diags *d);
 /* The same from len bytes at buf; path names the file in messages and
