@@ -667,8 +667,11 @@ agent_stderr(const char *name, struct strbuf *partial, const char *buf,
 	strbuf_add(partial, buf, n);
 	char *nl;
 	while ((nl = memchr(partial->buf, '\n', partial->len))) {
-		fprintf(stderr, "wfrun: worker '%s': %.*s\n", name,
-			(int)(nl - partial->buf), partial->buf);
+		struct strbuf line = STRBUF_INIT;
+		strbuf_add_visible(&line, partial->buf,
+				   (size_t)(nl - partial->buf));
+		fprintf(stderr, "wfrun: worker '%s': %s\n", name, line.buf);
+		strbuf_release(&line);
 		size_t rest = partial->len - (size_t)(nl + 1 - partial->buf);
 		memmove(partial->buf, nl + 1, rest);
 		strbuf_setlen(partial, rest);

@@ -408,7 +408,8 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	strbuf_release(&outp);
 }
 
-/* Print the last lines of a failed task's stderr log. */
+/* Print the last lines of a failed task's stderr log, its controls made
+ * visible (the task's ESC]0; or ESC[2J must not reach the terminal). */
 static void
 show_tail(const char *path)
 {
@@ -436,14 +437,18 @@ show_tail(const char *path)
 			break;
 		}
 	}
+	struct strbuf sb = STRBUF_INIT;
 	if (off > 0 || start > buf)
-		fprintf(stderr, "  | ...\n");
+		strbuf_adds(&sb, "  | ...\n");
 	for (char *l = start; l && *l;) {
 		char *nl = strchr(l, '\n');
-		fprintf(stderr, "  | %.*s\n", nl ? (int)(nl - l) : (int)strlen(l),
-			l);
+		strbuf_adds(&sb, "  | ");
+		strbuf_add_visible(&sb, l, nl ? (size_t)(nl - l) : strlen(l));
+		strbuf_addch(&sb, '\n');
 		l = nl ? nl + 1 : NULL;
 	}
+	fwrite(sb.buf, 1, sb.len, stderr);
+	strbuf_release(&sb);
 }
 
 /* The first OUT datum the task should have made and did not, or NONE. */

@@ -225,6 +225,27 @@ strbuf_add_json(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
+void
+strbuf_add_visible(struct strbuf *sb, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
+			strbuf_addf(sb, "\\xc2\\x%02x", (unsigned char)s[++i]);
+		} else if (ch == 0x1b) {
+			strbuf_adds(sb, "\\e");
+		} else if (ch == '\r') {
+			strbuf_adds(sb, "\\r");
+		} else if ((ch < 0x20 && ch != '\t' && ch != '\n') ||
+			   ch == 0x7f) {
+			strbuf_addf(sb, "\\x%02x", ch);
+		} else {
+			strbuf_addch(sb, (char)ch);
+		}
+	}
+}
+
 char *
 strbuf_detach(struct strbuf *sb)
 {
@@ -374,12 +395,19 @@ hmap_put(struct hmap *m, const char *key, size_t klen, uint64_t val, int *found)
 
 /* messages */
 
+/* Names and text in a message may come from a task (a file it made, a
+ * line it wrote): shown, never sent to the terminal as controls. */
 static void
 vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	struct strbuf raw = STRBUF_INIT, out = STRBUF_INIT;
+	strbuf_vaddf(&raw, fmt, ap);
+	strbuf_adds(&out, prefix);
+	strbuf_add_visible(&out, raw.buf, raw.len);
+	strbuf_addch(&out, '\n');
+	fwrite(out.buf, 1, out.len, stderr);
+	strbuf_release(&raw);
+	strbuf_release(&out);
 }
 
 void

@@ -104,6 +104,12 @@ void strbuf_setlen(struct strbuf *sb, size_t len);
  * characters escaped, and < (so the result can sit inside an HTML
  * <script>); other bytes (UTF-8) copied as they are. */
 void strbuf_add_json(struct strbuf *sb, const char *s);
+/* Append n bytes at s for a terminal: what would drive it instead of
+ * showing (control characters but tab and newline, DEL, the C1 controls
+ * in UTF-8) made visible as \e, \r, \xNN; other bytes copied.  What a
+ * task wrote, or a name it made, can then not set the window title or
+ * clear the screen. */
+void strbuf_add_visible(struct strbuf *sb, const char *s, size_t n);
 
 /*
  * arena: a bump allocator for many small strings that live as long as the

@@ -61,3 +61,29 @@ EOF2
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"error: cannot read the model: larger than the limit of 64 MiB"* ]]
 }
+
+@test "a failed task's stderr tail and names it made are shown, not sent to the terminal" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    run: "printf '\\033]0;pwned\\007\\033[2J boom\\r\\n' >&2; exit 1"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" != *$'\033'* ]]
+	[[ "$output" != *$'\007'* ]]
+	[[ "$output" == *'  | \e]0;pwned\x07\e[2J boom\r'* ]]
+	# a file name with controls, made by an earlier run, in a message
+	touch $'in\033[2J.txt'
+	wf <<'EOF2'
+tasks:
+  - name: b
+    foreach: {f: {glob: "in*.txt"}}
+    in: {i: "{f}"}
+    run: "exit 1"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" != *$'\033'* ]]
+	[[ "$output" == *'in\e[2J.txt'*"failed with exit status 1"* ]]
+}

@@ -69,5 +69,12 @@ main(void)
 	   strspn(s + 1, "b") == 100000, "xasprintf of 100002 bytes");
 	free(s);
 	free(big);
+
+	/* text for a terminal: controls shown, UTF-8 and tab/newline kept */
+	const char raw[] = "\033]0;t\007\033[2J\r\tok\n\x7f\xc2\x9b\xc3\xa9";
+	strbuf_add_visible(&sb, raw, sizeof(raw) - 1);
+	is_str(sb.buf, "\\e]0;t\\x07\\e[2J\\r\tok\n\\x7f\\xc2\\x9b\xc3\xa9",
+	       "strbuf_add_visible shows ESC, BEL, CR, DEL and C1 CSI");
+	strbuf_release(&sb);
 	return done_testing();
 }
