@@ -71,6 +71,12 @@ client_submit(struct exec *e, const struct exec_job *job)
 	struct agent_client *c = (struct agent_client *)e;
 	struct strbuf *l = &c->line, tmp = STRBUF_INIT;
 	strbuf_reset(l);
+	if (job->log_max > 0) {
+		proto_field(l, "LOGMAX", 1);
+		proto_fieldf(l, "%u", job->task);
+		proto_fieldf(l, "%lld", job->log_max);
+		enqueue(c, l);
+	}
 	const struct exec_stage *st = job->stage;
 	if (st) {
 		proto_field(l, "SRUN", 1);
@@ -96,6 +102,7 @@ client_submit(struct exec *e, const struct exec_job *job)
 	}
 	proto_field(l, remote_path(job, job->out_path, &tmp), 0);
 	proto_field(l, remote_path(job, job->err_path, &tmp), 0);
+
 	size_t nenv = 0;
 	/* Only the task's own additions travel: the agent's environment is
 	 * the worker's. */

@@ -400,6 +400,7 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	job.out_path = outp.buf;
 	job.err_path = r->path.buf;
 	job.timeout = wt->timeout > 0 ? wt->timeout : 0;
+	job.log_max = wt->log_max > 0 ? wt->log_max : 0;
 	if (log_level >= 2)
 		say_start(r, t, &job);
 	send_job(r, t, wi, &job);

@@ -765,7 +765,7 @@ is_task_name(const char *s)
 static const char *const task_keys[] = {
 	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
 	"storage_bw", "learn_as", "retries", "on_failure", "timeout", "env",
-	"run", "allow_outside",
+	"run", "allow_outside", "log_max",
 };
 
 struct task_arg {
@@ -783,6 +783,23 @@ task_memory(struct ctx *c, yaml_node_t *v, struct wf_task *t)
 			   "e.g. 512M or 4G; not '%s'", s);
 		t->memory = 0;
 	}
+}
+
+/* log_max: a size (at least 1K), or none; *out untouched on an error. */
+static void
+parse_log_max(struct ctx *c, yaml_node_t *v, long long *out)
+{
+	const char *s = scalar(c, v, "log_max");
+	if (!s)
+		return;
+	long long n = strcmp(s, "none") ? parse_memory(s) : -1;
+	if (n == -1 && !strcmp(s, "none"))
+		*out = -1;
+	else if (n < 1024)
+		diag_error(c->d, loc_of(v), "log_max must be a size of at least "
+			   "1K with a unit, e.g. 64M, or none; not '%s'", s);
+	else
+		*out = n;
 }
 
 static void
@@ -909,6 +926,8 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		task_env(c, v, t);
 	} else if (!strcmp(key, "allow_outside")) {
 		parse_bool_node(c, v, "allow_outside", &t->allow_outside);
+	} else if (!strcmp(key, "log_max")) {
+		parse_log_max(c, v, &t->log_max);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
 		task_run(c, v, t);
@@ -1063,7 +1082,7 @@ var_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 }
 
 struct top_arg {
-	yaml_node_t *name, *workdir, *vars, *tasks;
+	yaml_node_t *name, *workdir, *vars, *tasks, *log_max;
 };
 
 static void
@@ -1081,6 +1100,8 @@ top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		a->vars = v;
 	else if (!strcmp(key, "tasks"))
 		a->tasks = v;
+	else if (!strcmp(key, "log_max"))
+		a->log_max = v;
 }
 
 /* name:, or else the file's name without its extension. */
@@ -1181,7 +1202,7 @@ static void
 load_doc(struct ctx *c, const char *path)
 {
 	static const char *const top_keys[] = { "name", "workdir", "vars",
-						"tasks" };
+						"tasks", "log_max" };
 	yaml_node_t *root = yaml_document_get_root_node(&c->doc);
 	struct wf_loc l1 = { 1, 1 };
 	if (!root || is_null(root)) {
@@ -1197,7 +1218,13 @@ load_doc(struct ctx *c, const char *path)
 	doc_workdir(c, a.workdir, path);
 	if (a.vars && !is_null(a.vars) && is_mapping(c, a.vars, "vars"))
 		each_pair(c, a.vars, "vars", NULL, 0, var_pair, NULL);
+	c->wf->log_max = WF_LOG_MAX_DEFAULT;
+	if (a.log_max)
+		parse_log_max(c, a.log_max, &c->wf->log_max);
 	doc_tasks(c, root, a.tasks);
+	for (size_t i = 0; i < c->wf->ntasks; i++)
+		if (!c->wf->tasks[i].log_max)
+			c->wf->tasks[i].log_max = c->wf->log_max;
 }
 
 /* The position of byte off of buf, for errors libyaml's reader reports

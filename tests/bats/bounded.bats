@@ -33,7 +33,7 @@ EOF2
 	run timeout 10 "$WFRUN" check big.yaml
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "big.yaml: error: cannot read: larger than the limit of 256 MiB" ]
-	run timeout 60 "$WFRUN" check <(head -c 300M /dev/zero)
+	run timeout 60 "$WFRUN" check <(head -c 257M /dev/zero)
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "/dev/fd/"*": error: cannot read: larger than the limit of 256 MiB" ]]
 }
@@ -57,7 +57,7 @@ EOF2
 	run timeout 10 "$WFRUN" report -o r.html /dev/zero
 	[ "$status" -ne 0 ]
 	[ "${lines[0]}" = "wfrun: error: cannot read the trace /dev/zero: a character device, not a regular file or a pipe" ]
-	run timeout 30 "$WFRUN" sim -m <(yes "seed 1") wf.yaml
+	run timeout 30 "$WFRUN" sim -m <(head -c 65M /dev/zero) wf.yaml
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"error: cannot read the model: larger than the limit of 64 MiB"* ]]
 }
@@ -86,4 +86,70 @@ EOF2
 	[ "$status" -eq 1 ]
 	[[ "$output" != *$'\033'* ]]
 	[[ "$output" == *'in\e[2J.txt'*"failed with exit status 1"* ]]
+}
+
+@test "log_max: a log keeps its head, says the cut, and keeps its last bytes" {
+	wf <<'EOF2'
+log_max: 4K
+tasks:
+  - name: big
+    run: "seq 1 100000; echo e >&2"
+  - name: own
+    log_max: none
+    run: "seq 1 100000"
+EOF2
+	run "$WFRUN" run -q wf.yaml
+	[ "$status" -eq 0 ]
+	size=$(stat -c %s .wfrun/logs/big/1.out)
+	[ "$size" -le 4200 ]
+	[ "$(head -1 .wfrun/logs/big/1.out)" = 1 ]
+	grep -qx '\[wfrun: log_max 4096: [0-9]* bytes cut here; the last 2048 follow\]' .wfrun/logs/big/1.out
+	[ "$(tail -1 .wfrun/logs/big/1.out)" = 100000 ]
+	[ "$(cat .wfrun/logs/big/1.err)" = e ]
+	[ "$(wc -l <.wfrun/logs/own/2.out)" -eq 100000 ]
+}
+
+@test "log_max: a running task's log is cut while it runs, not only at its end" {
+	# the task reads its own stdout's size after a second and more
+	wf <<'EOF2'
+tasks:
+  - name: chatty
+    log_max: 8K
+    run: "head -c 1000000 /dev/zero | tr '\\0' x; sleep 1.6; s=$(stat -L -c %s /proc/$$/fd/1); echo $s >&2"
+EOF2
+	run "$WFRUN" run -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat .wfrun/logs/chatty/1.err)" -eq 4096 ]
+	grep -q '^\[wfrun: log_max 8192: 995904 bytes cut here; the last 0 follow\]$' .wfrun/logs/chatty/1.out
+}
+
+@test "log_max must be a size or none, at its line" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    log_max: lots
+    run: "true"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:3:14: error: log_max must be a size of at least 1K with a unit, e.g. 64M, or none; not 'lots'" ]
+}
+
+@test "LOGMAX: the agent caps the logs of the task it precedes" {
+	mkfifo in
+	"${WFRUN%/*}/wfrun-worker" <in >out.txt &
+	pid=$!
+	exec 5>in
+	printf 'LOGMAX\t1\t2048\n' >&5
+	printf 'RUN\t1\t%s\t%s/1.out\t%s/1.err\t0\tseq\tseq\t1\t50000\n' "$PWD" "$PWD" "$PWD" >&5
+	printf 'RUN\t2\t%s\t%s/2.out\t%s/2.err\t0\tseq\tseq\t1\t50000\n' "$PWD" "$PWD" "$PWD" >&5
+	for _ in $(seq 50); do [ "$(grep -c '^DONE' out.txt)" -eq 2 ] && break; sleep 0.1; done
+	printf 'EXIT\n' >&5
+	wait "$pid"
+	exec 5>&-
+	[ "$(stat -c %s 1.out)" -le 2200 ]
+	grep -q '^\[wfrun: log_max 2048: [0-9]* bytes cut here; the last 1024 follow\]$' 1.out
+	[ "$(tail -1 1.out)" = 50000 ]
+	# the next task has no cap: LOGMAX was for one
+	[ "$(wc -l <2.out)" -eq 50000 ]
 }
