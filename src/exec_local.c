@@ -36,6 +36,11 @@
  * log becomes that head, a line saying how many bytes were cut, and the
  * last bytes written, up to the other half.  Nothing of this is done per
  * job: one timer for all, and a job's end reads the log's size anyway.
+ *
+ * A new log has LOG_RESERVE bytes allocated past its end (FALLOC_FL_KEEP
+ * _SIZE): a task that fills the disk can still say so in its stderr
+ * ("No space left on device") instead of losing the message with the
+ * space.  Spare logs keep theirs, so a silent task costs no call.
  */
 struct llog {
 	int fd;
@@ -45,6 +50,7 @@ struct llog {
 };
 
 #define LOG_NAME_AFTER 1.0
+#define LOG_RESERVE 16384
 #define LOG_CAP_EVERY 1.0
 
 /* A running job: its process group and its two logs. */
@@ -96,6 +102,9 @@ log_open(struct llog *l, const char *path)
 		l->fd = open(dir, O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC,
 			     0644);
 		free(dir);
+		if (l->fd >= 0)
+			(void)!fallocate(l->fd, FALLOC_FL_KEEP_SIZE, 0,
+					 LOG_RESERVE);
 		if (l->fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR &&
 				   errno != EINVAL))
 			return l->fd;
@@ -104,6 +113,8 @@ log_open(struct llog *l, const char *path)
 	l->named = true;
 	l->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
 		     0644);
+	if (l->fd >= 0)
+		(void)!fallocate(l->fd, FALLOC_FL_KEEP_SIZE, 0, LOG_RESERVE);
 	return l->fd;
 }
 
@@ -218,8 +229,13 @@ log_end(struct llog *l, long long max)
 {
 	off_t size = lseek(l->fd, 0, SEEK_END);
 	bool empty = size == 0;
-	if (size > 0)
+	if (size > 0) {
 		log_cap(l, max, size, true);
+		/* the reserve goes back to the disk with the log */
+		(void)!fallocate(l->fd, FALLOC_FL_PUNCH_HOLE |
+				 FALLOC_FL_KEEP_SIZE, lseek(l->fd, 0, SEEK_END),
+				 LOG_RESERVE);
+	}
 	if (!empty)
 		log_name(l, true);
 	else if (l->named)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -591,6 +592,11 @@ failure_message(struct runner *r, uint32_t t, const struct exec_result *res,
 	plan_label(r->p, t, msg);
 	strbuf_addf(msg, " %s", at->why.buf);
 	log_path(r, t, "err", &r->path);
+	struct statvfs fs;
+	if (res->started && res->err_empty && !at->staged &&
+	    !statvfs(".wfrun", &fs) && fs.f_bavail == 0)
+		strbuf_adds(msg, " (the file system of its logs is full: what "
+			    "it wrote to stderr may be lost)");
 	if (!res->started || res->err_empty)
 		return false;
 	size_t wi = r->pl.t[t].where;

@@ -575,6 +575,7 @@ read_bounded(const char *path, size_t max, struct strbuf *sb,
 struct bounded_cookie {
 	int fd;
 	size_t left;
+	bool over; /* a byte past the bound was read */
 };
 
 static ssize_t
@@ -582,12 +583,23 @@ bounded_read(void *cookie, char *buf, size_t size)
 {
 	struct bounded_cookie *c = cookie;
 	ssize_t n;
+	if (c->over) {
+		errno = EFBIG;
+		return -1;
+	}
+	/* one byte more than is left tells the bound from the end */
+	if (size > c->left + 1)
+		size = c->left + 1;
 	do
 		n = read(c->fd, buf, size);
 	while (n < 0 && errno == EINTR);
 	if (n > 0 && (size_t)n > c->left) {
-		errno = EFBIG;
-		return -1;
+		if (!c->left) {
+			errno = EFBIG;
+			return -1;
+		}
+		n = (ssize_t)c->left; /* the rest; the next read fails */
+		c->over = true;
 	}
 	if (n > 0)
 		c->left -= (size_t)n;
@@ -612,6 +624,7 @@ fopen_bounded(const char *path, size_t max, struct errbuf *err)
 	struct bounded_cookie *c = xmalloc(sizeof(*c));
 	c->fd = fd;
 	c->left = max;
+	c->over = false;
 	cookie_io_functions_t io = { bounded_read, NULL, NULL, bounded_close };
 	FILE *fp = fopencookie(c, "r", io);
 	if (!fp) {
