@@ -821,7 +821,7 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	 * recorded and a later run makes them again. */
 	if (!at->staged)
 		resume_record(&r->resume, p, t, &r->journal, &r->scratch);
-	if (!at->staged && undo_has_inout(p, t)) {
+	if (!at->staged && (undo_has_inout(p, t) || undo_saved(t))) {
 		/* its INOUT copies (undo_save): marked once its record is
 		 * written, dropped once it is on disk */
 		VEC_PUSH(r->recorded, t);

@@ -32,8 +32,12 @@
 
 /* Does task t have INOUT data (so undo_save copies something)? */
 bool undo_has_inout(const struct plan *p, uint32_t t);
-/* Save the INOUT data of task t; 0, or -1 with err (the task must not
- * run then). */
+/* Save the INOUT data of task t, and set aside each OUT of it that is a
+ * symbolic link (the link, put back if the task fails: the task writes a
+ * file of its own there, never through the link); 0, or -1 with err (the
+ * task must not run then).  An INOUT directory collection that now holds
+ * a symbolic link or a file with other hard links (made by an earlier
+ * task, after the check before the run) is refused. */
 int undo_save(const struct plan *p, uint32_t t, struct errbuf *err);
 /*
  * Task t failed: move its outputs aside and restore its INOUT data.
@@ -49,6 +53,8 @@ int undo_fail(const struct plan *p, uint32_t t, bool keep_outputs,
  * yet synced): mark its copies so that a run after a kill drops them even if
  * a later task changed the data (undo_recover). */
 void undo_succeeded(uint32_t t);
+/* Did undo_save set something aside for task t (a directory is there)? */
+bool undo_saved(uint32_t t);
 /* Drop the copies of a task that succeeded. */
 void undo_discard(uint32_t t);
 /* Restore or drop what a killed run left in .wfrun/saved/; returns how

@@ -183,3 +183,55 @@ EOF2
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"task 'mute' failed with exit status 3 (the file system of its logs is full: what it wrote to stderr may be lost)"* ]]
 }
+
+@test "an out that is a symbolic link is set aside, never written through, and put back on failure" {
+	mkdir w
+	echo keep >target
+	cd w
+	ln -s ../target o
+	wf <<'EOF2'
+tasks:
+  - name: w
+    out: {o: o}
+    run: "echo new > {out.o}; exit 1"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat ../target)" = keep ]
+	[ "$(readlink o)" = ../target ]
+	[ "$(cat .wfrun/failed/w/1/o)" = new ]
+	# on success the task's own file takes the link's place
+	sed -i 's/; exit 1//' wf.yaml
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat ../target)" = keep ]
+	[ ! -L o ]
+	[ "$(cat o)" = new ]
+	[ -z "$(ls .wfrun/saved)" ]
+}
+
+@test "a link an earlier task made inside a later task's inout collection is refused when it starts" {
+	mkdir d
+	echo x >d/f
+	echo secret >outside
+	wf <<'EOF2'
+tasks:
+  - name: mk
+    inout: {d: {dir: d}}
+    run: "ln -s ../outside d/l"
+  - name: use
+    inout: {d: {dir: d}}
+    run: "echo changed >> d/l; exit 1"
+EOF2
+	run "$WFRUN" run wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat outside)" = secret ]
+	[[ "$output" == *"task 'use' could not start: its INOUT data d now holds 'd/l', a symbolic link: restoring it after a failure would miss what it points to"* ]]
+	# and a hard link made the same way
+	rm d/l
+	sed -i 's|ln -s ../outside d/l|ln d/f other|; s|d/l;|d/f;|' wf.yaml
+	run "$WFRUN" run --forceall wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat other)" = x ]
+	[[ "$output" == *"its INOUT data d now holds 'd/f', a file with other hard links: restoring it after a failure would miss the change under its other names"* ]]
+}
