@@ -216,12 +216,8 @@ EOF2
 	echo secret >outside
 	wf <<'EOF2'
 tasks:
-  - name: mk
-    inout: {d: {dir: d}}
-    run: "ln -s ../outside d/l"
-  - name: use
-    inout: {d: {dir: d}}
-    run: "echo changed >> d/l; exit 1"
+  - {name: mk, inout: {d: {dir: d}}, run: "ln -s ../outside d/l"}
+  - {name: use, inout: {d: {dir: d}}, run: "echo changed >> d/l; exit 1"}
 EOF2
 	run "$WFRUN" run wf.yaml
 	[ "$status" -eq 1 ]
