@@ -102,7 +102,6 @@ client_submit(struct exec *e, const struct exec_job *job)
 	}
 	proto_field(l, remote_path(job, job->out_path, &tmp), 0);
 	proto_field(l, remote_path(job, job->err_path, &tmp), 0);
-
 	size_t nenv = 0;
 	/* Only the task's own additions travel: the agent's environment is
 	 * the worker's. */
