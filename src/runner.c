@@ -63,6 +63,7 @@ struct runner {
 	struct theap dl;        /* (when, task, launch) */
 	struct loop_timer dl_timer;
 	bool *logdir_made;      /* per task name */
+	bool *saved;            /* per instance: undo_save set data aside */
 	size_t total, done, failed;
 	/* failure policies, resume (failure.c, undo.c, journal.c) */
 	struct retryq retryq;   /* waiting out a back-off */
@@ -358,14 +359,17 @@ send_job(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
 {
 	struct exec *ex = r->w[wi].ex;
 	struct errbuf serr;
+	int saved;
 	if (stage_is_staged(r->stage, wi))
 		stage_launch(r->stage, t, wi, job);
 	else if (make_output_dirs(r, t) < 0)
 		not_started(ex, t, "cannot create its output directories");
-	else if (undo_save(r->p, t, &serr) < 0)
+	else if ((saved = undo_save(r->p, t, &serr)) < 0)
 		not_started(ex, t, serr.msg);
-	else
+	else {
+		r->saved[t] = r->saved[t] || saved;
 		ex->ops->submit(ex, job);
+	}
 }
 
 /* Its deadline, when it has a timeout and still runs. */
@@ -821,7 +825,7 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	 * recorded and a later run makes them again. */
 	if (!at->staged)
 		resume_record(&r->resume, p, t, &r->journal, &r->scratch);
-	if (!at->staged && (undo_has_inout(p, t) || undo_saved(t))) {
+	if (!at->staged && r->saved[t]) {
 		/* its INOUT copies (undo_save): marked once its record is
 		 * written, dropped once it is on disk */
 		VEC_PUSH(r->recorded, t);
@@ -1264,6 +1268,7 @@ set_up(struct runner *r)
 	r->looping = true;
 	progress_init(&r->prog, stderr, isatty(2), r->total, &r->loop);
 	r->logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
+	r->saved = xcalloc(p->dag.tasks.n ? p->dag.tasks.n : 1, sizeof(bool));
 	struct place_conf pc = {
 		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
 		o->relearn, o->learn_paper, o->no_preempt, on_event,
@@ -1487,6 +1492,7 @@ runner_release(struct runner *r)
 		warning_msg("error writing %s: %s", r->epath, strerror(errno));
 	free(r->epath);
 	free(r->logdir_made);
+	free(r->saved);
 	free(r->tpath);
 	VEC_FREE(r->argv);
 	strbuf_release(&r->cmd);

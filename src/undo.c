@@ -292,15 +292,6 @@ saves(const struct plan *p, uint32_t t)
 	return false;
 }
 
-bool
-undo_saved(uint32_t t)
-{
-	char path[64];
-	struct stat st;
-	snprintf(path, sizeof(path), SAVED "/%u", t + 1);
-	return lstat(path, &st) == 0;
-}
-
 /* The INOUT datum at path, that copy_any refused (where names what). */
 static int
 refuse_linked(const char *path, const char *where, struct errbuf *err)
@@ -452,7 +443,7 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 out:
 	free(final);
 	free(tmp);
-	return rc;
+	return rc < 0 ? rc : 1;
 }
 
 /* A directory under .wfrun/failed/NAME/ that does not exist yet. */

@@ -34,8 +34,9 @@
 bool undo_has_inout(const struct plan *p, uint32_t t);
 /* Save the INOUT data of task t, and set aside each OUT of it that is a
  * symbolic link (the link, put back if the task fails: the task writes a
- * file of its own there, never through the link); 0, or -1 with err (the
- * task must not run then).  An INOUT directory collection that now holds
+ * file of its own there, never through the link); 1 when it set something
+ * aside (undo_succeeded and undo_discard are then due), 0 when it had
+ * nothing to, or -1 with err (the task must not run then).  An INOUT directory collection that now holds
  * a symbolic link or a file with other hard links (made by an earlier
  * task, after the check before the run) is refused. */
 int undo_save(const struct plan *p, uint32_t t, struct errbuf *err);
@@ -53,8 +54,6 @@ int undo_fail(const struct plan *p, uint32_t t, bool keep_outputs,
  * yet synced): mark its copies so that a run after a kill drops them even if
  * a later task changed the data (undo_recover). */
 void undo_succeeded(uint32_t t);
-/* Did undo_save set something aside for task t (a directory is there)? */
-bool undo_saved(uint32_t t);
 /* Drop the copies of a task that succeeded. */
 void undo_discard(uint32_t t);
 /* Restore or drop what a killed run left in .wfrun/saved/; returns how
