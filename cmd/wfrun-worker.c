@@ -57,6 +57,7 @@ struct agent {
 	struct strbuf out;
 	struct loop_timer kill_timer;
 	struct loop_timer live_timer;   /* the master's silence limit */
+	long long log_max;              /* LOGMAX for the next RUN/SRUN */
 	bool exiting;
 	bool input_open;
 };
@@ -441,6 +442,8 @@ run_task(struct agent *a, struct proto_msg *m, uint32_t id, size_t k,
 	job.cwd = cwd;
 	job.out_path = m->f[k];
 	job.err_path = m->f[k + 1];
+	job.log_max = a->log_max;
+	a->log_max = 0;
 	char **envp = nenv ? spawn_env(m->f + k + 3, (size_t)nenv) : NULL;
 	job.envp = envp;
 	const char *exe = m->f[k + 3 + nenv];
@@ -653,6 +656,11 @@ handle(struct agent *a, struct proto_msg *m)
 		begin_exit(a);
 	} else if (!strcmp(t, "PING")) {
 		on_ping(a, m);
+	} else if (!strcmp(t, "LOGMAX") && m->n == 3 &&
+		   !parse_long(m->f[1], &id)) {
+		char *end;
+		long long max = strtoll(m->f[2], &end, 10);
+		a->log_max = *end || max < 0 ? 0 : max;
 	} else if (!strcmp(t, "DEADLINE") && m->n == 3 &&
 		   !parse_long(m->f[1], &id)) {
 		char *end;

@@ -71,6 +71,12 @@ client_submit(struct exec *e, const struct exec_job *job)
 	struct agent_client *c = (struct agent_client *)e;
 	struct strbuf *l = &c->line, tmp = STRBUF_INIT;
 	strbuf_reset(l);
+	if (job->log_max > 0) {
+		proto_field(l, "LOGMAX", 1);
+		proto_fieldf(l, "%u", job->task);
+		proto_fieldf(l, "%lld", job->log_max);
+		enqueue(c, l);
+	}
 	const struct exec_stage *st = job->stage;
 	if (st) {
 		proto_field(l, "SRUN", 1);
@@ -667,8 +673,11 @@ agent_stderr(const char *name, struct strbuf *partial, const char *buf,
 	strbuf_add(partial, buf, n);
 	char *nl;
 	while ((nl = memchr(partial->buf, '\n', partial->len))) {
-		fprintf(stderr, "wfrun: worker '%s': %.*s\n", name,
-			(int)(nl - partial->buf), partial->buf);
+		struct strbuf line = STRBUF_INIT;
+		strbuf_add_visible(&line, partial->buf,
+				   (size_t)(nl - partial->buf));
+		fprintf(stderr, "wfrun: worker '%s': %s\n", name, line.buf);
+		strbuf_release(&line);
 		size_t rest = partial->len - (size_t)(nl + 1 - partial->buf);
 		memmove(partial->buf, nl + 1, rest);
 		strbuf_setlen(partial, rest);

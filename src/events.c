@@ -385,10 +385,10 @@ int
 events_open(struct events_reader *er, const char *path, struct errbuf *err)
 {
 	memset(er, 0, sizeof(*er));
-	er->fp = fopen(path, "re");
+	struct errbuf why;
+	er->fp = fopen_bounded(path, READ_MAX_RECORD, &why);
 	if (!er->fp)
-		return errprintf(err, "cannot read the events %s: %s", path,
-				 strerror(errno));
+		return errprintf(err, "cannot read the events %s: %s", path, why.msg);
 	er->path = xstrdup(path);
 	er->kv = xcalloc(EVENTS_MAXKEYS, sizeof(*er->kv));
 	for (size_t i = 0; i < EVENTS_MAXKEYS; i++)
@@ -414,8 +414,8 @@ events_next(struct events_reader *er, struct event *e, struct errbuf *err)
 		return 1;
 	}
 	if (ferror(er->fp))
-		return errprintf(err, "cannot read the events %s: %s", er->path,
-				 strerror(errno));
+		return errprintf(err, "cannot read the events %s: %s",
+				 er->path, read_strerror(errno, READ_MAX_RECORD));
 	return 0;
 }
 

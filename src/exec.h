@@ -51,6 +51,8 @@ struct exec_job {
 	const char *out_path, *err_path;
 	double timeout;      /* seconds, 0: none; a remote agent kills the
 				task then itself, should the master not */
+	long long log_max;   /* bytes each log keeps, 0: no cap (the cut
+				is said in the log: exec_local.c) */
 };
 
 struct exec_result {

@@ -28,20 +28,37 @@
  * whose job's process group is gone (nothing can still write to it) is
  * kept open for a later job: a silent task creates and removes no file.
  * Where O_TMPFILE does not work, logs are named files from the start.
+ *
+ * log_max: a log is opened O_APPEND (the task writes at its end, wherever
+ * that is), so that it can be cut while the task runs.  Every LOG_CAP_EVERY
+ * seconds while jobs run, a log longer than its job's log_max is cut back
+ * to its first half (what came since stays after it); at the job's end the
+ * log becomes that head, a line saying how many bytes were cut, and the
+ * last bytes written, up to the other half.  Nothing of this is done per
+ * job: one timer for all, and a job's end reads the log's size anyway.
+ *
+ * A new log has LOG_RESERVE bytes allocated past its end (FALLOC_FL_KEEP
+ * _SIZE): a task that fills the disk can still say so in its stderr
+ * ("No space left on device") instead of losing the message with the
+ * space.  Spare logs keep theirs, so a silent task costs no call.
  */
 struct llog {
 	int fd;
 	char *path;  /* owned */
 	bool named;  /* has its name under .wfrun/logs */
+	long long cut; /* bytes cut so far */
 };
 
 #define LOG_NAME_AFTER 1.0
+#define LOG_RESERVE 16384
+#define LOG_CAP_EVERY 1.0
 
 /* A running job: its process group and its two logs. */
 struct ljob {
 	pid_t pid;
 	uint32_t task;
 	double start;
+	long long log_max; /* 0: no cap */
 	struct llog log[2]; /* stdout, stderr */
 };
 
@@ -51,6 +68,7 @@ struct exec_local {
 	size_t njobs, ajobs;
 	struct loop *loop;       /* NULL: logs are named at the end only */
 	struct loop_timer name_timer;
+	struct loop_timer cap_timer;
 	struct exec_local *next;
 };
 
@@ -70,6 +88,7 @@ log_open(struct llog *l, const char *path)
 {
 	l->path = xstrdup(path);
 	l->named = false;
+	l->cut = 0;
 	if (!plain_logs) {
 		/* an earlier run's log: this one replaces or removes it */
 		unlink(path);
@@ -80,16 +99,71 @@ log_open(struct llog *l, const char *path)
 		const char *slash = strrchr(path, '/');
 		char *dir = slash ? xstrndup(path, (size_t)(slash - path))
 				  : xstrdup(".");
-		l->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+		l->fd = open(dir, O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC,
+			     0644);
 		free(dir);
+		if (l->fd >= 0)
+			(void)!fallocate(l->fd, FALLOC_FL_KEEP_SIZE, 0,
+					 LOG_RESERVE);
 		if (l->fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR &&
 				   errno != EINVAL))
 			return l->fd;
 		plain_logs = true;
 	}
 	l->named = true;
-	l->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	l->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+		     0644);
+	if (l->fd >= 0)
+		(void)!fallocate(l->fd, FALLOC_FL_KEEP_SIZE, 0, LOG_RESERVE);
 	return l->fd;
+}
+
+/* Move n bytes of fd from offset from to offset to, in chunks, in the
+ * order that an overlap needs. */
+static void
+log_move(int fd, off_t from, off_t to, off_t n)
+{
+	char buf[65536];
+	off_t done = 0;
+	while (done < n) {
+		off_t k = n - done < (off_t)sizeof(buf) ? n - done
+							 : (off_t)sizeof(buf);
+		off_t at = to <= from ? done : n - done - k;
+		ssize_t r = pread(fd, buf, (size_t)k, from + at);
+		if (r <= 0 || pwrite(fd, buf, (size_t)r, to + at) != r)
+			return;
+		done += r;
+	}
+}
+
+/* Cut the log of size bytes if it is longer than max (above).  At the
+ * end, the last bytes move after the line that says the cut: with
+ * O_APPEND off for a moment, as pwrite would append. */
+static void
+log_cap(struct llog *l, long long max, off_t size, bool at_end)
+{
+	off_t head = (off_t)(max / 2), tail = (off_t)max - head;
+	if (max <= 0 || (size <= (off_t)max && !l->cut))
+		return;
+	if (!at_end) {
+		if (size > (off_t)max && ftruncate(l->fd, head) == 0)
+			l->cut += (long long)(size - head);
+		return;
+	}
+	off_t since = size > head ? size - head : 0;
+	off_t keep = since < tail ? since : tail;
+	l->cut += (long long)(since - keep);
+	char line[160];
+	int n = snprintf(line, sizeof(line), "\n[wfrun: log_max %lld: %lld "
+			 "bytes cut here; the last %lld follow]\n", max, l->cut,
+			 (long long)keep);
+	int fl = fcntl(l->fd, F_GETFL);
+	if (fl < 0 || fcntl(l->fd, F_SETFL, fl & ~O_APPEND) < 0)
+		return;
+	log_move(l->fd, size - keep, head + n, keep);
+	if (pwrite(l->fd, line, (size_t)n, head) == n)
+		(void)!ftruncate(l->fd, head + n + keep);
+	fcntl(l->fd, F_SETFL, fl);
 }
 
 /* Give an unnamed file its name; -1 with errno. */
@@ -148,12 +222,20 @@ log_name(struct llog *l, bool at_end)
 	}
 }
 
-/* A log at the end of its job: named if it is not empty, nameless if
- * it is; returns whether it is empty. */
+/* A log at the end of its job: cut to max, named if it is not empty,
+ * nameless if it is; returns whether it is empty. */
 static bool
-log_end(struct llog *l)
+log_end(struct llog *l, long long max)
 {
-	bool empty = lseek(l->fd, 0, SEEK_END) == 0;
+	off_t size = lseek(l->fd, 0, SEEK_END);
+	bool empty = size == 0;
+	if (size > 0) {
+		log_cap(l, max, size, true);
+		/* the reserve goes back to the disk with the log */
+		(void)!fallocate(l->fd, FALLOC_FL_PUNCH_HOLE |
+				 FALLOC_FL_KEEP_SIZE, lseek(l->fd, 0, SEEK_END),
+				 LOG_RESERVE);
+	}
 	if (!empty)
 		log_name(l, true);
 	else if (l->named)
@@ -178,8 +260,8 @@ log_drop(struct llog *l, bool reuse)
 static void
 logs_end(struct ljob *j, bool *out_empty, bool *err_empty)
 {
-	*out_empty = log_end(&j->log[0]);
-	*err_empty = log_end(&j->log[1]);
+	*out_empty = log_end(&j->log[0], j->log_max);
+	*err_empty = log_end(&j->log[1], j->log_max);
 	/* a process of the group may still hold the logs (a command left
 	 * in the background): then they are not given to a later job */
 	bool alone = (*out_empty || *err_empty) && kill(-j->pid, 0) < 0 &&
@@ -209,6 +291,30 @@ name_due(void *arg)
 	if (next)
 		loop_timer_arm(x->loop, &x->name_timer,
 			       next + LOG_NAME_AFTER - now, name_due, x);
+}
+
+/* Cut the logs of running jobs that passed their log_max; again in
+ * LOG_CAP_EVERY while any job with a cap runs. */
+static void
+cap_due(void *arg)
+{
+	struct exec_local *x = arg;
+	bool again = false;
+	for (size_t i = 0; i < x->njobs; i++) {
+		struct ljob *j = &x->jobs[i];
+		if (j->log_max <= 0)
+			continue;
+		again = true;
+		for (int k = 0; k < 2; k++) {
+			struct stat st;
+			if (!fstat(j->log[k].fd, &st))
+				log_cap(&j->log[k], j->log_max, st.st_size,
+					false);
+		}
+	}
+	if (again)
+		loop_timer_arm(x->loop, &x->cap_timer, LOG_CAP_EVERY, cap_due,
+			       x);
 }
 
 static int
@@ -242,8 +348,8 @@ local_submit(struct exec *e, const struct exec_job *job)
 	if (pid < 0) {
 		/* Leave the reason in the task's stderr log too. */
 		dprintf(log[1].fd, "wfrun: %s\n", eb.msg);
-		log_drop(&log[0], log_end(&log[0]));
-		log_drop(&log[1], log_end(&log[1]));
+		log_drop(&log[0], log_end(&log[0], 0));
+		log_drop(&log[1], log_end(&log[1], 0));
 		snprintf(r.error, sizeof(r.error), "%s", eb.msg);
 		r.start = r.end = start;
 		e->done(&r, e->arg);
@@ -255,6 +361,7 @@ local_submit(struct exec *e, const struct exec_job *job)
 	j->pid = pid;
 	j->task = job->task;
 	j->start = start;
+	j->log_max = job->log_max;
 	j->log[0] = log[0];
 	j->log[1] = log[1];
 	e->running++;
@@ -262,6 +369,9 @@ local_submit(struct exec *e, const struct exec_job *job)
 	    !(log[0].named && log[1].named))
 		loop_timer_arm(x->loop, &x->name_timer, LOG_NAME_AFTER,
 			       name_due, x);
+	if (x->loop && !x->cap_timer.armed && job->log_max > 0)
+		loop_timer_arm(x->loop, &x->cap_timer, LOG_CAP_EVERY, cap_due,
+			       x);
 	return 0;
 }
 
@@ -400,8 +510,10 @@ local_release(struct exec *e)
 	while (*pp != x)
 		pp = &(*pp)->next;
 	*pp = x->next;
-	if (x->loop)
+	if (x->loop) {
 		loop_timer_cancel(x->loop, &x->name_timer);
+		loop_timer_cancel(x->loop, &x->cap_timer);
+	}
 	for (size_t i = 0; i < x->njobs; i++) {
 		bool out_empty, err_empty;
 		logs_end(&x->jobs[i], &out_empty, &err_empty);

@@ -855,7 +855,7 @@ saved_put(struct iopol *p, char *key, const struct autobw_entry *reg,
 int
 iopol_registry_load(struct iopol *p, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_bounded(path, READ_MAX_INPUT, NULL);
 	if (!f)
 		return errno == ENOENT ? 0 : -1;
 	char *line = NULL;

@@ -14,7 +14,7 @@
  * is tens of MB): PROTO_MAX_LINE, 1 GiB, only keeps a peer that never
  * ends its line from taking all memory; a longer line is an error.
  * (Version 4 refused lines over 1 MiB, and then read the rest of one as
- * new lines; version 5 adds PING, PONG and DEADLINE.)
+ * new lines; version 5 adds PING, PONG, DEADLINE and LOGMAX.)
  *
  * Agent -> master
  *   HELLO    version arch ncpus pid          first line, once
@@ -77,6 +77,11 @@
  *                                             absolute OUT is only looked
  *                                             for where it is (its KIND
  *                                             in DONE, no file listed)
+ *   LOGMAX   id bytes                         right before a RUN or SRUN:
+ *                                             each of its logs keeps at
+ *                                             most about bytes, the cut
+ *                                             said in the log (none: no
+ *                                             cap)
  *   DEADLINE id secs                          right after a RUN or SRUN:
  *                                             SIGKILL the task's group
  *                                             secs after it was received,

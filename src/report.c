@@ -240,10 +240,10 @@ add_task(struct report *r, char *const *v, struct report_task *t)
 int
 report_load_trace(struct report *r, const char *path, struct errbuf *err)
 {
-	FILE *fp = fopen(path, "re");
+	struct errbuf why;
+	FILE *fp = fopen_bounded(path, READ_MAX_RECORD, &why);
 	if (!fp)
-		return errprintf(err, "cannot read the trace %s: %s", path,
-				 strerror(errno));
+		return errprintf(err, "cannot read the trace %s: %s", path, why.msg);
 	r->trace_path = intern(r, path, strlen(path));
 	char *line = NULL;
 	size_t cap = 0;
@@ -287,7 +287,7 @@ report_load_trace(struct report *r, const char *path, struct errbuf *err)
 	}
 	if (ferror(fp))
 		rc = errprintf(err, "cannot read the trace %s: %s", path,
-			       strerror(errno));
+			       read_strerror(errno, READ_MAX_RECORD));
 	else if (lineno == 0)
 		rc = errprintf(err, "%s: empty file; a wfrun trace.tsv starts "
 			       "with a header line", path);

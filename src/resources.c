@@ -271,7 +271,7 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 			   "(an absolute path on that host)", w->name, w->host);
 }
 
-/* Read the file (buf NULL) or len bytes at buf, validate, fill c. */
+/* Parse len bytes at buf (path names them), validate, fill c. */
 static int
 load(struct cluster *c, const char *path, const char *buf, size_t len,
      struct diags *d)
@@ -282,11 +282,7 @@ load(struct cluster *c, const char *path, const char *buf, size_t len,
 	struct xml_ctx x = { d, false };
 	struct wf_loc l0 = { 0, 0 };
 
-	if (!buf && access(path, R_OK) < 0) {
-		diag_error(d, l0, "cannot open: %s", strerror(errno));
-		return -1;
-	}
-	if (buf && len > INT_MAX) {
+	if (len > INT_MAX) {
 		diag_error(d, l0, "the resources file is larger than 2 GB");
 		return -1;
 	}
@@ -302,9 +298,7 @@ load(struct cluster *c, const char *path, const char *buf, size_t len,
 	ctx->sax->internalSubset = refuse_dtd;
 	xmlSetStructuredErrorFunc(&x, structured_error);
 	int opts = XML_PARSE_NONET | XML_PARSE_NOXINCNODE;
-	xmlDocPtr doc = buf ? xmlCtxtReadMemory(ctx, buf, (int)len, path, NULL,
-						opts)
-			    : xmlCtxtReadFile(ctx, path, NULL, opts);
+	xmlDocPtr doc = xmlCtxtReadMemory(ctx, buf, (int)len, path, NULL, opts);
 	if (doc && !x.refused) {
 		xmlSchemaValidCtxtPtr v = xmlSchemaNewValidCtxt(schema);
 		xmlSchemaSetValidStructuredErrors(v, structured_error, &x);
@@ -345,10 +339,24 @@ load(struct cluster *c, const char *path, const char *buf, size_t len,
 	return d->nerrors == before ? 0 : -1;
 }
 
+/* Read whole and bounded (a pipe too, a device never), then parsed from
+ * memory: libxml2 itself would read any file to its end. */
 int
 resources_load(struct cluster *c, const char *path, struct diags *d)
 {
-	return load(c, path, NULL, 0, d);
+	struct strbuf sb = STRBUF_INIT;
+	struct errbuf err;
+	if (read_bounded(path, READ_MAX_INPUT, &sb, &err) < 0) {
+		struct wf_loc l0 = { 0, 0 };
+		memset(c, 0, sizeof(*c));
+		c->file = xstrdup(path);
+		diag_error(d, l0, "cannot read: %s", err.msg);
+		strbuf_release(&sb);
+		return -1;
+	}
+	int r = load(c, path, sb.buf, sb.len, d);
+	strbuf_release(&sb);
+	return r;
 }
 
 int

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,7 @@ struct runner {
 	struct theap dl;        /* (when, task, launch) */
 	struct loop_timer dl_timer;
 	bool *logdir_made;      /* per task name */
+	bool *saved;            /* per instance: undo_save set data aside */
 	size_t total, done, failed;
 	/* failure policies, resume (failure.c, undo.c, journal.c) */
 	struct retryq retryq;   /* waiting out a back-off */
@@ -359,14 +361,17 @@ send_job(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
 {
 	struct exec *ex = r->w[wi].ex;
 	struct errbuf serr;
+	int saved;
 	if (stage_is_staged(r->stage, wi))
 		stage_launch(r->stage, t, wi, job);
 	else if (make_output_dirs(r, t) < 0)
 		not_started(ex, t, "cannot create its output directories");
-	else if (undo_save(r->p, t, &serr) < 0)
+	else if ((saved = undo_save(r->p, t, &serr)) < 0)
 		not_started(ex, t, serr.msg);
-	else
+	else {
+		r->saved[t] = r->saved[t] || saved;
 		ex->ops->submit(ex, job);
+	}
 }
 
 /* Its deadline, when it has a timeout and still runs. */
@@ -402,6 +407,7 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	job.out_path = outp.buf;
 	job.err_path = r->path.buf;
 	job.timeout = wt->timeout > 0 ? wt->timeout : 0;
+	job.log_max = wt->log_max > 0 ? wt->log_max : 0;
 	if (log_level >= 2)
 		say_start(r, t, &job);
 	send_job(r, t, wi, &job);
@@ -410,7 +416,8 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	strbuf_release(&outp);
 }
 
-/* Print the last lines of a failed task's stderr log. */
+/* Print the last lines of a failed task's stderr log, its controls made
+ * visible (the task's ESC]0; or ESC[2J must not reach the terminal). */
 static void
 show_tail(const char *path)
 {
@@ -438,14 +445,18 @@ show_tail(const char *path)
 			break;
 		}
 	}
+	struct strbuf sb = STRBUF_INIT;
 	if (off > 0 || start > buf)
-		fprintf(stderr, "  | ...\n");
+		strbuf_adds(&sb, "  | ...\n");
 	for (char *l = start; l && *l;) {
 		char *nl = strchr(l, '\n');
-		fprintf(stderr, "  | %.*s\n", nl ? (int)(nl - l) : (int)strlen(l),
-			l);
+		strbuf_adds(&sb, "  | ");
+		strbuf_add_visible(&sb, l, nl ? (size_t)(nl - l) : strlen(l));
+		strbuf_addch(&sb, '\n');
 		l = nl ? nl + 1 : NULL;
 	}
+	fwrite(sb.buf, 1, sb.len, stderr);
+	strbuf_release(&sb);
 }
 
 /* The first OUT datum the task should have made and did not, or NONE. */
@@ -587,6 +598,11 @@ failure_message(struct runner *r, uint32_t t, const struct exec_result *res,
 	plan_label(r->p, t, msg);
 	strbuf_addf(msg, " %s", at->why.buf);
 	log_path(r, t, "err", &r->path);
+	struct statvfs fs;
+	if (res->started && res->err_empty && !at->staged &&
+	    !statvfs(".wfrun", &fs) && fs.f_bavail == 0)
+		strbuf_adds(msg, " (the file system of its logs is full: what "
+			    "it wrote to stderr may be lost)");
 	if (!res->started || res->err_empty)
 		return false;
 	size_t wi = r->pl.t[t].where;
@@ -815,7 +831,7 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	if (!at->staged)
 		resume_record(&r->resume, p, t, NULL, &r->journal,
 			      &r->scratch);
-	if (!at->staged && undo_has_inout(p, t)) {
+	if (!at->staged && r->saved[t]) {
 		/* its INOUT copies (undo_save): marked once its record is
 		 * written, dropped once it is on disk */
 		VEC_PUSH(r->recorded, t);
@@ -1115,7 +1131,7 @@ measure_local_disk(struct runner *r)
 		if ((c && !c->workers[k].local) || D->B > 0)
 			continue;
 		double B = 0;
-		FILE *f = fopen(DISK_BW_FILE, "r");
+		FILE *f = fopen_bounded(DISK_BW_FILE, 4096, NULL);
 		if (f) {
 			if (fscanf(f, "%lf", &B) != 1 || !(B > 0))
 				B = 0;
@@ -1273,6 +1289,7 @@ set_up(struct runner *r)
 	r->looping = true;
 	progress_init(&r->prog, stderr, isatty(2), r->total, &r->loop);
 	r->logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
+	r->saved = xcalloc(p->dag.tasks.n ? p->dag.tasks.n : 1, sizeof(bool));
 	struct place_conf pc = {
 		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
 		o->relearn, o->learn_paper, o->no_preempt, on_event,
@@ -1547,6 +1564,7 @@ runner_release(struct runner *r)
 		warning_msg("error writing %s: %s", r->epath, strerror(errno));
 	free(r->epath);
 	free(r->logdir_made);
+	free(r->saved);
 	free(r->tpath);
 	VEC_FREE(r->argv);
 	strbuf_release(&r->cmd);

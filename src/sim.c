@@ -194,10 +194,11 @@ sim_model_load(struct sim_model *m, const char *path,
 	m->ntask = wf->ntasks;
 	m->task = xcalloc(wf->ntasks ? wf->ntasks : 1, sizeof(*m->task));
 	m->seed = 1;
-	FILE *f = fopen(path, "r");
+	struct errbuf err;
+	FILE *f = fopen_bounded(path, READ_MAX_INPUT, &err);
 	if (!f) {
 		struct wf_loc l = { 0, 0 };
-		diag_error(d, l, "cannot read the model: %s", strerror(errno));
+		diag_error(d, l, "cannot read the model: %s", err.msg);
 		return -1;
 	}
 	char *line = NULL;
@@ -227,6 +228,12 @@ sim_model_load(struct sim_model *m, const char *path,
 		}
 	}
 	free(line);
+	if (ferror(f)) {
+		struct wf_loc l = { ln, 0 };
+		int e = errno;
+		diag_error(d, l, "cannot read the model: %s",
+			   read_strerror(e, READ_MAX_INPUT));
+	}
 	fclose(f);
 	for (size_t i = 0; i < wf->ntasks; i++)
 		if (m->task[i].kind == SIM_NONE) {

@@ -271,10 +271,11 @@ static int
 read_known_hosts(const char *path, struct strbuf *text, char *err,
 		 size_t errlen)
 {
-	FILE *fp = fopen(path, "re");
+	struct errbuf why;
+	FILE *fp = fopen_bounded(path, READ_MAX_INPUT, &why);
 	if (!fp)
 		return errno == ENOENT ? 0 : (snprintf(err, errlen, "cannot "
-			"read %s: %s", path, strerror(errno)), -1);
+			"read %s: %s", path, why.msg), -1);
 	char buf[8192];
 	size_t n;
 	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)

@@ -93,23 +93,24 @@ copy_file(const char *src, const char *dst, const struct stat *st,
 	return rc;
 }
 
-/* Copy a file, symlink or tree; -1 with errno and the failing path in
- * *where. */
+/* Copy a file or tree; -1 with errno and the failing path in
+ * *where.  -2 (where says which) when the INOUT datum holds a name the
+ * restore would miss the data of: a symbolic link (it, or one in the
+ * tree), or a file in the tree with other hard links.  The check before
+ * the run refuses those it sees; this one sees those that earlier tasks
+ * made since. */
 static int
-copy_any(struct strbuf *src, struct strbuf *dst, struct strbuf *where)
+copy_any(struct strbuf *src, struct strbuf *dst, struct strbuf *where,
+	 bool inside)
 {
 	struct stat st;
 	if (lstat(src->buf, &st) < 0)
 		goto fail;
-	if (S_ISLNK(st.st_mode)) {
-		char buf[4096];
-		ssize_t n = readlink(src->buf, buf, sizeof(buf) - 1);
-		if (n < 0)
-			goto fail;
-		buf[n] = '\0';
-		if (symlink(buf, dst->buf) < 0)
-			goto fail;
-		return 0;
+	if (S_ISLNK(st.st_mode) ||
+	    (inside && S_ISREG(st.st_mode) && st.st_nlink > 1)) {
+		strbuf_reset(where);
+		strbuf_adds(where, src->buf);
+		return -2;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		if (copy_file(src->buf, dst->buf, &st, false) < 0)
@@ -129,7 +130,7 @@ copy_any(struct strbuf *src, struct strbuf *dst, struct strbuf *where)
 			continue;
 		strbuf_addf(src, "/%s", e->d_name);
 		strbuf_addf(dst, "/%s", e->d_name);
-		rc = copy_any(src, dst, where);
+		rc = copy_any(src, dst, where, true);
 		strbuf_setlen(src, sl);
 		strbuf_setlen(dst, dl);
 		if (rc < 0)
@@ -137,7 +138,7 @@ copy_any(struct strbuf *src, struct strbuf *dst, struct strbuf *where)
 	}
 	closedir(d);
 	if (rc < 0)
-		return -1;
+		return rc;
 	chmod(dst->buf, st.st_mode & 07777);
 	struct timespec ts[2] = { st.st_atim, st.st_mtim };
 	utimensat(AT_FDCWD, dst->buf, ts, 0);
@@ -262,12 +263,129 @@ linked(const char *path, struct stat *st)
 	return S_ISREG(st->st_mode) && st->st_nlink > 1;
 }
 
+/* Is the path an OUT of a task that is a symbolic link now?  The task's
+ * write would land in the link's target (maybe out of the workdir), and
+ * a failure could not put that back: the link is set aside as a datum
+ * of its own before the task runs (the task makes a new file there) and
+ * put back if it fails. */
+static bool
+out_is_link(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+/* Does undo_save set anything aside for task t: INOUT data, or an OUT
+ * that is a symbolic link? */
+static bool
+saves(const struct plan *p, uint32_t t)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	if (undo_has_inout(p, t))
+		return true;
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		if (a->mode == DAG_WRITE && out_is_link(g->data.v[a->datum].path))
+			return true;
+	}
+	return false;
+}
+
+/* The INOUT datum at path, that copy_any refused (where names what). */
+static int
+refuse_linked(const char *path, const char *where, struct errbuf *err)
+{
+	struct stat lst;
+	bool sym = !lstat(where, &lst) && S_ISLNK(lst.st_mode);
+	const char *what = sym ? "a symbolic link"
+			       : "a file with other hard links";
+	const char *miss = sym ? "what it points to"
+			       : "the change under its other names";
+	if (strcmp(path, where))
+		return errprintf(err, "its INOUT data %s now holds '%s', %s: "
+				 "restoring it after a failure would miss %s",
+				 path, where, what, miss);
+	return errprintf(err, "its INOUT data %s is now %s: restoring it "
+			 "after a failure would miss %s", path, what, miss);
+}
+
+/* Save the datum at path (INOUT, or an OUT that is a link: out) as
+ * entry *n of dir, its manifest line into man; 0, or -1 with err. */
+static int
+save_one(const char *path, bool out, const char *dir, unsigned *n,
+	 struct strbuf *man, struct errbuf *err)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0) {
+		strbuf_addf(man, "A%s", path);
+		strbuf_addch(man, '\0');
+		return 0;
+	}
+	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT, where = STRBUF_INIT;
+	strbuf_adds(&src, path);
+	strbuf_addf(&dst, "%s/%u", dir, (*n)++);
+	int rc = 0;
+	char kind = 'P';
+	if (out) {
+		char buf[4096];
+		ssize_t k = readlink(path, buf, sizeof(buf) - 1);
+		if (k >= 0)
+			buf[k] = '\0';
+		if (k < 0 || symlink(buf, dst.buf) < 0)
+			rc = errprintf(err, "cannot set aside its OUT %s, a "
+				       "symbolic link, before it runs: %s", path,
+				       strerror(errno));
+	} else if (linked(path, &st)) {
+		kind = 'L';
+		if (copy_file(path, dst.buf, &st, false) < 0)
+			rc = errprintf(err, "cannot save a copy of its INOUT "
+				       "data %s before it runs (%s: %s)", path,
+				       path, strerror(errno));
+	} else {
+		int c = copy_any(&src, &dst, &where, false);
+		if (c == -2)
+			rc = refuse_linked(path, where.buf, err);
+		else if (c < 0)
+			rc = errprintf(err, "cannot save a copy of its INOUT "
+				       "data %s before it runs (%s: %s)", path,
+				       where.buf, strerror(errno));
+	}
+	if (!rc) {
+		strbuf_addf(man, "%c%s", kind, path);
+		strbuf_addch(man, '\0');
+	}
+	strbuf_release(&src);
+	strbuf_release(&dst);
+	strbuf_release(&where);
+	return rc;
+}
+
+/* The OUT links of task t, saved in the manifest: off their paths, so
+ * that the task writes a file of its own there. */
+static int
+unlink_out_links(const struct plan *p, uint32_t t, struct errbuf *err)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		const char *path = g->data.v[a->datum].path;
+		if (a->mode == DAG_WRITE && out_is_link(path) &&
+		    unlink(path) < 0)
+			return errprintf(err, "cannot set aside its OUT %s, a "
+					 "symbolic link: %s", path,
+					 strerror(errno));
+	}
+	return 0;
+}
+
 int
 undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 {
 	const struct dag *g = &p->dag;
 	const struct dag_task *dt = &g->tasks.v[t];
-	if (!undo_has_inout(p, t))
+	if (!saves(p, t))
 		return 0;
 	char *final = xasprintf(SAVED "/%u", t + 1);
 	char *tmp = xasprintf(SAVED "/%u.tmp", t + 1);
@@ -286,7 +404,6 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 		goto out;
 	}
 	struct strbuf man = STRBUF_INIT, lab = STRBUF_INIT;
-	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT, where = STRBUF_INIT;
 	plan_label(p, t, &lab);
 	strbuf_add(&man, lab.buf, lab.len + 1);
 	strbuf_add(&man, p->wf->tasks[dt->tmpl].name,
@@ -296,39 +413,11 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 	unsigned n = 0;
 	for (uint32_t i = 0; i < dt->nacc && !rc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
-		if (a->mode != (DAG_READ | DAG_WRITE))
-			continue;
 		const char *path = g->data.v[a->datum].path;
-		if (lstat(path, &st) < 0) {
-			strbuf_addf(&man, "A%s", path);
-			strbuf_addch(&man, '\0');
-			continue;
-		}
-		strbuf_reset(&src);
-		strbuf_reset(&dst);
-		strbuf_adds(&src, path);
-		strbuf_addf(&dst, "%s/%u", tmp, n++);
-		if (linked(path, &st)) {
-			if (copy_file(path, dst.buf, &st, false) < 0) {
-				strbuf_adds(&where, path);
-				rc = errprintf(err, "cannot save a copy of its "
-					       "INOUT data %s before it runs (%s: "
-					       "%s)", path, where.buf,
-					       strerror(errno));
-				break;
-			}
-			strbuf_addf(&man, "L%s", path);
-			strbuf_addch(&man, '\0');
-			continue;
-		}
-		if (copy_any(&src, &dst, &where) < 0) {
-			rc = errprintf(err, "cannot save a copy of its INOUT data "
-				       "%s before it runs (%s: %s)", path, where.buf,
-				       strerror(errno));
-			break;
-		}
-		strbuf_addf(&man, "P%s", path);
-		strbuf_addch(&man, '\0');
+		if (a->mode == (DAG_READ | DAG_WRITE))
+			rc = save_one(path, false, tmp, &n, &man, err);
+		else if (a->mode == DAG_WRITE && out_is_link(path))
+			rc = save_one(path, true, tmp, &n, &man, err);
 	}
 	if (!rc) {
 		char *mp = xasprintf("%s/manifest", tmp);
@@ -338,18 +427,23 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 			rc = errprintf(err, "cannot write %s: %s", mp,
 				       strerror(errno));
 		free(mp);
+		/* from here a failure or a kill puts the links back */
+		if (!rc && unlink_out_links(p, t, err) < 0) {
+			char *aside = NULL;
+			struct errbuf e2;
+			undo_fail(p, t, false, &aside, &e2);
+			free(aside);
+			rc = -1;
+		}
 	}
 	if (rc)
 		undo_rmtree(tmp);
 	strbuf_release(&man);
 	strbuf_release(&lab);
-	strbuf_release(&src);
-	strbuf_release(&dst);
-	strbuf_release(&where);
 out:
 	free(final);
 	free(tmp);
-	return rc;
+	return rc < 0 ? rc : 1;
 }
 
 /* A directory under .wfrun/failed/NAME/ that does not exist yet. */

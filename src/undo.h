@@ -32,8 +32,13 @@
 
 /* Does task t have INOUT data (so undo_save copies something)? */
 bool undo_has_inout(const struct plan *p, uint32_t t);
-/* Save the INOUT data of task t; 0, or -1 with err (the task must not
- * run then). */
+/* Save the INOUT data of task t, and set aside each OUT of it that is a
+ * symbolic link (the link, put back if the task fails: the task writes a
+ * file of its own there, never through the link); 1 when it set something
+ * aside (undo_succeeded and undo_discard are then due), 0 when it had
+ * nothing to, or -1 with err (the task must not run then).  An INOUT directory collection that now holds
+ * a symbolic link or a file with other hard links (made by an earlier
+ * task, after the check before the run) is refused. */
 int undo_save(const struct plan *p, uint32_t t, struct errbuf *err);
 /*
  * Task t failed: move its outputs aside and restore its INOUT data.

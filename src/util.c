@@ -1,11 +1,14 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int log_level = 1;
 char strbuf_empty[1];
@@ -222,6 +225,27 @@ strbuf_add_json(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
+void
+strbuf_add_visible(struct strbuf *sb, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
+			strbuf_addf(sb, "\\xc2\\x%02x", (unsigned char)s[++i]);
+		} else if (ch == 0x1b) {
+			strbuf_adds(sb, "\\e");
+		} else if (ch == '\r') {
+			strbuf_adds(sb, "\\r");
+		} else if ((ch < 0x20 && ch != '\t' && ch != '\n') ||
+			   ch == 0x7f) {
+			strbuf_addf(sb, "\\x%02x", ch);
+		} else {
+			strbuf_addch(sb, (char)ch);
+		}
+	}
+}
+
 char *
 strbuf_detach(struct strbuf *sb)
 {
@@ -371,12 +395,19 @@ hmap_put(struct hmap *m, const char *key, size_t klen, uint64_t val, int *found)
 
 /* messages */
 
+/* Names and text in a message may come from a task (a file it made, a
+ * line it wrote): shown, never sent to the terminal as controls. */
 static void
 vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	struct strbuf raw = STRBUF_INIT, out = STRBUF_INIT;
+	strbuf_vaddf(&raw, fmt, ap);
+	strbuf_adds(&out, prefix);
+	strbuf_add_visible(&out, raw.buf, raw.len);
+	strbuf_addch(&out, '\n');
+	fwrite(out.buf, 1, out.len, stderr);
+	strbuf_release(&raw);
+	strbuf_release(&out);
 }
 
 void
@@ -431,6 +462,179 @@ errprintf(struct errbuf *err, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+static const char *
+file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "a special file";
+}
+
+const char *
+read_strerror(int e, size_t max)
+{
+	static char buf[64];
+	if (e != EFBIG)
+		return strerror(e);
+	if (max % (1u << 20) == 0)
+		snprintf(buf, sizeof(buf), "larger than the limit of %zu MiB",
+			 max >> 20);
+	else
+		snprintf(buf, sizeof(buf), "larger than the limit of %zu bytes",
+			 max);
+	return buf;
+}
+
+static int
+too_large(struct errbuf *err, size_t max)
+{
+	return errprintf(err, "%s", read_strerror(EFBIG, max));
+}
+
+/* An fd open for reading path, a regular file within max bytes or a pipe,
+ * in blocking mode; or -1 with err and errno.  A device is never opened
+ * (opening one can act: a tape rewinds, a modem hangs up). */
+static int
+open_bounded(const char *path, size_t max, struct errbuf *err)
+{
+	struct stat st, fst;
+	int fd = -1;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISFIFO(st.st_mode))
+		goto kind;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &fst) < 0) {
+		int e = errno;
+		errprintf(err, "%s", strerror(e));
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	st = fst;
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		goto kind;
+	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+		close(fd);
+		errno = EFBIG;
+		return too_large(err, max);
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+kind:
+	if (fd >= 0)
+		close(fd);
+	errno = EINVAL;
+	return errprintf(err, "%s, not a regular file or a pipe",
+			 file_kind(st.st_mode));
+}
+
+int
+read_bounded(const char *path, size_t max, struct strbuf *sb,
+	     struct errbuf *err)
+{
+	int fd = open_bounded(path, max, err);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	int piped = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+	size_t got = 0;
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return errprintf(err, "%s", strerror(e));
+		}
+		if (!n)
+			break;
+		if ((size_t)n > max - got) {
+			close(fd);
+			return too_large(err, max);
+		}
+		got += (size_t)n;
+		strbuf_add(sb, chunk, (size_t)n);
+	}
+	close(fd);
+	return piped;
+}
+
+struct bounded_cookie {
+	int fd;
+	size_t left;
+	bool over; /* a byte past the bound was read */
+};
+
+static ssize_t
+bounded_read(void *cookie, char *buf, size_t size)
+{
+	struct bounded_cookie *c = cookie;
+	ssize_t n;
+	if (c->over) {
+		errno = EFBIG;
+		return -1;
+	}
+	/* one byte more than is left tells the bound from the end */
+	if (size > c->left + 1)
+		size = c->left + 1;
+	do
+		n = read(c->fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	if (n > 0 && (size_t)n > c->left) {
+		if (!c->left) {
+			errno = EFBIG;
+			return -1;
+		}
+		n = (ssize_t)c->left; /* the rest; the next read fails */
+		c->over = true;
+	}
+	if (n > 0)
+		c->left -= (size_t)n;
+	return n;
+}
+
+static int
+bounded_close(void *cookie)
+{
+	struct bounded_cookie *c = cookie;
+	int r = close(c->fd);
+	free(c);
+	return r;
+}
+
+FILE *
+fopen_bounded(const char *path, size_t max, struct errbuf *err)
+{
+	int fd = open_bounded(path, max, err);
+	if (fd < 0)
+		return NULL;
+	struct bounded_cookie *c = xmalloc(sizeof(*c));
+	c->fd = fd;
+	c->left = max;
+	c->over = false;
+	cookie_io_functions_t io = { bounded_read, NULL, NULL, bounded_close };
+	FILE *fp = fopencookie(c, "r", io);
+	if (!fp) {
+		int e = errno;
+		close(fd);
+		free(c);
+		errno = e;
+		errprintf(err, "%s", strerror(e));
+	}
+	return fp;
 }
 
 double

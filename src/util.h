@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define WFRUN_VERSION "0.1.0"
@@ -103,6 +104,12 @@ void strbuf_setlen(struct strbuf *sb, size_t len);
  * characters escaped, and < (so the result can sit inside an HTML
  * <script>); other bytes (UTF-8) copied as they are. */
 void strbuf_add_json(struct strbuf *sb, const char *s);
+/* Append n bytes at s for a terminal: what would drive it instead of
+ * showing (control characters but tab and newline, DEL, the C1 controls
+ * in UTF-8) made visible as \e, \r, \xNN; other bytes copied.  What a
+ * task wrote, or a name it made, can then not set the window title or
+ * clear the screen. */
+void strbuf_add_visible(struct strbuf *sb, const char *s, size_t n);
 
 /*
  * arena: a bump allocator for many small strings that live as long as the
@@ -157,6 +164,29 @@ struct errbuf {
 	char msg[1024];
 };
 int errprintf(struct errbuf *err, const char *fmt, ...) PRINTF(2, 3);
+
+/*
+ * Bounded reads: every file wfrun takes as input is read through these.
+ * A regular file or a pipe (a FIFO, `<(gen)`) is read, at most max bytes;
+ * anything else (a device, a directory, a socket) is refused before any
+ * read, and a FIFO is opened without waiting for a writer.  On failure
+ * err says why without the path, for the caller to name the file:
+ * "No such file or directory", "a character device, not a regular file
+ * or a pipe", "larger than the limit of 64 MiB".
+ */
+#define READ_MAX_WORKFLOW ((size_t)256 << 20) /* workflow */
+#define READ_MAX_INPUT ((size_t)64 << 20)     /* resources, model, ... */
+#define READ_MAX_RECORD ((size_t)1 << 30)     /* a trace, its events */
+/* The whole file appended to sb: 0 (a regular file), 1 (a pipe), or -1
+ * with err. */
+int read_bounded(const char *path, size_t max, struct strbuf *sb,
+		 struct errbuf *err);
+/* A stream that gives at most max bytes (then fails with EFBIG): the
+ * stream, or NULL with err (errno kept: ENOENT when there is no file). */
+FILE *fopen_bounded(const char *path, size_t max, struct errbuf *err);
+/* What failed a read of such a stream: strerror(e), but for EFBIG "larger
+ * than the limit of N MiB" (static storage). */
+const char *read_strerror(int e, size_t max);
 
 /* Clocks: wall time in seconds since the epoch, monotonic seconds. */
 double clock_real(void);

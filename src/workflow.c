@@ -116,6 +116,7 @@ struct ctx {
 	struct diags *d;
 	struct workflow *wf;
 	size_t visits; /* guards against alias bombs */
+	bool piped;    /* read from a pipe: its directory is no place */
 };
 
 #define MAX_VISITS 10000000
@@ -764,7 +765,7 @@ is_task_name(const char *s)
 static const char *const task_keys[] = {
 	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
 	"storage_bw", "learn_as", "retries", "on_failure", "timeout", "env",
-	"run", "allow_outside",
+	"run", "allow_outside", "log_max",
 };
 
 struct task_arg {
@@ -782,6 +783,23 @@ task_memory(struct ctx *c, yaml_node_t *v, struct wf_task *t)
 			   "e.g. 512M or 4G; not '%s'", s);
 		t->memory = 0;
 	}
+}
+
+/* log_max: a size (at least 1K), or none; *out untouched on an error. */
+static void
+parse_log_max(struct ctx *c, yaml_node_t *v, long long *out)
+{
+	const char *s = scalar(c, v, "log_max");
+	if (!s)
+		return;
+	long long n = strcmp(s, "none") ? parse_memory(s) : -1;
+	if (n == -1 && !strcmp(s, "none"))
+		*out = -1;
+	else if (n < 1024)
+		diag_error(c->d, loc_of(v), "log_max must be a size of at least "
+			   "1K with a unit, e.g. 64M, or none; not '%s'", s);
+	else
+		*out = n;
 }
 
 static void
@@ -908,6 +926,8 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		task_env(c, v, t);
 	} else if (!strcmp(key, "allow_outside")) {
 		parse_bool_node(c, v, "allow_outside", &t->allow_outside);
+	} else if (!strcmp(key, "log_max")) {
+		parse_log_max(c, v, &t->log_max);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
 		task_run(c, v, t);
@@ -1062,7 +1082,7 @@ var_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 }
 
 struct top_arg {
-	yaml_node_t *name, *workdir, *vars, *tasks;
+	yaml_node_t *name, *workdir, *vars, *tasks, *log_max;
 };
 
 static void
@@ -1080,6 +1100,8 @@ top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 		a->vars = v;
 	else if (!strcmp(key, "tasks"))
 		a->tasks = v;
+	else if (!strcmp(key, "log_max"))
+		a->log_max = v;
 }
 
 /* name:, or else the file's name without its extension. */
@@ -1101,12 +1123,14 @@ doc_name(struct ctx *c, yaml_node_t *name, const char *path)
 	}
 }
 
-/* workdir:, relative to the file's directory, or else that directory. */
+/* workdir:, relative to the file's directory, or else that directory; a
+ * workflow read from a pipe (`<(gen)`, /dev/fd/63) has the current
+ * directory for its own. */
 static void
 doc_workdir(struct ctx *c, yaml_node_t *workdir, const char *path)
 {
 	struct workflow *wf = c->wf;
-	char *dir = path_dirname(path);
+	char *dir = c->piped ? xstrdup(".") : path_dirname(path);
 	char *base = path_absolute(dir);
 	free(dir);
 	if (workdir) {
@@ -1178,7 +1202,7 @@ static void
 load_doc(struct ctx *c, const char *path)
 {
 	static const char *const top_keys[] = { "name", "workdir", "vars",
-						"tasks" };
+						"tasks", "log_max" };
 	yaml_node_t *root = yaml_document_get_root_node(&c->doc);
 	struct wf_loc l1 = { 1, 1 };
 	if (!root || is_null(root)) {
@@ -1194,7 +1218,13 @@ load_doc(struct ctx *c, const char *path)
 	doc_workdir(c, a.workdir, path);
 	if (a.vars && !is_null(a.vars) && is_mapping(c, a.vars, "vars"))
 		each_pair(c, a.vars, "vars", NULL, 0, var_pair, NULL);
+	c->wf->log_max = WF_LOG_MAX_DEFAULT;
+	if (a.log_max)
+		parse_log_max(c, a.log_max, &c->wf->log_max);
 	doc_tasks(c, root, a.tasks);
+	for (size_t i = 0; i < c->wf->ntasks; i++)
+		if (!c->wf->tasks[i].log_max)
+			c->wf->tasks[i].log_max = c->wf->log_max;
 }
 
 /* The position of byte off of buf, for errors libyaml's reader reports
@@ -1252,9 +1282,9 @@ too_deep(const char *buf, size_t len, struct diags *d)
 	return deep;
 }
 
-int
-workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
-		  size_t len, struct diags *d)
+static int
+load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
+	 bool piped, struct diags *d)
 {
 	memset(wf, 0, sizeof(*wf));
 	wf->file = xstrdup(path);
@@ -1264,6 +1294,7 @@ workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	c.wf = wf;
+	c.piped = piped;
 	if (too_deep(buf, len, d))
 		return -1;
 	yaml_parser_initialize(&parser);
@@ -1308,34 +1339,31 @@ workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 	return 0;
 }
 
+int
+workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
+		  size_t len, struct diags *d)
+{
+	return load_mem(wf, path, buf, len, false, d);
+}
+
 /* The file is read whole first: the reader's errors are offsets, which
- * only the bytes turn into a line and column. */
+ * only the bytes turn into a line and column.  A pipe (`<(gen)`) is read
+ * too; a device is not, and nothing beyond READ_MAX_WORKFLOW. */
 int
 workflow_load(struct workflow *wf, const char *path, struct diags *d)
 {
 	struct wf_loc l0 = { 0, 0 };
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		memset(wf, 0, sizeof(*wf));
-		wf->file = xstrdup(path);
-		diag_error(d, l0, "cannot open: %s", strerror(errno));
-		return -1;
-	}
 	struct strbuf sb = STRBUF_INIT;
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		strbuf_add(&sb, chunk, n);
-	int err = ferror(fp) ? errno : 0;
-	fclose(fp);
-	if (err) {
+	struct errbuf err;
+	int kind = read_bounded(path, READ_MAX_WORKFLOW, &sb, &err);
+	if (kind < 0) {
 		memset(wf, 0, sizeof(*wf));
 		wf->file = xstrdup(path);
-		diag_error(d, l0, "cannot read: %s", strerror(err));
+		diag_error(d, l0, "cannot read: %s", err.msg);
 		strbuf_release(&sb);
 		return -1;
 	}
-	int r = workflow_load_mem(wf, path, sb.buf ? sb.buf : "", sb.len, d);
+	int r = load_mem(wf, path, sb.buf, sb.len, kind == 1, d);
 	strbuf_release(&sb);
 	return r;
 }

@@ -127,6 +127,8 @@ struct wf_task {
 	enum wf_on_failure on_failure;
 	bool on_failure_set;
 	double timeout;             /* seconds, 0 = none */
+	long long log_max;          /* bytes a log keeps, -1 = no cap (after
+				       loading: the workflow's if unset) */
 	bool allow_outside;         /* OUT/INOUT paths may leave the workdir */
 	struct wf_kv *env;
 	size_t nenv;
@@ -135,10 +137,14 @@ struct wf_task {
 	struct wf_loc cores_loc;
 };
 
+/* What a task's stdout or stderr log keeps unless log_max says. */
+#define WF_LOG_MAX_DEFAULT ((long long)64 << 20)
+
 struct workflow {
 	char *file;      /* as given on the command line */
 	char *name;
 	char *workdir;   /* absolute, normalised */
+	long long log_max; /* log_max: bytes, -1 = no cap */
 	struct wf_kv *vars;
 	size_t nvars;
 	size_t vars_alloc;
@@ -151,7 +157,9 @@ struct workflow {
  * Load and check a workflow file.  Returns 0 when the file was read (errors
  * may still be in d: look at d->nerrors), -1 when it could not be read at
  * all (also reported in d).  wf is filled as far as possible either way and
- * must be released with workflow_release().
+ * must be released with workflow_release().  The file is a regular file or
+ * a pipe (then the workdir defaults to the current directory), read up to
+ * READ_MAX_WORKFLOW bytes; a device or a directory is refused unread.
  */
 int workflow_load(struct workflow *wf, const char *path, struct diags *d);
 /* The same from len bytes at buf; path names the file in messages and

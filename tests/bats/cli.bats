@@ -43,7 +43,7 @@ EOF2
 @test "a missing workflow file names the file" {
 	run "$WFRUN" nope.yaml
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"nope.yaml: error: cannot open: No such file or directory"* ]]
+	[[ "$output" == *"nope.yaml: error: cannot read: No such file or directory"* ]]
 }
 
 @test "wfrun FILE is wfrun run FILE" {

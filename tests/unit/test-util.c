@@ -1,8 +1,11 @@
 /* Unit tests of util.c's string buffer: formatted appends across the
- * room a buffer has left (one pass when the text fits, two when not). */
+ * room a buffer has left (one pass when the text fits, two when not);
+ * text for a terminal; bounded reads. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "util.h"
@@ -69,5 +72,48 @@ main(void)
 	   strspn(s + 1, "b") == 100000, "xasprintf of 100002 bytes");
 	free(s);
 	free(big);
+
+	/* text for a terminal: controls shown, UTF-8 and tab/newline kept */
+	const char raw[] = "\033]0;t\007\033[2J\r\tok\n\x7f\xc2\x9b\xc3\xa9";
+	strbuf_add_visible(&sb, raw, sizeof(raw) - 1);
+	is_str(sb.buf, "\\e]0;t\\x07\\e[2J\\r\tok\n\\x7f\\xc2\\x9b\xc3\xa9",
+	       "strbuf_add_visible shows ESC, BEL, CR, DEL and C1 CSI");
+	strbuf_release(&sb);
+
+	/* bounded reads from a pipe: within the bound, and past it */
+	int pfd[2];
+	char big_in[100];
+	memset(big_in, 'p', sizeof(big_in));
+	if (pipe(pfd) == 0 && write(pfd[1], big_in, sizeof(big_in)) == 100) {
+		close(pfd[1]);
+		char dev[64];
+		snprintf(dev, sizeof(dev), "/dev/fd/%d", pfd[0]);
+		struct errbuf err;
+		is_int(read_bounded(dev, 10, &sb, &err), -1,
+		       "a pipe past the bound is refused");
+		is_str(err.msg, "larger than the limit of 10 bytes",
+		       "... saying the limit");
+		strbuf_release(&sb);
+		close(pfd[0]);
+	}
+	if (pipe(pfd) == 0 && write(pfd[1], big_in, sizeof(big_in)) == 100) {
+		close(pfd[1]);
+		char dev[64];
+		snprintf(dev, sizeof(dev), "/dev/fd/%d", pfd[0]);
+		struct errbuf err;
+		FILE *fp = fopen_bounded(dev, 60, &err);
+		char line[200];
+		size_t n = fp ? fread(line, 1, sizeof(line), fp) : 0;
+		ok(fp && n == 60 && ferror(fp) && errno == EFBIG,
+		   "a stream gives the bound's bytes (%zu), then fails EFBIG", n);
+		if (fp)
+			fclose(fp);
+		close(pfd[0]);
+	}
+	struct errbuf err;
+	is_int(read_bounded("/dev/zero", 1 << 20, &sb, &err), -1,
+	       "a device is refused");
+	is_str(err.msg, "a character device, not a regular file or a pipe",
+	       "... saying what it is");
 	return done_testing();
 }
