@@ -652,6 +652,7 @@ waiter(struct stage *st, uint64_t key)
 
 static void submit(struct stage *st, struct pend *pd);
 static void refetch(struct stage *st, uint32_t t);
+static void lost_output(struct stage *st, uint32_t f);
 
 static void
 put_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
@@ -760,18 +761,13 @@ fetch_result(struct stage *st, uint32_t xi, const struct xfer_result *r)
 		return;
 	}
 	st->fetching--;
-	st->fetch_failed++;
-	struct strbuf msg = STRBUF_INIT;
-	strbuf_adds(&msg, "output ");
-	if (r->lost) {
-		describe(st, f, &msg);
-		strbuf_adds(&msg, ": not brought back");
-	} else {
-		strbuf_addf(&msg, "'%s' not brought back from worker '%s': %s",
-			    st->files.v[f].rel, st->w[x->worker].name, r->error);
+	if (r->lost) { /* its only holder lost while it came back */
+		lost_output(st, f);
+		return;
 	}
-	error_msg("%s", msg.buf);
-	strbuf_release(&msg);
+	st->fetch_failed++;
+	error_msg("output '%s' not brought back from worker '%s': %s",
+		  st->files.v[f].rel, st->w[x->worker].name, r->error);
 }
 
 static void
