@@ -73,15 +73,10 @@ setup() {
 pipeline() {
 	wf <<EOF2
 tasks:
-  - name: gen
-    foreach: {i: "1..6"}
-    in: {a: in/a.bin}
-    out: {o: "part/{i}.txt"}
-    run: "while [ ! -e $GATE ]; do sleep 0.05; done; tail -c +{i}000 {in.a} | head -c 1000 | cksum > {out.o}"
-  - name: join
-    in: {p: {dir: part}}
-    out: {o: all.txt}
-    run: "cat {in.p}/*.txt > {out.o}; seq 1 120000 >> {out.o}"
+  - {name: gen, foreach: {i: "1..6"}, in: {a: in/a.bin}, out: {o: "part/{i}.txt"},
+     run: "while [ ! -e $GATE ]; do sleep 0.05; done; tail -c +{i}000 {in.a} | head -c 1000 | cksum > {out.o}"}
+  - {name: join, in: {p: {dir: part}}, out: {o: all.txt},
+     run: "cat {in.p}/*.txt > {out.o}; seq 1 120000 >> {out.o}"}
 EOF2
 }
 
@@ -238,6 +233,13 @@ said() {
 	grep -q "$1" "$BATS_TEST_TMPDIR/out"
 }
 
+# slow_all: every link shaped to 4 Mbit/s (setup puts back 8).
+slow_all() {
+	local k
+	for k in 1 2 3 4; do "$TESTCLUSTER" shape -q "$C" "w$k" --rate 4mbit & done
+	wait
+}
+
 # three_faults TRIGGER: a host partitioned for good, one killed and one
 # whose agent is stopped, each caught in TRIGGER's phase; the fourth host
 # does all the work.  The stopped agent is let go once the run is over.
@@ -260,9 +262,7 @@ three_faults() {
 }
 
 @test "during uploads: a host partitioned for good, one killed, an agent stopped; the fourth makes it all" {
-	# uploads of 1.6 s, to catch three
-	for k in 1 2 3 4; do "$TESTCLUSTER" shape -q "$C" "w$k" --rate 4mbit & done
-	wait
+	slow_all # uploads of 1.6 s, to catch three
 	three_faults uploading
 	# none of the three ran a task to its end
 	[ "$(awk -F'\t' 'NR > 1 && $9 == "COMPLETED" { print $4 }' .wfrun/trace.tsv | sort -u)" = "$(printf '%s\n' w1 w2 w3 w4 | grep -vxF -e "${hits[0]}" -e "${hits[1]}" -e "${hits[2]}")" ]
@@ -274,6 +274,7 @@ three_faults() {
 }
 
 @test "final fetch: a host killed, its output made again; that host partitioned for good, the run fails saying so" {
+	slow_all # fetches of 1.5 s, to catch them
 	start open
 	on fetching kill-host
 	on fetching partition
@@ -303,6 +304,9 @@ three_faults() {
 }
 
 @test "links slowed to 4 Mbit/s during an upload, tasks and the fetch: no host lost" {
+	# 4, not 2: heartbeats wait behind the SFTP data queued on the same
+	# connection (up to 2 MB), and 800 KB at 2 Mbit/s takes longer than
+	# lost-after, so today a healthy host is lost (a defect, reported)
 	start
 	on uploading shape --rate 4mbit
 	on running shape --rate 4mbit
