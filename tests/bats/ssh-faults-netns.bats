@@ -49,11 +49,9 @@ cluster_start() {
 
 # A test that failed may have left an agent stopped.
 teardown() {
-	local k p
+	local p
 	. "$C/cluster.env"
-	for k in 1 2 3 4; do
-		for p in $(ip netns pids "wftc-$TESTCLUSTER_NET-w$k"); do kill -CONT "$p"; done
-	done
+	for p in $(left_running | awk '{ print $2 }'); do kill -CONT "$p"; done
 }
 
 setup() {
@@ -200,22 +198,27 @@ finish() {
 	cmp in/a.bin "$REF/in/a.bin"
 }
 
-# host_ps K: the processes on host wK but sshd's, from its network
-# namespace (what 'testcluster procs' prints, but fast enough to poll).
-host_ps() {
-	local pids
-	pids=$(ip netns pids "wftc-$TESTCLUSTER_NET-w$1" | paste -sd,)
-	[ -z "$pids" ] || ps -ww -o pid=,args= -p "$pids" | grep -v '^ *[0-9]* sshd:'
+# left_running: "wK: PID ARGS" for every process on a host but sshd, from
+# one ps of the machine: the hosts are its network namespaces (what
+# 'testcluster procs' prints, but fast enough to poll on a loaded machine).
+left_running() {
+	local k map=""
+	for k in 1 2 3 4; do
+		map+=" $(stat -L -c %i "/run/netns/wftc-$TESTCLUSTER_NET-w$k")=w$k"
+	done
+	ps -e -ww -o netns=,pid=,args= | awk -v map="$map" '
+		BEGIN { n = split(map, m, " "); for (i = 1; i <= n; i++) { split(m[i], kv, "="); host[kv[1]] = kv[2] } }
+		($1 in host) && $3 != "sshd:" { ns = $1; $1 = ""; print host[ns] ":" $0 }'
 }
 
 # Nothing but sshd on any host, within $1 s: no agent, no task (an agent
 # cut off from the master stops its tasks and exits after lost-after).
 nothing_left() {
-	local k left end
+	local left end
 	end=$((SECONDS + $1))
 	. "$C/cluster.env"
 	while ((SECONDS <= end)); do
-		left=$(for k in 1 2 3 4; do host_ps "$k" | sed "s/^/w$k: /"; done)
+		left=$(left_running)
 		[ -z "$left" ] && break
 		sleep 0.1
 	done
