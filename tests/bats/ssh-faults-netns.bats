@@ -276,7 +276,7 @@ three_faults() {
 	for w in "${hits[@]}"; do [ -n "$(lost_rows "$w")" ]; done
 }
 
-@test "final fetch: a host killed, its output made again; that host partitioned for good, the run fails saying so" {
+@test "final fetch: a host killed, its output made again elsewhere; that host partitioned in turn: exit 1, saying so" {
 	slow_all # fetches of 1.5 s, to catch them
 	start open
 	on fetching kill-host
