@@ -176,3 +176,62 @@ $N/shared" ]
 	awk -v a="$t1" -v b="$t2" -v c="$back" -v d="$t3" -v e="$t4" \
 		'BEGIN { exit !(b >= 0.8 && c >= 0.8 && d >= 0.8 && a < 0.6 * b && e < 0.6 * b) }'
 }
+
+# pstate PID: the one-letter state of a process (S sleeping, T stopped,
+# Z a zombie), or "gone"
+pstate() {
+	local s
+	if read -r s 2>/dev/null <"/proc/$1/stat"; then
+		s=${s##*) }
+		echo "${s%% *}"
+	else
+		echo gone
+	fi
+}
+
+@test "netns: partition cuts a link silently and heal puts it back; kill-host, stop-agent and procs act on one host" {
+	N="$BATS_TEST_TMPDIR/f"
+	"$TC" up -q --netns --no-fallback --shared 2 "$N"
+	cp /bin/sleep "$N/shared/wfrun-worker-x"
+	ssh -F "$N/ssh_config" -n w1 "setsid $N/shared/wfrun-worker-x 317 </dev/null >/dev/null 2>&1 &"
+	run "$TC" procs "$N" w1
+	[[ $output == *" $N/shared/wfrun-worker-x 317"* ]]
+	[[ $output != *listener* ]]
+	[[ $("$TC" procs "$N" w2) != *worker-x* ]]
+	# an open connection lives through a partition; new ones fail
+	ssh -F "$N/ssh_config" -n w1 'sleep 1.5; echo alive' >alive.txt 3>&- &
+	a=$!
+	sleep 0.5
+	"$TC" partition -q "$N" w1
+	run -255 ssh -F "$N/ssh_config" -o ConnectTimeout=1 -n w1 true
+	run -1 "$TC" status "$N"
+	[[ ${lines[1]} == "w1 "*" partitioned" && ${lines[2]} == *" up" ]]
+	sleep 1.5
+	[ ! -s alive.txt ]
+	"$TC" heal -q "$N" w1
+	wait "$a"
+	[ "$(cat alive.txt)" = alive ]
+	"$TC" status "$N"
+	# stop-agent: every wfrun-worker* process of that host, and only those
+	run "$TC" stop-agent "$N" w1
+	[ "$status" -eq 0 ]
+	p=$output
+	[ "$(pstate "$p")" = T ]
+	"$TC" stop-agent "$N" w1 --cont
+	[ "$(pstate "$p")" = S ]
+	run -1 "$TC" stop-agent "$N" w2
+	[[ $output == *"no wfrun-worker process on w2"* ]]
+	# kill-host: all of w1 gone, w2 untouched; up brings w1 back
+	"$TC" kill-host -q "$N" w1
+	run -1 "$TC" status "$N"
+	[[ ${lines[1]} == "w1 "*" - down" && ${lines[2]} == *" up" ]]
+	[ -z "$("$TC" procs "$N" w1)" ]
+	[[ $(pstate "$p") == [Z]* || $(pstate "$p") == gone ]]
+	w2=$(cat "$N/w2/sshd.pid")
+	"$TC" up -q --netns --no-fallback --shared 2 "$N"
+	"$TC" status "$N"
+	[ "$(cat "$N/w2/sshd.pid")" = "$w2" ] # only the dead one started again
+	run -4 "$TC" partition "$C" w1
+	[[ $output == *"partitions need a cluster in netns mode"* ]]
+	"$TC" down -q "$N"
+}
