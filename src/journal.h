@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -71,6 +72,13 @@ struct journal {
 	bool torn;              /* the file ended in a partial record */
 	struct strbuf pending;  /* serialised records not yet written */
 	bool unsynced;          /* written since the last fdatasync */
+	off_t end;              /* length of the file's whole lines */
+	size_t nlost;           /* damaged lines skipped */
+	bool bad_header;        /* its first line is damaged or no header */
+	bool cut;               /* a failed write could not be undone: the
+				   next one starts on a new line */
+	struct hmap lost_keys;  /* keys that damaged lines seem to record */
+	struct strvec lost_key_v; /* (their strings) */
 };
 
 /*
@@ -85,6 +93,10 @@ void journal_release(struct journal *j);
 
 /* The latest record of key, or NULL. */
 const struct jrec *journal_find(const struct journal *j, const char *key);
+
+/* Whether a damaged line, skipped, seems to be a record of key (a task
+ * that ran before, whose record is lost). */
+bool journal_lost(const struct journal *j, const char *key);
 
 /* Queue a record (the strings are copied into the serialised form). */
 void journal_add(struct journal *j, const char *key, const char *cmd,
