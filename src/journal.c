@@ -283,6 +283,7 @@ read_records(struct journal *j, const char *path, const char *buf, size_t n,
 	     struct errbuf *err)
 {
 	size_t off = 0, good = 0;
+	enum { GOOD, BAD_LINE, BAD_HEADER } first = GOOD;
 	for (size_t no = 0; off < n; no++) {
 		const char *line = buf + off, *nl = memchr(line, '\n', n - off);
 		if (!nl)
@@ -306,7 +307,10 @@ read_records(struct journal *j, const char *path, const char *buf, size_t n,
 			if (no)
 				lose_line(j, line, len);
 			else
-				j->bad_header = true;
+				first = len >= 9 + strlen(HEADER_MAGIC) &&
+						!memcmp(line + 9, HEADER_MAGIC,
+							strlen(HEADER_MAGIC))
+					? BAD_HEADER : BAD_LINE;
 			continue;
 		}
 		if (len - 9 == strlen(HEADER) && !memcmp(line + 9, HEADER, len - 9)) {
@@ -321,14 +325,17 @@ read_records(struct journal *j, const char *path, const char *buf, size_t n,
 			continue;
 		}
 		good++;
-		j->bad_header |= no == 0;
+		if (!no)
+			first = BAD_LINE;
 		VEC_PUSH(j->recs, r);
 		index_last(j);
 	}
 	j->end = (off_t)off;
 	j->torn = off < n;
 	j->nread = j->recs.n;
-	if (!good && j->end > 0)
+	/* a damaged header, or none before records: it is put back */
+	j->bad_header = first == BAD_HEADER || (first == BAD_LINE && good);
+	if (!good && j->end > 0 && !j->bad_header)
 		return errprintf(err, "%s is not a wfrun journal (no line of it "
 				 "checks out): move it away to start with no "
 				 "record of earlier runs", path);

@@ -118,6 +118,15 @@ test_damage(void)
 	   j.recs.n == 3, "the header is rewritten");
 	journal_release(&j);
 
+	/* a journal of its header alone, damaged: no error, put back */
+	put("j", "00000000 H\twfrun-journal\t1\n");
+	ok(journal_open(&j, "j", true, &err) == 0 && j.bad_header &&
+	   j.recs.n == 0, "a damaged header alone is no error");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && !j.bad_header,
+	   "and is put back");
+	journal_release(&j);
+
 	const char *v999 = "7fcfa883 H\twfrun-journal\t999\n00000000 T\tx\n";
 	put("j", v999);
 	ok(journal_open(&j, "j", true, &err) < 0, "another version: an error");
