@@ -5,7 +5,16 @@
 # tasks append to.
 load helper
 
-# wf.yaml: 'a', 'm', then 'x' (which fills the disk when the file 'full'
+# appender NAME [LINE]: a task NAME (with LINE) that appends NAME to log.
+appender() {
+	printf '  - name: %s\n' "$1"
+	if [ -n "${2:-}" ]; then
+		printf '    %s\n' "$2"
+	fi
+	printf '    inout: {l: log}\n    run: "echo %s >> {inout.l}"\n' "$1"
+}
+
+# wf.yaml: 'a', 'm', then 'x' (which reads log, and fills the disk when the file 'full'
 # exists, once the saved copies of a and m are dropped; its record is
 # long: it crosses a page, so the full disk cuts it part way), 'free'
 # (which frees the disk once x's record failed), then 'b' and 'c'.
@@ -13,31 +22,23 @@ load helper
 full_disk_wf() {
 	local pad
 	pad=$(printf '%6000s' '' | tr ' ' p)
-	wf <<EOF2
-tasks:
-  - name: a
-    inout: {l: log}
-    run: "echo a >> {inout.l}"
-  - name: m
-    inout: {l: log}
-    out: {m: mark}
-    run: "echo m >> {inout.l}; touch {out.m}"
+	{
+		echo 'tasks:'
+		appender a
+		appender m
+		cat <<EOF2
   - name: x
-    in: {m: mark}
+    in: {l: log}
     out: {o: x.txt}
     run: "sleep 0.3; echo x > {out.o}; if [ -e full ]; then head -c 4M /dev/zero > filler 2>/dev/null; fi; true; : $pad"
   - name: free
     in: {o: x.txt}
     out: {g: gone}
     run: "sleep 0.3; rm -f filler; echo > {out.g}"
-  - name: b
-    in: {g: gone}
-    inout: {l: log}
-    run: "echo b >> {inout.l}"
-  - name: c
-    inout: {l: log}
-    run: "echo c >> {inout.l}"
 EOF2
+		appender b 'in: {g: gone}'
+		appender c
+	} >wf.yaml
 	echo base >log
 }
 
@@ -67,32 +68,31 @@ EOF2
 	[ "$(cat log.after | tr '\n' ' ')" = "base a m b c " ]
 }
 
-# wf.yaml: 'other' (independent), then a, b and c appending to log.
+# wf.yaml: 'other' (independent), then a, b and c appending to log; run.
 chain_wf() {
-	wf <<'EOF2'
-tasks:
-  - name: other
-    out: {o: o.txt}
-    run: "echo o > {out.o}"
-  - name: a
-    inout: {l: log}
-    run: "echo a >> {inout.l}"
-  - name: b
-    inout: {l: log}
-    run: "echo b >> {inout.l}"
-  - name: c
-    inout: {l: log}
-    run: "echo c >> {inout.l}"
-EOF2
+	{
+		echo 'tasks:'
+		echo '  - name: other'
+		echo '    out: {o: o.txt}'
+		echo '    run: "echo o > {out.o}"'
+		appender a
+		appender b
+		appender c
+	} >wf.yaml
 	echo base >log
+	"$WFRUN" -q -j 1 wf.yaml
+}
+
+# rerun_damaged SED: chain_wf run, its journal edited by SED, run again.
+rerun_damaged() {
+	chain_wf
+	sed -i "$1" .wfrun/journal
+	run "$WFRUN" -j 1 wf.yaml
 }
 
 @test "a damaged record costs that record alone" {
-	chain_wf
-	"$WFRUN" -q -j 1 wf.yaml
 	# one byte of the first record ('other') flipped
-	sed -i '2s/echo o/echo O/' .wfrun/journal
-	run "$WFRUN" -j 1 wf.yaml
+	rerun_damaged '2s/echo o/echo O/'
 	[ "$status" -eq 0 ]
 	[ "$(cat log | tr '\n' ' ')" = "base a b c " ]
 	[[ "$output" == *"1 task done"*"3 up to date"* ]]
@@ -105,17 +105,13 @@ EOF2
 }
 
 @test "a damaged record of an INOUT task that reruns: the warning says it may hold its update twice" {
-	chain_wf
-	"$WFRUN" -q -j 1 wf.yaml
-	sed -i '3s/echo a/echo A/' .wfrun/journal
-	run "$WFRUN" -j 1 wf.yaml
+	rerun_damaged '3s/echo a/echo A/'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"wfrun: warning: task 'a' ran before and runs again: it updates (INOUT) a file that no task creates, which may now hold its update twice; put back the original and use --forceall if it does"* ]]
 }
 
 @test "a journal of another format version is an error, and is left alone" {
 	chain_wf
-	"$WFRUN" -q -j 1 wf.yaml
 	printf '7fcfa883 H\twfrun-journal\t999\n' >.wfrun/journal
 	cp .wfrun/journal saved
 	run "$WFRUN" -j 1 wf.yaml
@@ -128,14 +124,19 @@ EOF2
 	[[ "$output" == *"journal is a journal of format version 999"* ]]
 }
 
+# zero_wf RUN: wf.yaml with a task z that reads /dev/zero, its command
+# RUN; more tasks from stdin.
+zero_wf() {
+	{
+		printf 'tasks:\n  - name: z\n    in: {z: /dev/zero}\n'
+		printf '    out: {o: z.txt}\n    run: "%s"\n' "$1"
+		cat
+	} >wf.yaml
+}
+
 @test "inputs that are a device or a FIFO: the run ends, and they stay up to date" {
 	mkfifo ff
-	wf <<'EOF2'
-tasks:
-  - name: z
-    in: {z: /dev/zero}
-    out: {o: z.txt}
-    run: "head -c 3 {in.z} | od -An -c > {out.o}"
+	zero_wf "head -c 3 {in.z} | od -An -c > {out.o}" <<'EOF2'
   - name: f
     in: {f: ff}
     out: {o: f.txt}
@@ -152,13 +153,7 @@ EOF2
 }
 
 @test "SIGINT ends a run whose task reads a device" {
-	wf <<'EOF2'
-tasks:
-  - name: z
-    in: {z: /dev/zero}
-    out: {o: z.txt}
-    run: "head -c 3 {in.z} > {out.o}; touch started; sleep 30"
-EOF2
+	zero_wf "head -c 3 {in.z} > {out.o}; touch started; sleep 30" </dev/null
 	"$WFRUN" -j 1 wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 100); do
