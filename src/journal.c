@@ -229,40 +229,117 @@ index_last(struct journal *j)
 		*slot = j->recs.n - 1;
 }
 
-/* Read the whole file; returns the offset just past the last good line. */
-static off_t
-read_records(struct journal *j, const char *buf, size_t n)
+static const char HEADER[] = "H\twfrun-journal\t1";
+#define HEADER_MAGIC "H\twfrun-journal\t"
+
+/* A whole line that does not check out: count it, and remember the key
+ * it seems to record (when what should be "T\tKEY\t" reads as one). */
+static void
+lose_line(struct journal *j, const char *line, size_t len)
 {
-	size_t off = 0;
-	bool header = false;
-	while (off < n) {
-		const char *nl = memchr(buf + off, '\n', n - off);
+	j->nlost++;
+	if (len < 11 || line[8] != ' ' || line[9] != 'T' || line[10] != '\t')
+		return;
+	const char *k = line + 11, *tab = memchr(k, '\t', len - 11);
+	char *key = tab ? unesc(k, (size_t)(tab - k)) : NULL;
+	if (!key)
+		return;
+	int found;
+	hmap_put(&j->lost_keys, key, strlen(key), 0, &found);
+	if (found)
+		free(key);
+	else
+		VEC_PUSH(j->lost_key_v, key);
+}
+
+/* The first line when it is a header of another version (whether or
+ * not its checksum matches: a newer format may checksum otherwise):
+ * that version, else NULL. */
+static char *
+other_version(const char *line, size_t len)
+{
+	size_t m = strlen(HEADER_MAGIC);
+	if (len < 9 + m || memcmp(line + 9, HEADER_MAGIC, m))
+		return NULL;
+	if (len == 9 + strlen(HEADER) && !memcmp(line + 9, HEADER, len - 9))
+		return NULL;
+	size_t vl = len - 9 - m < 20 ? len - 9 - m : 20;
+	char *v = xstrndup(line + 9 + m, vl);
+	for (char *c = v; *c; c++)
+		if ((unsigned char)*c < ' ' || (unsigned char)*c > '~')
+			*c = '?';
+	return v;
+}
+
+/*
+ * Read every line of buf: a line whose checksum matches is a record (or
+ * the header); one that does not is lost alone, and reading goes on at
+ * the next line.  A last line without its newline is a torn tail.
+ * Sets j->end (just past the last whole line), torn, nlost; 0, or -1
+ * with err when the file is of another version or no journal at all.
+ */
+static int
+read_records(struct journal *j, const char *path, const char *buf, size_t n,
+	     struct errbuf *err)
+{
+	size_t off = 0, good = 0;
+	enum { GOOD, BAD_LINE, BAD_HEADER } first = GOOD;
+	for (size_t no = 0; off < n; no++) {
+		const char *line = buf + off, *nl = memchr(line, '\n', n - off);
 		if (!nl)
 			break;
-		size_t len = (size_t)(nl - (buf + off));
-		const char *line = buf + off;
+		size_t len = (size_t)(nl - line);
+		off += len + 1;
+		char *v = no ? NULL : other_version(line, len);
+		if (v) {
+			errprintf(err, "%s is a journal of format version %s, which "
+				  "this wfrun (format 1) cannot read: a newer wfrun "
+				  "wrote it, or it is damaged; use that wfrun, or "
+				  "move the file away to start with no record of "
+				  "earlier runs", path, v);
+			free(v);
+			return -1;
+		}
 		uint64_t crc;
 		if (len < 9 || line[8] != ' ' ||
 		    parse_u64(line, 8, 16, &crc) < 0 ||
-		    crc32_of(line + 9, len - 9) != (uint32_t)crc)
-			break;
-		if (!header) {
-			if (len - 9 != strlen("H\twfrun-journal\t1") ||
-			    memcmp(line + 9, "H\twfrun-journal\t1", len - 9))
-				break;
-			header = true;
-		} else {
-			struct jrec r;
-			if (parse_record(line + 9, len - 9, &r) < 0)
-				break;
-			VEC_PUSH(j->recs, r);
-			index_last(j);
+		    crc32_of(line + 9, len - 9) != (uint32_t)crc) {
+			if (no)
+				lose_line(j, line, len);
+			else
+				first = len >= 9 + strlen(HEADER_MAGIC) &&
+						!memcmp(line + 9, HEADER_MAGIC,
+							strlen(HEADER_MAGIC))
+					? BAD_HEADER : BAD_LINE;
+			continue;
 		}
-		off += len + 1;
+		if (len - 9 == strlen(HEADER) && !memcmp(line + 9, HEADER, len - 9)) {
+			good++;
+			if (no)
+				j->nlost++; /* a header in the middle is no record */
+			continue;
+		}
+		struct jrec r;
+		if (parse_record(line + 9, len - 9, &r) < 0) {
+			lose_line(j, line, len);
+			continue;
+		}
+		good++;
+		if (!no)
+			first = BAD_LINE;
+		VEC_PUSH(j->recs, r);
+		index_last(j);
 	}
+	j->end = (off_t)off;
 	j->torn = off < n;
 	j->nread = j->recs.n;
-	return (off_t)off;
+	/* a damaged header, or none before records: it is put back */
+	j->bad_header = first == BAD_HEADER || (first == BAD_LINE && good);
+	if (!good && j->end > 0 && !j->bad_header)
+		return errprintf(err, "%s is not a wfrun journal (no line of it "
+				 "checks out): move it away to start with no "
+				 "record of earlier runs", path);
+	return 0;
 }
 
 static int
@@ -285,12 +362,13 @@ static void
 header(struct strbuf *sb)
 {
 	struct strbuf p = STRBUF_INIT;
-	strbuf_adds(&p, "H\twfrun-journal\t1");
+	strbuf_adds(&p, HEADER);
 	add_line(sb, &p);
 	strbuf_release(&p);
 }
 
-/* Rewrite the journal with only the latest record of each key. */
+/* Rewrite the journal with only the latest record of each key, and open
+ * it for appending. */
 static int
 compact(struct journal *j, const char *path, struct errbuf *err)
 {
@@ -313,8 +391,78 @@ compact(struct journal *j, const char *path, struct errbuf *err)
 	if (rc)
 		unlink(tmp);
 	free(tmp);
+	if (!rc) {
+		int afd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (afd < 0) {
+			rc = errprintf(err, "cannot open %s: %s", path,
+				       strerror(errno));
+		} else {
+			close(j->fd);
+			j->fd = afd;
+			j->end = (off_t)sb.len;
+		}
+	}
 	strbuf_release(&sb);
 	return rc;
+}
+
+/* The whole of fd into buf; 0, or -1 with err. */
+static int
+slurp(int fd, const char *path, struct strbuf *buf, struct errbuf *err)
+{
+	char chunk[65536];
+	ssize_t n;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errprintf(err, "cannot read %s: %s", path,
+					 strerror(errno));
+		}
+		strbuf_add(buf, chunk, (size_t)n);
+	}
+	return 0;
+}
+
+/* For appending to j->fd, a journal read: cut off its torn tail, write
+ * the header of a new one, rewrite one with many replaced records or
+ * with damaged lines.  0, or -1 with err. */
+static int
+open_append(struct journal *j, const char *path, off_t total,
+	    struct errbuf *err)
+{
+	if (j->torn)
+		warning_msg("%s ends in a partial record (a crash while it was "
+			    "written); it is read up to its last whole record",
+			    path);
+	if (j->end < total && ftruncate(j->fd, j->end) < 0)
+		return errprintf(err, "cannot truncate %s: %s", path,
+				 strerror(errno));
+	if (lseek(j->fd, j->end, SEEK_SET) < 0)
+		return errprintf(err, "cannot seek %s: %s", path, strerror(errno));
+	if (j->end == 0) {
+		header(&j->pending);
+		return journal_flush(j, true, err);
+	}
+	if (j->nlost)
+		warning_msg("%s: %zu damaged line%s skipped: a task whose record "
+			    "is lost runs again, and one that updates in place a "
+			    "file no task creates may then hold its update twice; "
+			    "the journal is rewritten without %s", path, j->nlost,
+			    j->nlost == 1 ? "" : "s",
+			    j->nlost == 1 ? "it" : "them");
+	if (j->bad_header)
+		warning_msg("%s: its header is damaged; it is rewritten", path);
+	if (j->nlost || j->bad_header) {
+		struct errbuf cerr;
+		if (compact(j, path, &cerr) < 0)
+			warning_msg("%s; the damaged lines stay, and are "
+				    "skipped again", cerr.msg);
+		return 0;
+	}
+	if (j->recs.n > 1000 && j->recs.n > 2 * j->keys.n)
+		return compact(j, path, err);
+	return 0;
 }
 
 int
@@ -324,6 +472,7 @@ journal_open(struct journal *j, const char *path, bool append,
 	memset(j, 0, sizeof(*j));
 	j->fd = -1;
 	hmap_init(&j->keys);
+	hmap_init(&j->lost_keys);
 	strbuf_init(&j->pending);
 	crc_init();
 	int fd = open(path, (append ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC,
@@ -334,56 +483,17 @@ journal_open(struct journal *j, const char *path, bool append,
 		return errprintf(err, "cannot open %s: %s", path, strerror(errno));
 	}
 	struct strbuf buf = STRBUF_INIT;
-	char chunk[65536];
-	ssize_t n;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			strbuf_release(&buf);
-			return errprintf(err, "cannot read %s: %s", path,
-					 strerror(errno));
-		}
-		strbuf_add(&buf, chunk, (size_t)n);
-	}
-	off_t good = read_records(j, buf.buf, buf.len);
-	size_t total = buf.len;
+	int rc = slurp(fd, path, &buf, err);
+	if (!rc)
+		rc = read_records(j, path, buf.buf, buf.len, err);
+	off_t total = (off_t)buf.len;
 	strbuf_release(&buf);
-	if (!append) {
+	if (rc || !append) {
 		close(fd);
-		return 0;
-	}
-	if (j->torn)
-		warning_msg("%s ends in a partial record (a crash while it was "
-			    "written); it is read up to its last whole record",
-			    path);
-	if (good == 0 || (size_t)good != total) {
-		if (ftruncate(fd, good) < 0) {
-			close(fd);
-			return errprintf(err, "cannot truncate %s: %s", path,
-					 strerror(errno));
-		}
-	}
-	if (lseek(fd, 0, SEEK_END) < 0) {
-		close(fd);
-		return errprintf(err, "cannot seek %s: %s", path, strerror(errno));
+		return rc;
 	}
 	j->fd = fd;
-	if (good == 0) {
-		header(&j->pending);
-		if (journal_flush(j, true, err) < 0)
-			return -1;
-	} else if (j->recs.n > 1000 && j->recs.n > 2 * j->keys.n) {
-		if (compact(j, path, err) < 0)
-			return -1;
-		close(j->fd);
-		j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-		if (j->fd < 0)
-			return errprintf(err, "cannot open %s: %s", path,
-					 strerror(errno));
-	}
-	return 0;
+	return open_append(j, path, total, err);
 }
 
 void
@@ -395,6 +505,10 @@ journal_release(struct journal *j)
 		jrec_release(&j->recs.v[i]);
 	VEC_FREE(j->recs);
 	hmap_release(&j->keys);
+	hmap_release(&j->lost_keys);
+	for (size_t i = 0; i < j->lost_key_v.n; i++)
+		free(j->lost_key_v.v[i]);
+	VEC_FREE(j->lost_key_v);
 	strbuf_release(&j->pending);
 }
 
@@ -405,11 +519,29 @@ journal_find(const struct journal *j, const char *key)
 	return i ? &j->recs.v[*i] : NULL;
 }
 
+bool
+journal_lost(const struct journal *j, const char *key)
+{
+	return hmap_get(&j->lost_keys, key, strlen(key)) != NULL;
+}
+
 void
 journal_add(struct journal *j, const char *key, const char *cmd,
 	    const struct jfile *f, size_t nf)
 {
 	serialise(&j->pending, key, cmd, f, nf);
+}
+
+/* Put the file back as it was before a write that failed part way (so
+ * that no partial record stays for the next one to be appended to);
+ * when that fails too, the next write starts on a new line. */
+static void
+undo_write(struct journal *j)
+{
+	int e = errno;
+	if (ftruncate(j->fd, j->end) < 0 || lseek(j->fd, j->end, SEEK_SET) < 0)
+		j->cut = true;
+	errno = e;
 }
 
 int
@@ -418,9 +550,19 @@ journal_flush(struct journal *j, bool sync, struct errbuf *err)
 	if (j->fd < 0)
 		return 0;
 	if (j->pending.len) {
-		if (write_all(j->fd, j->pending.buf, j->pending.len) < 0)
+		if (j->cut && write_all(j->fd, "\n", 1) < 0)
 			return errprintf(err, "cannot write %s: %s", JOURNAL_PATH,
 					 strerror(errno));
+		if (j->cut) {
+			j->cut = false;
+			j->end = lseek(j->fd, 0, SEEK_CUR);
+		}
+		if (write_all(j->fd, j->pending.buf, j->pending.len) < 0) {
+			undo_write(j);
+			return errprintf(err, "cannot write %s: %s", JOURNAL_PATH,
+					 strerror(errno));
+		}
+		j->end += (off_t)j->pending.len;
 		strbuf_reset(&j->pending);
 		j->unsynced = true;
 	}
@@ -439,21 +581,64 @@ mtime_ns(const struct stat *st)
 	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
-static uint64_t
-hash_file(const char *path, bool *ok)
+/* The identity of what is neither a regular file nor a directory (a
+ * device, a FIFO, a socket): its type and device number, never its
+ * content, size or mtime, which reading or writing it changes. */
+static void
+special_ident(const struct stat *st, struct jident *id)
 {
-	uint64_t h = FNV_OFFSET;
-	*ok = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t v[2] = { (uint64_t)(st->st_mode & S_IFMT), (uint64_t)st->st_rdev };
+	memset(id, 0, sizeof(*id));
+	id->kind = 'f';
+	id->hash = fnv(fnv(FNV_OFFSET, "special", 7), v, sizeof(v));
+	id->hashed = true;
+}
+
+/* Hash the regular file at path into id (its size and mtime as fstat
+ * gives them, so that they go with the hash).  Never blocks: opened
+ * without waiting for a FIFO's writer or taking a terminal, refused
+ * unless regular, read no further than its size. */
+static void
+hash_file(const char *path, struct jident *id)
+{
+	id->hashed = false;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		special_ident(&st, id);
+		return;
+	}
+	id->size = (uint64_t)st.st_size;
+	id->mtime_ns = mtime_ns(&st);
+	if (id->size > JOURNAL_HASH_MAX) {
+		close(fd);
+		return;
+	}
+	uint64_t h = FNV_OFFSET, left = id->size;
 	char buf[65536];
 	ssize_t n;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* a file that grew while read is not hashed */
+		if (n <= 0 || (uint64_t)n > left)
+			break;
 		h = fnv(h, buf, (size_t)n);
+		left -= (uint64_t)n;
+	}
 	close(fd);
-	*ok = n == 0;
-	return h;
+	if (n == 0 && left == 0) {
+		id->hash = h;
+		id->hashed = true;
+	}
 }
 
 static int
@@ -524,6 +709,10 @@ jident_get(const char *path, bool is_dir, bool want_hash, struct jident *out)
 		out->hashed = true;
 		return;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		special_ident(&st, out);
+		return;
+	}
 	out->kind = 'f';
 	out->size = (uint64_t)st.st_size;
 	out->mtime_ns = mtime_ns(&st);
@@ -534,7 +723,7 @@ jident_get(const char *path, bool is_dir, bool want_hash, struct jident *out)
 void
 jident_hash(const char *path, struct jident *id)
 {
-	if (id->kind != 'f' || id->size > JOURNAL_HASH_MAX)
+	if (id->kind != 'f' || id->hashed || id->size > JOURNAL_HASH_MAX)
 		return;
 	if (id->size == 0) {
 		/* nothing to read */
@@ -542,7 +731,7 @@ jident_hash(const char *path, struct jident *id)
 		id->hashed = true;
 		return;
 	}
-	id->hash = hash_file(path, &id->hashed);
+	hash_file(path, id);
 }
 
 bool

@@ -16,22 +16,38 @@
  * 64-bit hash of the content in 16 hex digits for files up to
  * JOURNAL_HASH_MAX bytes, else "-".  A directory's SIZE is the bytes of
  * its files, its MTIME_NS the latest mtime in it, its HASH a hash of the
- * names, sizes and mtimes of everything under it.  A later record of the
- * same KEY replaces an earlier one.
+ * names, sizes and mtimes of everything under it.  What is neither a
+ * regular file nor a directory (a device, a FIFO, a socket) is never
+ * opened for its hash (it could block, or never end): it is kind f with
+ * SIZE and MTIME_NS 0 and as HASH one of its type and device number, so
+ * that reading or writing it never makes it look changed.  A later record
+ * of the same KEY replaces an earlier one.
  *
  * Records are buffered and written once per loop round, so a killed
  * master loses none that it finished; fdatasync, for a machine that
  * crashes, is at most every JOURNAL_SYNC_EVERY seconds (the runner's
  * timer), and comes before the saved copies of those tasks' INOUT data
- * are dropped.  A line cut short by a crash, or
- * whose CRC does not match, ends the journal: it is read up to its last
- * whole record, and the torn tail is cut off before anything is appended.
+ * are dropped.  A write that fails (a full disk) is undone: the file is
+ * cut back to its last whole line, and the records stay queued for the
+ * next flush.
+ *
+ * Reading: a line is a record when its CRC matches; one that does not (a
+ * damaged byte) is skipped alone, and reading goes on at the next line,
+ * so a damaged record costs that record (a damaged newline joins two
+ * lines: both are lost).  The key such a line seems to record is kept
+ * (journal_lost), so that a task that ran before is still known to have.
+ * A last line without its newline (a crash while it was written) is cut
+ * off before anything is appended; damaged lines or header are rewritten
+ * away (see compaction).  A first line that is a header of another
+ * version, or a file of which no line checks out, is an error: the file
+ * is left as it is.
  */
 #ifndef WFRUN_JOURNAL_H
 #define WFRUN_JOURNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -71,6 +87,13 @@ struct journal {
 	bool torn;              /* the file ended in a partial record */
 	struct strbuf pending;  /* serialised records not yet written */
 	bool unsynced;          /* written since the last fdatasync */
+	off_t end;              /* length of the file's whole lines */
+	size_t nlost;           /* damaged lines skipped */
+	bool bad_header;        /* its first line is damaged or no header */
+	bool cut;               /* a failed write could not be undone: the
+				   next one starts on a new line */
+	struct hmap lost_keys;  /* keys that damaged lines seem to record */
+	struct strvec lost_key_v; /* (their strings) */
 };
 
 /*
@@ -85,6 +108,10 @@ void journal_release(struct journal *j);
 
 /* The latest record of key, or NULL. */
 const struct jrec *journal_find(const struct journal *j, const char *key);
+
+/* Whether a damaged line, skipped, seems to be a record of key (a task
+ * that ran before, whose record is lost). */
+bool journal_lost(const struct journal *j, const char *key);
 
 /* Queue a record (the strings are copied into the serialised form). */
 void journal_add(struct journal *j, const char *key, const char *cmd,

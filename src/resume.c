@@ -41,7 +41,8 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 	strbuf_reset(key);
 	plan_label(p, t, key);
 	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
-	*recorded = r != NULL;
+	/* (a damaged record of it: it ran before all the same) */
+	*recorded = r != NULL || (j && journal_lost(j, key->buf));
 	if (!r)
 		return RESUME_NO_RECORD;
 	strbuf_reset(cmd);

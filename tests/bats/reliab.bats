@@ -317,7 +317,7 @@ EOF2
 	[[ "$output" == *"8 up to date"* ]]
 	# the tail was cut off before appending
 	[ "$(tail -c 1 .wfrun/journal | od -An -c | tr -d ' ')" = '\n' ]
-	# a record whose checksum does not match ends the journal there
+	# a record whose checksum does not match costs that record alone
 	sed -i '3s/^\(........\) T/00000000 T/' .wfrun/journal
 	run "$WFRUN" -n --reason wf.yaml
 	[[ "$output" == *"# 'gen' (i=2): no record of it in the journal"* ]]

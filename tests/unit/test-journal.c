@@ -1,7 +1,10 @@
 /* Unit tests of the journal: round trip of awkward strings, torn tails,
  * checksums, compaction; and of the failure back-off. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +26,185 @@ size_of(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* Whether the file holds exactly s. */
+static bool
+holds(const char *path, const char *s)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(s) && !memcmp(buf, s, (size_t)n);
+}
+
+static void
+put(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ok(fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s), "wrote %s",
+	   path);
+	close(fd);
+}
+
+/* Three records, a b c, in a new journal j. */
+static void
+three(void)
+{
+	struct journal j;
+	struct errbuf err;
+	unlink("j");
+	journal_open(&j, "j", true, &err);
+	journal_add(&j, "a", "echo a", NULL, 0);
+	journal_add(&j, "b", "echo b", NULL, 0);
+	journal_add(&j, "c", "echo c", NULL, 0);
+	ok(journal_flush(&j, true, &err) == 0, "three records");
+	journal_release(&j);
+}
+
+/* A damaged line costs that record alone; a journal of another version,
+ * or no journal, is an error and is left as it is. */
+static void
+test_damage(void)
+{
+	struct journal j;
+	struct errbuf err;
+	three();
+	/* flip one byte of b's command */
+	int fd = open("j", O_RDWR);
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	char *b = n > 0 ? strstr(buf, "echo b") : NULL;
+	ok(b != NULL, "b's record found");
+	if (b)
+		ok(pwrite(fd, "E", 1, b - buf) == 1, "flipped a byte");
+	close(fd);
+	ok(journal_open(&j, "j", false, &err) == 0, "read");
+	ok(j.recs.n == 2 && journal_find(&j, "a") && journal_find(&j, "c") &&
+	   !journal_find(&j, "b"), "only the damaged record is lost");
+	ok(j.nlost == 1 && journal_lost(&j, "b") && !journal_lost(&j, "a"),
+	   "the lost record's key is known");
+	journal_release(&j);
+	ok(journal_open(&j, "j", true, &err) == 0, "opened for append");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.nlost == 0 &&
+	   j.recs.n == 2, "rewritten without the damaged line");
+	journal_release(&j);
+
+	/* a damaged terminator joins two lines: both are lost, no more */
+	three();
+	fd = open("j", O_RDWR);
+	n = read(fd, buf, sizeof(buf));
+	b = n > 0 ? strstr(buf, "echo a\n") : NULL;
+	if (b)
+		ok(pwrite(fd, " ", 1, b + 6 - buf) == 1, "joined a and b");
+	close(fd);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.recs.n == 1 &&
+	   journal_find(&j, "c") && journal_lost(&j, "a"),
+	   "c is read after the joined line");
+	journal_release(&j);
+
+	/* a damaged header: the records are read, the header put back */
+	three();
+	fd = open("j", O_RDWR);
+	ok(pwrite(fd, "X", 1, 0) == 1, "damaged the header");
+	close(fd);
+	ok(journal_open(&j, "j", true, &err) == 0 && j.recs.n == 3 &&
+	   j.bad_header, "records read after a damaged header");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && !j.bad_header &&
+	   j.recs.n == 3, "the header is rewritten");
+	journal_release(&j);
+
+	/* a journal of its header alone, damaged: no error, put back */
+	put("j", "00000000 H\twfrun-journal\t1\n");
+	ok(journal_open(&j, "j", true, &err) == 0 && j.bad_header &&
+	   j.recs.n == 0, "a damaged header alone is no error");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && !j.bad_header,
+	   "and is put back");
+	journal_release(&j);
+
+	const char *v999 = "7fcfa883 H\twfrun-journal\t999\n00000000 T\tx\n";
+	put("j", v999);
+	ok(journal_open(&j, "j", true, &err) < 0, "another version: an error");
+	ok(strstr(err.msg, "j is a journal of format version 999") != NULL,
+	   "it names the file and the version: %s", err.msg);
+	ok(holds("j", v999), "and leaves the file as it was");
+	journal_release(&j);
+	put("j", "some notes\nof the user\n");
+	ok(journal_open(&j, "j", true, &err) < 0 &&
+	   strstr(err.msg, "j is not a wfrun journal"), "no journal: an error");
+	ok(holds("j", "some notes\nof the user\n"), "left as it was");
+	journal_release(&j);
+}
+
+/* A write that fails part way (here past RLIMIT_FSIZE, as on a full
+ * disk) leaves the journal as it was; the records are written whole by
+ * the next flush that can. */
+static void
+test_failed_append(void)
+{
+	struct journal j;
+	struct errbuf err;
+	three();
+	off_t before = size_of("j");
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit old, lim;
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = (rlim_t)before + 10;
+	ok(journal_open(&j, "j", true, &err) == 0, "opened");
+	ok(setrlimit(RLIMIT_FSIZE, &lim) == 0, "file size limit set");
+	journal_add(&j, "d", "echo d; a command longer than ten bytes", NULL, 0);
+	ok(journal_flush(&j, true, &err) < 0, "the write fails part way");
+	is_int(size_of("j"), before, "the journal is as it was");
+	ok(journal_flush(&j, true, &err) < 0, "fails again");
+	is_int(size_of("j"), before, "still as it was");
+	setrlimit(RLIMIT_FSIZE, &old);
+	journal_add(&j, "e", "echo e", NULL, 0);
+	ok(journal_flush(&j, true, &err) == 0, "then it works");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.recs.n == 5 &&
+	   j.nlost == 0 && !j.torn, "every record is whole");
+	journal_release(&j);
+	signal(SIGXFSZ, SIG_DFL);
+}
+
+/* An input that is a FIFO or a device is never read (it would block or
+ * never end), even when it replaced a regular file since the stat. */
+static void
+test_special(void)
+{
+	alarm(20); /* a hang fails the test */
+	struct jident id, fifo, zero;
+	put("data", "hello\n");
+	jident_get("data", false, false, &id);
+	unlink("data");
+	ok(mkfifo("data", 0644) == 0, "a FIFO in its place");
+	jident_hash("data", &id);
+	ok(id.hashed && id.size == 0 && id.mtime_ns == 0,
+	   "a FIFO's identity, without waiting for a writer");
+	jident_get("data", false, true, &fifo);
+	ok(fifo.hash == id.hash, "the same by jident_get");
+	ok(jident_matches("data", false, &fifo), "a FIFO stays up to date");
+	unlink("data");
+	put("data", "hello\n");
+	jident_get("data", false, false, &id);
+	unlink("data");
+	ok(symlink("/dev/zero", "data") == 0, "/dev/zero in its place");
+	jident_hash("data", &id);
+	jident_get("/dev/zero", false, true, &zero);
+	ok(id.hashed && id.hash == zero.hash && zero.hash != fifo.hash,
+	   "a device's identity is its type and number");
+	ok(jident_matches("data", false, &zero), "a device stays up to date");
+	unlink("data");
+	put("data", "");
+	ok(!jident_matches("data", false, &zero), "an empty file is not it");
+	unlink("data");
+	alarm(0);
 }
 
 int
@@ -82,10 +264,11 @@ main(void)
 	is_str(r ? r->cmd : "", "echo two", "a later record replaces an earlier one");
 	journal_release(&j);
 
-	/* A whole line with a bad checksum ends the journal there. */
+	/* A whole line with a bad checksum is skipped. */
 	append("j", "00000000 T\tx\ty\n");
-	ok(journal_open(&j, "j", false, &err) == 0 && j.recs.n == 3 && j.torn,
-	   "a bad checksum ends the journal");
+	ok(journal_open(&j, "j", false, &err) == 0 && j.recs.n == 3 &&
+	   !j.torn && j.nlost == 1 && journal_lost(&j, "x"),
+	   "a bad checksum costs that line");
 	journal_release(&j);
 
 	/* Compaction keeps the latest record of each key. */
@@ -137,6 +320,10 @@ main(void)
 	close(fd);
 	ok(!jident_matches("empty", false, &id), "no longer empty");
 	unlink("empty");
+
+	test_damage();
+	test_failed_append();
+	test_special();
 
 	is_int((long)(failure_backoff(1) * 10), 5, "first back-off 0.5 s");
 	is_int((long)failure_backoff(3), 2, "doubling");
