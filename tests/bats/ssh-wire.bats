@@ -69,3 +69,49 @@ EOF2
 	[ "$status" -eq 0 ]
 	[ "$(cat last.txt)" = done ]
 }
+
+@test "netns, 3 shaped workers: uploads beside agent traffic, no worker lost, every output right" {
+	# issue 24, "one owner per libssh2 session": the suite's cut of
+	# bench/ssh-stress.sh (8 workers, 200 tasks, 20 runs there)
+	for k in 1 2 3; do "$TESTCLUSTER" shape "$C" "w$k" --rate 8mbit; done
+	mkdir in
+	for i in $(seq 1 24); do
+		head -c $((i * 80000)) /dev/urandom >"in/$i.bin"
+	done
+	wf <<'EOF2'
+tasks:
+  - {name: sum, foreach: {i: "1..24"}, in: {f: "in/{i}.bin"},
+     out: {o: "out/{i}.sum"}, run: "cksum < {in.f} > {out.o}"}
+  - {name: echo, foreach: {i: "1..60"}, out: {o: "e/{i}.txt"},
+     run: "echo {i} > {out.o}"}
+EOF2
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	for k in 1 2 3; do "$TESTCLUSTER" shape "$C" "w$k"; done
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *lost* ]]
+	for i in $(seq 1 24); do
+		[ "$(cat "out/$i.sum")" = "$(cksum <"in/$i.bin")" ]
+	done
+	[ "$(cat e/60.txt)" = 60 ]
+	[ "$(trace_col worker | sort -u | wc -l)" -eq 3 ]
+}
+
+@test "netns: a task of 20,000 output files over SSH, read by the next task, as locally" {
+	# issue 24, "framing without a line limit": its DONE (1 MB) and the
+	# next task's SRUN (3 MB) are single lines; the agent, busy linking
+	# or listing them, says PONG unasked, so a short lost-after holds
+	sed 's|<ssh |<ssh lost-after="4" |' "$C/cluster.xml" >l4.xml
+	wf <<'EOF2'
+tasks:
+  - {name: many, out: {d: {dir: out}},
+     run: "mkdir -p {out.d} && cd {out.d} && seq -f 'file-with-a-name-of-forty-characters-%06g' 1 20000 | xargs touch"}
+  - {name: count, in: {d: {dir: out}}, out: {n: n.txt},
+     run: "ls {in.d} | wc -l > {out.n}"}
+EOF2
+	run timeout 120 "$WFRUN" -r l4.xml --fetch final wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *lost* ]]
+	[ "$(cat n.txt)" -eq 20000 ]
+}
