@@ -66,6 +66,9 @@ struct agent {
  * it has passed: the master is then gone, as when stdin ends. */
 static double master_limit;
 static bool master_gone;
+/* When the agent last wrote a line, and when the master's silence
+ * limit is next due (clock_mono). */
+static double last_said, live_due;
 
 static void
 send_line(struct strbuf *line)
@@ -107,6 +110,24 @@ send_line(struct strbuf *line)
 		n -= (size_t)w;
 	}
 	strbuf_reset(line);
+	last_said = clock_mono();
+}
+
+/* Work that holds the loop for long (staging, listing or removing
+ * 100,000 files: tens of seconds on a loaded host) cannot answer PINGs;
+ * it calls this often, and every second (a quarter of the master's
+ * silence limit if that is shorter) it says PONG unasked, so that the
+ * master does not take a busy agent for a lost one. */
+static void
+still_here(void)
+{
+	static struct strbuf l = STRBUF_INIT;
+	double every = master_limit > 0 && master_limit < 4 ? master_limit / 4
+							       : 1;
+	if (clock_mono() - last_said < every)
+		return;
+	proto_field(&l, "PONG", 1);
+	send_line(&l);
 }
 
 static int
@@ -114,6 +135,7 @@ rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
 	(void)st;
 	(void)f;
+	still_here();
 	return flag == FTW_DP ? rmdir(p) : unlink(p);
 }
 
@@ -222,6 +244,7 @@ static int
 list_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
 	(void)f;
+	still_here();
 	bool dir = flag == FTW_D;
 	/* a symbolic link is listed (its size: its target's length), never
 	 * followed: the master brings it back as a link */
@@ -548,13 +571,20 @@ run_staged(struct agent *a, struct proto_msg *m)
 	}
 	size_t nlink = (size_t)n;
 	k = 5;
+	char *made = NULL; /* the directory the last link went into */
 	for (size_t i = 0; i < nlink; i++, k += 3) {
 		const char *src = m->f[k], *dst = m->f[k + 1];
+		still_here();
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%s", sandbox, dst);
 		char *dir = path_dirname(p.buf);
-		mkdir_p(dir, 0777);
-		free(dir);
+		if (!made || strcmp(dir, made)) {
+			mkdir_p(dir, 0777);
+			free(made);
+			made = dir;
+		} else {
+			free(dir);
+		}
 		int r = strcmp(m->f[k + 2], "1") ? link(src, p.buf)
 						 : copy_file(src, p.buf);
 		/* a store on another file system, or one without links */
@@ -565,9 +595,11 @@ run_staged(struct agent *a, struct proto_msg *m)
 			refuse(a, (uint32_t)id, "cannot stage %s into the "
 			       "sandbox %s: %s", src, sandbox, strerror(errno));
 			strbuf_release(&p);
+			free(made);
 			return;
 		}
 	}
+	free(made);
 	if (parse_long(m->f[k], &n) < 0 || n < 0 || k + 1 + (size_t)n > m->n)
 		goto bad;
 	for (long i = 0; i < n; i++) {
@@ -599,10 +631,26 @@ bad:
 	fprintf(stderr, "wfrun-worker: malformed SRUN message\n");
 }
 
+static void master_silent(void *arg);
+
+/* The master's silence limit from now. */
+static void
+arm_live(struct agent *a, double secs)
+{
+	live_due = clock_mono() + secs;
+	loop_timer_arm(&a->loop, &a->live_timer, secs, master_silent, a);
+}
+
 static void
 master_silent(void *arg)
 {
 	struct agent *a = arg;
+	/* Late: the loop was held (staging 100,000 files), and what the
+	 * master said meanwhile is still unread: read it first. */
+	if (clock_mono() - live_due > 0.5) {
+		arm_live(a, 0.05);
+		return;
+	}
 	fprintf(stderr, "wfrun-worker: no word from the master for %g s: "
 		"stopping\n", master_limit);
 	master_gone = true;
@@ -618,7 +666,7 @@ on_ping(struct agent *a, struct proto_msg *m)
 	double v = m->n >= 2 ? strtod(m->f[1], &end) : 0;
 	if (m->n >= 2 && !*end && v > 0 && v < 1e6) {
 		master_limit = v;
-		loop_timer_arm(&a->loop, &a->live_timer, v, master_silent, a);
+		arm_live(a, v);
 	}
 	proto_field(&a->out, "PONG", 1);
 	send_line(&a->out);
@@ -691,8 +739,10 @@ on_stdin(int fd, short revents, void *arg)
 	}
 	proto_feed(&a->dec, buf, (size_t)n);
 	if (master_limit > 0 && !master_gone)
-		loop_timer_arm(&a->loop, &a->live_timer, master_limit,
-			       master_silent, a);
+		arm_live(a, master_limit);
+	/* a line of MB (an SRUN of 100,000 links) takes a while to come,
+	 * the master's PINGs behind it */
+	still_here();
 	struct proto_msg m;
 	struct errbuf err;
 	int r;

@@ -25,6 +25,8 @@ struct rjob {
  * silence limit): past them it does not do its work, and is lost, so a
  * task's timeout holds though its agent is stopped or stuck. */
 #define KILL_ANSWER 5.0
+/* A liveness check this late (seconds) means the loop itself was held. */
+#define LATE_SLACK 0.5
 
 struct agent_client {
 	struct exec base;
@@ -37,6 +39,7 @@ struct agent_client {
 	struct agent_liveness lv;
 	struct loop_timer live;         /* greeting deadline, then beats */
 	double last_rx, last_tx;        /* clock_mono() */
+	double live_due;                /* when the liveness check is due */
 	bool warned;                    /* of a message type unknown here */
 };
 
@@ -50,7 +53,11 @@ enqueue(struct agent_client *c, struct strbuf *line)
 	if (c->link)
 		c->link->ops->send(c->link, line->buf, line->len);
 	c->last_tx = clock_mono();
-	strbuf_reset(line);
+	/* an SRUN of 100,000 links is tens of MB: not kept for the run */
+	if (line->alloc > (1 << 20))
+		strbuf_release(line);
+	else
+		strbuf_reset(line);
 }
 
 /* A path of the job as the worker names it: relative ones are under the
@@ -512,8 +519,10 @@ live_arm(struct agent_client *c)
 	double killed = oldest_kill(c);
 	if (killed && killed + kill_answer(c) - now < next)
 		next = killed + kill_answer(c) - now;
-	loop_timer_arm(c->loop, &c->live, next > 0.01 ? next : 0.01,
-		       live_fired, c);
+	if (next < 0.01)
+		next = 0.01;
+	c->live_due = now + next;
+	loop_timer_arm(c->loop, &c->live, next, live_fired, c);
 }
 
 static void
@@ -528,6 +537,14 @@ live_fired(void *arg)
 	}
 	if (c->base.state != EXEC_READY)
 		return;
+	/* Checked late: the master's loop was held (recording a DONE of
+	 * 100,000 files takes seconds), it neither read nor sent PINGs;
+	 * that time is not the agent's silence. */
+	if (now - c->live_due > LATE_SLACK) {
+		c->last_rx += now - c->live_due;
+		if (c->last_rx > now)
+			c->last_rx = now;
+	}
 	if (c->lv.lost && now - c->last_rx >= c->lv.lost) {
 		drop_agent(c, EXEC_LOST, "no word from the agent on %s for "
 			   "%g s", c->where, c->lv.lost);

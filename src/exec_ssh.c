@@ -67,6 +67,8 @@ struct ssh_link {
 	/* SSH thread */
 	struct ssh_conn conn;
 	LIBSSH2_CHANNEL *ch;
+	bool no_bye;    /* stopped, the agent never said goodbye (read by
+			 * ssh_close after the join) */
 	char agent_remote[1024];
 };
 
@@ -362,8 +364,10 @@ relay(struct ssh_link *h, struct relay *rl)
 			return RELAY_LOST;
 		if (libssh2_channel_eof(h->ch))
 			return rl->stop ? RELAY_CLOSED : RELAY_AGENT_GONE;
-		if (rl->stop && clock_mono() - rl->stop_at > rl->bye_wait)
+		if (rl->stop && clock_mono() - rl->stop_at > rl->bye_wait) {
+			h->no_bye = true;
 			return RELAY_CLOSED;
+		}
 		if (pw || pr || px)
 			continue;
 		if (relay_wait(h, rl) < 0)
@@ -392,7 +396,10 @@ ssh_thread(void *arg)
 	struct relay *rl = xcalloc(1, sizeof(*rl));
 	strbuf_init(&rl->pending);
 	strbuf_init(&rl->rerr);
+	/* a silent link must not hold the end of the run past lost-after */
 	rl->bye_wait = BYE_WAIT;
+	if (h->w->lost_after > 0 && h->w->lost_after / 2.0 < BYE_WAIT)
+		rl->bye_wait = h->w->lost_after / 2.0;
 	enum relay_end end = relay(h, rl);
 	strbuf_release(&rl->pending);
 	strbuf_release(&rl->rerr);
@@ -487,12 +494,14 @@ ssh_close(struct agent_link *l, bool hurry)
 		pthread_join(h->thread, NULL);
 	}
 	loop_unwatch_fd(h->loop, h->notify_fd);
-	/* In a hurry, dropped, or with the connection gone, nothing below
-	 * may wait for the link (SFTP's shutdown and the disconnect are blocking):
-	 * with the socket shut down they fail at once. */
-	if ((hurry || h->hurry || h->thread_state != EXEC_CLOSED) &&
-	    h->conn.sock >= 0)
+	/* In a hurry, dropped, with the connection gone or silent, nothing
+	 * below may wait for the link (SFTP's shutdown is blocking): with
+	 * the socket shut down they fail at once; else each call waits
+	 * SSH_CLOSE_WAIT s at most. */
+	if ((hurry || h->hurry || h->no_bye ||
+	     h->thread_state != EXEC_CLOSED) && h->conn.sock >= 0)
 		shutdown(h->conn.sock, SHUT_RDWR);
+	ssh_conn_closing(&h->conn);
 	if (h->ch)
 		libssh2_channel_free(h->ch);
 	xfer_sftp_free(h->xs);

@@ -66,12 +66,26 @@ proto_decoder_release(struct proto_decoder *d)
 	VEC_FREE(d->fields);
 }
 
+/* A buffer that once held a line larger than this is freed when done
+ * with, so that a worker which sent one DONE of 100,000 files does not
+ * keep its tens of MB (three times over) for the rest of the run. */
+#define PROTO_KEEP ((size_t)1 << 20)
+
+static void
+shrink(struct strbuf *sb)
+{
+	if (sb->alloc > PROTO_KEEP)
+		strbuf_release(sb);
+	else
+		strbuf_reset(sb);
+}
+
 void
 proto_feed(struct proto_decoder *d, const char *buf, size_t n)
 {
 	/* Drop what was decoded before growing, so the buffer stays small. */
 	if (d->pos && d->pos == d->in.len) {
-		strbuf_reset(&d->in);
+		shrink(&d->in);
 		d->pos = 0;
 	} else if (d->pos > 65536) {
 		memmove(d->in.buf, d->in.buf + d->pos, d->in.len - d->pos);
@@ -121,8 +135,10 @@ proto_next(struct proto_decoder *d, struct proto_msg *m, struct errbuf *err)
 	if (len > d->max)
 		return errprintf(err, "protocol line longer than %zu bytes",
 				 d->max);
-	strbuf_reset(&d->cur);
+	shrink(&d->cur);
 	strbuf_grow(&d->cur, len + 1);
+	if (d->fields.alloc * sizeof(char *) > PROTO_KEEP / 2)
+		VEC_FREE(d->fields);
 	d->fields.n = 0;
 	char *o = d->cur.buf;
 	VEC_PUSH(d->fields, o);

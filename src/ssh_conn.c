@@ -1,6 +1,7 @@
 /*
  * ssh_conn: connecting to a worker host and logging in (see ssh_conn.h).
- * Everything here blocks, in the thread that owns the connection.
+ * Everything here blocks, in the thread that owns the connection, but
+ * for the close, which is bounded by a deadline.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -548,12 +549,63 @@ ssh_conn_error(struct ssh_conn *c)
 }
 
 void
+ssh_conn_closing(struct ssh_conn *c)
+{
+	if (c->s)
+		libssh2_session_set_timeout(c->s, (long)(SSH_CLOSE_WAIT * 1000));
+}
+
+/* Wait until the socket is ready the way the session last wanted it, or
+ * the deadline: -1 once it has passed. */
+static int
+wait_socket(struct ssh_conn *c, double deadline)
+{
+	double left = deadline - clock_mono();
+	if (left <= 0)
+		return -1;
+	int dir = libssh2_session_block_directions(c->s);
+	struct pollfd p = { c->sock, 0, 0 };
+	if (dir & LIBSSH2_SESSION_BLOCK_INBOUND)
+		p.events |= POLLIN;
+	if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+		p.events |= POLLOUT;
+	if (!p.events)
+		p.events = POLLIN | POLLOUT;
+	if (poll(&p, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+		return -1;
+	return 0;
+}
+
+void
 ssh_conn_release(struct ssh_conn *c)
 {
 	if (c->s) {
-		libssh2_session_set_blocking(c->s, 1);
-		libssh2_session_disconnect(c->s, "wfrun done");
-		libssh2_session_free(c->s);
+		/* Non-blocking, with a deadline: a link gone dark must not
+		 * hold the end of the run (a blocking disconnect waited for
+		 * the whole session timeout, and the free as long again).
+		 * Past the deadline the socket is shut down, so that what is
+		 * left fails at once. */
+		double deadline = clock_mono() + SSH_CLOSE_WAIT;
+		bool cut = c->sock < 0;
+		int r;
+		libssh2_session_set_blocking(c->s, 0);
+		while ((r = libssh2_session_disconnect(c->s, "wfrun done")) ==
+			       LIBSSH2_ERROR_EAGAIN &&
+		       wait_socket(c, deadline) == 0)
+			;
+		for (int tries = 0; tries < 100; tries++) {
+			if (r == LIBSSH2_ERROR_EAGAIN && !cut) {
+				shutdown(c->sock, SHUT_RDWR);
+				cut = true;
+			}
+			r = libssh2_session_free(c->s);
+			if (r != LIBSSH2_ERROR_EAGAIN)
+				break;
+			if (!cut && wait_socket(c, deadline) == 0)
+				tries = 0; /* only tries after the cut count */
+		}
+		/* (a session that would not free even with its socket shut
+		 * down is left to the exit: nothing else is lost) */
 		c->s = NULL;
 	}
 	if (c->sock >= 0)

@@ -36,7 +36,15 @@ void ssh_conn_init(struct ssh_conn *c, const struct worker_spec *w,
 /* Connect, check the host key, log in (blocking, with the worker's
  * timeout); -1 with err filled. */
 int ssh_conn_open(struct ssh_conn *c, char *err, size_t errlen);
-/* Disconnect (blocking) and free the session. */
+/* Seconds that closing a connection may take, at most: the disconnect
+ * and the free together (ssh_conn_release), and each blocking call made
+ * after ssh_conn_closing. */
+#define SSH_CLOSE_WAIT 2.0
+/* The connection is being closed: from now on each blocking call on the
+ * session waits at most SSH_CLOSE_WAIT s (not the login timeout). */
+void ssh_conn_closing(struct ssh_conn *c);
+/* Disconnect and free the session, in at most SSH_CLOSE_WAIT s whatever
+ * the link does (non-blocking; past that the socket is shut down). */
 void ssh_conn_release(struct ssh_conn *c);
 /* The session's last error, never NULL. */
 const char *ssh_conn_error(struct ssh_conn *c);

@@ -96,6 +96,13 @@ main(void)
 	ok(got == 1 && m.n == 100001 && strlen(m.f[100000]) == 200,
 	   "a 20 MB line decodes (%zu fields)", m.n);
 	strbuf_release(&bigl);
+	/* and its buffers are not kept once the next line comes */
+	proto_feed(&d, "PONG\n", 5);
+	is_int(proto_next(&d, &m, &err), 1, "a small line after it");
+	ok(d.in.alloc <= (1 << 20) && d.cur.alloc <= (1 << 20) &&
+		   d.fields.alloc <= (1 << 16),
+	   "the 20 MB are given back (in %zu, cur %zu, fields %zu)",
+	   d.in.alloc, d.cur.alloc, d.fields.alloc);
 
 	/* DONE: every number is checked */
 	struct proto_done pd;
