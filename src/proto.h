@@ -3,7 +3,7 @@
  * (wfrun-worker), documented here and only here.  Pure: it encodes and
  * decodes, it never reads or writes a file descriptor.
  *
- * Version 5.  The agent runs over one byte stream (an SSH exec channel,
+ * Version 6.  The agent runs over one byte stream (an SSH exec channel,
  * or a child process's pipes): the master writes to its stdin, the agent
  * answers on its stdout; its stderr is for humans.
  * A message is one line: fields separated by one TAB, ended by LF.  In a
@@ -14,7 +14,8 @@
  * is tens of MB): PROTO_MAX_LINE, 1 GiB, only keeps a peer that never
  * ends its line from taking all memory; a longer line is an error.
  * (Version 4 refused lines over 1 MiB, and then read the rest of one as
- * new lines; version 5 adds PING, PONG, DEADLINE and LOGMAX.)
+ * new lines; version 5 added PING, PONG and DEADLINE; version 6 adds
+ * LOGMAX, and an agent busy with a long job sends PONG unasked.)
  *
  * Agent -> master
  *   HELLO    version arch ncpus pid          first line, once
@@ -127,7 +128,7 @@
 
 #include "util.h"
 
-#define PROTO_VERSION 5
+#define PROTO_VERSION 6
 #define PROTO_MAX_LINE ((size_t)1 << 30)
 
 /* Append one escaped field (preceded by a TAB unless first). */

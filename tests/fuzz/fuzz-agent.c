@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agent_client.h"
+#include "proto.h"
 #include "wirepath.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -77,7 +78,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	agent_client_attach(c, &link);
 	struct exec *e = agent_client_exec(c);
 	/* ready, as the runner sends jobs only to a ready worker */
-	static const char hello[] = "HELLO\t5\tx86_64\t2\t1\n";
+#define STR_(x) #x
+#define STR(x) STR_(x)
+	static const char hello[] = "HELLO\t" STR(PROTO_VERSION) "\tx86_64\t2\t1\n";
 	agent_client_input(c, hello, sizeof(hello) - 1);
 	char *argv[] = { "sh", "-c", "true", NULL };
 	struct exec_stage st = { "/wd/.wfrun/sandbox/r/2", "/wd/.wfrun/data/r/t2",

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent_client.h"
+#include "proto.h"
 #include "tap.h"
 #include "wirepath.h"
 
@@ -64,7 +65,9 @@ ready_client(struct agent_link *l)
 	struct agent_client *c = agent_client_new("w1", "host1", "/wd", on_done,
 						  on_state, NULL);
 	agent_client_attach(c, l);
-	const char *hello = "HELLO\t5\tx86_64\t2\t99\n";
+	char hello[64];
+	snprintf(hello, sizeof(hello), "HELLO\t%d\tx86_64\t2\t99\n",
+		 PROTO_VERSION);
 	agent_client_input(c, hello, strlen(hello));
 	char *outs[] = { "dd", "log.txt" };
 	struct exec_stage st = { "/wd/.wfrun/sandbox/r/2", "/wd/.wfrun/data/r/t2",
@@ -160,7 +163,9 @@ main(void)
 	 * the worker with its jobs never given back */
 	struct agent_link l3 = { &ops };
 	struct agent_client *c3 = ready_client(&l3);
-	const char *again = "HELLO\t6\tx86_64\t2\t1\n";
+	char again[64];
+	snprintf(again, sizeof(again), "HELLO\t%d\tx86_64\t2\t1\n",
+		 PROTO_VERSION + 1);
 	agent_client_input(c3, again, strlen(again));
 	ok(nres == 1 && res[0].lost &&
 		   agent_client_exec(c3)->state == EXEC_LOST,
