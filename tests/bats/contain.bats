@@ -2,8 +2,17 @@
 # Containment: every process a task starts ends with it, whatever becomes
 # of the task (success, failure, timeout) or of wfrun (Ctrl-C, kill -9,
 # kill -9 of wfrun and its guardian together), with a cgroup per task and
-# without one (WFRUN_NO_CGROUP).
+# without one (WFRUN_NO_CGROUP), locally and on an SSH worker's agent.
 load helper
+
+setup_file() {
+	export C="$BATS_FILE_TMPDIR/c"
+	cluster_up "$C" 1
+}
+
+teardown_file() {
+	"$TESTCLUSTER" down -q "$C"
+}
 
 # alive PID: the process runs (a zombie has ended).
 alive() {
@@ -182,4 +191,25 @@ EOF
 	if alive "$bg"; then false; fi
 	[ "$(cat data.txt)" = "base
 new" ]
+}
+
+@test "on an SSH worker, background and setsid processes end with their task" {
+	cluster_setup
+	one_task "$BG $ESC echo started"
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	ended "$(cat bg.pid)"
+	ended "$(cat esc.pid)"
+}
+
+@test "on an SSH worker, a task's processes end when wfrun is killed (kill -9)" {
+	cluster_setup
+	one_task "$BG $ESC sleep 300"
+	"$WFRUN" -q -r "$C/cluster.xml" wf.yaml &
+	pid=$!
+	esc=$(pid_in esc.pid)
+	kill -9 "$pid"
+	wait "$pid" || true
+	ended "$(cat bg.pid)"
+	ended "$esc"
 }
