@@ -173,6 +173,39 @@ proc_start(pid_t pid)
 	return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+bool
+contain_group_alive(pid_t pgid)
+{
+	if (pgid <= 0 || kill(-pgid, 0) < 0)
+		return false;
+	/* kill() counts zombies: look for a member that is not one */
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool live = false;
+	while (d && !live && (de = readdir(d))) {
+		char path[300], buf[512];
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		char state;
+		long pgrp;
+		const char *p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %c %*d %ld", &state, &pgrp) == 2 &&
+		    pgrp == pgid && state != 'Z')
+			live = true;
+	}
+	if (d)
+		closedir(d);
+	return live;
+}
+
 /* Kill process group pgid if it is the one whose leader started at
  * start (its leader gone, or still that process: a group's number is not
  * given to another process while a member lives), and wait for its end;
@@ -187,10 +220,10 @@ group_kill_wait(pid_t pgid, unsigned long long start)
 		return 0; /* pgid was reused */
 	kill(-pgid, SIGKILL);
 	double until = mono() + DEATH_WAIT;
-	while (kill(-pgid, 0) == 0) {
+	while (contain_group_alive(pgid)) {
 		if (mono() > until)
 			return -1;
-		struct timespec nap = { 0, 1000000 };
+		struct timespec nap = { 0, 5000000 };
 		nanosleep(&nap, NULL);
 	}
 	return 1;

@@ -76,6 +76,9 @@ void contain_task_started(pid_t pgid);
  */
 bool contain_task_end(int handle, pid_t pgid);
 
+/* Whether process group pgid has a member that is not a zombie. */
+bool contain_group_alive(pid_t pgid);
+
 /* Kill every process of every task of the run and wait (bounded) for
  * their end; the cgroups and the record are removed. */
 void contain_kill_all(void);

@@ -110,13 +110,13 @@ guardian(int rfd)
 		kill(-set[i], SIGKILL);
 	/* the lock is held until they are gone (bounded: a process in
 	 * uninterruptible sleep may take its time) */
-	for (int tries = 0; n && tries < 30000; tries++) {
+	for (int tries = 0; n && tries < 6000; tries++) {
 		size_t alive = 0;
 		for (size_t i = 0; i < n; i++)
-			alive += kill(-set[i], 0) == 0;
+			alive += contain_group_alive(set[i]);
 		if (!alive)
 			break;
-		struct timespec nap = { 0, 1000000 };
+		struct timespec nap = { 0, 5000000 };
 		nanosleep(&nap, NULL);
 	}
 	/* and what the groups did not hold: the run's cgroup */

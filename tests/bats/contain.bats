@@ -83,27 +83,28 @@ EOF
 	ended "$(cat esc.pid)"
 }
 
-@test "a task's processes end when wfrun is interrupted (SIGINT)" {
+# stop_wfrun SIGNAL [OPTIONS]: run one task that leaves a background and
+# a setsid'd process and hangs, send wfrun SIGNAL, check both have ended.
+stop_wfrun() {
+	local sig=$1 pid esc
+	shift
 	one_task "$BG $ESC sleep 300"
-	"$WFRUN" -q wf.yaml &
+	"$WFRUN" -q "$@" wf.yaml &
 	pid=$!
 	esc=$(pid_in esc.pid)
-	kill -INT "$pid"
+	kill -"$sig" "$pid"
 	run wait "$pid"
 	[ "$status" -ne 0 ]
 	ended "$(cat bg.pid)"
 	ended "$esc"
 }
 
+@test "a task's processes end when wfrun is interrupted (SIGINT)" {
+	stop_wfrun INT
+}
+
 @test "a task's processes end when wfrun is killed (kill -9): its guardian ends them" {
-	one_task "$BG $ESC sleep 300"
-	"$WFRUN" -q wf.yaml &
-	pid=$!
-	esc=$(pid_in esc.pid)
-	kill -9 "$pid"
-	wait "$pid" || true
-	ended "$(cat bg.pid)"
-	ended "$esc"
+	stop_wfrun KILL
 }
 
 # A task that appends to its INOUT file: its first run leaves a process
@@ -132,7 +133,9 @@ kill_both() {
 	alive "$bg"
 }
 
-@test "wfrun and its guardian killed together: the next run ends the old task before it touches its data" {
+# wfrun and its guardian killed together, then the next run: it must end
+# the old task before it restores and reruns, so "late" is never written.
+crash_both_rerun() {
 	late_writer
 	kill_both
 	touch second
@@ -140,39 +143,28 @@ kill_both() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"killed 1 task of an earlier run that was still running"* ]]
 	[[ "$output" == *"restored the INOUT data of task 'add'"* ]]
-	# ended before the run ended, so it can never write "late"
 	if alive "$bg"; then false; fi
 	[ "$(cat data.txt)" = "base
 new" ]
-	# and the run's cgroup, if it had one, is gone
+	# nothing left to kill next time: the record is gone
 	[ ! -e .wfrun/contain ]
 }
 
-@test "a process that left its task's process group and session ends before the next task starts" {
-	wf <<'EOF'
-tasks:
-  - name: a
-    out: {f: a.txt}
-    run: "setsid sh -c 'echo $$ >esc.pid; exec sleep 300' & while [ ! -s esc.pid ]; do sleep 0.01; done; touch {out.f}"
-  - name: b
-    in: {f: a.txt}
-    run: "ps -o stat= -p $(cat esc.pid) | grep -qv Z && echo escaped >&2 && exit 1; echo ok"
-EOF
-	run "$WFRUN" wf.yaml
-	[ "$status" -eq 0 ]
-	ended "$(cat esc.pid)"
+@test "wfrun and its guardian killed together: the next run ends the old task before it touches its data" {
+	crash_both_rerun
 }
 
-@test "without a cgroup (WFRUN_NO_CGROUP), background and setsid processes end with their task" {
-	export WFRUN_NO_CGROUP=1
-	wf <<'EOF'
+# Task a leaves a background process and one in a session of its own;
+# task b, after it, fails if the latter still runs.
+leaver_then_checker() {
+	wf <<EOF
 tasks:
   - name: a
     out: {f: a.txt}
-    run: "sh -c 'echo $$ >bg.pid; exec sleep 300' & setsid sh -c 'echo $$ >esc.pid; exec sleep 300' & while [ ! -s esc.pid ] || [ ! -s bg.pid ]; do sleep 0.01; done; touch {out.f}"
+    run: "$BG $ESC touch {out.f}"
   - name: b
     in: {f: a.txt}
-    run: "ps -o stat= -p $(cat esc.pid) | grep -qv Z && echo escaped >&2 && exit 1; echo ok"
+    run: "ps -o stat= -p \$(cat esc.pid) | grep -qv Z && echo escaped >&2 && exit 1; echo ok"
 EOF
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
@@ -180,17 +172,18 @@ EOF
 	ended "$(cat esc.pid)"
 }
 
+@test "a process that left its task's process group and session ends before the next task starts" {
+	leaver_then_checker
+}
+
+@test "without a cgroup (WFRUN_NO_CGROUP), background and setsid processes end with their task" {
+	export WFRUN_NO_CGROUP=1
+	leaver_then_checker
+}
+
 @test "without a cgroup, wfrun and its guardian killed together: the next run ends the old task first" {
 	export WFRUN_NO_CGROUP=1
-	late_writer
-	kill_both
-	touch second
-	run "$WFRUN" wf.yaml
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"killed 1 task of an earlier run that was still running"* ]]
-	if alive "$bg"; then false; fi
-	[ "$(cat data.txt)" = "base
-new" ]
+	crash_both_rerun
 }
 
 @test "on an SSH worker, background and setsid processes end with their task" {
@@ -204,12 +197,5 @@ new" ]
 
 @test "on an SSH worker, a task's processes end when wfrun is killed (kill -9)" {
 	cluster_setup
-	one_task "$BG $ESC sleep 300"
-	"$WFRUN" -q -r "$C/cluster.xml" wf.yaml &
-	pid=$!
-	esc=$(pid_in esc.pid)
-	kill -9 "$pid"
-	wait "$pid" || true
-	ended "$(cat bg.pid)"
-	ended "$esc"
+	stop_wfrun KILL -r "$C/cluster.xml"
 }
