@@ -342,6 +342,34 @@ own_cgroup(void)
 	return dir;
 }
 
+/* Remove the empty run cgroups under own of wfrun processes that are
+ * gone (killed with their guardian in a workdir never run again); one
+ * with processes is left to the next run of its workdir. */
+static void
+remove_stale(const char *own)
+{
+	DIR *d = opendir(own);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, "wfrun-", 6))
+			continue;
+		long pid = strtol(de->d_name + 6, &end, 10);
+		if (pid <= 0 || (*end && *end != '-') ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *dir = xasprintf("%s/%s", own, de->d_name);
+		int ev = open_in(dir, "cgroup.events", O_RDONLY);
+		if (ev >= 0 && !populated(ev))
+			cgroup_remove(dir);
+		if (ev >= 0)
+			close(ev);
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* Make the run's cgroup under this process's; 0, or -1 (no cgroup). */
 static int
 make_run_cgroup(void)
@@ -352,6 +380,7 @@ make_run_cgroup(void)
 	size_t l = strlen(own);
 	if (l && own[l - 1] == '/')
 		own[l - 1] = '\0';
+	remove_stale(own);
 	for (int i = 0; i < 100 && !run_dir; i++) {
 		char *d = i ? xasprintf("%s/wfrun-%d-%d", own, (int)getpid(), i)
 			    : xasprintf("%s/wfrun-%d", own, (int)getpid());

@@ -17,27 +17,32 @@ teardown_file() {
 # alive PID: the process runs (a zombie has ended).
 alive() {
 	local s
-	s=$(ps -o stat= -p "$1") && [[ $s != Z* ]]
+	[ -n "$1" ] || return 1
+	# (read, not $(<...): bats would see the subshell fail)
+	{ read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
+	s=${s##*) }
+	[[ $s != Z* ]]
 }
 # ended PID: poll until process PID has ended (at most 20 s, so that a
 # process left running fails the test instead of hanging the suite).
 ended() {
-	local i
+	local until
+	until=$((SECONDS + 20))
 	[ -n "$1" ] || return 1
-	for ((i = 0; i < 400; i++)); do
+	while ((SECONDS < until)); do
 		alive "$1" || return 0
 		sleep 0.05
 	done
 	if alive "$1"; then
-		echo "process $1 still runs: $(ps -o args= -p "$1")"
+		echo "process $1 still runs: $(tr '\0' ' ' <"/proc/$1/cmdline")"
 		return 1
 	fi
 }
 # pid_in FILE: wait for a task to write a process id into FILE; print it.
 pid_in() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		[ -s "$1" ] && break
+	local until
+	until=$((SECONDS + 20))
+	while ((SECONDS < until)) && [ ! -s "$1" ]; do
 		sleep 0.05
 	done
 	cat "$1"

@@ -3,7 +3,8 @@
  * task cgroup is used again; the run's cgroup goes at the end; a record
  * of an earlier run kills the process group it names only if that group
  * is still the one recorded (its leader's start time), and only in the
- * boot it was written in.  The cgroup tests are skipped where this
+ * boot it was written in; an empty run cgroup of a wfrun that is gone is
+ * removed.  The cgroup tests are skipped where this
  * process may not make a cgroup (then the mode must be CONTAIN_GROUP). */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,6 +114,35 @@ cgroup_tests(void)
 	free(run);
 }
 
+/* The empty cgroup of a wfrun that is gone is removed at the next
+ * contain_open under the same cgroup; a live one's is not. */
+static void
+stale_tests(void)
+{
+	char *parent = xstrdup(contain_cgroup());
+	*strrchr(parent, '/') = '\0';
+	contain_close();
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	char *gone = xasprintf("%s/wfrun-%d", parent, (int)dead);
+	char *gone_t = xasprintf("%s/t0", gone);
+	char *live = xasprintf("%s/wfrun-%d-9", parent, (int)getppid());
+	ok(mkdir(gone, 0755) == 0 && mkdir(gone_t, 0755) == 0 &&
+	   mkdir(live, 0755) == 0, "two run cgroups made");
+	struct errbuf eb;
+	contain_open(NULL, &eb);
+	ok(access(gone, F_OK) < 0, "a dead wfrun's is removed");
+	ok(access(live, F_OK) == 0, "a live one's is kept");
+	rmdir(live);
+	contain_close();
+	free(gone);
+	free(gone_t);
+	free(live);
+	free(parent);
+}
+
 /* A child in a process group of its own, sleeping. */
 static pid_t
 sleeper(void)
@@ -199,6 +229,8 @@ main(void)
 	is_int(contain_open(NULL, &eb), 0, "open");
 	if (contain_mode() == CONTAIN_CGROUP) {
 		cgroup_tests();
+		contain_open(NULL, &eb);
+		stale_tests();
 	} else {
 		is_int(contain_mode(), CONTAIN_GROUP, "no cgroup: groups");
 		printf("# no cgroup may be made here: cgroup tests skipped\n");
