@@ -123,23 +123,44 @@ cgroup_kill_wait(const char *dir)
 	return r;
 }
 
+/* fn(dir/name, name) for each entry of dir but . and .., until it
+ * returns true (then so does each_entry). */
+static bool
+each_entry(const char *dir, bool (*fn)(const char *path, const char *name))
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool stop = false;
+	while (d && !stop && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		stop = fn(path, de->d_name);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	return stop;
+}
+
+static bool remove_one(const char *path, const char *name);
+
 /* Remove the cgroup dir and its descendants (all empty). */
 static void
 cgroup_remove(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
-		    !strcmp(de->d_name, ".."))
-			continue;
-		char *sub = xasprintf("%s/%s", dir, de->d_name);
-		cgroup_remove(sub);
-		free(sub);
-	}
-	if (d)
-		closedir(d);
+	each_entry(dir, remove_one);
 	rmdir(dir);
+}
+
+static bool
+remove_one(const char *path, const char *name)
+{
+	struct stat st;
+	(void)name;
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		cgroup_remove(path);
+	return false;
 }
 
 /* Whether dir is a cgroup2 directory that a record may name: wfrun's. */
@@ -152,21 +173,30 @@ is_run_cgroup(const char *dir)
 	       statfs(dir, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
 }
 
+/* /proc/PID/stat of process pid (a name under /proc) in buf, from the
+ * space after the command (field 2); NULL if there is no such process. */
+static const char *
+proc_stat(const char *pid, char *buf, size_t size)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return strrchr(buf, ')');
+}
+
 /* The start time of process pid (clock ticks after boot), 0 if none. */
 static unsigned long long
 proc_start(pid_t pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
+	char name[32], buf[1024];
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	const char *p = proc_stat(name, buf, sizeof(buf));
 	/* after the command: state is field 3, starttime field 22 */
 	for (int field = 2; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
@@ -183,20 +213,11 @@ contain_group_alive(pid_t pgid)
 	struct dirent *de;
 	bool live = false;
 	while (d && !live && (de = readdir(d))) {
-		char path[300], buf[512];
+		char buf[1024], state;
+		long pgrp;
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		char state;
-		long pgrp;
-		const char *p = strrchr(buf, ')');
+		const char *p = proc_stat(de->d_name, buf, sizeof(buf));
 		if (p && sscanf(p + 1, " %c %*d %ld", &state, &pgrp) == 2 &&
 		    pgrp == pgid && state != 'Z')
 			live = true;
@@ -345,29 +366,22 @@ own_cgroup(void)
 /* Remove the empty run cgroups under own of wfrun processes that are
  * gone (killed with their guardian in a workdir never run again); one
  * with processes is left to the next run of its workdir. */
-static void
-remove_stale(const char *own)
+static bool
+remove_stale(const char *dir, const char *name)
 {
-	DIR *d = opendir(own);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		char *end;
-		if (strncmp(de->d_name, "wfrun-", 6))
-			continue;
-		long pid = strtol(de->d_name + 6, &end, 10);
-		if (pid <= 0 || (*end && *end != '-') ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		char *dir = xasprintf("%s/%s", own, de->d_name);
-		int ev = open_in(dir, "cgroup.events", O_RDONLY);
-		if (ev >= 0 && !populated(ev))
-			cgroup_remove(dir);
-		if (ev >= 0)
-			close(ev);
-		free(dir);
-	}
-	if (d)
-		closedir(d);
+	char *end;
+	if (strncmp(name, "wfrun-", 6))
+		return false;
+	long pid = strtol(name + 6, &end, 10);
+	if (pid <= 0 || (*end && *end != '-') || kill((pid_t)pid, 0) == 0 ||
+	    errno != ESRCH)
+		return false;
+	int ev = open_in(dir, "cgroup.events", O_RDONLY);
+	if (ev >= 0 && !populated(ev))
+		cgroup_remove(dir);
+	if (ev >= 0)
+		close(ev);
+	return false;
 }
 
 /* Make the run's cgroup under this process's; 0, or -1 (no cgroup). */
@@ -380,7 +394,7 @@ make_run_cgroup(void)
 	size_t l = strlen(own);
 	if (l && own[l - 1] == '/')
 		own[l - 1] = '\0';
-	remove_stale(own);
+	each_entry(own, remove_stale);
 	for (int i = 0; i < 100 && !run_dir; i++) {
 		char *d = i ? xasprintf("%s/wfrun-%d-%d", own, (int)getpid(), i)
 			    : xasprintf("%s/wfrun-%d", own, (int)getpid());

@@ -165,11 +165,11 @@ leaver_then_checker() {
 	wf <<EOF
 tasks:
   - name: a
-    out: {f: a.txt}
     run: "$BG $ESC touch {out.f}"
+    out: {f: a.txt}
   - name: b
-    in: {f: a.txt}
     run: "ps -o stat= -p \$(cat esc.pid) | grep -qv Z && echo escaped >&2 && exit 1; echo ok"
+    in: {f: a.txt}
 EOF
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
