@@ -163,14 +163,18 @@ remove_one(const char *path, const char *name)
 	return false;
 }
 
-/* Whether dir is a cgroup2 directory that a record may name: wfrun's. */
+/* Whether dir is a cgroup2 directory that a record may name: wfrun's,
+ * and the one recorded (its inode: a cgroup's id, never reused in a
+ * boot, so a later run's cgroup of the same name is not taken for it). */
 static bool
-is_run_cgroup(const char *dir)
+is_run_cgroup(const char *dir, unsigned long long ino)
 {
 	struct statfs sf;
+	struct stat st;
 	const char *base = strrchr(dir, '/');
 	return base && !strncmp(base + 1, "wfrun-", 6) &&
-	       statfs(dir, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+	       statfs(dir, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC &&
+	       stat(dir, &st) == 0 && (unsigned long long)st.st_ino == ino;
 }
 
 /* /proc/PID/stat of process pid (a name under /proc) in buf, from the
@@ -267,9 +271,10 @@ boot_id(char out[64])
 static int
 sweep_line(char *line, int *killed, struct errbuf *err)
 {
-	if (!strncmp(line, "cgroup /", 8)) {
-		const char *dir = line + 7;
-		if (!is_run_cgroup(dir))
+	if (!strncmp(line, "cgroup ", 7)) {
+		char *dir;
+		unsigned long long ino = strtoull(line + 7, &dir, 10);
+		if (*dir++ != ' ' || !is_run_cgroup(dir, ino))
 			return 0;
 		int ev = open_in(dir, "cgroup.events", O_RDONLY);
 		if (ev >= 0) {
@@ -431,8 +436,10 @@ write_record(struct errbuf *err)
 	char boot[64];
 	boot_id(boot);
 	dprintf(record_fd, "boot %s\n", boot);
-	if (run_dir)
-		dprintf(record_fd, "cgroup %s\n", run_dir);
+	struct stat st;
+	if (run_dir && stat(run_dir, &st) == 0)
+		dprintf(record_fd, "cgroup %llu %s\n",
+			(unsigned long long)st.st_ino, run_dir);
 	return 0;
 }
 

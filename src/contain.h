@@ -18,8 +18,9 @@
  * session, killed at the end of each task and of the run.
  *
  * The record (a file in .wfrun/ for the master, none for an agent) names
- * the run's cgroup, or the tasks' process groups with the start time of
- * their first process, so that a run that finds an earlier run's tasks
+ * the run's cgroup with its inode, or the tasks' process groups with the
+ * start time of their first process (what was recorded, not a later
+ * cgroup or group of the same name), so that a run that finds an earlier run's tasks
  * still alive (its master and guardian killed together) kills them and
  * waits for their end before it touches their data.
  *

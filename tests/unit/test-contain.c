@@ -181,15 +181,24 @@ record(const char *boot, pid_t pgid, unsigned long long start)
 	fclose(f);
 }
 
+/* This boot's id, as a record holds it. */
+static void
+boot_id(char boot[64])
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (!f || !fgets(boot, 64, f))
+		boot[0] = '\0';
+	boot[strcspn(boot, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
 static void
 record_tests(void)
 {
-	char boot[64] = "";
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-	if (f && fgets(boot, sizeof(boot), f))
-		boot[strcspn(boot, "\n")] = '\0';
-	if (f)
-		fclose(f);
+	char boot[64];
+	FILE *f;
+	boot_id(boot);
 	struct errbuf eb;
 	setenv("WFRUN_NO_CGROUP", "1", 1);
 
@@ -219,6 +228,39 @@ record_tests(void)
 	unsetenv("WFRUN_NO_CGROUP");
 }
 
+/* A record names a run cgroup by path and inode: a cgroup made since
+ * under the same name is not the recorded one. */
+static void
+cgroup_record_tests(const char *parent)
+{
+	char boot[64];
+	FILE *f;
+	boot_id(boot);
+	char *cg = xasprintf("%s/wfrun-%d-8", parent, (int)getppid());
+	char *procs = xasprintf("%s/cgroup.procs", cg);
+	struct stat st;
+	ok(mkdir(cg, 0755) == 0 && stat(cg, &st) == 0, "an earlier run's cgroup");
+	pid_t p = sleeper();
+	f = fopen(procs, "w");
+	ok(f && fprintf(f, "%d\n", (int)p) > 0 && fclose(f) == 0, "a task in it");
+	struct errbuf eb;
+	for (int right = 0; right < 2; right++) {
+		f = fopen("rec", "w");
+		fprintf(f, "boot %s\ncgroup %llu %s\n", boot,
+			(unsigned long long)st.st_ino + !right, cg);
+		fclose(f);
+		contain_open("rec", &eb);
+		contain_close();
+		ok(right ? !alive(p) : alive(p), "%s inode: %s", right ?
+		   "its" : "another", right ? "killed, removed" : "left alone");
+	}
+	waitpid(p, NULL, 0);
+	ok(access(cg, F_OK) < 0, "the recorded cgroup is gone");
+	rmdir(cg);
+	free(cg);
+	free(procs);
+}
+
 int
 main(void)
 {
@@ -228,9 +270,13 @@ main(void)
 	struct errbuf eb;
 	is_int(contain_open(NULL, &eb), 0, "open");
 	if (contain_mode() == CONTAIN_CGROUP) {
+		char *parent = xstrdup(contain_cgroup());
+		*strrchr(parent, '/') = '\0';
 		cgroup_tests();
 		contain_open(NULL, &eb);
 		stale_tests();
+		cgroup_record_tests(parent);
+		free(parent);
 	} else {
 		is_int(contain_mode(), CONTAIN_GROUP, "no cgroup: groups");
 		printf("# no cgroup may be made here: cgroup tests skipped\n");
