@@ -7,7 +7,8 @@
  * one SSH session however many tasks it runs.  It uses libc only (it is
  * linked statically so the master can upload it to any Linux host of the
  * same architecture).  When its stdin ends — the master is gone — it
- * kills its tasks and exits.
+ * kills its tasks and exits.  Every process a task starts ends with it
+ * (contain.h: a cgroup per task where the host offers one).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "contain.h"
 #include "exec.h"
 #include "loop.h"
 #include "path.h"
@@ -788,6 +790,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "wfrun-worker: signalfd: %s\n", strerror(errno));
 		return 1;
 	}
+	struct errbuf err;
+	if (contain_open(NULL, &err) < 0) { /* (no record: cannot fail) */
+		fprintf(stderr, "wfrun-worker: %s\n", err.msg);
+		return 1;
+	}
 	a.ex = exec_local_new(on_done, &a.loop, &a);
 	a.ex->written = on_written;
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
@@ -817,6 +824,7 @@ main(int argc, char **argv)
 	proto_field(&a.out, "BYE", 1);
 	send_line(&a.out);
 	a.ex->ops->release(a.ex);
+	contain_close();
 	for (size_t i = 0; i < a.staged.n; i++)
 		staged_free(&a.staged.v[i]);
 	VEC_FREE(a.staged);

@@ -3,6 +3,9 @@
  * process (the master, or the agent on an SSH worker).  It owns the
  * running jobs, their log files (below) and their reaping: waitid with
  * WNOWAIT to read a zombie's /proc/PID/io, then wait4 for its CPU time.
+ * A job ends with its first process: what it left running is killed then
+ * (its process group while the zombie keeps the group's number from
+ * reuse, and its cgroup or escaped orphans through contain.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "contain.h"
 #include "exec.h"
 #include "guard.h"
 #include "spawn.h"
@@ -53,9 +57,10 @@ struct llog {
 #define LOG_RESERVE 16384
 #define LOG_CAP_EVERY 1.0
 
-/* A running job: its process group and its two logs. */
+/* A running job: its process group, its cgroup and its two logs. */
 struct ljob {
 	pid_t pid;
+	int cg; /* contain_task_begin's handle, or -1 */
 	uint32_t task;
 	double start;
 	long long log_max; /* 0: no cap */
@@ -256,16 +261,15 @@ log_drop(struct llog *l, bool reuse)
 		close(l->fd);
 }
 
-/* The end of a job's logs; out_empty and err_empty as the result says. */
+/* The end of a job's logs; out_empty and err_empty as the result says.
+ * alone: nothing of the job can still hold them (a command it left in
+ * the background, even outside its group): else they are not given to
+ * a later job. */
 static void
-logs_end(struct ljob *j, bool *out_empty, bool *err_empty)
+logs_end(struct ljob *j, bool alone, bool *out_empty, bool *err_empty)
 {
 	*out_empty = log_end(&j->log[0], j->log_max);
 	*err_empty = log_end(&j->log[1], j->log_max);
-	/* a process of the group may still hold the logs (a command left
-	 * in the background): then they are not given to a later job */
-	bool alone = (*out_empty || *err_empty) && kill(-j->pid, 0) < 0 &&
-		     errno == ESRCH;
 	log_drop(&j->log[0], alone && *out_empty);
 	log_drop(&j->log[1], alone && *err_empty);
 }
@@ -340,12 +344,14 @@ local_submit(struct exec *e, const struct exec_job *job)
 		e->done(&r, e->arg);
 		return 0;
 	}
+	int cgroup_fd, cg = contain_task_begin(&cgroup_fd);
 	struct spawn_req req = { job->exe, job->argv, job->envp, job->cwd,
-				 log[0].fd, log[1].fd };
+				 log[0].fd, log[1].fd, cgroup_fd };
 	struct errbuf eb;
 	double start = clock_real();
 	pid_t pid = spawn_task(&req, &eb);
 	if (pid < 0) {
+		contain_task_end(cg, 0);
 		/* Leave the reason in the task's stderr log too. */
 		dprintf(log[1].fd, "wfrun: %s\n", eb.msg);
 		log_drop(&log[0], log_end(&log[0], 0));
@@ -356,9 +362,11 @@ local_submit(struct exec *e, const struct exec_job *job)
 		return 0;
 	}
 	guard_add(pid);
+	contain_task_started(pid);
 	ALLOC_GROW(x->jobs, x->njobs + 1, x->ajobs);
 	struct ljob *j = &x->jobs[x->njobs++];
 	j->pid = pid;
+	j->cg = cg;
 	j->task = job->task;
 	j->start = start;
 	j->log_max = job->log_max;
@@ -432,6 +440,20 @@ local_ask_written(struct exec *e, uint32_t task)
 		e->written(e, task, when, sum, e->arg);
 }
 
+/* The instance running the job whose first process is pid, and its
+ * index there; NULL if none. */
+static struct exec_local *
+job_of(pid_t pid, size_t *at)
+{
+	for (struct exec_local *o = all; o; o = o->next)
+		for (size_t i = 0; i < o->njobs; i++)
+			if (o->jobs[i].pid == pid) {
+				*at = i;
+				return o;
+			}
+	return NULL;
+}
+
 static void
 local_on_sigchld(struct exec *e)
 {
@@ -447,23 +469,22 @@ local_on_sigchld(struct exec *e)
 		memset(&r, 0, sizeof(r));
 		r.read_bytes = r.write_bytes = -1;
 		read_io(pid, &r.read_bytes, &r.write_bytes);
-		/* before the pid can be reused */
-		guard_remove(pid);
+		size_t i = 0;
+		struct exec_local *o = job_of(pid, &i);
+		if (o) {
+			/* before the pid can be reused: the zombie keeps
+			 * the group's number, so this kills only what the
+			 * job left in its group */
+			guard_remove(pid);
+			kill(-pid, SIGKILL);
+		}
 		struct rusage ru;
 		int status;
 		if (wait4(pid, &status, 0, &ru) != pid)
 			continue;
 		r.end = clock_real();
-		struct exec_local *o;
-		size_t i = 0;
-		for (o = all; o; o = o->next) {
-			for (i = 0; i < o->njobs && o->jobs[i].pid != pid;)
-				i++;
-			if (i < o->njobs)
-				break;
-		}
 		if (!o)
-			continue; /* not a task's (cannot happen) */
+			continue; /* an orphan of a task (contain.h) */
 		struct ljob j = o->jobs[i];
 		o->jobs[i] = o->jobs[--o->njobs];
 		o->base.running--;
@@ -474,7 +495,8 @@ local_on_sigchld(struct exec *e)
 		r.utime = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 		r.stime = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 		r.maxrss_kb = ru.ru_maxrss;
-		logs_end(&j, &r.out_empty, &r.err_empty);
+		logs_end(&j, contain_task_end(j.cg, pid), &r.out_empty,
+			 &r.err_empty);
 		o->base.done(&r, o->base.arg);
 	}
 }
@@ -516,7 +538,7 @@ local_release(struct exec *e)
 	}
 	for (size_t i = 0; i < x->njobs; i++) {
 		bool out_empty, err_empty;
-		logs_end(&x->jobs[i], &out_empty, &err_empty);
+		logs_end(&x->jobs[i], false, &out_empty, &err_empty);
 	}
 	free(x->jobs);
 	free(x);

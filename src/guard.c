@@ -1,4 +1,5 @@
 #include "guard.h"
+#include "contain.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,6 +108,19 @@ guardian(int rfd)
 	}
 	for (size_t i = 0; i < n; i++)
 		kill(-set[i], SIGKILL);
+	/* the lock is held until they are gone (bounded: a process in
+	 * uninterruptible sleep may take its time) */
+	for (int tries = 0; n && tries < 6000; tries++) {
+		size_t alive = 0;
+		for (size_t i = 0; i < n; i++)
+			alive += contain_group_alive(set[i]);
+		if (!alive)
+			break;
+		struct timespec nap = { 0, 5000000 };
+		nanosleep(&nap, NULL);
+	}
+	/* and what the groups did not hold: the run's cgroup */
+	contain_kill_all();
 	_exit(0);
 }
 

@@ -9,7 +9,8 @@
  * The guardian is a small process forked before any thread exists.  The
  * master tells it, through a pipe, each process group it starts and reaps;
  * when that pipe reaches EOF while groups are still listed (the master was
- * killed, even by SIGKILL), the guardian kills them and exits.  It inherits
+ * killed, even by SIGKILL), the guardian kills them, and everything in the
+ * run's cgroup (contain.h), waits for their end and exits.  It inherits
  * the lock descriptor, so a new run of the same workdir waits until the
  * orphans of a crashed master are dead instead of racing them.  Local
  * tasks only: a remote worker's agent kills its tasks itself when its

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent_client.h"
+#include "contain.h"
 #include "events.h"
 #include "exec.h"
 #include "exitcode.h"
@@ -1249,6 +1250,7 @@ open_workdir(struct runner *r)
 		return EXIT_USAGE;
 	}
 	if ((r->lock_fd = guard_lock(p->wf->workdir, &err)) < 0 ||
+	    contain_open(CONTAIN_RECORD, &err) < 0 ||
 	    guard_start(&err) < 0 ||
 	    journal_open(&r->journal, JOURNAL_PATH, true, &err) < 0) {
 		error_msg("%s", err.msg);
@@ -1548,6 +1550,7 @@ runner_release(struct runner *r)
 	journal_release(&r->journal);
 	strbuf_release(&r->scratch);
 	guard_stop();
+	contain_close();
 	if (r->lock_fd >= 0)
 		close(r->lock_fd);
 	VEC_FREE(r->sampled);

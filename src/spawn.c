@@ -22,6 +22,7 @@ struct child_args {
 	const struct spawn_req *req;
 	char *const *envp;
 	volatile int err;
+	volatile bool join_failed; /* err is the cgroup's, not execve's */
 };
 
 /* Taken once, at the first spawn: /dev/null for the tasks' stdin, and the
@@ -95,6 +96,10 @@ child(void *arg)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&none);
+	if (req->cgroup_fd > 2 && write(req->cgroup_fd, "0", 1) < 0) {
+		a->join_failed = true;
+		goto fail;
+	}
 	if (setpgid(0, 0) < 0)
 		goto fail;
 	for (size_t i = 0; i < nresets; i++)
@@ -117,7 +122,7 @@ pid_t
 spawn_task(const struct spawn_req *req, struct errbuf *err)
 {
 	_Alignas(16) char stack[CHILD_STACK];
-	struct child_args a = { req, req->envp ? req->envp : environ, 0 };
+	struct child_args a = { req, req->envp ? req->envp : environ, 0, false };
 	sigset_t all, old;
 	int r;
 	pid_t pid;
@@ -140,7 +145,10 @@ spawn_task(const struct spawn_req *req, struct errbuf *err)
 			;
 	}
 	if (r) {
-		if (r == ENOENT && req->cwd)
+		if (a.join_failed)
+			errprintf(err, "cannot put the task in its cgroup: %s",
+				  strerror(r));
+		else if (r == ENOENT && req->cwd)
 			errprintf(err, "cannot run %s: %s (or the directory %s "
 				  "is missing)", req->exe, strerror(r), req->cwd);
 		else

@@ -6,7 +6,8 @@
  * calls: a new process group, default dispositions for the signals the
  * master handles or takes through its signalfd, stdin from /dev/null,
  * stdout and stderr onto the given fds, a chdir, an empty signal mask,
- * execve.  The errno of a failed step comes back through the shared
+ * execve; first, when asked, it joins the task's cgroup (contain.h), so
+ * that everything the task starts is in it.  The errno of a failed step comes back through the shared
  * memory, so an exec failure is reported by spawn_task itself, not by a
  * child that exits 127.  Called from one thread (the loop's).
  */
@@ -23,6 +24,8 @@ struct spawn_req {
 	char *const *envp;    /* NULL: the master's environment */
 	const char *cwd;      /* NULL: the master's */
 	int out_fd, err_fd;   /* become the task's fds 1 and 2 */
+	int cgroup_fd;        /* > 2: a cgroup.procs the child joins first
+				 (contain_task_begin); <= 2: none */
 };
 
 /* The signals the master blocks and takes through signalfd; the child
