@@ -31,3 +31,22 @@ EOF2
 	[ "${lines[1]}" = "# 1 of them up to date: not run" ]
 	[ "${#lines[@]}" -eq 2 ]
 }
+
+@test "a retry of a task whose out directory collection was moved aside makes it again" {
+	# found by the property test: the directory was made once per run,
+	# so the retry found it gone and could not write into it
+	mkdir w
+	wf w/wf.yaml <<'EOF2'
+tasks:
+  - name: a
+    out: {d: {dir: d}}
+    retries: 1
+    run: |
+      echo x >{out.d}/a
+      if [ ! -e ../failed-once ]; then touch ../failed-once; exit 3; fi
+EOF2
+	run "$WFRUN" -q w/wf.yaml
+	[ "$status" -eq 0 ]
+	[ -e failed-once ]
+	[ "$(cat w/d/a)" = x ]
+}
