@@ -23,6 +23,7 @@ work), and exits 3.  The reference never sets PROP_FAIL.
     wfgen.py gen SEED DIR   write DIR/wf.yaml and the inputs of the seed
     wfgen.py ref SEED DIR   run the reference in DIR (created)
     wfgen.py ids SEED       print the instance IDs, one a line
+    wfgen.py kinds SEED     print what each task does, one a line
 """
 
 import os
@@ -65,6 +66,7 @@ class Workflow:
         self.dirs = {}         # directory collection -> entry names
         self.families = []     # (prefix, n): files prefix1..prefixn
         self.tasks = []        # YAML text of each task
+        self.kinds = []        # what each task does (append, copy, ...)
         self.instances = []
         self.nfile = 0
         self.make()
@@ -97,7 +99,8 @@ class Workflow:
             if ps:
                 lines.append("    %s: {%s}" % (mode, ", ".join(ps)))
         policy = r.choice(["fail", "fail", "cancel_successors", "retry"])
-        retries = r.choice([0, 1, 2]) if policy != "retry" else r.choice([1, 2])
+        # at most one retry: each costs wfrun's 0.5 s back-off
+        retries = r.choice([0, 0, 1]) if policy != "retry" else 1
         lines.append("    retries: %d" % retries)
         if policy != "fail":
             lines.append("    on_failure: %s" % policy)
@@ -108,6 +111,7 @@ class Workflow:
         lines.append("    run: |")
         lines.extend("      " + l for l in full.rstrip("\n").split("\n"))
         self.tasks.append("\n".join(lines))
+        self.kinds.append(kind)
         for values, outs, out_dirs in inst:
             v = dict((k, x) for k, x in values.items() if not k.startswith("_"))
             self.instances.append(Instance(render(ident, v), render(full, v),
@@ -334,11 +338,14 @@ def reference(wf, top):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("gen", "ref", "ids"):
+    if len(argv) < 3 or argv[1] not in ("gen", "ref", "ids", "kinds"):
         sys.stderr.write(__doc__)
         return 2
     wf = Workflow(int(argv[2]))
-    if argv[1] == "ids":
+    if argv[1] == "kinds":
+        for k in wf.kinds:
+            print(k)
+    elif argv[1] == "ids":
         for ins in wf.instances:
             print(ins.id)
     elif argv[1] == "gen":
