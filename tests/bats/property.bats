@@ -36,39 +36,24 @@ property() {
 	# found by the property test: -n looked for outputs in the current
 	# directory, not the workdir, and listed every task as to run
 	mkdir w
-	wf w/wf.yaml <<'EOF2'
-tasks:
-  - name: a
-    out: {o: a.txt}
-    run: "echo a >{out.o}"
-EOF2
+	printf '%s\n' 'tasks: [{name: a, out: {o: a.txt}, run: "echo a >{out.o}"}]' >w/wf.yaml
 	run "$WFRUN" -q w/wf.yaml
 	[ "$status" -eq 0 ]
-	run "$WFRUN" -n --reason w/wf.yaml
-	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "# 1 of them up to date: not run" ]
-	[ "${#lines[@]}" -eq 2 ]
-	run "$WFRUN" -n --reason "$PWD/w/wf.yaml"
-	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "# 1 of them up to date: not run" ]
-	[ "${#lines[@]}" -eq 2 ]
+	for f in w/wf.yaml "$PWD/w/wf.yaml"; do
+		run "$WFRUN" -n --reason "$f"
+		[ "$status" -eq 0 ]
+		[ "${lines[*]:1}" = "# 1 of them up to date: not run" ]
+	done
 }
 
 @test "a retry of a task whose out directory collection was moved aside makes it again" {
 	# found by the property test: the directory was made once per run,
 	# so the retry found it gone and could not write into it
 	mkdir w
-	wf w/wf.yaml <<'EOF2'
-tasks:
-  - name: a
-    out: {d: {dir: d}}
-    retries: 1
-    run: |
-      echo x >{out.d}/a
-      if [ ! -e ../failed-once ]; then touch ../failed-once; exit 3; fi
-EOF2
+	printf '%s\n' 'tasks: [{name: a, out: {d: {dir: d}}, retries: 1,' \
+		'  run: "echo x >{out.d}/a; [ -e ../once ] || {{ touch ../once; exit 3; }}"}]' >w/wf.yaml
 	run "$WFRUN" -q w/wf.yaml
 	[ "$status" -eq 0 ]
-	[ -e failed-once ]
+	[ -e once ]
 	[ "$(cat w/d/a)" = x ]
 }
