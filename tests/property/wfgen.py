@@ -107,7 +107,9 @@ class Workflow:
         ident = name + "".join("_{%s}" % k for k in inst[0][0].get("_keys", []))
         writes = [w for w in inst[0][0].get("_writes", [])]
         junk = " ".join("echo JUNK >>%s;" % w for w in writes)
-        full = run.rstrip("\n") + "\n" + FAIL_SNIPPET.format(id=ident, junk=junk)
+        # set -e: a step that fails (a file missing because wfrun ran
+        # something too early) fails the instance, and the reference
+        full = "set -e\n" + run.rstrip("\n") + "\n" + FAIL_SNIPPET.format(id=ident, junk=junk)
         lines.append("    run: |")
         lines.extend("      " + l for l in full.rstrip("\n").split("\n"))
         self.tasks.append("\n".join(lines))
@@ -139,13 +141,13 @@ class Workflow:
                 run += self.maybe_sleep() + "cat {in.y} >>{inout.x}\n"
         self.task("append", params, run, inst=[(vals, [], [])])
 
-    def t_copy(self):
+    def t_copy(self, fresh=False):
         y = self.pick_file()
         # out over a file a task made (a new version of it); not over a
         # workflow input: see RESULTS.md §property for why
         made = [f for f in self.files if f not in self.inputs]
         z = self.new_file()
-        if made and self.r.random() < 0.3:
+        if made and not fresh and self.r.random() < 0.3:
             z = self.r.choice(made)
             if z == y:
                 z = self.new_file()
@@ -234,7 +236,7 @@ class Workflow:
 
     def new_file_existing(self):
         """A fresh file made by a copy task, for a chain to update."""
-        self.t_copy()
+        self.t_copy(fresh=True)
         return self.files[-1]
 
     def t_mkdir(self):
