@@ -115,7 +115,9 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 	rs->ids = xcalloc(nd ? nd : 1, sizeof(*rs->ids));
 	/* wsub: last task writing x or anything under it; wown: last task
 	 * writing x itself (a file, or a directory collection whole);
-	 * prevw: per INOUT access, the writer of x before that task */
+	 * prevw: per access, the last task before it that wrote x or a
+	 * directory collection holding x (d/a updated in place needs d as
+	 * its writer left it as much as d itself does) */
 	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
@@ -126,9 +128,12 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 		const struct dag_task *dt = &g->tasks.v[t];
 		for (uint32_t i = 0; i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			prevw[dt->acc + i] = wown[a->datum] < 0
-						     ? DAG_NONE
-						     : (uint32_t)wown[a->datum];
+			int64_t pw = -1;
+			for (uint32_t z = a->datum; z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				if (wown[z] > pw)
+					pw = wown[z];
+			prevw[dt->acc + i] = pw < 0 ? DAG_NONE : (uint32_t)pw;
 			if (!(a->mode & DAG_WRITE))
 				continue;
 			wown[a->datum] = (int64_t)t;
