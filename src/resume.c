@@ -82,7 +82,8 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 
 /* Whether the datum of access a is as w's record says w left it (then
  * a later task that updates it in place can run again from there: a
- * failed or killed update was put back by undo.c). */
+ * failed or killed update was put back by undo.c).  When w wrote a
+ * directory collection holding the datum, that directory is checked. */
 static bool
 left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 		 const struct dag_access *a, struct strbuf *key)
@@ -90,9 +91,17 @@ left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 	strbuf_reset(key);
 	plan_label(p, w, key);
 	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
-	const char *path = p->dag.data.v[a->datum].path;
-	const struct jfile *f = r ? rec_entry(r, SIZE_MAX, 'w', path) : NULL;
-	return f && jident_matches(path, a->is_dir, &f->id);
+	if (!r)
+		return false;
+	bool is_dir = a->is_dir;
+	for (uint32_t z = a->datum; z != DAG_NONE;
+	     z = p->dag.data.v[z].parent, is_dir = true) {
+		const char *path = p->dag.data.v[z].path;
+		const struct jfile *f = rec_entry(r, SIZE_MAX, 'w', path);
+		if (f)
+			return jident_matches(path, is_dir, &f->id);
+	}
+	return false;
 }
 
 /*

@@ -75,3 +75,25 @@ EOF2
 	[ "$(cat w/d/a)" = "$(printf 'made\nonce')" ]
 	[ "$(cat w/p/x)" = "$(printf 'p\npu')" ]
 }
+
+@test "a rerun of a failed update in place of d/a leaves the task that made d alone when d is as it left it" {
+	# found by the property test (seed 2004 of the second sweep): mk
+	# reran, and read the input that up had updated in place since
+	mkdir w
+	echo base >w/in
+	cat >w/wf.yaml <<'EOF2'
+tasks:
+  - {name: mk, in: {i: in}, out: {d: {dir: d}}, run: "cat {in.i} >{out.d}/a; echo b >{out.d}/b"}
+  - {name: up, inout: {i: in}, run: "echo up >>{inout.i}"}
+  - {name: upd, inout: {x: d/b}, run: "echo once >>{inout.x}; [ -e ../fixed ]"}
+EOF2
+	run "$WFRUN" -q -j 1 w/wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat w/d/b)" = b ]
+	touch fixed
+	run "$WFRUN" -q -j 1 w/wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat w/d/a)" = base ]
+	[ "$(cat w/d/b)" = "$(printf 'b\nonce')" ]
+	[ "$(cat w/in)" = "$(printf 'base\nup')" ]
+}
