@@ -42,6 +42,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import wfgen  # noqa: E402
 
 MODES = ["j1", "j4", "fix", "retry", "kill"]
