@@ -1,7 +1,9 @@
 /* wfrun run: parse the run options, load the plan, run it or print it. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "exec.h"
@@ -15,12 +17,19 @@
 #include "wfrun.h"
 
 /* Print what a run would do: the tasks that are not up to date, in
- * program order, with why when reason. */
+ * program order, with why when reason.  Paths are relative to the
+ * workdir, as in a run: a workdir not made yet has no journal, so every
+ * task runs whatever the current directory holds. */
 static int
 dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 {
 	struct journal j;
 	struct errbuf err;
+	if (chdir(p->wf->workdir) < 0 && errno != ENOENT) {
+		error_msg("cannot use the workdir %s: %s", p->wf->workdir,
+			  strerror(errno));
+		return EXIT_USAGE;
+	}
 	char *jpath = path_join(p->wf->workdir, JOURNAL_PATH);
 	int rc = journal_open(&j, jpath, false, &err);
 	free(jpath);

@@ -83,7 +83,8 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 
 /* Whether the datum of access a is as w's record says w left it (then
  * a later task that updates it in place can run again from there: a
- * failed or killed update was put back by undo.c). */
+ * failed or killed update was put back by undo.c).  When w wrote a
+ * directory collection holding the datum, that directory is checked. */
 static bool
 left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 		 const struct dag_access *a, struct strbuf *key)
@@ -91,9 +92,17 @@ left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 	strbuf_reset(key);
 	plan_label(p, w, key);
 	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
-	const char *path = p->dag.data.v[a->datum].path;
-	const struct jfile *f = r ? rec_entry(r, SIZE_MAX, 'w', path) : NULL;
-	return f && jident_matches(path, a->is_dir, &f->id);
+	if (!r)
+		return false;
+	bool is_dir = a->is_dir;
+	for (uint32_t z = a->datum; z != DAG_NONE;
+	     z = p->dag.data.v[z].parent, is_dir = true) {
+		const char *path = p->dag.data.v[z].path;
+		const struct jfile *f = rec_entry(r, SIZE_MAX, 'w', path);
+		if (f)
+			return jident_matches(path, is_dir, &f->id);
+	}
+	return false;
 }
 
 /* One path is the other or under it. */
@@ -172,7 +181,9 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 	rs->ids = xcalloc(nd ? nd : 1, sizeof(*rs->ids));
 	/* wsub: last task writing x or anything under it; wown: last task
 	 * writing x itself (a file, or a directory collection whole);
-	 * prevw: per INOUT access, the writer of x before that task */
+	 * prevw: per access, the last task before it that wrote x or a
+	 * directory collection holding x (d/a updated in place needs d as
+	 * its writer left it as much as d itself does) */
 	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
@@ -183,9 +194,12 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 		const struct dag_task *dt = &g->tasks.v[t];
 		for (uint32_t i = 0; i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			prevw[dt->acc + i] = wown[a->datum] < 0
-						     ? DAG_NONE
-						     : (uint32_t)wown[a->datum];
+			int64_t pw = -1;
+			for (uint32_t z = a->datum; z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				if (wown[z] > pw)
+					pw = wown[z];
+			prevw[dt->acc + i] = pw < 0 ? DAG_NONE : (uint32_t)pw;
 			if (!(a->mode & DAG_WRITE))
 				continue;
 			wown[a->datum] = (int64_t)t;

@@ -137,7 +137,11 @@ make_output_dirs(struct runner *r, uint32_t t)
 		const char *path = NULL;
 		char *tmp = NULL;
 		if (dir != DAG_NONE) {
-			if (g->data.v[dir].flags & DATUM_DIR_MADE)
+			/* A directory collection the task writes may have
+			 * been moved aside by a failed attempt (undo_fail):
+			 * made again each time.  The parent of a file is
+			 * made once. */
+			if (!a->is_dir && (g->data.v[dir].flags & DATUM_DIR_MADE))
 				continue;
 			path = g->data.v[dir].path;
 		} else if (strchr(g->data.v[x].path, '/')) {
