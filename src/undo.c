@@ -234,6 +234,32 @@ manifest_release(struct manifest *m)
 	VEC_FREE(m->paths);
 }
 
+/* Whether dir has a manifest; false only when it is known to be gone. */
+static bool
+has_manifest(const char *dir)
+{
+	char *mp = xasprintf("%s/manifest", dir);
+	struct stat st;
+	bool has = lstat(mp, &st) == 0 || errno != ENOENT;
+	free(mp);
+	return has;
+}
+
+/* Drop the saved directory dir, its manifest first: what a fault leaves
+ * of it is then no copy, and undo_recover or the next undo_save removes
+ * it.  When the manifest cannot be removed the directory stays whole
+ * (a later run decides from the journal, as after a kill). */
+static void
+drop_saved(const char *dir)
+{
+	char *mp = xasprintf("%s/manifest", dir);
+	int rc = unlink(mp);
+	free(mp);
+	if (rc < 0 && errno != ENOENT)
+		return;
+	undo_rmtree(dir);
+}
+
 bool
 undo_has_inout(const struct plan *p, uint32_t t)
 {
@@ -273,6 +299,8 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 	char *tmp = xasprintf(SAVED "/%u.tmp", t + 1);
 	struct stat st;
 	int rc = 0;
+	if (lstat(final, &st) == 0 && !has_manifest(final))
+		undo_rmtree(final); /* what a fault left of a dropped copy */
 	if (lstat(final, &st) == 0) {
 		rc = errprintf(err, "%s/ already holds the saved INOUT data of an "
 			       "earlier run that could not be put back; move "
@@ -333,8 +361,11 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 	if (!rc) {
 		char *mp = xasprintf("%s/manifest", tmp);
 		int fd = open(mp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || write(fd, man.buf, man.len) != (ssize_t)man.len ||
-		    close(fd) < 0 || rename(tmp, final) < 0)
+		bool ok = fd >= 0 &&
+			  write(fd, man.buf, man.len) == (ssize_t)man.len;
+		if (fd >= 0 && close(fd) < 0)
+			ok = false;
+		if (!ok || rename(tmp, final) < 0)
 			rc = errprintf(err, "cannot write %s: %s", mp,
 				       strerror(errno));
 		free(mp);
@@ -448,6 +479,14 @@ restore(const char *dir, const struct manifest *m, char **aside,
 	for (size_t i = 0; i < m->paths.n; i++) {
 		const char *path = m->paths.v[i] + 1;
 		bool present = m->paths.v[i][0] != 'A';
+		char *entry = xasprintf("%s/%u", dir, n);
+		bool gone = present && lstat(entry, &st) < 0 && errno == ENOENT;
+		free(entry);
+		if (gone) {
+			/* put back already, by a restore a fault cut short */
+			n++;
+			continue;
+		}
 		if (m->paths.v[i][0] == 'L' && stat(path, &st) == 0 &&
 		    S_ISREG(st.st_mode)) {
 			if (put_back_in_place(dir, n++, path, &st, m, aside,
@@ -492,7 +531,7 @@ undo_fail(const struct plan *p, uint32_t t, bool keep_outputs, char **aside,
 	char *dir = xasprintf(SAVED "/%u", t + 1);
 	int rc = 0;
 	if (keep_outputs) {
-		undo_rmtree(dir);
+		drop_saved(dir);
 		free(dir);
 		return 0;
 	}
@@ -514,7 +553,7 @@ undo_fail(const struct plan *p, uint32_t t, bool keep_outputs, char **aside,
 		if (restore(dir, &m, aside, err) < 0)
 			rc = -1;
 		else
-			undo_rmtree(dir);
+			drop_saved(dir);
 		manifest_release(&m);
 	}
 	free(dir);
@@ -536,7 +575,7 @@ undo_discard(uint32_t t)
 {
 	char dir[64];
 	snprintf(dir, sizeof(dir), SAVED "/%u", t + 1);
-	undo_rmtree(dir);
+	drop_saved(dir);
 }
 
 /* Whether the journal has a record of key written after the copy in dir
@@ -591,7 +630,7 @@ undo_recover(const struct journal *j)
 			undo_rmtree(dir);
 		} else if (manifest_read(dir, &m) == 0) {
 			if (finished(j, dir, &m)) {
-				undo_rmtree(dir);
+				drop_saved(dir);
 			} else {
 				char *aside = NULL;
 				struct errbuf err;
@@ -599,7 +638,7 @@ undo_recover(const struct journal *j)
 					error_msg("%s; the saved copy stays in %s",
 						  err.msg, dir);
 				} else {
-					undo_rmtree(dir);
+					drop_saved(dir);
 					restored++;
 					info_msg("restored the INOUT data of task %s, "
 						 "which a killed run left unfinished%s%s",
@@ -610,6 +649,9 @@ undo_recover(const struct journal *j)
 				free(aside);
 			}
 			manifest_release(&m);
+		} else if (!has_manifest(dir)) {
+			/* what a fault left of a copy being dropped */
+			undo_rmtree(dir);
 		}
 		free(dir);
 		free(names.v[i]);
