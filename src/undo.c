@@ -608,6 +608,15 @@ finished(const struct journal *j, const char *dir, const struct manifest *m)
 	return true;
 }
 
+/* qsort: saved directories by task id, the highest first. */
+static int
+later_first(const void *a, const void *b)
+{
+	unsigned long x = strtoul(*(char *const *)a, NULL, 10);
+	unsigned long y = strtoul(*(char *const *)b, NULL, 10);
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 size_t
 undo_recover(const struct journal *j)
 {
@@ -620,6 +629,9 @@ undo_recover(const struct journal *j)
 		if (e->d_name[0] != '.')
 			VEC_PUSH(names, xstrdup(e->d_name));
 	closedir(d);
+	/* the latest task's copy first: of a chain of INOUT tasks that a
+	 * kill left unrecorded, the earliest one's copy is what stays */
+	qsort(names.v, names.n, sizeof(*names.v), later_first);
 	size_t restored = 0;
 	for (size_t i = 0; i < names.n; i++) {
 		char *dir = xasprintf(SAVED "/%s", names.v[i]);

@@ -62,3 +62,41 @@ EOF2
 	[ "$(cat f.txt)" = "$(printf 'data\nmore')" ]
 	[ -z "$(ls .wfrun/saved)" ]
 }
+
+# chain_left RECORDED: in ./b, what a kill leaves when acc 1 .. RECORDED
+# have their records and the later acc tasks ran without (their copies in
+# .wfrun/saved, made in an order the directory's order does not keep);
+# ./a holds the fixture run to its end.
+chain_left() {
+	rm -rf b
+	mkdir b
+	cd b
+	cp -r "$WFRUN_TOP/tests/crash/fixture/." .
+	cp -rp ../a/in .
+	mkdir .wfrun
+	grep -v "'acc' (i=[$(($1 + 1))-3])\|'split'\|'flaky'\|'bad'\|'last'" \
+		../a/.wfrun/journal >.wfrun/journal
+	printf 'base\ndata1\ndata2\ndata3\n' >total.txt
+	[ "$1" -ge 2 ] || saved_copy 5 "'acc' (i=2)" acc $'base\ndata1\n'
+	[ "$1" -ge 1 ] || saved_copy 4 "'acc' (i=1)" acc $'base\n'
+	saved_copy 6 "'acc' (i=3)" acc $'base\ndata1\ndata2\n'
+}
+
+@test "copies of an INOUT chain a kill left unrecorded are put back latest first" {
+	# the copy taken before the first unrecorded task is what total.txt
+	# must hold (restored in the directory's order, it was another's,
+	# and the tasks after it ran twice)
+	mkdir a
+	cd a
+	fixture_run
+	cd ..
+	for recorded in 0 1 2; do
+		chain_left $recorded
+		run "$WFRUN" -j1 wf.yaml
+		[ "$status" -eq 1 ]
+		for f in total.txt book.txt other.txt sum.txt; do cmp $f ../a/$f; done
+		[ "$(tr '\n' ' ' <ran.log)" = "$(printf 'acc%s ' $(seq $((recorded + 1)) 3))split flaky last " ]
+		[ -z "$(ls .wfrun/saved)" ]
+		cd ..
+	done
+}
