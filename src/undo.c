@@ -438,6 +438,19 @@ move_aside(const char *path, const char *dir, struct errbuf *err)
 	return rc;
 }
 
+/* A hard link to the file path in the aside directory dir (made on
+ * first use); 0, or -1 (another file system, ...: move it instead). */
+static int
+link_aside(const char *path, const char *dir)
+{
+	char *dst = aside_path(path, dir);
+	char *parent = path_dirname(dst);
+	int rc = mkdir_p(parent, 0777) < 0 || link(path, dst) < 0 ? -1 : 0;
+	free(parent);
+	free(dst);
+	return rc;
+}
+
 /* Put back saved entry n of dir into the file path (stat'd in *st)
  * reached through a link: a copy of what is there now goes aside, then
  * the file is rewritten in place, so every name of it sees the old data
@@ -497,7 +510,11 @@ restore(const char *dir, const struct manifest *m, char **aside,
 		if (lstat(path, &st) == 0) {
 			if (!*aside)
 				*aside = aside_dir(m->name, m->id);
-			if (move_aside(path, *aside, err) < 0) {
+			/* a file stays where it is until the rename below
+			 * replaces it: a kill in between leaves no gap */
+			bool linked_aside = present && S_ISREG(st.st_mode) &&
+					    link_aside(path, *aside) == 0;
+			if (!linked_aside && move_aside(path, *aside, err) < 0) {
 				rc = -1;
 				if (present)
 					n++;

@@ -100,3 +100,25 @@ chain_left() {
 		cd ..
 	done
 }
+
+@test "a kill while a failed task's INOUT file is put back never leaves the file missing" {
+	command -v strace || skip "strace is missing: apt-get install -y strace"
+	wf <<'EOF2'
+tasks:
+  - name: t
+    inout: {f: f.txt}
+    run: "echo bad >> {inout.f}; exit 1"
+EOF2
+	# each rename of the master in turn: the copy made, the file moved
+	# aside (before: a rename, and a gap), the copy put back
+	for n in 1 2 3; do
+		echo data >f.txt
+		rm -rf .wfrun
+		run strace -qq -o /dev/null -e trace=rename \
+			-e inject=rename:signal=KILL:when=$n "$WFRUN" -q wf.yaml
+		[ -e f.txt ]
+		run "$WFRUN" -q wf.yaml
+		[ "$status" -eq 1 ]
+		[ "$(cat f.txt)" = data ]
+	done
+}
