@@ -1,8 +1,11 @@
 #!/usr/bin/env bats
 # run-all: once
-# Issue 18, crash consistency: what a fault or a kill -9 of the master
-# leaves (found by fault injection at its system calls), each case built
-# by hand or with strace, on the workflow of tests/crash/fixture.
+# Issue 18, crash consistency.  tests/crash/run injects a fault (ENOSPC,
+# EIO, kill -9) at system calls of the master, reruns cleanly and checks
+# that nothing is lost or applied twice: the suite tries a fixed subset
+# (every 20th call of each kind); bench/crash.sh tries every call (counts
+# in bench/RESULTS.md §11).  The other tests pin what it found, each
+# built by hand, so that they need no timing.
 load helper
 
 # the harness's workflow, run once to its end (task 'bad' fails: status 1)
@@ -19,6 +22,32 @@ saved_copy() {
 	mkdir -p ".wfrun/saved/$1"
 	printf '%s\0%s\0%s\0Ptotal.txt\0' "$2" "$3" "$1" >".wfrun/saved/$1/manifest"
 	[ $# -lt 4 ] || printf '%s' "$4" >".wfrun/saved/$1/0"
+}
+
+@test "a fault at any write, fdatasync, open, rename or unlink of the master loses nothing (every 20th)" {
+	run "$WFRUN_TOP/tests/crash/run" --stride 20 \
+		--calls write,fdatasync,openat,rename,unlink
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" =~ ^[0-9]+\ points:\ [0-9]+\ reached,\ 0\ failed$ ]]
+	# the faults were really injected: most points are reached
+	reached=$(echo "${lines[-1]}" | awk '{ print $3 }')
+	[ "$reached" -ge 30 ]
+}
+
+@test "the harness fails when an update is applied twice, a recorded task reruns or a copy stays" {
+	for s in double force leave; do
+		run "$WFRUN_TOP/tests/crash/run" --only write:30:kill --sabotage $s
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[[ "${lines[-1]}" == "1 points: 1 reached, 1 failed" ]]
+	done
+	run "$WFRUN_TOP/tests/crash/run" --only write:30:kill --sabotage double
+	[[ "$output" == *"other.txt differs"* ]]
+	run "$WFRUN_TOP/tests/crash/run" --only write:30:kill --sabotage force
+	[[ "$output" == *"completed and recorded, yet run again: gen1 gen2 gen3"* ]]
+	run "$WFRUN_TOP/tests/crash/run" --only write:30:kill --sabotage leave
+	[[ "$output" == *".wfrun/saved holds x"* ]]
 }
 
 @test "a saved copy a fault left half dropped (manifest, no data) does not take the data in place" {
@@ -45,7 +74,6 @@ saved_copy() {
 }
 
 @test "a copy whose rmdir failed does not stop the retry of its task" {
-	command -v strace || skip "strace is missing: apt-get install -y strace"
 	wf <<'EOF2'
 tasks:
   - name: t
@@ -102,7 +130,6 @@ chain_left() {
 }
 
 @test "a kill while a failed task's INOUT file is put back never leaves the file missing" {
-	command -v strace || skip "strace is missing: apt-get install -y strace"
 	wf <<'EOF2'
 tasks:
   - name: t
@@ -121,4 +148,26 @@ EOF2
 		[ "$status" -eq 1 ]
 		[ "$(cat f.txt)" = data ]
 	done
+}
+
+@test "an output directory that cannot be read for its record is not recorded as empty" {
+	# KNOWN, in src/journal.c (helper "journal"): jident_get's walk_dir
+	# ignores a failed opendir and records 'parts' as an empty, hashed
+	# directory; the next run finds split's output changed, reruns
+	# split, flaky and last, and (flaky updates total.txt in place) acc
+	# 1-3: the user's total.txt gets every update twice.  Found by
+	# tests/crash/run at openat (ENOSPC, EIO).
+	skip "journal.c: walk_dir records an unreadable directory as empty"
+	mkdir a b
+	cd a
+	fixture_run
+	cd ../b
+	cp -r "$WFRUN_TOP/tests/crash/fixture/." .
+	# -P parts: the opens of parts only; the 2nd is split's record's
+	run strace -qq -o /dev/null -P parts -e trace=openat \
+		-e inject=openat:error=EIO:when=2 "$WFRUN" -q -j1 wf.yaml
+	[ "$status" -eq 1 ]
+	run "$WFRUN" -q -j1 wf.yaml
+	[ "$status" -eq 1 ]
+	for f in total.txt book.txt sum.txt; do cmp $f ../a/$f; done
 }
