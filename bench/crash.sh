@@ -3,7 +3,7 @@
 # at every call of the master (write, fdatasync, fsync, openat, rename,
 # unlink, mkdir, rmdir, ftruncate) with each fault (ENOSPC, EIO, kill -9),
 # each followed by a clean rerun and the harness's checks.  The suite
-# (tests/bats/crash.bats) tries every 20th point of five of those calls;
+# (tests/bats/crash.bats) tries every 30th point of five of those calls;
 # this tries them all.  Prints the harness's lines (a line per failing
 # point, the counts of calls, the totals) and the time it took; exit
 # status 1 when a point failed.
