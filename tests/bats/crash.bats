@@ -167,3 +167,35 @@ EOF2
 	[ "$status" -eq 1 ]
 	for f in total.txt book.txt sum.txt; do cmp $f ../a/$f; done
 }
+
+@test "when every fdatasync fails, the copies of tasks on record are not restored over later work" {
+	# the records reached the file, only their fdatasync failed: the
+	# copies stayed unmarked, and the next run rolled the chain back to
+	# acc 1's copy and ran everything again; 'last' appended to the
+	# user's book.txt twice.  (Found by tests/crash/run, kind full.)
+	# Each task outlasts the journal's 50 ms, so every flush syncs.
+	wf <<'EOF2'
+tasks:
+  - name: acc
+    foreach: {i: "1..3"}
+    inout: {t: total.txt}
+    run: "sleep 0.06; echo {i} >> {inout.t}"
+  - name: last
+    in: {t: total.txt}
+    inout: {b: book.txt}
+    run: "sleep 0.06; wc -l < {in.t} >> {inout.b}"
+EOF2
+	echo base >total.txt
+	echo book >book.txt
+	# the 1st fdatasync is the new journal's header; every later fails
+	run strace -qq -o /dev/null -e trace=fdatasync \
+		-e inject=fdatasync:error=EIO:when=2+ "$WFRUN" -j1 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cannot write .wfrun/journal: Input/output error"* ]]
+	run "$WFRUN" -j1 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"4 of 4 tasks are up to date"* ]]
+	[ "$(tr '\n' ' ' <total.txt)" = "base 1 2 3 " ]
+	[ "$(tr '\n' ' ' <book.txt)" = "book 4 " ]
+	[ -z "$(ls .wfrun/saved)" ]
+}
