@@ -1203,18 +1203,23 @@ sync_journal(struct runner *r, bool force)
 	struct errbuf err;
 	double now = clock_mono();
 	bool sync = force || now - r->last_sync >= JOURNAL_SYNC_EVERY;
-	if (journal_flush(&r->journal, sync, &err) < 0) {
-		if (!r->journal_failed) {
-			progress_clear(r);
-			warning_msg("%s; until it works, a later run cannot know "
-				    "which tasks finished here", err.msg);
-			r->journal_failed = true;
-		}
-		return;
+	int rc = journal_flush(&r->journal, sync, &err);
+	if (rc < 0 && !r->journal_failed) {
+		progress_clear(r);
+		warning_msg("%s; until it works, a later run cannot know "
+			    "which tasks finished here", err.msg);
+		r->journal_failed = true;
 	}
-	for (size_t i = 0; i < r->recorded.n; i++)
-		undo_succeeded(r->recorded.v[i]);
-	r->recorded.n = 0;
+	/* Records in the file (only an fdatasync may have failed): their
+	 * tasks' copies are marked, so that a run after a kill drops them
+	 * rather than roll back the data of tasks on record. */
+	if (r->journal.pending.len == 0) {
+		for (size_t i = 0; i < r->recorded.n; i++)
+			undo_succeeded(r->recorded.v[i]);
+		r->recorded.n = 0;
+	}
+	if (rc < 0)
+		return;
 	if (!sync) {
 		if ((r->journal.unsynced || r->discard.n) && !r->sync_timer.armed)
 			loop_timer_arm(&r->loop, &r->sync_timer,

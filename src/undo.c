@@ -235,6 +235,32 @@ manifest_release(struct manifest *m)
 	VEC_FREE(m->paths);
 }
 
+/* Whether dir has a manifest; false only when it is known to be gone. */
+static bool
+has_manifest(const char *dir)
+{
+	char *mp = xasprintf("%s/manifest", dir);
+	struct stat st;
+	bool has = lstat(mp, &st) == 0 || errno != ENOENT;
+	free(mp);
+	return has;
+}
+
+/* Drop the saved directory dir, its manifest first: what a fault leaves
+ * of it is then no copy, and undo_recover or the next undo_save removes
+ * it.  When the manifest cannot be removed the directory stays whole
+ * (a later run decides from the journal, as after a kill). */
+static void
+drop_saved(const char *dir)
+{
+	char *mp = xasprintf("%s/manifest", dir);
+	int rc = unlink(mp);
+	free(mp);
+	if (rc < 0 && errno != ENOENT)
+		return;
+	undo_rmtree(dir);
+}
+
 bool
 undo_has_inout(const struct plan *p, uint32_t t)
 {
@@ -391,6 +417,8 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 	char *tmp = xasprintf(SAVED "/%u.tmp", t + 1);
 	struct stat st;
 	int rc = 0;
+	if (lstat(final, &st) == 0 && !has_manifest(final))
+		undo_rmtree(final); /* what a fault left of a dropped copy */
 	if (lstat(final, &st) == 0) {
 		rc = errprintf(err, "%s/ already holds the saved INOUT data of an "
 			       "earlier run that could not be put back; move "
@@ -422,8 +450,11 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 	if (!rc) {
 		char *mp = xasprintf("%s/manifest", tmp);
 		int fd = open(mp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || write(fd, man.buf, man.len) != (ssize_t)man.len ||
-		    close(fd) < 0 || rename(tmp, final) < 0)
+		bool ok = fd >= 0 &&
+			  write(fd, man.buf, man.len) == (ssize_t)man.len;
+		if (fd >= 0 && close(fd) < 0)
+			ok = false;
+		if (!ok || rename(tmp, final) < 0)
 			rc = errprintf(err, "cannot write %s: %s", mp,
 				       strerror(errno));
 		free(mp);
@@ -501,6 +532,19 @@ move_aside(const char *path, const char *dir, struct errbuf *err)
 	return rc;
 }
 
+/* A hard link to the file path in the aside directory dir (made on
+ * first use); 0, or -1 (another file system, ...: move it instead). */
+static int
+link_aside(const char *path, const char *dir)
+{
+	char *dst = aside_path(path, dir);
+	char *parent = path_dirname(dst);
+	int rc = mkdir_p(parent, 0777) < 0 || link(path, dst) < 0 ? -1 : 0;
+	free(parent);
+	free(dst);
+	return rc;
+}
+
 /* Put back saved entry n of dir into the file path (stat'd in *st)
  * reached through a link: a copy of what is there now goes aside, then
  * the file is rewritten in place, so every name of it sees the old data
@@ -542,6 +586,14 @@ restore(const char *dir, const struct manifest *m, char **aside,
 	for (size_t i = 0; i < m->paths.n; i++) {
 		const char *path = m->paths.v[i] + 1;
 		bool present = m->paths.v[i][0] != 'A';
+		char *entry = xasprintf("%s/%u", dir, n);
+		bool gone = present && lstat(entry, &st) < 0 && errno == ENOENT;
+		free(entry);
+		if (gone) {
+			/* put back already, by a restore a fault cut short */
+			n++;
+			continue;
+		}
 		if (m->paths.v[i][0] == 'L' && stat(path, &st) == 0 &&
 		    S_ISREG(st.st_mode)) {
 			if (put_back_in_place(dir, n++, path, &st, m, aside,
@@ -552,7 +604,11 @@ restore(const char *dir, const struct manifest *m, char **aside,
 		if (lstat(path, &st) == 0) {
 			if (!*aside)
 				*aside = aside_dir(m->name, m->id);
-			if (move_aside(path, *aside, err) < 0) {
+			/* a file stays where it is until the rename below
+			 * replaces it: a kill in between leaves no gap */
+			bool linked_aside = present && S_ISREG(st.st_mode) &&
+					    link_aside(path, *aside) == 0;
+			if (!linked_aside && move_aside(path, *aside, err) < 0) {
 				rc = -1;
 				if (present)
 					n++;
@@ -586,7 +642,7 @@ undo_fail(const struct plan *p, uint32_t t, bool keep_outputs, char **aside,
 	char *dir = xasprintf(SAVED "/%u", t + 1);
 	int rc = 0;
 	if (keep_outputs) {
-		undo_rmtree(dir);
+		drop_saved(dir);
 		free(dir);
 		return 0;
 	}
@@ -608,7 +664,7 @@ undo_fail(const struct plan *p, uint32_t t, bool keep_outputs, char **aside,
 		if (restore(dir, &m, aside, err) < 0)
 			rc = -1;
 		else
-			undo_rmtree(dir);
+			drop_saved(dir);
 		manifest_release(&m);
 	}
 	free(dir);
@@ -630,7 +686,7 @@ undo_discard(uint32_t t)
 {
 	char dir[64];
 	snprintf(dir, sizeof(dir), SAVED "/%u", t + 1);
-	undo_rmtree(dir);
+	drop_saved(dir);
 }
 
 /* Whether the journal has a record of key written after the copy in dir
@@ -663,6 +719,15 @@ finished(const struct journal *j, const char *dir, const struct manifest *m)
 	return true;
 }
 
+/* qsort: saved directories by task id, the highest first. */
+static int
+later_first(const void *a, const void *b)
+{
+	unsigned long x = strtoul(*(char *const *)a, NULL, 10);
+	unsigned long y = strtoul(*(char *const *)b, NULL, 10);
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 size_t
 undo_recover(const struct journal *j)
 {
@@ -675,6 +740,9 @@ undo_recover(const struct journal *j)
 		if (e->d_name[0] != '.')
 			VEC_PUSH(names, xstrdup(e->d_name));
 	closedir(d);
+	/* the latest task's copy first: of a chain of INOUT tasks that a
+	 * kill left unrecorded, the earliest one's copy is what stays */
+	qsort(names.v, names.n, sizeof(*names.v), later_first);
 	size_t restored = 0;
 	for (size_t i = 0; i < names.n; i++) {
 		char *dir = xasprintf(SAVED "/%s", names.v[i]);
@@ -685,7 +753,7 @@ undo_recover(const struct journal *j)
 			undo_rmtree(dir);
 		} else if (manifest_read(dir, &m) == 0) {
 			if (finished(j, dir, &m)) {
-				undo_rmtree(dir);
+				drop_saved(dir);
 			} else {
 				char *aside = NULL;
 				struct errbuf err;
@@ -693,7 +761,7 @@ undo_recover(const struct journal *j)
 					error_msg("%s; the saved copy stays in %s",
 						  err.msg, dir);
 				} else {
-					undo_rmtree(dir);
+					drop_saved(dir);
 					restored++;
 					info_msg("restored the INOUT data of task %s, "
 						 "which a killed run left unfinished%s%s",
@@ -704,6 +772,9 @@ undo_recover(const struct journal *j)
 				free(aside);
 			}
 			manifest_release(&m);
+		} else if (!has_manifest(dir)) {
+			/* what a fault left of a copy being dropped */
+			undo_rmtree(dir);
 		}
 		free(dir);
 		free(names.v[i]);

@@ -10,16 +10,21 @@
  * the paths, and renames the directory into place only when complete.
  * When the task fails, undo_fail() moves what it left (its OUT data and
  * the updated INOUT data) aside to .wfrun/failed/<name>/<id>/ — never
- * deleting it — and renames the saved copies back.  When it succeeds and
- * its journal record is on disk, undo_discard() drops the copies.
+ * deleting it — and renames the saved copies back (an INOUT file is
+ * hard-linked aside first, so the rename replaces it with no gap).  When it succeeds and
+ * its journal record is on disk, undo_discard() drops the copies,
+ * manifest first: a directory without one is no copy (a fault that cut
+ * the removal short leaves it; the next run removes it).
  *
  * undo_recover() runs before a new run starts: a saved directory that a
  * killed master left belongs to a task that was running then, or one that
  * finished whose record was not yet on disk; if the journal shows the
  * task finished (a record written after the copy was made, or one its
- * data still matches), the copy is dropped, else it is restored.  Input files (read, never written by the workflow) are never
- * written here.  Paths are relative to the workdir (the current
- * directory) or absolute.
+ * data still matches), the copy is dropped, else it is restored, the
+ * latest task's first (so the earliest copy of a chain is what stays);
+ * an entry already put back is left alone.  Input files (read, never
+ * written by the workflow) are never written here.  Paths are relative
+ * to the workdir (the current directory) or absolute.
  */
 #ifndef WFRUN_UNDO_H
 #define WFRUN_UNDO_H
