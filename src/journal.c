@@ -652,8 +652,12 @@ static void
 walk_dir(struct strbuf *path, struct jident *id)
 {
 	DIR *d = opendir(path->buf);
-	if (!d)
+	if (!d) {
+		/* gone meanwhile is absent; unreadable is unknown */
+		if (errno != ENOENT && errno != ENOTDIR && !id->unreadable)
+			id->unreadable = errno;
 		return;
+	}
 	struct strvec names = { 0 };
 	struct dirent *e;
 	while ((e = readdir(d))) {

@@ -64,6 +64,8 @@ struct jident {
 	int64_t mtime_ns;
 	uint64_t hash;
 	bool hashed;
+	int unreadable;      /* a directory, the errno of a folder under it
+				that could not be read: no identity at all */
 };
 
 struct jfile {

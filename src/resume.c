@@ -343,9 +343,10 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 	}
 }
 
-void
+int
 resume_record(struct resume *rs, const struct plan *p, uint32_t t,
-	      const bool *got, struct journal *j, struct strbuf *scratch)
+	      const bool *got, struct journal *j, struct strbuf *scratch,
+	      struct errbuf *err)
 {
 	const struct dag *g = &p->dag;
 	const struct dag_task *dt = &g->tasks.v[t];
@@ -361,6 +362,13 @@ resume_record(struct resume *rs, const struct plan *p, uint32_t t,
 			continue;
 		}
 		jident_get(f[i].path, a->is_dir, false, &f[i].id);
+		if (f[i].id.unreadable) {
+			errprintf(err, "cannot read '%s' (or a folder in it) to "
+				  "record it: %s", f[i].path,
+				  strerror(f[i].id.unreadable));
+			free(f);
+			return -1;
+		}
 		if (f[i].id.kind == 'f' && last->kind == 'f' && last->hashed &&
 		    last->size == f[i].id.size &&
 		    last->mtime_ns == f[i].id.mtime_ns) {
@@ -379,4 +387,5 @@ resume_record(struct resume *rs, const struct plan *p, uint32_t t,
 	journal_add(j, key, scratch->buf + klen, f, dt->nacc);
 	free(key);
 	free(f);
+	return 0;
 }

@@ -59,8 +59,11 @@ void resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
  * not hashed again.  got (NULL: every written datum is here), per
  * access of t: whether t's version of a datum it wrote is in the workdir;
  * one that is not (a task on a worker whose workdir is not shared made
- * it, and it was not brought back) is recorded absent ('-'). */
-void resume_record(struct resume *rs, const struct plan *p, uint32_t t,
-		   const bool *got, struct journal *j, struct strbuf *scratch);
+ * it, and it was not brought back) is recorded absent ('-').  -1, and
+ * no record, when a directory t used cannot be read (err says which):
+ * its identity is unknown, and a record of it would be a guess. */
+int resume_record(struct resume *rs, const struct plan *p, uint32_t t,
+		  const bool *got, struct journal *j, struct strbuf *scratch,
+		  struct errbuf *err);
 
 #endif

@@ -80,6 +80,7 @@ struct runner {
 	struct resume resume;
 	size_t skipped, cancelled, ignored, preempted;
 	bool journal_failed;
+	bool unrecorded;        /* a task's record could not be made */
 	bool refused;           /* a worker's host key was refused */
 	bool hurry;             /* second interrupt: do not wait for remote
 				   workers */
@@ -823,6 +824,28 @@ on_rerun_done(struct runner *r, uint32_t t, const struct attempt *at)
 	strbuf_release(&lab);
 }
 
+/* Journal task t (resume_record); false when its record cannot be
+ * made: then no task starts after it (one that did, and was journaled,
+ * would be run again by a later run, which runs t again), and the run
+ * fails. */
+static bool
+record(struct runner *r, uint32_t t, const bool *got)
+{
+	struct errbuf err;
+	if (resume_record(&r->resume, r->p, t, got, &r->journal, &r->scratch,
+			  &err) == 0)
+		return true;
+	struct strbuf lab = STRBUF_INIT;
+	plan_label(r->p, t, &lab);
+	progress_clear(r);
+	error_msg("task %s ran, but %s; a later run runs it again", lab.buf,
+		  err.msg);
+	strbuf_release(&lab);
+	r->unrecorded = true;
+	stop_after_failure(r);
+	return false;
+}
+
 static void
 on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	     const struct attempt *at)
@@ -833,10 +856,8 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	/* The journal knows files in the workdir; a staged task's outputs
 	 * are on its worker until the fetch, which records it
 	 * (commit_staged). */
-	if (!at->staged)
-		resume_record(&r->resume, p, t, NULL, &r->journal,
-			      &r->scratch);
-	if (!at->staged && r->saved[t]) {
+	bool rec = at->staged || record(r, t, NULL);
+	if (!at->staged && rec && r->saved[t]) {
 		/* its INOUT copies (undo_save): marked once its record is
 		 * written, dropped once it is on disk */
 		VEC_PUSH(r->recorded, t);
@@ -1426,8 +1447,8 @@ commit_staged(struct runner *r)
 				undo_discard(t);
 			continue;
 		}
-		resume_record(&r->resume, r->p, t, got, &r->journal,
-			      &r->scratch);
+		if (!record(r, t, got))
+			continue; /* its copies stay: a later run puts them back */
 		if (inout) {
 			VEC_PUSH(r->recorded, t);
 			VEC_PUSH(r->discard, t);
@@ -1474,8 +1495,8 @@ run_tasks(struct runner *r)
 	progress_clear(r);
 	int rc = r->interrupted ? EXIT_INTERRUPTED
 		 : lost_all	? EXIT_UNREACHABLE
-		 : r->failed	? EXIT_TASK_FAILED
-				: EXIT_OK;
+		 : r->failed || r->unrecorded ? EXIT_TASK_FAILED
+					      : EXIT_OK;
 	if (r->stage && !r->interrupted && fetch_outputs(r) && rc == EXIT_OK)
 		rc = EXIT_TASK_FAILED;
 	/* a host key refused is not a worker merely down: it is said */

@@ -110,7 +110,10 @@ fixture_record_got(const struct fixture *fx, uint32_t t, const bool *got)
 	memset(&rs, 0, sizeof(rs));
 	rs.ids = xcalloc(fx->pl.dag.data.n ? fx->pl.dag.data.n : 1,
 			 sizeof(*rs.ids));
-	resume_record(&rs, &fx->pl, t, got, &j, &sb);
+	if (resume_record(&rs, &fx->pl, t, got, &j, &sb, &err) < 0) {
+		printf("# %s\n", err.msg);
+		exit(99);
+	}
 	if (journal_flush(&j, false, &err) < 0) {
 		printf("# %s\n", err.msg);
 		exit(99);

@@ -221,8 +221,8 @@ main(void)
 
 	ok(journal_open(&j, "j", true, &err) == 0, "created");
 	struct jfile f[2] = {
-		{ 'r', "in\tput\n\\x", { 'f', 12, 1700000000123456789LL, 0xfeedULL, true } },
-		{ 'w', "out dir", { 'd', 0, -5, 0, false } },
+		{ 'r', "in\tput\n\\x", { 'f', 12, 1700000000123456789LL, 0xfeedULL, true, 0 } },
+		{ 'w', "out dir", { 'd', 0, -5, 0, false, 0 } },
 	};
 	journal_add(&j, "t (i=1)", "printf 'a\\tb\\n' | tr\r", f, 2);
 	journal_add(&j, "t (i=2)", "echo 2", NULL, 0);
