@@ -301,8 +301,18 @@ out_is_link(const char *path)
 	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-/* Does undo_save set anything aside for task t: INOUT data, or an OUT
- * that is a symbolic link? */
+/* An OUT over a workflow input (a path an earlier task reads and no
+ * task made before): the user's data, which a failure must put back as
+ * for INOUT. */
+static bool
+out_over_input(const struct dag *g, const struct dag_access *a)
+{
+	return a->mode == DAG_WRITE &&
+	       (g->data.v[a->datum].flags & DATUM_INPUT);
+}
+
+/* Does undo_save set anything aside for task t: INOUT data, an OUT over
+ * a workflow input, or an OUT that is a symbolic link? */
 static bool
 saves(const struct plan *p, uint32_t t)
 {
@@ -312,7 +322,8 @@ saves(const struct plan *p, uint32_t t)
 		return true;
 	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
-		if (a->mode == DAG_WRITE && out_is_link(g->data.v[a->datum].path))
+		if (out_over_input(g, a) ||
+		    (a->mode == DAG_WRITE && out_is_link(g->data.v[a->datum].path)))
 			return true;
 	}
 	return false;
@@ -442,10 +453,13 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 	for (uint32_t i = 0; i < dt->nacc && !rc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		const char *path = g->data.v[a->datum].path;
+		struct stat ost;
 		if (a->mode == (DAG_READ | DAG_WRITE))
 			rc = save_one(path, false, tmp, &n, &man, err);
 		else if (a->mode == DAG_WRITE && out_is_link(path))
 			rc = save_one(path, true, tmp, &n, &man, err);
+		else if (out_over_input(g, a) && lstat(path, &ost) == 0)
+			rc = save_one(path, false, tmp, &n, &man, err);
 	}
 	if (!rc) {
 		char *mp = xasprintf("%s/manifest", tmp);

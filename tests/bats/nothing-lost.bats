@@ -284,3 +284,24 @@ EOF2
 	run "$WFRUN" run -q --trace .wfrun/trace.tsv w.yaml
 	[ "$status" -eq 0 ]
 }
+
+@test "an out over a workflow input that an earlier task read: a failure puts the user's file back" {
+	# found by the property test: the input, already truncated by the
+	# failed task, went to .wfrun/failed/ and the rerun stopped with
+	# "input data.txt does not exist"
+	echo original >data.txt
+	wf <<'EOF2'
+tasks:
+  - {name: read, in: {i: data.txt}, out: {o: copy.txt}, run: "cp {in.i} {out.o}"}
+  - {name: clobber, out: {o: data.txt}, run: "echo new > {out.o}; test -e ok"}
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat data.txt)" = original ]
+	[ "$(cat .wfrun/failed/clobber/*/data.txt)" = new ]
+	touch ok
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat data.txt)" = new ]
+	[ "$(cat copy.txt)" = original ]
+}
