@@ -16,7 +16,7 @@ agent_start() {
 @test "wfrun-worker --version names the protocol" {
 	run "$AGENT" --version
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 5$ ]]
+	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 6$ ]]
 }
 
 @test "the agent runs tasks, reports DONE and FAILED, and says BYE at EXIT" {
@@ -31,7 +31,7 @@ agent_start() {
 	printf 'EXIT\n' >&5
 	wait "$pid"
 	exec 5>&-
-	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'5$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
+	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'6$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
 	grep -q $'^FAILED\t2\tno-such-program: command not found$' out.txt
 	grep -q $'^DONE\t1\t0\t' out.txt
 	[ "$(grep -c $'^DONE\t3\t0\t.*\t1\t1$' out.txt)" -eq 1 ]

@@ -98,8 +98,9 @@ stop_wfrun() {
 	pid=$!
 	esc=$(pid_in esc.pid)
 	kill -"$sig" "$pid"
-	run wait "$pid"
-	[ "$status" -ne 0 ]
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -ne 0 ]
 	ended "$(cat bg.pid)"
 	ended "$esc"
 }

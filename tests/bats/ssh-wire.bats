@@ -50,8 +50,9 @@ EOF2
 	kill -9 "$pid" 2>/dev/null || true
 	cat err.txt
 	[ "$rc" -eq 0 ]
-	run wait "$pid"
-	[ "$status" -eq 0 ]
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 0 ]
 	[ "$(cat last.txt)" = done ]
 }
 
