@@ -109,11 +109,19 @@ slurm_hostlist(const char *s, struct strvec *out, struct errbuf *err)
 			depth++;
 		else if (*q == ']')
 			depth--;
-		if (depth < 0 || depth > 1)
-			return errprintf(err, "'%s': brackets do not pair", s);
+		if (depth < 0 || depth > 1) {
+			errprintf(err, "'%s': brackets do not pair", s);
+			goto fail;
+		}
 		if ((*q == ',' && !depth) || !*q) {
-			if (q == p)
-				return errprintf(err, "'%s': an empty name", s);
+			if (q == p) {
+				errprintf(err, "'%s': an empty name", s);
+				goto fail;
+			}
+			if (!*q && depth) {
+				errprintf(err, "'%s': '[' without ']'", s);
+				goto fail;
+			}
 			if (expand_one("", p, (size_t)(q - p), out, err) < 0)
 				goto fail;
 			p = q + 1;
@@ -121,8 +129,6 @@ slurm_hostlist(const char *s, struct strvec *out, struct errbuf *err)
 		if (!*q)
 			break;
 	}
-	if (depth)
-		return errprintf(err, "'%s': '[' without ']'", s);
 	return 0;
 fail:
 	while (out->n > start)
