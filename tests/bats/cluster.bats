@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# run-all: once
+# run-all: once alone
 # tests/cluster/testcluster itself: the sshd worker hosts the SSH suites
 # run on.  Needs root and openssh-server, iproute2 for the netns tests.
 load helper

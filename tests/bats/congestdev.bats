@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# run-all: once
+# run-all: once alone
 # bench/congestdev, the benchmarks' emulated congestible device: a loop
 # device whose blkio write cap follows the law from the count of tasks.
 # Needs root, a cgroup-v1 blkio hierarchy and loop devices; where the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-all: once alone
 # Storage-bandwidth constraints: static, auto, auto(min,max,delta), the
 # registry kept across runs, and what the trace and events.jsonl say.
 load helper
