@@ -227,6 +227,11 @@ load_cluster(const char *file, bool spec, struct cluster *c)
 	struct diags d;
 	diags_init(&d, file);
 	resources_load(c, file, &d);
+	if (c->slurm) {
+		struct wf_loc l = { c->slurm->line, 1 };
+		diag_error(&d, l, "<slurm>: wfrun cannot ask Slurm for nodes "
+			   "or jobs yet; inside an allocation use --slurm");
+	}
 	if (!spec)
 		check_workdirs(c, &d);
 	return report_diags(&d, file);

@@ -271,6 +271,41 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 			   "(an absolute path on that host)", w->name, w->host);
 }
 
+/* An integer attribute the schema has already bounded, or dflt. */
+static long
+int_prop(xmlNodePtr n, const char *name, long dflt)
+{
+	char *s = prop(n, name);
+	long v = s ? strtol(s, NULL, 10) : dflt;
+	free(s);
+	return v;
+}
+
+static void
+load_slurm(struct cluster *c, xmlNodePtr n)
+{
+	struct slurm_spec *s = xcalloc(1, sizeof(*s));
+	c->slurm = s;
+	s->line = (unsigned)xmlGetLineNo(n);
+	s->partition = prop(n, "partition");
+	s->account = prop(n, "account");
+	s->qos = prop(n, "qos");
+	s->time = prop(n, "time");
+	s->memory = prop(n, "memory-per-node");
+	s->max_nodes = int_prop(n, "max-nodes", 1);
+	s->cores_per_node = int_prop(n, "cores-per-node", 0);
+	s->idle = (int)int_prop(n, "idle", 60);
+	s->lost_after = (int)int_prop(n, "lost-after", 20);
+	s->max_jobs = int_prop(n, "max-jobs", 1000);
+	s->poll = (int)int_prop(n, "poll", 2);
+	char *submit = prop(n, "submit");
+	s->jobs = submit && !strcmp(submit, "jobs");
+	free(submit);
+	for (xmlNodePtr k = n->children; k; k = k->next)
+		if (is(k, "option"))
+			VEC_PUSH(s->options, text(k));
+}
+
 /* Parse len bytes at buf (path names them), validate, fill c. */
 static int
 load(struct cluster *c, const char *path, const char *buf, size_t len,
@@ -324,8 +359,14 @@ load(struct cluster *c, const char *path, const char *buf, size_t len,
 					s->bandwidth = bw ? strtod(bw, NULL) : 0;
 					s->line = (unsigned)xmlGetLineNo(n);
 					free(bw);
+				} else if (is(n, "slurm")) {
+					load_slurm(c, n);
 				}
 			}
+			if (!c->nworkers && !c->slurm)
+				diag_error(d, line_of(root), "no <worker> and no "
+					   "<slurm>: say where tasks run (see "
+					   "wfrun-resources(5))");
 		}
 	} else if (!doc && d->nerrors == before) {
 		diag_error(d, l0, "cannot read the resources file");
@@ -383,6 +424,18 @@ resources_release(struct cluster *c)
 	for (size_t i = 0; i < c->nstorages; i++)
 		free(c->storages[i].name);
 	free(c->storages);
+	if (c->slurm) {
+		struct slurm_spec *s = c->slurm;
+		free(s->partition);
+		free(s->account);
+		free(s->qos);
+		free(s->time);
+		free(s->memory);
+		for (size_t i = 0; i < s->options.n; i++)
+			free(s->options.v[i]);
+		VEC_FREE(s->options);
+		free(s);
+	}
 	free(c->file);
 	memset(c, 0, sizeof(*c));
 }

@@ -43,8 +43,28 @@ struct worker_spec {
 	unsigned line;
 };
 
+/* <slurm>: where wfrun asks Slurm for nodes or jobs itself, from a login
+ * node (wfrun-resources(5), SLURM).  NULL strings: Slurm's default. */
+struct slurm_spec {
+	char *partition;
+	char *account;
+	char *qos;
+	char *time;          /* sbatch --time, as written */
+	long max_nodes;      /* nodes held at once (submit="nodes") */
+	long cores_per_node; /* 0: what the partition's nodes have */
+	char *memory;        /* sbatch --mem per node, as written */
+	int idle;            /* seconds a node stays idle before given back */
+	int lost_after;      /* seconds of an agent's silence: node lost */
+	bool jobs;           /* submit="jobs": one sbatch job per instance */
+	long max_jobs;       /* submit="jobs": in the queue at once */
+	int poll;            /* submit="jobs": seconds between squeue calls */
+	struct strvec options; /* <option> words, given to sbatch as they are */
+	unsigned line;
+};
+
 struct cluster {
 	char *file;
+	struct slurm_spec *slurm; /* NULL: no <slurm> */
 	struct worker_spec *workers;
 	size_t nworkers;
 	struct storage_spec *storages;

@@ -101,6 +101,7 @@ corpus_check() { # corpus_check workflows/NAME.yaml
 @test "corpus: resources/no-workers.xml" { corpus_check resources/no-workers.xml; }
 @test "corpus: resources/nul-byte.xml" { corpus_check resources/nul-byte.xml; }
 @test "corpus: resources/relative-workdir.xml" { corpus_check resources/relative-workdir.xml; }
+@test "corpus: resources/slurm-bad-values.xml" { corpus_check resources/slurm-bad-values.xml; }
 @test "corpus: resources/storage-after-worker.xml" { corpus_check resources/storage-after-worker.xml; }
 @test "corpus: resources/truncated.xml" { corpus_check resources/truncated.xml; }
 @test "corpus: resources/undeclared-entity.xml" { corpus_check resources/undeclared-entity.xml; }
