@@ -75,8 +75,7 @@ close_fd(struct pipe_link *p, int *fd)
 static void
 reap(struct pipe_link *p, bool block)
 {
-	if (p->pid > 0 &&
-	    waitpid(p->pid, &p->status, block ? 0 : WNOHANG) == p->pid)
+	if (p->pid > 0 && spawn_wait(p->pid, &p->status, block) == p->pid)
 		p->pid = 0;
 }
 
@@ -310,6 +309,7 @@ start_child(struct pipe_link *p, char *const *argv, char *err, size_t errlen)
 			 strerror(r));
 		goto fail;
 	}
+	spawn_own(p->pid);
 	close(fds[0][0]);
 	close(fds[1][1]);
 	close(fds[2][1]);

@@ -465,6 +465,12 @@ local_on_sigchld(struct exec *e)
 		    si.si_pid == 0)
 			return;
 		pid_t pid = si.si_pid;
+		if (spawn_owned(pid)) { /* another module's child */
+			int st;
+			if (waitpid(pid, &st, 0) == pid)
+				spawn_owned_ended(pid, st);
+			continue;
+		}
 		struct exec_result r;
 		memset(&r, 0, sizeof(r));
 		r.read_bytes = r.write_bytes = -1;

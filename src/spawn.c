@@ -182,3 +182,74 @@ spawn_env(char *const *add, size_t n)
 	envp[k] = NULL;
 	return envp;
 }
+
+/* The children registered by spawn_own: few (an agent per node, a Slurm
+ * command or two), so a short array searched from the end. */
+struct owned {
+	pid_t pid;
+	bool ended;
+	int status;
+};
+static struct owned *owned;
+static size_t nowned, owned_alloc;
+
+static struct owned *
+find_owned(pid_t pid)
+{
+	for (size_t i = nowned; i-- > 0;)
+		if (owned[i].pid == pid)
+			return &owned[i];
+	return NULL;
+}
+
+static void
+forget_owned(struct owned *o)
+{
+	*o = owned[--nowned];
+	if (!nowned) {
+		free(owned);
+		owned = NULL;
+		owned_alloc = 0;
+	}
+}
+
+void
+spawn_own(pid_t pid)
+{
+	ALLOC_GROW(owned, nowned + 1, owned_alloc);
+	owned[nowned++] = (struct owned){ pid, false, 0 };
+}
+
+bool
+spawn_owned(pid_t pid)
+{
+	return find_owned(pid) != NULL;
+}
+
+void
+spawn_owned_ended(pid_t pid, int status)
+{
+	struct owned *o = find_owned(pid);
+	if (o) {
+		o->ended = true;
+		o->status = status;
+	}
+}
+
+pid_t
+spawn_wait(pid_t pid, int *status, bool block)
+{
+	struct owned *o = find_owned(pid);
+	if (o && o->ended) {
+		*status = o->status;
+		forget_owned(o);
+		return pid;
+	}
+	pid_t r;
+	while ((r = waitpid(pid, status, block ? 0 : WNOHANG)) < 0 &&
+	       errno == EINTR)
+		;
+	if (r == pid && o)
+		forget_owned(o);
+	return r;
+}

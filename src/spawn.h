@@ -14,6 +14,7 @@
 #ifndef WFRUN_SPAWN_H
 #define WFRUN_SPAWN_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "util.h"
@@ -41,5 +42,22 @@ char **spawn_env(char *const *add, size_t n);
 
 /* Returns the pid (also the process group id), or -1 with err filled. */
 pid_t spawn_task(const struct spawn_req *req, struct errbuf *err);
+
+/*
+ * Children of the master that a module other than exec_local starts and
+ * waits for (an agent behind a pipe, Slurm's commands).  exec_local reaps
+ * every child that ends, since orphans of tasks come to the master (a
+ * child subreaper, contain.h); a child registered here with spawn_own is
+ * reaped there too, and its status kept for its owner, who asks with
+ * spawn_wait instead of waitpid.
+ */
+void spawn_own(pid_t pid);
+/* exec_local: true when pid is registered (it then reaps it and hands
+ * the status over with spawn_owned_ended). */
+bool spawn_owned(pid_t pid);
+void spawn_owned_ended(pid_t pid, int status);
+/* pid (registered) when it has ended, with *status, and then forgets it;
+ * 0 while it runs (block: wait for it); -1 when it is not a child. */
+pid_t spawn_wait(pid_t pid, int *status, bool block);
 
 #endif

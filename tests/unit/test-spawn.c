@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "spawn.h"
 #include "tap.h"
 
@@ -139,6 +140,31 @@ main(void)
 	is_str(eb.msg, "cannot run /bin/sh: No such file or directory (or the "
 		       "directory nope is missing)", "its error");
 	is_int(waitpid(-1, NULL, WNOHANG), -1, "no child left behind");
+
+	/* A child another module owns (an agent, a Slurm command), reaped
+	 * by exec_local's reaper of every child first: its owner still
+	 * learns how it ended. */
+	struct exec *loc = exec_local_new(NULL, NULL, NULL);
+	pid_t owned = fork();
+	if (owned == 0)
+		_exit(7);
+	spawn_own(owned);
+	int ost = -1;
+	while (waitid(P_PID, (id_t)owned, &(siginfo_t){ 0 },
+		      WEXITED | WNOWAIT) < 0)
+		;
+	loc->ops->on_sigchld(loc);
+	is_int(spawn_wait(owned, &ost, false), owned,
+	       "an owned child reaped by exec_local: its owner gets it");
+	ok(WIFEXITED(ost) && WEXITSTATUS(ost) == 7, "with its status");
+	is_int(spawn_owned(owned), 0, "and it is forgotten then");
+	pid_t own2 = fork();
+	if (own2 == 0)
+		_exit(3);
+	spawn_own(own2);
+	is_int(spawn_wait(own2, &ost, true), own2, "waited for by its owner");
+	ok(WIFEXITED(ost) && WEXITSTATUS(ost) == 3, "with its status");
+	loc->ops->release(loc);
 
 	if (system("rm -rf sub out err low-out low-err") != 0)
 		return 1;
