@@ -120,6 +120,22 @@ copy_time() {
 	"$TC" status "$C"
 }
 
+@test "down-all stops a cluster whose directory was deleted under it" {
+	"$TC" up -q 2 "$BATS_TEST_TMPDIR/gone/a"
+	local pids
+	pids=$(pgrep -f -- "-f $BATS_TEST_TMPDIR/gone/a/w[12]/sshd_config")
+	[ "$(wc -w <<<"$pids")" -eq 2 ]
+	rm -rf "$BATS_TEST_TMPDIR/gone/a"
+	"$TC" down-all -q "$BATS_TEST_TMPDIR/gone"
+	local p
+	for p in $pids; do
+		[ ! -d "/proc/$p" ] || [ "$(cut -d' ' -f3 "/proc/$p/stat")" = Z ]
+	done
+	run pgrep -f -- "-f $BATS_TEST_TMPDIR/gone/a/"
+	[ "$status" -eq 1 ]
+	"$TC" status "$C"
+}
+
 @test "a missing tool exits 3 naming the package to install; shaping wants netns" {
 	mkdir bin
 	ln -s "$(command -v ssh)" bin/ssh
