@@ -20,8 +20,13 @@ summary(const char *file, const struct workflow *wf, const struct plan *p)
 	for (size_t i = 0; i < wf->ntasks; i++)
 		if (strlen(wf->tasks[i].name) > width)
 			width = strlen(wf->tasks[i].name);
-	printf("%s: ok\n", file);
-	printf("workflow '%s', workdir %s\n", wf->name, wf->workdir);
+	char *vf = xvisible(file), *vn = xvisible(wf->name),
+	     *vw = xvisible(wf->workdir);
+	printf("%s: ok\n", vf);
+	printf("workflow '%s', workdir %s\n", vn, vw);
+	free(vf);
+	free(vn);
+	free(vw);
 	printf("task instances: %zu\n", g->tasks.n);
 	for (size_t i = 0; i < wf->ntasks; i++)
 		printf("  %-*s %u\n", (int)width, wf->tasks[i].name,
@@ -29,8 +34,11 @@ summary(const char *file, const struct workflow *wf, const struct plan *p)
 	printf("edges: %zu\n", g->nedges);
 	size_t ninputs = g->inputs.n;
 	printf("inputs that must exist: %zu\n", ninputs);
-	for (size_t i = 0; i < ninputs && i < MAX_INPUTS_SHOWN; i++)
-		printf("  %s\n", g->data.v[g->inputs.v[i].datum].path);
+	for (size_t i = 0; i < ninputs && i < MAX_INPUTS_SHOWN; i++) {
+		char *v = xvisible(g->data.v[g->inputs.v[i].datum].path);
+		printf("  %s\n", v);
+		free(v);
+	}
 	if (ninputs > MAX_INPUTS_SHOWN)
 		printf("  ... and %zu more\n", ninputs - MAX_INPUTS_SHOWN);
 }

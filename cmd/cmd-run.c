@@ -40,8 +40,14 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 	struct resume rs;
 	resume_plan(&rs, p, &j, forced, all);
 	struct strbuf cmd = STRBUF_INIT, lab = STRBUF_INIT;
-	printf("# workflow '%s': %zu task%s, run in %s\n", p->wf->name,
-	       p->dag.tasks.n, p->dag.tasks.n == 1 ? "" : "s", p->wf->workdir);
+	char *vn = xvisible(p->wf->name), *vw = xvisible(p->wf->workdir);
+	printf("# workflow '%s': %zu task%s, run in %s\n", vn, p->dag.tasks.n,
+	       p->dag.tasks.n == 1 ? "" : "s", vw);
+	free(vn);
+	free(vw);
+	/* on a terminal, control characters in names are shown, never
+	 * acted on; into a file or pipe the commands stay as they run */
+	bool tty = isatty(STDOUT_FILENO);
 	if (rs.nskip)
 		printf("# %zu of them up to date: not run\n", rs.nskip);
 	/* Program order is a valid order: every edge points forward. */
@@ -56,7 +62,11 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 			strbuf_adds(&lab, ": ");
 			resume_reason(&rs, p, t, &lab);
 		}
-		printf("# %s\n%s\n", lab.buf, cmd.buf);
+		char *vl = xvisible(lab.buf);
+		char *vc = tty ? xvisible(cmd.buf) : NULL;
+		printf("# %s\n%s\n", vl, vc ? vc : cmd.buf);
+		free(vl);
+		free(vc);
 	}
 	strbuf_release(&cmd);
 	strbuf_release(&lab);

@@ -225,6 +225,14 @@ strbuf_add_json(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
+char *
+xvisible(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_visible(&sb, s, strlen(s));
+	return strbuf_detach(&sb);
+}
+
 void
 strbuf_add_visible(struct strbuf *sb, const char *s, size_t n)
 {

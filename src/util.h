@@ -110,6 +110,9 @@ void strbuf_add_json(struct strbuf *sb, const char *s);
  * task wrote, or a name it made, can then not set the window title or
  * clear the screen. */
 void strbuf_add_visible(struct strbuf *sb, const char *s, size_t n);
+/* s with strbuf_add_visible applied: a new string (for printing names
+ * that come from the user's data). */
+char *xvisible(const char *s);
 
 /*
  * arena: a bump allocator for many small strings that live as long as the

@@ -97,3 +97,34 @@ EOF2
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "wf.yaml:2:5: error: task 'big': the workflow expands to more than 10000000 task instances (wfrun's limit); narrow the foreach or split the workflow" ]
 }
+
+@test "run -n and check show control characters of names, never send them to the terminal" {
+	touch "$(printf 'x\033]0;T\007y.txt')" "$(printf 'a\033[31mb')"
+	cat >wf.yaml <<'YAML'
+name: "vis\e[2J"
+tasks:
+  - name: show
+    foreach: {f: {glob: "*.txt"}}
+    in: {i: "{f}"}
+    run: "cat {in.i}"
+  - name: lit
+    in: {j: "a\e[31mb"}
+    run: "cat {in.j}"
+YAML
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[[ $output == *"workflow 'vis\\e[2J'"* ]]
+	[[ $output == *"  x\\e]0;T\\x07y.txt"* ]]
+	[[ $output == *"  a\\e[31mb"* ]]
+	[[ $output != *$'\033'* && $output != *$'\007'* ]]
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "# workflow 'vis\\e[2J': 2 tasks, run in "* ]]
+	[ "${lines[1]}" = "# 'show' (f=x\\e]0;T\\x07y.txt)" ]
+	# into a pipe the commands stay as they would run
+	[ "${lines[2]}" = "cat '$(printf 'x\033]0;T\007y.txt')'" ]
+	# on a terminal they are shown too
+	run script -qec "$WFRUN -n wf.yaml" /dev/null
+	[[ $output == *"cat 'a\\e[31mb'"* ]]
+	[[ $output != *$'\033'* ]]
+}
