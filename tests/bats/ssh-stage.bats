@@ -515,3 +515,91 @@ EOF2
 	# no sandbox is left: those stopped went with them
 	[ -z "$(find "$C"/w*/work/.wfrun/sandbox -mindepth 2 -maxdepth 2)" ]
 }
+
+# gen (4, spread over the workers) -> sum, each adding a line to the
+# user's total.txt in place (a `>>` chain), then last, which reads it and
+# takes a while: the master is killed while last runs, the others done on
+# their workers and not brought back.
+store_wf() {
+	echo base >total.txt
+	wf <<'EOF2'
+tasks:
+  - name: gen
+    foreach: {i: "1..4"}
+    out: {f: "out/{i}.txt", d: {dir: "dir{i}"}}
+    run: "echo {i} > {out.f}; echo x{i} > {out.d}/x"
+  - name: sum
+    foreach: {i: "1..4"}
+    in: {f: "out/{i}.txt"}
+    inout: {t: total.txt}
+    run: "head -1 {in.f} >> {inout.t}"
+  - name: last
+    in: {t: total.txt, d: {dir: out}}
+    out: {o: last.txt}
+    run: "sleep 3; cat {in.t} > {out.o}; ls {in.d} >> {out.o}"
+EOF2
+}
+
+# Run store_wf in the background, kill -9 the master once the 8 tasks
+# before last are journaled as done on their workers.
+kill_before_fetch() {
+	"$WFRUN" -q -r "$C/cluster.xml" wf.yaml >../killed.txt 2>&1 &
+	pid=$!
+	for _ in $(seq 400); do
+		[ "$(grep -c $'^[0-9a-f]\{8\} S\t' .wfrun/journal 2>/dev/null)" -ge 8 ] && break
+		sleep 0.05
+	done
+	kill -KILL "$pid"
+	wait "$pid" || true
+	[ "$(grep -c $'^[0-9a-f]\{8\} S\t' .wfrun/journal)" -eq 8 ]
+	# nothing of the workers' came back
+	[ "$(cat total.txt)" = base ]
+	[ ! -e out ]
+}
+
+@test "not shared: the master killed before the fetch; the rerun takes what the workers' stores hold, each update applied once" {
+	mkdir local remote
+	(cd local && store_wf && "$WFRUN" -q wf.yaml)
+	cd remote
+	store_wf
+	kill_before_fetch
+	first=$(cut -f2 .wfrun/stores | sort -u)
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"8 of 9 tasks are up to date"* ]]
+	# only last ran
+	[ "$(trace_col name | sort -u)" = last ]
+	[ "$(tree_of .)" = "$(tree_of ../local)" ]
+	[ "$(cat total.txt | tr '\n' ' ')" = "base 1 2 3 4 " ]
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"9 of 9 tasks are up to date"* ]]
+	[ "$(trace_col name | wc -l)" -eq 0 ]
+	[ "$(tree_of .)" = "$(tree_of ../local)" ]
+	# the stores of the runs before are removed once nothing refers to
+	# them: only this run's is listed
+	[ -n "$first" ]
+	[ "$(cut -f2 .wfrun/stores | sort -u | wc -l)" -eq 1 ]
+	[ "$(cut -f2 .wfrun/stores | sort -u)" != "$first" ]
+	[ -z "$(ls -d "$C"/w*/work/.wfrun/data/"$first" 2>/dev/null)" ]
+}
+
+@test "not shared: the master killed before the fetch, the workers' stores removed: the rerun runs it all again" {
+	mkdir local remote
+	(cd local && store_wf && "$WFRUN" -q wf.yaml)
+	cd remote
+	store_wf
+	kill_before_fetch
+	run_id=$(cut -f2 .wfrun/stores | sort -u)
+	[ -n "$run_id" ]
+	[ -n "$(ls -d "$C"/w*/work/.wfrun/data/"$run_id")" ]
+	rm -rf "$C"/w*/work/.wfrun/data/"$run_id"
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"up to date"* ]]
+	[ "$(trace_col name | wc -l)" -eq 9 ]
+	[ "$(tree_of .)" = "$(tree_of ../local)" ]
+	[ "$(cat total.txt | tr '\n' ' ')" = "base 1 2 3 4 " ]
+}

@@ -165,13 +165,13 @@ test_versions(struct stage *st, struct fake *w)
 	   "seed.txt linked into its sandbox: %s", w[1].links[0]);
 
 	/* its output, version gen+1 of a.txt, lives on worker 1 */
-	struct exec_outfile a_out[] = { { "a.txt", 1000 } };
+	struct exec_outfile a_out[] = { { "a.txt", 1000, 0 } };
 	is_int(ran(st, gen, 1, a_out, 1), DAG_NONE, "gen made all its outputs");
 	/* (an empty directory is reported with size -1: made, never sent) */
-	struct exec_outfile d_out[] = { { "d/x", 100 }, { "d/y", 200 },
-					{ "d/z", 0 }, { "d/e", -1 } };
+	struct exec_outfile d_out[] = { { "d/x", 100, 0 }, { "d/y", 200, 0 },
+					{ "d/z", 0, 0 }, { "d/e", -1, 0 } };
 	is_int(ran(st, coll, 2, d_out, 4), DAG_NONE, "coll ran on worker 2");
-	struct exec_outfile y_out[] = { { "d/y", 3000 } };
+	struct exec_outfile y_out[] = { { "d/y", 3000, 0 } };
 	is_int(ran(st, patch, 1, y_out, 1), DAG_NONE, "patch ran on worker 1");
 
 	/* use reads a.txt (gen's, on 1), d (coll's on 2, but d/y is
