@@ -540,29 +540,33 @@ tasks:
 EOF2
 }
 
-# Run store_wf in the background, kill -9 the master once the 8 tasks
-# before last are journaled as done on their workers.
-kill_before_fetch() {
+# The S lines of the journal: tasks that ended on their workers, their
+# outputs not brought back.
+s_lines() {
+	grep -c $'^[0-9a-f]\{8\} S\t' .wfrun/journal 2>/dev/null
+}
+
+# store_wf run locally in ./local, and in ./remote (then the cwd) on the
+# workers, its master killed (-9) once the 8 tasks before last are
+# journaled as done on their workers.
+killed_before_fetch() {
+	mkdir local remote
+	(cd local && store_wf && "$WFRUN" -q wf.yaml)
+	cd remote
+	store_wf
 	"$WFRUN" -q -r "$C/cluster.xml" wf.yaml >../killed.txt 2>&1 &
-	pid=$!
-	for _ in $(seq 400); do
-		[ "$(grep -c $'^[0-9a-f]\{8\} S\t' .wfrun/journal 2>/dev/null)" -ge 8 ] && break
-		sleep 0.05
-	done
+	local pid=$! n=0
+	until [ "$(s_lines)" -ge 8 ] || [ $((n += 1)) -gt 400 ]; do sleep 0.05; done
 	kill -KILL "$pid"
 	wait "$pid" || true
-	[ "$(grep -c $'^[0-9a-f]\{8\} S\t' .wfrun/journal)" -eq 8 ]
+	[ "$(s_lines)" -eq 8 ]
 	# nothing of the workers' came back
 	[ "$(cat total.txt)" = base ]
 	[ ! -e out ]
 }
 
 @test "not shared: the master killed before the fetch; the rerun takes what the workers' stores hold, each update applied once" {
-	mkdir local remote
-	(cd local && store_wf && "$WFRUN" -q wf.yaml)
-	cd remote
-	store_wf
-	kill_before_fetch
+	killed_before_fetch
 	first=$(cut -f2 .wfrun/stores | sort -u)
 	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
 	echo "$output"
@@ -586,11 +590,7 @@ kill_before_fetch() {
 }
 
 @test "not shared: the master killed before the fetch, the workers' stores removed: the rerun runs it all again" {
-	mkdir local remote
-	(cd local && store_wf && "$WFRUN" -q wf.yaml)
-	cd remote
-	store_wf
-	kill_before_fetch
+	killed_before_fetch
 	run_id=$(cut -f2 .wfrun/stores | sort -u)
 	[ -n "$run_id" ]
 	[ -n "$(ls -d "$C"/w*/work/.wfrun/data/"$run_id")" ]
