@@ -1556,6 +1556,9 @@ stage_adopt(struct stage *st, uint32_t t, const struct jstore *js)
 {
 	uint32_t k = st->ask_w[t];
 	const char *dir = arena_strndup(&st->arena, js->dir, strlen(js->dir));
+	/* what it read, fixed now (the tasks before it adopted, not it): a
+	 * lost output of it is made again from those */
+	compute_need(st, t);
 	st->vfiles[t].n = 0;
 	for (size_t i = 0; i < js->nf; i++) {
 		const struct jsfile *jf = &js->f[i];

@@ -543,7 +543,8 @@ EOF2
 # The S lines of the journal: tasks that ended on their workers, their
 # outputs not brought back.
 s_lines() {
-	grep -c $'^[0-9a-f]\{8\} S\t' .wfrun/journal 2>/dev/null
+	[ -e .wfrun/journal ] || { echo 0; return; }
+	grep -c $'^[0-9a-f]\{8\} S\t' .wfrun/journal
 }
 
 # store_wf run locally in ./local, and in ./remote (then the cwd) on the
