@@ -266,10 +266,11 @@ parse_i64(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
-/* An S payload: the store of the record just before it (same key); 0
- * (ignored when it follows no such record), or -1 if malformed. */
+/* An S payload: the store of record prev, on the line right before it
+ * (SIZE_MAX: none), when of the same key; 0 (ignored when it follows no
+ * such record), or -1 if malformed. */
 static int
-parse_store(struct journal *j, const char *s, size_t n)
+parse_store(struct journal *j, const char *s, size_t n, size_t prev)
 {
 	size_t cap = 5 + 3 * 64, k;
 	const char **f = xmalloc(cap * sizeof(*f));
@@ -299,7 +300,7 @@ parse_store(struct journal *j, const char *s, size_t n)
 		x->size = size;
 	}
 	rc = 0;
-	struct jrec *last = j->recs.n ? &j->recs.v[j->recs.n - 1] : NULL;
+	struct jrec *last = prev < j->recs.n ? &j->recs.v[prev] : NULL;
 	if (last && !last->store && !strcmp(last->key, key)) {
 		last->store = st;
 		st = NULL;
@@ -376,9 +377,12 @@ static int
 read_records(struct journal *j, const char *path, const char *buf, size_t n,
 	     struct errbuf *err)
 {
-	size_t off = 0, good = 0;
+	size_t off = 0, good = 0, after = SIZE_MAX;
 	enum { GOOD, BAD_LINE, BAD_HEADER } first = GOOD;
 	for (size_t no = 0; off < n; no++) {
+		/* the T record on the line before, for an S line */
+		size_t prev = after;
+		after = SIZE_MAX;
 		const char *line = buf + off, *nl = memchr(line, '\n', n - off);
 		if (!nl)
 			break;
@@ -414,7 +418,7 @@ read_records(struct journal *j, const char *path, const char *buf, size_t n,
 			continue;
 		}
 		if (len > 10 && line[9] == 'S' && line[10] == '\t') {
-			if (parse_store(j, line + 9, len - 9) < 0)
+			if (parse_store(j, line + 9, len - 9, prev) < 0)
 				lose_line(j, line, len);
 			else
 				good++;
@@ -430,6 +434,7 @@ read_records(struct journal *j, const char *path, const char *buf, size_t n,
 			first = BAD_LINE;
 		VEC_PUSH(j->recs, r);
 		index_last(j);
+		after = j->recs.n - 1;
 	}
 	j->end = (off_t)off;
 	j->torn = off < n;

@@ -259,6 +259,21 @@ stores(void)
 		   journal_find(&j, "a")->store,
 	   "a damaged S line: skipped");
 	journal_release(&j);
+	/* an S line after a damaged line is no one's, though the record
+	 * before that is of its key */
+	unlink("j");
+	ok(journal_open(&j, "j", true, &err) == 0, "fresh again");
+	journal_add(&j, "a", "echo a", NULL, 0);
+	journal_flush(&j, true, &err);
+	append("j", "00000000 T\ta\techo\n");
+	journal_add_store(&j, "a", &st);
+	append("j", j.pending.buf);
+	strbuf_reset(&j.pending);
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.nlost == 1 &&
+		   journal_find(&j, "a") && !journal_find(&j, "a")->store,
+	   "an S line after a damaged one: ignored");
+	journal_release(&j);
 }
 
 int
