@@ -91,13 +91,11 @@ jstore_free(struct jstore *s)
 {
 	if (!s)
 		return;
-	free(s->worker);
-	free(s->run);
-	free(s->dir);
 	for (size_t i = 0; i < s->nf; i++)
 		free(s->f[i].path);
-	free(s->f);
-	free(s);
+	char *head[] = { s->worker, s->run, s->dir, (char *)s->f, (char *)s };
+	for (size_t i = 0; i < sizeof(head) / sizeof(*head); i++)
+		free(head[i]);
 }
 
 static void
