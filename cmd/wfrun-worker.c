@@ -238,9 +238,20 @@ move_out(const struct staged *s, const char *rel, struct stat *st)
 	return kind;
 }
 
-static struct strbuf *list_files_into;
+static struct strbuf *list_files_into, *list_mtimes_into;
 static const char *list_files_base;
 static size_t list_files_n;
+
+/* A file's mtime in ns, as a DONE field (and as HAVE compares it),
+ * with its TAB (l may start empty). */
+static void
+add_mtime(struct strbuf *l, const struct stat *st)
+{
+	char v[32];
+	snprintf(v, sizeof(v), "%lld", (long long)st->st_mtim.tv_sec *
+					       1000000000LL + st->st_mtim.tv_nsec);
+	proto_field(l, v, 0);
+}
 
 static int
 list_one(const char *p, const struct stat *st, int flag, struct FTW *f)
@@ -259,18 +270,20 @@ list_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 	 * field here needs its TAB */
 	proto_field(list_files_into, p + strlen(list_files_base) + 1, 0);
 	proto_field(list_files_into, size, 0);
+	add_mtime(list_mtimes_into, st);
 	list_files_n++;
 	return 0;
 }
 
 /* After a staged task: move its outputs into the store, list them, and
- * append "stage_out_s nout KIND... nfile (PATH SIZE)..." to l. */
+ * append "stage_out_s nout KIND... nfile (PATH SIZE)... MTIME_NS..." to
+ * l. */
 static void
 finish_staged(struct staged *s, bool ok, struct strbuf *l)
 {
 	double t0 = clock_mono();
 	struct strbuf kinds = STRBUF_INIT, files = STRBUF_INIT;
-	struct strbuf dst = STRBUF_INIT;
+	struct strbuf dst = STRBUF_INIT, mtimes = STRBUF_INIT;
 	size_t nfiles = 0;
 	for (size_t i = 0; i < s->outs.n; i++) {
 		struct stat st;
@@ -291,10 +304,12 @@ finish_staged(struct staged *s, bool ok, struct strbuf *l)
 			snprintf(size, sizeof(size), "%lld", (long long)st.st_size);
 			proto_field(&files, s->outs.v[i], 0);
 			proto_field(&files, size, 0);
+			add_mtime(&mtimes, &st);
 			nfiles++;
 		} else if (kind == 'd') {
 			/* nftw gives full paths: list_one strips outdir/ */
 			list_files_into = &files;
+			list_mtimes_into = &mtimes;
 			list_files_base = s->outdir;
 			list_files_n = 0;
 			nftw(dst.buf, list_one, 16, FTW_PHYS);
@@ -308,8 +323,10 @@ finish_staged(struct staged *s, bool ok, struct strbuf *l)
 	strbuf_add(l, kinds.buf, kinds.len);
 	proto_fieldf(l, "%zu", nfiles);
 	strbuf_add(l, files.buf, files.len);
+	strbuf_add(l, mtimes.buf, mtimes.len);
 	strbuf_release(&kinds);
 	strbuf_release(&files);
+	strbuf_release(&mtimes);
 	strbuf_release(&dst);
 }
 
@@ -633,6 +650,98 @@ bad:
 	fprintf(stderr, "wfrun-worker: malformed SRUN message\n");
 }
 
+/* A directory the master may ask about or prune: absolute, normal, and
+ * a store (with a /.wfrun/data/ component). */
+static bool
+store_dir(const char *dir)
+{
+	struct errbuf err;
+	return dir[0] == '/' && strstr(dir, "/.wfrun/data/") &&
+	       !wirepath_check(dir + 1, strlen(dir + 1), &err);
+}
+
+/* Whether dir/rel has the size (-1: is a directory) and mtime given;
+ * why not in why. */
+static bool
+have_one(const char *dir, const char *rel, const char *size,
+	 const char *mtime, struct strbuf *why)
+{
+	struct errbuf err;
+	char *e1, *e2;
+	long long sz = strtoll(size, &e1, 10), mt = strtoll(mtime, &e2, 10);
+	if (*e1 || *e2 || !*size || !*mtime ||
+	    wirepath_check(rel, strlen(rel), &err) < 0) {
+		strbuf_addf(why, "malformed HAVE entry '%s'", rel);
+		return false;
+	}
+	char *p = xasprintf("%s/%s", dir, rel);
+	struct stat st;
+	bool ok = !lstat(p, &st);
+	if (!ok)
+		strbuf_addf(why, "%s: %s", p, strerror(errno));
+	else if (sz < 0 ? !S_ISDIR(st.st_mode)
+			: S_ISDIR(st.st_mode) || st.st_size != sz ||
+				  (long long)st.st_mtim.tv_sec * 1000000000LL +
+						  st.st_mtim.tv_nsec != mt)
+		strbuf_addf(why, "%s changed", p);
+	ok = ok && !why->len;
+	free(p);
+	return ok;
+}
+
+/* HAVE id dir n (PATH SIZE MTIME_NS)...: answer HAS id 1, or 0 why. */
+static void
+on_have(struct agent *a, struct proto_msg *m)
+{
+	long id, n;
+	struct strbuf why = STRBUF_INIT;
+	if (m->n < 4 || parse_long(m->f[1], &id) < 0 ||
+	    parse_long(m->f[3], &n) < 0 || n < 0 ||
+	    (size_t)n > (m->n - 4) / 3) {
+		fprintf(stderr, "wfrun-worker: malformed HAVE message\n");
+		return;
+	}
+	if (!store_dir(m->f[2]))
+		strbuf_addf(&why, "'%s' is not a store", m->f[2]);
+	for (size_t i = 0; i < (size_t)n && !why.len; i++) {
+		still_here();
+		have_one(m->f[2], m->f[4 + 3 * i], m->f[5 + 3 * i],
+			 m->f[6 + 3 * i], &why);
+	}
+	proto_field(&a->out, "HAS", 1);
+	proto_fieldf(&a->out, "%ld", id);
+	proto_field(&a->out, why.len ? "0" : "1", 0);
+	if (why.len)
+		proto_field(&a->out, why.buf, 0);
+	send_line(&a->out);
+	strbuf_release(&why);
+}
+
+/* PRUNE workdir RUN...: the stores and sandboxes of those runs go. */
+static void
+on_prune(struct proto_msg *m)
+{
+	struct errbuf err;
+	const char *wd = m->n >= 2 ? m->f[1] : "";
+	if (wd[0] != '/' || (wd[1] && wirepath_check(wd + 1, strlen(wd + 1),
+						    &err) < 0)) {
+		fprintf(stderr, "wfrun-worker: PRUNE of a workdir that is not "
+			"absolute and normal\n");
+		return;
+	}
+	for (size_t i = 2; i < m->n; i++) {
+		const char *run = m->f[i];
+		if (strchr(run, '/') || wirepath_check(run, strlen(run), &err))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			char *p = xasprintf("%s/.wfrun/%s/%s", wd,
+					    k ? "sandbox" : "data", run);
+			remove_tree(p);
+			free(p);
+		}
+	}
+}
+
 static void master_silent(void *arg);
 
 /* The master's silence limit from now. */
@@ -704,6 +813,10 @@ handle(struct agent *a, struct proto_msg *m)
 			a->ex->ops->ask_written(a->ex, (uint32_t)id);
 	} else if (!strcmp(t, "EXIT")) {
 		begin_exit(a);
+	} else if (!strcmp(t, "HAVE")) {
+		on_have(a, m);
+	} else if (!strcmp(t, "PRUNE")) {
+		on_prune(m);
 	} else if (!strcmp(t, "PING")) {
 		on_ping(a, m);
 	} else if (!strcmp(t, "LOGMAX") && m->n == 3 &&

@@ -2,6 +2,7 @@
  * agent_client: the agent protocol's master side over a transport (see
  * agent_client.h).  Loop thread only: it holds no lock and no thread.
  */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -335,6 +336,9 @@ on_done(struct agent_client *c, struct proto_msg *m, struct exec_result *r)
 			/* checked by proto_parse_done */
 			files[i].size = strtoll(m->f[d.kfile + 2 * i + 1], NULL,
 						10);
+			if (d.kmtime)
+				files[i].mtime_ns = strtoll(m->f[d.kmtime + i],
+							    NULL, 10);
 		}
 		r->files = files;
 		r->nfiles = d.nfile;
@@ -396,6 +400,12 @@ handle_msg(struct agent_client *c, struct proto_msg *m)
 	} else if (!strcmp(t, "WRITTEN") && m->n == 4 &&
 		   !parse_long(m->f[1], &id)) {
 		on_written(c, m, id);
+	} else if (!strcmp(t, "HAS") && m->n >= 3 &&
+		   !parse_long(m->f[1], &id)) {
+		if (e->store_done)
+			e->store_done(e, (uint64_t)id, !strcmp(m->f[2], "1"),
+				      m->n > 3 ? m->f[3] : "no reason given",
+				      e->xfer_arg);
 	} else if (!strcmp(t, "BYE") || !strcmp(t, "PONG")) {
 		/* BYE: the stream's end follows; PONG: it lives */
 	} else if (!c->warned) {
@@ -413,6 +423,40 @@ client_transfer(struct exec *e, const struct xfer *x)
 	if (e->state != EXEC_READY || !c->link->ops->transfer)
 		return -1;
 	return c->link->ops->transfer(c->link, x);
+}
+
+/* HAVE id dir n (PATH SIZE MTIME_NS)... */
+static int
+client_store_have(struct exec *e, uint64_t id, const char *dir,
+		  const struct exec_outfile *files, size_t n)
+{
+	struct strbuf *l = start_msg(e, "HAVE");
+	if (!l)
+		return -1;
+	proto_fieldf(l, "%" PRIu64, id);
+	proto_field(l, dir, 0);
+	proto_fieldf(l, "%zu", n);
+	for (size_t i = 0; i < n; i++) {
+		proto_field(l, files[i].path, 0);
+		proto_fieldf(l, "%lld", files[i].size);
+		proto_fieldf(l, "%" PRId64, files[i].mtime_ns);
+	}
+	enqueue((struct agent_client *)e, l);
+	return 0;
+}
+
+/* PRUNE workdir RUN... */
+static void
+client_store_prune(struct exec *e, const char *workdir, char *const *runs,
+		   size_t n)
+{
+	struct strbuf *l = start_msg(e, "PRUNE");
+	if (!l || !n)
+		return;
+	proto_field(l, workdir, 0);
+	for (size_t i = 0; i < n; i++)
+		proto_field(l, runs[i], 0);
+	enqueue((struct agent_client *)e, l);
 }
 
 void
@@ -650,7 +694,8 @@ client_on_sigchld(struct exec *e)
 static const struct exec_ops client_ops = {
 	client_submit,     client_signal_all, client_signal_one,
 	client_stop_one,   client_on_sigchld, client_release,
-	client_transfer,   client_ask_written,
+	client_transfer,   client_ask_written, client_store_have,
+	client_store_prune,
 };
 
 struct agent_client *

@@ -81,6 +81,7 @@ struct exec_result {
 struct exec_outfile {
 	const char *path;    /* relative, as in outs[] */
 	long long size;
+	int64_t mtime_ns;    /* where it ran (lstat's); 0: not known */
 };
 
 /*
@@ -130,6 +131,17 @@ struct exec_ops {
 	 * written callback, at once (this machine) or later (a remote
 	 * worker), and not at all if the job is not running there. */
 	void (*ask_written)(struct exec *e, uint32_t task);
+	/* A worker whose workdir is not shared keeps a store (stage.h).
+	 * store_have asks whether dir there still holds exactly files
+	 * (sizes and mtimes as a job's result gave them): the answer
+	 * comes through store_done (with xfer_arg), later; -1 (and no
+	 * answer) when the worker cannot be asked.  store_prune removes
+	 * the stores (and sandboxes) of the runs named, under workdir
+	 * there.  NULL for backends without a store. */
+	int (*store_have)(struct exec *e, uint64_t id, const char *dir,
+			  const struct exec_outfile *files, size_t n);
+	void (*store_prune)(struct exec *e, const char *workdir,
+			    char *const *runs, size_t n);
 };
 
 enum exec_state {
@@ -153,6 +165,8 @@ struct exec {
 			long long bytes, void *arg);
 	void (*xfer_done)(struct exec *e, const struct xfer_result *r,
 			  void *arg);
+	void (*store_done)(struct exec *e, uint64_t id, bool ok,
+			   const char *why, void *arg);
 	void *xfer_arg;
 	void *arg;
 	size_t running;

@@ -564,6 +564,8 @@ static const struct exec_ops local_ops = {
 	local_release,
 	NULL, /* no transfers: the files are here */
 	local_ask_written,
+	NULL, /* no store: the files are here */
+	NULL,
 };
 
 struct exec *

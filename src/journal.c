@@ -87,6 +87,18 @@ unesc(const char *s, size_t n)
 }
 
 static void
+jstore_free(struct jstore *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nf; i++)
+		free(s->f[i].path);
+	char *head[] = { s->worker, s->run, s->dir, (char *)s->f, (char *)s };
+	for (size_t i = 0; i < sizeof(head) / sizeof(*head); i++)
+		free(head[i]);
+}
+
+static void
 jrec_release(struct jrec *r)
 {
 	free(r->key);
@@ -94,6 +106,8 @@ jrec_release(struct jrec *r)
 	for (size_t i = 0; i < r->nf; i++)
 		free(r->f[i].path);
 	free(r->f);
+	jstore_free(r->store);
+	r->store = NULL;
 }
 
 /* Append one serialised line (CRC included) for payload to sb. */
@@ -123,6 +137,27 @@ serialise(struct strbuf *sb, const char *key, const char *cmd,
 			strbuf_addf(&p, "%016" PRIx64, f[i].id.hash);
 		else
 			strbuf_addch(&p, '-');
+	}
+	add_line(sb, &p);
+	strbuf_release(&p);
+}
+
+static void
+serialise_store(struct strbuf *sb, const char *key, const struct jstore *s)
+{
+	struct strbuf p = STRBUF_INIT;
+	strbuf_adds(&p, "S\t");
+	esc(&p, key);
+	const char *head[] = { s->worker, s->run, s->dir };
+	for (size_t i = 0; i < 3; i++) {
+		strbuf_addch(&p, '\t');
+		esc(&p, head[i]);
+	}
+	for (size_t i = 0; i < s->nf; i++) {
+		strbuf_addch(&p, '\t');
+		esc(&p, s->f[i].path);
+		strbuf_addf(&p, "\t%lld\t%" PRId64, s->f[i].size,
+			    s->f[i].mtime_ns);
 	}
 	add_line(sb, &p);
 	strbuf_release(&p);
@@ -218,6 +253,64 @@ out:
 	return rc;
 }
 
+static int
+parse_i64(const char *s, size_t n, int64_t *out)
+{
+	uint64_t v;
+	bool neg = n && s[0] == '-';
+	if (parse_u64(s + neg, n - neg, 10, &v) < 0 || v > INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* An S payload: the store of record prev, on the line right before it
+ * (SIZE_MAX: none), when of the same key; 0 (ignored when it follows no
+ * such record), or -1 if malformed. */
+static int
+parse_store(struct journal *j, const char *s, size_t n, size_t prev)
+{
+	size_t cap = 5 + 3 * 64, k;
+	const char **f = xmalloc(cap * sizeof(*f));
+	size_t *fl = xmalloc(cap * sizeof(*fl));
+	while ((k = split(s, n, f, fl, cap)) > cap) {
+		cap *= 4;
+		f = xrealloc(f, cap * sizeof(*f));
+		fl = xrealloc(fl, cap * sizeof(*fl));
+	}
+	struct jstore *st = xcalloc(1, sizeof(*st));
+	char *key = NULL;
+	int rc = -1;
+	if (k < 5 || (k - 5) % 3 || !(key = unesc(f[1], fl[1])) ||
+	    !(st->worker = unesc(f[2], fl[2])) || !(st->run = unesc(f[3], fl[3])) ||
+	    !(st->dir = unesc(f[4], fl[4])))
+		goto out;
+	st->f = xcalloc((k - 5) / 3 + 1, sizeof(*st->f));
+	for (size_t i = 5; i < k; i += 3, st->nf++) {
+		struct jsfile *x = &st->f[st->nf];
+		int64_t size;
+		if (!(x->path = unesc(f[i], fl[i])) ||
+		    parse_i64(f[i + 1], fl[i + 1], &size) < 0 || size < -1 ||
+		    parse_i64(f[i + 2], fl[i + 2], &x->mtime_ns) < 0) {
+			st->nf++;
+			goto out;
+		}
+		x->size = size;
+	}
+	rc = 0;
+	struct jrec *last = prev < j->recs.n ? &j->recs.v[prev] : NULL;
+	if (last && !last->store && !strcmp(last->key, key)) {
+		last->store = st;
+		st = NULL;
+	}
+out:
+	free(key);
+	free(f);
+	free(fl);
+	jstore_free(st);
+	return rc;
+}
+
 static void
 index_last(struct journal *j)
 {
@@ -282,9 +375,12 @@ static int
 read_records(struct journal *j, const char *path, const char *buf, size_t n,
 	     struct errbuf *err)
 {
-	size_t off = 0, good = 0;
+	size_t off = 0, good = 0, after = SIZE_MAX;
 	enum { GOOD, BAD_LINE, BAD_HEADER } first = GOOD;
 	for (size_t no = 0; off < n; no++) {
+		/* the T record on the line before, for an S line */
+		size_t prev = after;
+		after = SIZE_MAX;
 		const char *line = buf + off, *nl = memchr(line, '\n', n - off);
 		if (!nl)
 			break;
@@ -319,6 +415,13 @@ read_records(struct journal *j, const char *path, const char *buf, size_t n,
 				j->nlost++; /* a header in the middle is no record */
 			continue;
 		}
+		if (len > 10 && line[9] == 'S' && line[10] == '\t') {
+			if (parse_store(j, line + 9, len - 9, prev) < 0)
+				lose_line(j, line, len);
+			else
+				good++;
+			continue;
+		}
 		struct jrec r;
 		if (parse_record(line + 9, len - 9, &r) < 0) {
 			lose_line(j, line, len);
@@ -329,6 +432,7 @@ read_records(struct journal *j, const char *path, const char *buf, size_t n,
 			first = BAD_LINE;
 		VEC_PUSH(j->recs, r);
 		index_last(j);
+		after = j->recs.n - 1;
 	}
 	j->end = (off_t)off;
 	j->torn = off < n;
@@ -378,8 +482,11 @@ compact(struct journal *j, const char *path, struct errbuf *err)
 	for (size_t i = 0; i < j->recs.n; i++) {
 		const struct jrec *r = &j->recs.v[i];
 		uint64_t *last = hmap_get(&j->keys, r->key, strlen(r->key));
-		if (last && *last == i)
+		if (last && *last == i) {
 			serialise(&sb, r->key, r->cmd, r->f, r->nf);
+			if (r->store)
+				serialise_store(&sb, r->key, r->store);
+		}
 	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int rc = 0;
@@ -530,6 +637,12 @@ journal_add(struct journal *j, const char *key, const char *cmd,
 	    const struct jfile *f, size_t nf)
 {
 	serialise(&j->pending, key, cmd, f, nf);
+}
+
+void
+journal_add_store(struct journal *j, const char *key, const struct jstore *s)
+{
+	serialise_store(&j->pending, key, s);
 }
 
 /* Put the file back as it was before a write that failed part way (so

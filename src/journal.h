@@ -23,6 +23,20 @@
  * that reading or writing it never makes it look changed.  A later record
  * of the same KEY replaces an earlier one.
  *
+ * A task that ran on a worker whose workdir is not shared is recorded
+ * when it ends there, its outputs absent (they are in that worker's
+ * store, not yet on the master), followed at once (in the same write) by
+ * where they are:
+ *
+ *   CRC S KEY WORKER RUN DIR {PATH SIZE MTIME_NS}...
+ *
+ * WORKER is the worker's name, RUN the run whose store holds them, DIR
+ * that store's directory for the task on the worker (absolute), and each
+ * PATH (relative to DIR and to the workdir) a file, link or directory
+ * (SIZE -1) as the agent listed it.  An S line belongs to the T line of
+ * KEY right before it; anywhere else it is ignored.  When the outputs
+ * are brought back, a new T record of KEY, without S, replaces both.
+ *
  * Records are buffered and written once per loop round, so a killed
  * master loses none that it finished; fdatasync, for a machine that
  * crashes, is at most every JOURNAL_SYNC_EVERY seconds (the runner's
@@ -74,11 +88,24 @@ struct jfile {
 	struct jident id;
 };
 
+/* Where a task's outputs are in a worker's store (an S line). */
+struct jsfile {
+	char *path;
+	long long size;      /* -1: a directory */
+	int64_t mtime_ns;
+};
+struct jstore {
+	char *worker, *run, *dir;
+	struct jsfile *f;
+	size_t nf;
+};
+
 struct jrec {
 	char *key;
 	char *cmd;
 	struct jfile *f;
 	size_t nf;
+	struct jstore *store; /* its outputs are on a worker, or NULL */
 };
 
 struct journal {
@@ -118,6 +145,9 @@ bool journal_lost(const struct journal *j, const char *key);
 /* Queue a record (the strings are copied into the serialised form). */
 void journal_add(struct journal *j, const char *key, const char *cmd,
 		 const struct jfile *f, size_t nf);
+/* Queue the S line of the record just queued for key (journal_add). */
+void journal_add_store(struct journal *j, const char *key,
+		       const struct jstore *s);
 /* Write the queued records, and fdatasync when sync; 0, or -1 with err. */
 int journal_flush(struct journal *j, bool sync, struct errbuf *err);
 

@@ -284,5 +284,15 @@ proto_parse_done(const struct proto_msg *m, struct proto_done *d,
 	d->nout = (size_t)nout;
 	d->nfile = (size_t)nfile;
 	d->kfile = k + 1;
+	/* version 7: each file's mtime after the pairs (an older agent's
+	 * DONE has none: no store record is made of it) */
+	size_t km = d->kfile + 2 * d->nfile;
+	if (m->n < km + d->nfile || !d->nfile)
+		return 0;
+	for (size_t i = 0; i < d->nfile; i++)
+		if (done_ll(m, km + i, LLONG_MIN, LLONG_MAX, &size,
+			    "file mtime", err) < 0)
+			return -1;
+	d->kmtime = km;
 	return 0;
 }

@@ -3,7 +3,7 @@
  * (wfrun-worker), documented here and only here.  Pure: it encodes and
  * decodes, it never reads or writes a file descriptor.
  *
- * Version 6.  The agent runs over one byte stream (an SSH exec channel,
+ * Version 7.  The agent runs over one byte stream (an SSH exec channel,
  * or a child process's pipes): the master writes to its stdin, the agent
  * answers on its stdout; its stderr is for humans.
  * A message is one line: fields separated by one TAB, ended by LF.  In a
@@ -15,7 +15,9 @@
  * ends its line from taking all memory; a longer line is an error.
  * (Version 4 refused lines over 1 MiB, and then read the rest of one as
  * new lines; version 5 added PING, PONG and DEADLINE; version 6 adds
- * LOGMAX, and an agent busy with a long job sends PONG unasked.)
+ * LOGMAX, and an agent busy with a long job sends PONG unasked; version
+ * 7 adds the files' mtimes to DONE, and HAVE, HAS and PRUNE, so that a
+ * rerun takes what a worker's store still holds.)
  *
  * Agent -> master
  *   HELLO    version arch ncpus pid          first line, once
@@ -38,6 +40,9 @@
  *                                             with its size in bytes (-1:
  *                                             a directory; a link's: its
  *                                             target's length)
+ *            [MTIME_NS...]                    then each of those files'
+ *                                             mtime in nanoseconds, in
+ *                                             the same order (lstat's)
  *                                             (a DONE whose numbers
  *                                             cannot be read fails its
  *                                             task: proto_parse_done)
@@ -51,6 +56,9 @@
  *                                             start and end); none if the
  *                                             task is not running
  *   PONG                                      the answer to PING
+ *   HAS      id ok [why]                      the answer to HAVE: ok 1,
+ *                                             the store holds exactly
+ *                                             that; 0 and why it does not
  *   BYE                                       the agent is exiting
  *
  * Master -> agent
@@ -99,6 +107,19 @@
  *   KILLALL  signo                            signal every task's group
  *   WRITTEN  id                               ask what a running task has
  *                                             written so far
+ *   HAVE     id dir n (PATH SIZE MTIME_NS)... does dir (absolute, normal,
+ *                                             with a /.wfrun/data/
+ *                                             component) hold each PATH
+ *                                             (relative, normal) with
+ *                                             that size and mtime, as
+ *                                             DONE listed it (SIZE -1: a
+ *                                             directory, mtime not
+ *                                             compared)?  Answer HAS
+ *   PRUNE    workdir RUN...                   remove workdir/.wfrun/data/RUN
+ *                                             and workdir/.wfrun/sandbox/
+ *                                             RUN for each RUN (one path
+ *                                             component, not . or ..):
+ *                                             stores no record refers to
  *   EXIT                                      kill every task, say BYE, exit
  *   PING     lost                             a heartbeat, first right
  *                                             after HELLO, then at least
@@ -117,7 +138,10 @@
  *
  * End of input on the agent's stdin is EXIT: when the connection drops,
  * the agent kills its tasks (SIGTERM, SIGKILL 5 s later) and exits, so no
- * process is left behind on the worker.  An unknown message type is
+ * process is left behind on the worker.  Its store (the outdirs of SRUN)
+ * stays as it is, whatever happens to the connection: only PRUNE removes
+ * a run's store, so a master killed before its fetch can take, in its
+ * next run, what its tasks left there (HAVE).  An unknown message type is
  * ignored with a warning on stderr (a newer master may send more).
  */
 #ifndef WFRUN_PROTO_H
@@ -128,7 +152,7 @@
 
 #include "util.h"
 
-#define PROTO_VERSION 6
+#define PROTO_VERSION 7
 #define PROTO_MAX_LINE ((size_t)1 << 30)
 
 /* Append one escaped field (preceded by a TAB unless first). */
@@ -167,7 +191,8 @@ int proto_next(struct proto_decoder *d, struct proto_msg *m,
 /*
  * A DONE message's numbers.  The staged part, when there is one, gives
  * nout KINDs at f[14 ..] and nfile (PATH SIZE) pairs from f[kfile]; its
- * sizes have been checked, and are read with strtoll.
+ * sizes have been checked, and are read with strtoll; so are the nfile
+ * mtimes from f[kmtime] (kmtime 0: the agent sent none).
  */
 struct proto_done {
 	long id;
@@ -178,7 +203,7 @@ struct proto_done {
 	int out_empty, err_empty;
 	int staged;
 	double stage_out_s;
-	size_t nout, nfile, kfile;
+	size_t nout, nfile, kfile, kmtime;
 };
 
 /*

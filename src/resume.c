@@ -16,6 +16,14 @@ rec_entry(const struct jrec *r, size_t i, char mode, const char *path)
 	return NULL;
 }
 
+/* Entry f of record r is in a worker's store, not in the workdir: the
+ * stage asks the worker (its record is kept until brought back). */
+static bool
+in_store(const struct jrec *r, const struct jfile *f)
+{
+	return r->store && f->mode == 'w' && f->id.kind == '-';
+}
+
 /* Whether a whole-collection write of an ancestor of x happens at or
  * after task t (it rewrites x). */
 static bool
@@ -57,6 +65,8 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 			continue;
 		const char *path = g->data.v[x].path;
 		const struct jfile *f = rec_entry(r, i, 'w', path);
+		if (f && in_store(r, f))
+			continue;
 		if (!f || !jident_matches(path, a->is_dir, &f->id)) {
 			struct jident now;
 			jident_get(path, a->is_dir, false, &now);
@@ -100,7 +110,8 @@ left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 		const char *path = p->dag.data.v[z].path;
 		const struct jfile *f = rec_entry(r, SIZE_MAX, 'w', path);
 		if (f)
-			return jident_matches(path, is_dir, &f->id);
+			return in_store(r, f) ||
+			       jident_matches(path, is_dir, &f->id);
 	}
 	return false;
 }
@@ -127,6 +138,8 @@ left_for(const struct plan *p, const struct journal *j, uint32_t w,
 	plan_label(p, w, key);
 	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
 	const struct dag_task *dt = &g->tasks.v[t];
+	if (r && r->store)
+		return false; /* taken from the store, or w runs (gone) */
 	for (size_t k = 0; r && k < r->nf; k++) {
 		if (r->f[k].mode != 'w' || r->f[k].id.kind != '-')
 			continue;
@@ -138,6 +151,18 @@ left_for(const struct plan *p, const struct journal *j, uint32_t w,
 		}
 	}
 	return false;
+}
+
+/* Whether t's record says its updates stayed in a worker's store, never
+ * applied to the workdir's files: it can run again from them. */
+static bool
+update_stored(const struct plan *p, const struct journal *j, uint32_t t,
+	      struct strbuf *key)
+{
+	strbuf_reset(key);
+	plan_label(p, t, key);
+	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
+	return r && r->store;
 }
 
 /* Predecessor lists (CSR) from the dag's successor lists. */
@@ -168,9 +193,9 @@ preds(const struct dag *g, uint32_t **off, uint32_t **pred)
  * record says it left that on a worker (not in the workdir) runs too.
  * One worklist, each task added once: O(tasks + edges + accesses).
  */
-void
-resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
-	    const bool *forced, bool all)
+static void
+plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
+	   const bool *forced, bool all, const bool *gone)
 {
 	const struct dag *g = &p->dag;
 	size_t nt = g->tasks.n, nd = g->data.n;
@@ -215,6 +240,8 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 		uint8_t why;
 		if (all || (forced && forced[g->tasks.v[t].tmpl]))
 			why = RESUME_FORCED;
+		else if (gone && gone[t])
+			why = RESUME_STORE_GONE;
 		else
 			why = own_reason(p, j, t, wsub, wown, &key, &cmd, &detail,
 					 &recorded[t]);
@@ -251,7 +278,8 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 			uint32_t w = prevw[dt->acc + i];
 			if (w == DAG_NONE) {
 				/* updates a file it did not get from a task */
-				if (recorded[t] && rs->unsafe == DAG_NONE)
+				if (recorded[t] && rs->unsafe == DAG_NONE &&
+				    !update_stored(p, j, t, &key))
 					rs->unsafe = t;
 			} else if (!rs->why[w] &&
 				   !left_as_recorded(p, j, w, &g->acc.v[dt->acc + i],
@@ -284,6 +312,22 @@ resume_release(struct resume *rs)
 	rs->ids = NULL;
 	rs->why = NULL;
 	rs->detail = NULL;
+}
+
+void
+resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
+	    const bool *forced, bool all)
+{
+	plan_tasks(rs, p, j, forced, all, NULL);
+}
+
+void
+resume_plan_again(struct resume *rs, const struct plan *p,
+		  const struct journal *j, const bool *forced, bool all,
+		  const bool *gone)
+{
+	resume_release(rs);
+	plan_tasks(rs, p, j, forced, all, gone);
 }
 
 void
@@ -340,6 +384,10 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 		plan_label(p, d, out);
 		strbuf_adds(out, ", which runs, reads what it left on a worker");
 		break;
+	case RESUME_STORE_GONE:
+		strbuf_adds(out, "what it made is no longer in its worker's "
+			    "store");
+		break;
 	}
 }
 
@@ -387,5 +435,22 @@ resume_record(struct resume *rs, const struct plan *p, uint32_t t,
 	journal_add(j, key, scratch->buf + klen, f, dt->nacc);
 	free(key);
 	free(f);
+	return 0;
+}
+
+int
+resume_record_stored(struct resume *rs, const struct plan *p, uint32_t t,
+		     const struct jstore *store, struct journal *j,
+		     struct strbuf *scratch, struct errbuf *err)
+{
+	uint32_t nacc = p->dag.tasks.v[t].nacc;
+	bool *got = xcalloc(nacc ? nacc : 1, sizeof(bool));
+	int rc = resume_record(rs, p, t, got, j, scratch, err);
+	free(got);
+	if (rc < 0)
+		return -1;
+	strbuf_reset(scratch);
+	plan_label(p, t, scratch);
+	journal_add_store(j, scratch->buf, store);
 	return 0;
 }

@@ -7,6 +7,9 @@
  * at or after it writes has changed, none of its predecessors reruns, and
  * no later task that updates (INOUT) what it wrote reruns, and no later
  * task that reads what it left on a worker (recorded absent) reruns.
+ * An output recorded as in a worker's store (journal.h, S lines) is not
+ * looked for here: the stage asks the worker (stage_store_ask), and a
+ * task whose store is gone runs again (resume_plan_again).
  * "Changed" is a different size, or a different mtime unless the recorded
  * content hash still matches.  Forced tasks rerun too.  O(tasks + edges +
  * accesses x path depth), plus a stat per checked file.
@@ -33,6 +36,8 @@ enum resume_why {
 				 (INOUT) what this one wrote */
 	RESUME_LEFT,          /* detail: a later task that runs and reads
 				 what this one left on a worker */
+	RESUME_STORE_GONE,    /* what it left in a worker's store is no
+				 longer there (or its worker is not) */
 };
 
 struct resume {
@@ -50,6 +55,10 @@ struct resume {
 void resume_plan(struct resume *rs, const struct plan *p,
 		 const struct journal *j, const bool *forced, bool all);
 void resume_release(struct resume *rs);
+/* Decide again, the tasks of gone[] (whose stores are gone) running. */
+void resume_plan_again(struct resume *rs, const struct plan *p,
+		       const struct journal *j, const bool *forced, bool all,
+		       const bool *gone);
 /* Why task t runs, as a phrase ("no record of an earlier run"). */
 void resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 		   struct strbuf *out);
@@ -65,5 +74,12 @@ void resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 int resume_record(struct resume *rs, const struct plan *p, uint32_t t,
 		  const bool *got, struct journal *j, struct strbuf *scratch,
 		  struct errbuf *err);
+
+/* The record of task t that ended on a worker whose workdir is not
+ * shared: its outputs absent here, and where they are (store, its file
+ * paths relative to store->dir).  As resume_record. */
+int resume_record_stored(struct resume *rs, const struct plan *p, uint32_t t,
+			 const struct jstore *store, struct journal *j,
+			 struct strbuf *scratch, struct errbuf *err);
 
 #endif

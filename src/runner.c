@@ -829,11 +829,14 @@ on_rerun_done(struct runner *r, uint32_t t, const struct attempt *at)
  * would be run again by a later run, which runs t again), and the run
  * fails. */
 static bool
-record(struct runner *r, uint32_t t, const bool *got)
+record(struct runner *r, uint32_t t, const bool *got,
+       const struct jstore *store)
 {
 	struct errbuf err;
-	if (resume_record(&r->resume, r->p, t, got, &r->journal, &r->scratch,
-			  &err) == 0)
+	if ((store ? resume_record_stored(&r->resume, r->p, t, store,
+					  &r->journal, &r->scratch, &err)
+		   : resume_record(&r->resume, r->p, t, got, &r->journal,
+				   &r->scratch, &err)) == 0)
 		return true;
 	struct strbuf lab = STRBUF_INIT;
 	plan_label(r->p, t, &lab);
@@ -854,9 +857,14 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	r->done++;
 	progress_ended(&r->prog, r->pl.io[p->dag.tasks.v[t].tmpl], true);
 	/* The journal knows files in the workdir; a staged task's outputs
-	 * are on its worker until the fetch, which records it
-	 * (commit_staged). */
-	bool rec = at->staged || record(r, t, NULL);
+	 * are on its worker until the fetch, which records it again
+	 * (commit_staged): until then, its record says where they are. */
+	struct jstore js;
+	bool rec = at->staged ? !stage_store(r->stage, t, &js) ||
+					record(r, t, NULL, &js)
+			      : record(r, t, NULL, NULL);
+	if (at->staged)
+		free(js.f);
 	if (!at->staged && rec && r->saved[t]) {
 		/* its INOUT copies (undo_save): marked once its record is
 		 * written, dropped once it is on disk */
@@ -1261,6 +1269,21 @@ sync_fired(void *arg)
 	sync_journal(arg, true);
 }
 
+/* A task that runs again may apply its update (INOUT) twice: said. */
+static void
+warn_unsafe(struct runner *r)
+{
+	if (r->resume.unsafe == DAG_NONE)
+		return;
+	struct strbuf lab = STRBUF_INIT;
+	plan_label(r->p, r->resume.unsafe, &lab);
+	warning_msg("task %s ran before and runs again: it updates (INOUT) "
+		    "a file that no task creates, which may now hold its "
+		    "update twice; put back the original and use "
+		    "--forceall if it does", lab.buf);
+	strbuf_release(&lab);
+}
+
 /* Workdir, lock, guardian, journal, leftovers of a killed run, what is
  * up to date, then the trace: all before the trace is truncated.
  * EXIT_OK, or EXIT_USAGE with a message. */
@@ -1292,15 +1315,7 @@ open_workdir(struct runner *r)
 	undo_rmtree(".wfrun/relay");
 	resume_plan(&r->resume, r->p, &r->journal, r->o->forced,
 		    r->o->force_all);
-	if (r->resume.unsafe != DAG_NONE) {
-		struct strbuf lab = STRBUF_INIT;
-		plan_label(p, r->resume.unsafe, &lab);
-		warning_msg("task %s ran before and runs again: it updates (INOUT) "
-			    "a file that no task creates, which may now hold its "
-			    "update twice; put back the original and use "
-			    "--forceall if it does", lab.buf);
-		strbuf_release(&lab);
-	}
+	warn_unsafe(r);
 	if (trace_open(&r->trace, r->tpath, &err) < 0) {
 		error_msg("%s", err.msg);
 		return EXIT_USAGE;
@@ -1364,6 +1379,52 @@ start(struct runner *r)
 			return EXIT_USAGE;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * Tasks up to date whose outputs the journal says are in a worker's store
+ * (they ended there, and were not brought back): each worker is asked
+ * whether it still holds them.  Those it does are taken from there
+ * (stage_adopt); the others run again, with what that entails (resume.c).
+ * Then the stores no record refers to any more go.
+ */
+static void
+check_stores(struct runner *r)
+{
+	size_t nt = r->total;
+	const struct jrec **rec = xcalloc(nt ? nt : 1, sizeof(*rec));
+	bool *gone = xcalloc(nt ? nt : 1, sizeof(bool)), any = false;
+	for (uint32_t t = 0; t < nt; t++) {
+		if (r->resume.why[t] != RESUME_SKIP)
+			continue;
+		strbuf_reset(&r->scratch);
+		plan_label(r->p, t, &r->scratch);
+		rec[t] = journal_find(&r->journal, r->scratch.buf);
+		if (rec[t] && rec[t]->store && r->stage)
+			stage_store_ask(r->stage, t, rec[t]->store);
+	}
+	while (stage_asking(r->stage) && !r->interrupted)
+		loop_run_once(&r->loop);
+	for (uint32_t t = 0; t < nt; t++)
+		if (rec[t] && rec[t]->store &&
+		    !stage_store_held(r->stage, t))
+			any = gone[t] = true;
+	if (any) {
+		bool warned = r->resume.unsafe != DAG_NONE;
+		resume_plan_again(&r->resume, r->p, &r->journal, r->o->forced,
+				  r->o->force_all, gone);
+		if (!warned)
+			warn_unsafe(r);
+	}
+	for (uint32_t t = 0; t < nt; t++)
+		if (r->resume.why[t] == RESUME_SKIP && rec[t] && rec[t]->store)
+			stage_adopt(r->stage, t, rec[t]->store);
+	if (r->stage && stage_prune(r->stage, &r->journal, STAGE_STORES) < 0)
+		warning_msg("cannot write %s/%s: %s; the stores of this run on "
+			    "the workers will not be removed", r->p->wf->workdir,
+			    STAGE_STORES, strerror(errno));
+	free(rec);
+	free(gone);
 }
 
 /* Up to date (resume.c): done without running; their predecessors are
@@ -1447,7 +1508,7 @@ commit_staged(struct runner *r)
 				undo_discard(t);
 			continue;
 		}
-		if (!record(r, t, got))
+		if (!record(r, t, got, NULL))
 			continue; /* its copies stay: a later run puts them back */
 		if (inout) {
 			VEC_PUSH(r->recorded, t);
@@ -1628,6 +1689,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		set_up(&r);
 		rc = start(&r);
 		if (rc == EXIT_OK) {
+			check_stores(&r);
 			queue_tasks(&r);
 			rc = run_tasks(&r);
 		}

@@ -27,6 +27,11 @@ struct sfile {
 	bool placed;          /* under its own name in the workdir */
 	uint32_t master_x;    /* GET to the relay in flight, or NONE */
 	uint32_t lost_from;   /* the lost worker that last held it, or NONE */
+	int64_t mtime_ns;     /* where it was made (0: not known) */
+	const char *old;      /* the store of an earlier run that holds it on
+				 worker home (a task skipped, its outputs
+				 taken from there: stage_adopt), or NULL */
+	uint32_t home;
 };
 
 enum xkind { X_PUT, X_RELAY, X_FETCH };
@@ -101,7 +106,14 @@ struct stage {
 					 succeeded */
 	enum stage_fetch mode;
 	struct u32vec *parked;        /* per producer: tasks waiting for it */
+	uint32_t *ran_on;             /* per task: the worker of its last
+					 success, or NONE */
+	uint8_t *ask;                 /* per task: ASK_* of its store */
+	uint32_t *ask_w;              /* per task: the worker asked */
+	size_t asking;
 };
+
+enum { ASK_NONE, ASK_SENT, ASK_HELD, ASK_GONE };
 
 static const char *
 ver_dir(uint32_t ver, char *buf, size_t n)
@@ -120,8 +132,11 @@ remote_path(struct stage *st, uint32_t f, size_t k, struct strbuf *out)
 	char v[32];
 	const struct sfile *sf = &st->files.v[f];
 	strbuf_reset(out);
-	strbuf_addf(out, "%s/.wfrun/data/%s/%s/%s", st->w[k].workdir, st->runid,
-		    ver_dir(sf->ver, v, sizeof(v)), sf->rel);
+	if (sf->old && sf->home == k)
+		strbuf_addf(out, "%s/%s", sf->old, sf->rel);
+	else
+		strbuf_addf(out, "%s/.wfrun/data/%s/%s/%s", st->w[k].workdir,
+			    st->runid, ver_dir(sf->ver, v, sizeof(v)), sf->rel);
 }
 
 /* Where file f is on the master (relative to the workdir). */
@@ -158,7 +173,7 @@ file_get(struct stage *st, uint32_t ver, const char *rel, size_t len,
 	key[st->sb.len] = '\0';
 	hmap_put(&st->files_by_key, key, st->sb.len, st->files.n, NULL);
 	struct sfile sf = { ver, key + strlen(key) + 1, size, ver == 0, false,
-			    false, false, NONE, NONE };
+			    false, false, NONE, NONE, 0, NULL, NONE };
 	VEC_PUSH(st->files, sf);
 	if (st->files.n > st->falloc) {
 		size_t old = st->falloc;
@@ -413,6 +428,11 @@ stage_new(struct plan *p, size_t nworkers)
 	st->mode = FETCH_NONE;
 	st->parked = xcalloc(nt, sizeof(*st->parked));
 	st->refetch = xcalloc(nt, sizeof(*st->refetch));
+	st->ran_on = xmalloc(nt * sizeof(uint32_t));
+	for (size_t i = 0; i < nt; i++)
+		st->ran_on[i] = NONE;
+	st->ask = xcalloc(nt, 1);
+	st->ask_w = xcalloc(nt, sizeof(uint32_t));
 	strbuf_init(&st->sb);
 	return st;
 }
@@ -475,12 +495,17 @@ stage_free(struct stage *st)
 	free(st->ok);
 	free(st->parked);
 	free(st->refetch);
+	free(st->ran_on);
+	free(st->ask);
+	free(st->ask_w);
 	free(st->w);
 	strbuf_release(&st->sb);
 	free(st);
 }
 
 static void on_xfer(struct exec *e, const struct xfer_result *r, void *arg);
+static void on_store(struct exec *e, uint64_t id, bool ok, const char *why,
+		     void *arg);
 
 void
 stage_set_hooks(struct stage *st, const struct stage_hooks *h)
@@ -498,6 +523,7 @@ stage_add_worker(struct stage *st, size_t wi, struct exec *ex,
 	st->w[wi].name = name;
 	st->w[wi].workdir = workdir;
 	ex->xfer_done = on_xfer;
+	ex->store_done = on_store;
 	ex->xfer_arg = st;
 }
 
@@ -996,6 +1022,23 @@ submit(struct stage *st, struct pend *pd)
 	strbuf_release(&b);
 }
 
+/* Task t's version of what it wrote is on worker wi: readers see it (a
+ * task run again (lineage) makes an older version: the newest stays the
+ * one readers see). */
+static void
+made_here(struct stage *st, uint32_t t, size_t wi)
+{
+	const struct dag *g = st->g;
+	const struct dag_task *dt = &g->tasks.v[t];
+	st->ran_on[t] = (uint32_t)wi;
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		uint32_t *w = &st->rt_writer[a->datum];
+		if ((a->mode & DAG_WRITE) && (*w == NONE || *w < t))
+			*w = t;
+	}
+}
+
 uint32_t
 stage_done(struct stage *st, uint32_t t, size_t wi,
 	   const struct exec_result *res, bool exited0, double *in_s,
@@ -1020,6 +1063,8 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 		st->fst[f * st->nw + wi] = F_HELD;
 		st->files.v[f].on_master = false;
 		st->files.v[f].lost_from = NONE;
+		st->files.v[f].mtime_ns = of->mtime_ns;
+		st->files.v[f].old = NULL;
 		VEC_PUSH(st->vfiles[t], f);
 	}
 	struct dag *g = st->g;
@@ -1034,16 +1079,9 @@ stage_done(struct stage *st, uint32_t t, size_t wi,
 			missing = i;
 		o++;
 	}
-	/* a task run again (lineage) makes an older version: the newest
-	 * stays the one readers see */
 	st->ok[t] = exited0 && missing == DAG_NONE;
 	if (st->ok[t])
-		for (uint32_t i = 0; i < dt->nacc; i++) {
-			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			uint32_t *w = &st->rt_writer[a->datum];
-			if ((a->mode & DAG_WRITE) && (*w == NONE || *w < t))
-				*w = t;
-		}
+		made_here(st, t, wi);
 unpark:;
 	/* whatever came of it, the tasks waiting for it try again (and
 	 * fail, naming the data, if it is still not there) */
@@ -1067,6 +1105,10 @@ stage_worker_lost(struct stage *st, size_t wi)
 		struct pend *pd = st->pend[t];
 		if (pd && pd->worker == wi)
 			fail_task(st, pd, true, "its worker was lost");
+		if (st->ask[t] == ASK_SENT && st->ask_w[t] == wi) {
+			st->ask[t] = ASK_GONE;
+			st->asking--;
+		}
 	}
 }
 
@@ -1409,4 +1451,216 @@ stage_finish(struct stage *st)
 	rmdir(".wfrun/relay");
 	free(relay);
 	return st->fetch_failed;
+}
+
+/* ---- the stores of earlier runs ---- */
+
+bool
+stage_store(struct stage *st, uint32_t t, struct jstore *out)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t k = st->ran_on[t];
+	const struct u32vec *v = &st->vfiles[t];
+	if (!st->ok[t] || k == NONE)
+		return false;
+	out->f = xcalloc(v->n + 1, sizeof(*out->f));
+	for (size_t j = 0; j < v->n; j++) {
+		const struct sfile *sf = &st->files.v[v->v[j]];
+		/* an agent that gives no mtime: its store cannot be told
+		 * from another, so it is not recorded */
+		if (!sf->mtime_ns && sf->size >= 0) {
+			free(out->f);
+			out->f = NULL;
+			return false;
+		}
+		out->f[out->nf].path = (char *)sf->rel;
+		out->f[out->nf].size = sf->size;
+		out->f[out->nf++].mtime_ns = sf->mtime_ns;
+	}
+	strbuf_reset(&st->sb);
+	strbuf_addf(&st->sb, "%s/.wfrun/data/%s/t%u", st->w[k].workdir,
+		    st->runid, t + 1);
+	out->dir = arena_strndup(&st->arena, st->sb.buf, st->sb.len);
+	out->worker = (char *)st->w[k].name;
+	out->run = st->runid;
+	return true;
+}
+
+/* The staged worker named name that can be asked, or NONE. */
+static uint32_t
+worker_named(const struct stage *st, const char *name)
+{
+	for (size_t k = 0; k < st->nw; k++)
+		if (st->w[k].staged && !strcmp(st->w[k].name, name))
+			return ready(st, k) && st->w[k].ex->ops->store_have
+				       ? (uint32_t)k
+				       : NONE;
+	return NONE;
+}
+
+void
+stage_store_ask(struct stage *st, uint32_t t, const struct jstore *js)
+{
+	uint32_t k = worker_named(st, js->worker);
+	st->ask[t] = ASK_GONE;
+	if (k == NONE)
+		return;
+	struct exec_outfile *f = xcalloc(js->nf + 1, sizeof(*f));
+	for (size_t i = 0; i < js->nf; i++) {
+		f[i].path = js->f[i].path;
+		f[i].size = js->f[i].size;
+		f[i].mtime_ns = js->f[i].mtime_ns;
+	}
+	struct exec *ex = st->w[k].ex;
+	if (ex->ops->store_have(ex, t, js->dir, f, js->nf) == 0) {
+		st->ask[t] = ASK_SENT;
+		st->ask_w[t] = k;
+		st->asking++;
+	}
+	free(f);
+}
+
+static void
+on_store(struct exec *e, uint64_t id, bool ok, const char *why, void *arg)
+{
+	struct stage *st = arg;
+	if (id >= st->g->tasks.n || st->ask[id] != ASK_SENT ||
+	    st->w[st->ask_w[id]].ex != e)
+		return; /* (a worker lost meanwhile: its answer is late) */
+	st->ask[id] = ok ? ASK_HELD : ASK_GONE;
+	st->asking--;
+	if (!ok && log_level >= 2) {
+		struct strbuf lab = STRBUF_INIT;
+		plan_label(st->p, (uint32_t)id, &lab);
+		verbose_msg("task %s runs again: what it made is no longer in "
+			    "the store of worker '%s' (%s)", lab.buf,
+			    st->w[st->ask_w[id]].name, why);
+		strbuf_release(&lab);
+	}
+}
+
+bool
+stage_asking(const struct stage *st)
+{
+	return st && st->asking;
+}
+
+bool
+stage_store_held(const struct stage *st, uint32_t t)
+{
+	return st && st->ask[t] == ASK_HELD;
+}
+
+void
+stage_adopt(struct stage *st, uint32_t t, const struct jstore *js)
+{
+	uint32_t k = st->ask_w[t];
+	const char *dir = arena_strndup(&st->arena, js->dir, strlen(js->dir));
+	/* what it read, fixed now (the tasks before it adopted, not it): a
+	 * lost output of it is made again from those */
+	compute_need(st, t);
+	st->vfiles[t].n = 0;
+	for (size_t i = 0; i < js->nf; i++) {
+		const struct jsfile *jf = &js->f[i];
+		uint32_t f = file_get(st, t + 1, jf->path, strlen(jf->path),
+				      jf->size);
+		struct sfile *sf = &st->files.v[f];
+		st->fst[f * st->nw + k] = F_HELD;
+		sf->on_master = false;
+		sf->lost_from = NONE;
+		sf->mtime_ns = jf->mtime_ns;
+		sf->old = dir;
+		sf->home = k;
+		VEC_PUSH(st->vfiles[t], f);
+	}
+	st->ok[t] = true;
+	made_here(st, t, k);
+}
+
+/* Whether a store record of the journal names run on worker. */
+static bool
+referred(const struct journal *j, const char *worker, const char *run)
+{
+	for (size_t i = 0; i < j->recs.n; i++) {
+		const struct jstore *s = j->recs.v[i].store;
+		uint64_t *last = hmap_get(&j->keys, j->recs.v[i].key,
+					  strlen(j->recs.v[i].key));
+		if (s && last && *last == i && !strcmp(s->worker, worker) &&
+		    !strcmp(s->run, run))
+			return true;
+	}
+	return false;
+}
+
+/* A line "WORKER\tRUN" of the ledger, kept (true) or pruned. */
+static bool
+ledger_line(struct stage *st, const struct journal *j, char *line,
+	    struct strvec *prune)
+{
+	char *tab = strchr(line, '\t');
+	if (!tab)
+		return false;
+	*tab = '\0';
+	const char *run = tab + 1;
+	uint32_t k = NONE;
+	for (size_t i = 0; i < st->nw && k == NONE; i++)
+		if (st->w[i].staged && !strcmp(st->w[i].name, line))
+			k = (uint32_t)i;
+	bool keep = k == NONE || !ready(st, k) || !strcmp(run, st->runid) ||
+		    referred(j, line, run);
+	if (!keep) {
+		VEC_PUSH(prune[k], xstrdup(run));
+		return false;
+	}
+	*tab = '\t';
+	return true;
+}
+
+int
+stage_prune(struct stage *st, const struct journal *j, const char *ledger)
+{
+	struct strvec *prune = xcalloc(st->nw, sizeof(*prune));
+	struct strbuf out = STRBUF_INIT;
+	FILE *in = fopen(ledger, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while (in && (n = getline(&line, &cap, in)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (ledger_line(st, j, line, prune))
+			strbuf_addf(&out, "%s\n", line);
+	}
+	free(line);
+	if (in)
+		fclose(in);
+	for (size_t k = 0; k < st->nw; k++) {
+		if (!st->w[k].staged)
+			continue;
+		strbuf_addf(&out, "%s\t%s\n", st->w[k].name, st->runid);
+		struct exec *ex = st->w[k].ex;
+		if (prune[k].n && ready(st, k) && ex->ops->store_prune)
+			ex->ops->store_prune(ex, st->w[k].workdir, prune[k].v,
+					     prune[k].n);
+		for (size_t i = 0; i < prune[k].n; i++)
+			free(prune[k].v[i]);
+		VEC_FREE(prune[k]);
+	}
+	free(prune);
+	/* written before any task of this run runs there, so that a kill
+	 * leaves its store known */
+	char *tmp = xasprintf("%s.new", ledger);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc = fd < 0 || write(fd, out.buf, out.len) != (ssize_t)out.len ||
+			 fdatasync(fd) < 0 || rename(tmp, ledger) < 0
+		 ? -1 : 0;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		unlink(tmp);
+	errno = e;
+	free(tmp);
+	strbuf_release(&out);
+	return rc;
 }

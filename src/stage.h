@@ -25,6 +25,15 @@
  * run starts, after a kill).  The fetch at the end lands there too: a
  * file takes its own name in the workdir only when the fetch is over
  * (stage_place), never half written.
+ *
+ * The store outlives the run (and the master, and the agent): a task is
+ * journaled when it ends on its worker, with where its outputs are there
+ * (stage_store, journal.h's S lines); a later run asks the worker whether
+ * its store still holds exactly that (stage_store_ask) and, if it does,
+ * takes the task's outputs from there (stage_adopt) rather than running it
+ * again.  WORKDIR/.wfrun/stores on the master lists the runs that have a
+ * store on each worker; a run's store (and sandboxes) are removed when a
+ * later run starts and no record refers to it (stage_prune).
  */
 #ifndef WFRUN_STAGE_H
 #define WFRUN_STAGE_H
@@ -34,6 +43,10 @@
 
 #include "exec.h"
 #include "expand.h"
+#include "journal.h"
+
+/* The master's list of the runs that have a store on each worker. */
+#define STAGE_STORES ".wfrun/stores"
 
 enum stage_fetch { FETCH_ALL, FETCH_FINAL, FETCH_NONE };
 
@@ -112,5 +125,27 @@ bool stage_brings_update(struct stage *st, uint32_t t);
  * version is), remove the relay; the number of outputs that could not be
  * fetched (each reported). */
 size_t stage_finish(struct stage *st);
+
+/*
+ * Where task t's outputs are in its worker's store, t having just
+ * succeeded there (stage_done): false when that cannot be said (its agent
+ * gave no mtimes).  out's strings are borrowed from the stage; free
+ * out->f.
+ */
+bool stage_store(struct stage *st, uint32_t t, struct jstore *out);
+/* Ask the worker of js whether its store still holds t's outputs as js
+ * says; the answer comes in the loop (stage_asking is true until every
+ * question is answered, or its worker lost).  A worker that is not in
+ * this run, or not up, holds nothing. */
+void stage_store_ask(struct stage *st, uint32_t t, const struct jstore *js);
+bool stage_asking(const struct stage *st);
+bool stage_store_held(const struct stage *st, uint32_t t);
+/* Task t (skipped, its store held) made its outputs as js says, on the
+ * worker asked: they are read, relayed and fetched from there. */
+void stage_adopt(struct stage *st, uint32_t t, const struct jstore *js);
+/* Remove on each reachable worker the stores of the runs that ledger
+ * lists and no record of j refers to; rewrite ledger with the others and
+ * this run.  0, or -1 with errno (the ledger could not be written). */
+int stage_prune(struct stage *st, const struct journal *j, const char *ledger);
 
 #endif

@@ -16,7 +16,7 @@ agent_start() {
 @test "wfrun-worker --version names the protocol" {
 	run "$AGENT" --version
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 6$ ]]
+	[[ "$output" =~ ^wfrun-worker\ [0-9.]+\ protocol\ 7$ ]]
 }
 
 @test "the agent runs tasks, reports DONE and FAILED, and says BYE at EXIT" {
@@ -31,7 +31,7 @@ agent_start() {
 	printf 'EXIT\n' >&5
 	wait "$pid"
 	exec 5>&-
-	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'6$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
+	[[ "$(sed -n 1p out.txt)" =~ ^HELLO$'\t'7$'\t'[a-z0-9_]+$'\t'[0-9]+$'\t'[0-9]+$ ]]
 	grep -q $'^FAILED\t2\tno-such-program: command not found$' out.txt
 	grep -q $'^DONE\t1\t0\t' out.txt
 	[ "$(grep -c $'^DONE\t3\t0\t.*\t1\t1$' out.txt)" -eq 1 ]
@@ -219,4 +219,42 @@ agent_start() {
 	cat out.txt
 	grep -q $'^DONE\t1\t0\t' out.txt
 	[ "$(cat st/t1/b.txt)" = hi ]
+}
+
+@test "HAVE: the agent says whether its store still holds a task's outputs as DONE listed them; PRUNE removes old runs' stores" {
+	D="$PWD/wd/.wfrun/data"
+	mkdir -p "$D/R2" wd/.wfrun/sandbox/R1/3 out
+	agent_start
+	printf 'SRUN\t1\t%s/wd/.wfrun/sandbox/R1/1\t%s/R1/t1\t0\t0\t1\tr.txt\t%s/1.out\t%s/1.err\t0\tsh\tsh\t-c\techo hello > r.txt\n' \
+		"$PWD" "$D" "$PWD" "$PWD" >&5
+	for _ in $(seq 100); do grep -q '^DONE' out.txt && break; sleep 0.1; done
+	# one file, r.txt of 6 bytes, then its mtime (ns), last
+	line=$(grep $'^DONE\t1\t0\t' out.txt)
+	[[ "$line" =~ $'\t'1$'\t'r.txt$'\t'6$'\t'([0-9]+)$ ]]
+	mt=${BASH_REMATCH[1]}
+	[ "$mt" = "$(stat -c %.9Y "$D/R1/t1/r.txt" | tr -d .)" ]
+	printf 'HAVE\t1\t%s/R1/t1\t1\tr.txt\t6\t%s\n' "$D" "$mt" >&5
+	printf 'HAVE\t2\t%s/R1/t1\t1\tr.txt\t6\t%s\n' "$D" "$((mt + 1))" >&5
+	printf 'HAVE\t3\t%s/R1/t1\t1\tnope.txt\t6\t%s\n' "$D" "$mt" >&5
+	printf 'HAVE\t4\t%s/R1/t1\t1\t../t1/r.txt\t6\t%s\n' "$D" "$mt" >&5
+	printf 'HAVE\t5\t%s/out\t0\n' "$PWD" >&5
+	printf 'HAVE\t6\t%s/R1/t1\t1\t.\t-1\t0\n' "$D" >&5
+	# the runs named go, their sandboxes with them; a name that is not
+	# one component is refused
+	printf 'PRUNE\t%s/wd\tR1\t..\n' "$PWD" >&5
+	for _ in $(seq 100); do [ "$(grep -c '^HAS' out.txt)" -eq 6 ] && break; sleep 0.1; done
+	printf 'EXIT\n' >&5
+	wait "$pid"
+	exec 5>&-
+	cat out.txt
+	grep -qx $'HAS\t1\t1' out.txt
+	grep -qx $'HAS\t2\t0\t'"$D/R1/t1/r.txt changed" out.txt
+	grep -qx $'HAS\t3\t0\t'"$D/R1/t1/nope.txt: No such file or directory" out.txt
+	grep -qx $'HAS\t4\t0\tmalformed HAVE entry \'../t1/r.txt\'' out.txt
+	grep -qx $'HAS\t5\t0\t\''"$PWD/out"$'\' is not a store' out.txt
+	grep -qx $'HAS\t6\t0\tmalformed HAVE entry \'.\'' out.txt
+	[ ! -e "$D/R1" ]
+	[ ! -e wd/.wfrun/sandbox/R1 ]
+	[ -d "$D/R2" ]
+	[ -d wd/.wfrun ]
 }

@@ -515,3 +515,93 @@ EOF2
 	# no sandbox is left: those stopped went with them
 	[ -z "$(find "$C"/w*/work/.wfrun/sandbox -mindepth 2 -maxdepth 2)" ]
 }
+
+# gen (4, spread over the workers) -> sum, each adding a line to the
+# user's total.txt in place (a `>>` chain; the third takes a while), then
+# last, which reads it: the master is killed while the third sum runs,
+# the updates of the first two only in their workers' stores.
+store_wf() {
+	echo base >total.txt
+	wf <<'EOF2'
+tasks:
+  - name: gen
+    foreach: {i: "1..4"}
+    out: {f: "out/{i}.txt", d: {dir: "dir{i}"}}
+    run: "echo {i} > {out.f}; echo x{i} > {out.d}/x"
+  - name: sum
+    foreach: {i: "1..4"}
+    in: {f: "out/{i}.txt"}
+    inout: {t: total.txt}
+    run: "[ {i} != 3 ] || sleep 3; head -1 {in.f} >> {inout.t}"
+  - name: last
+    in: {t: total.txt, d: {dir: out}}
+    out: {o: last.txt}
+    run: "cat {in.t} > {out.o}; ls {in.d} >> {out.o}"
+EOF2
+}
+
+# The S lines of the journal: tasks that ended on their workers, their
+# outputs not brought back.
+s_lines() {
+	[ -e .wfrun/journal ] || { echo 0; return; }
+	grep -c $'^[0-9a-f]\{8\} S\t' .wfrun/journal
+}
+
+# store_wf run locally in ./local, and in ./remote (then the cwd) on the
+# workers, its master killed (-9) once gen and the first two sums are
+# journaled as done on their workers.
+killed_before_fetch() {
+	mkdir local remote
+	(cd local && store_wf && "$WFRUN" -q wf.yaml)
+	cd remote
+	store_wf
+	"$WFRUN" -q -r "$C/cluster.xml" wf.yaml >../killed.txt 2>&1 &
+	local pid=$! n=0
+	until [ "$(s_lines)" -ge 6 ] || [ $((n += 1)) -gt 400 ]; do sleep 0.05; done
+	kill -KILL "$pid"
+	wait "$pid" || true
+	[ "$(s_lines)" -eq 6 ]
+	# nothing of the workers' came back
+	[ "$(cat total.txt)" = base ]
+	[ ! -e out ]
+}
+
+@test "not shared: the master killed before the fetch; the rerun takes what the workers' stores hold, each update applied once" {
+	killed_before_fetch
+	first=$(cut -f2 .wfrun/stores | sort -u)
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"6 of 9 tasks are up to date"* ]]
+	# only the third and fourth sum and last ran: the third from the
+	# second's update, taken from its worker's store
+	[ "$(trace_col name | tr '\n' ' ')" = "sum sum last " ]
+	[ "$(tree_of .)" = "$(tree_of ../local)" ]
+	[ "$(cat total.txt | tr '\n' ' ')" = "base 1 2 3 4 " ]
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"9 of 9 tasks are up to date"* ]]
+	[ "$(trace_col name | wc -l)" -eq 0 ]
+	[ "$(tree_of .)" = "$(tree_of ../local)" ]
+	# the stores of the runs before are removed once nothing refers to
+	# them: only this run's is listed
+	[ -n "$first" ]
+	[ "$(cut -f2 .wfrun/stores | sort -u | wc -l)" -eq 1 ]
+	[ "$(cut -f2 .wfrun/stores | sort -u)" != "$first" ]
+	[ -z "$(ls -d "$C"/w*/work/.wfrun/data/"$first" 2>/dev/null)" ]
+}
+
+@test "not shared: the master killed before the fetch, the workers' stores removed: the rerun runs it all again" {
+	killed_before_fetch
+	run_id=$(cut -f2 .wfrun/stores | sort -u)
+	[ -n "$run_id" ]
+	[ -n "$(ls -d "$C"/w*/work/.wfrun/data/"$run_id")" ]
+	rm -rf "$C"/w*/work/.wfrun/data/"$run_id"
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"up to date"* ]]
+	[ "$(trace_col name | wc -l)" -eq 9 ]
+	[ "$(tree_of .)" = "$(tree_of ../local)" ]
+	[ "$(cat total.txt | tr '\n' ' ')" = "base 1 2 3 4 " ]
+}

@@ -207,6 +207,75 @@ test_special(void)
 	alarm(0);
 }
 
+/* S lines: where a task's outputs are in a worker's store. */
+static void
+stores(void)
+{
+	struct journal j;
+	struct errbuf err;
+	unlink("j");
+	ok(journal_open(&j, "j", true, &err) == 0, "fresh, for stores");
+	struct jsfile sf[] = { { "out/a\tb", 5, 1700000000123456789LL },
+			       { "d", -1, -3 } };
+	struct jstore st = { "w1", "17-42", "/w/.wfrun/data/17-42/t1", sf, 2 };
+	journal_add(&j, "a", "echo a", NULL, 0);
+	journal_add_store(&j, "a", &st);
+	journal_add(&j, "b", "echo b", NULL, 0);
+	journal_add_store(&j, "a", &st); /* not b's: ignored */
+	journal_add(&j, "c", "echo c", NULL, 0);
+	journal_add_store(&j, "c", &st);
+	journal_add(&j, "c", "echo c again", NULL, 0); /* brought back */
+	ok(journal_flush(&j, true, &err) == 0, "flushed");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.nlost == 0,
+	   "read, nothing lost");
+	const struct jrec *r = journal_find(&j, "a");
+	const struct jstore *s = r ? r->store : NULL;
+	ok(s && !strcmp(s->worker, "w1") && !strcmp(s->run, "17-42") &&
+		   !strcmp(s->dir, "/w/.wfrun/data/17-42/t1") && s->nf == 2,
+	   "a's store");
+	ok(s && !strcmp(s->f[0].path, "out/a\tb") && s->f[0].size == 5 &&
+		   s->f[0].mtime_ns == 1700000000123456789LL &&
+		   s->f[1].size == -1 && s->f[1].mtime_ns == -3,
+	   "its files, sizes and mtimes");
+	r = journal_find(&j, "b");
+	ok(r && !r->store, "an S line after another key's record: ignored");
+	r = journal_find(&j, "c");
+	ok(r && !r->store && !strcmp(r->cmd, "echo c again"),
+	   "a later record without S replaces one with");
+	journal_release(&j);
+	/* kept by compaction (a damaged line makes the journal rewritten) */
+	append("j", "00000000 T\tx\techo\n");
+	ok(journal_open(&j, "j", true, &err) == 0, "rewritten");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.nlost == 0 &&
+		   (r = journal_find(&j, "a")) && r->store &&
+		   r->store->nf == 2 && !journal_find(&j, "c")->store,
+	   "the store kept by the rewrite");
+	journal_release(&j);
+	/* a damaged S line is lost alone */
+	append("j", "00000000 S\ta\tw1\tr\t/d\n");
+	ok(journal_open(&j, "j", false, &err) == 0 && j.nlost == 1 &&
+		   journal_find(&j, "a")->store,
+	   "a damaged S line: skipped");
+	journal_release(&j);
+	/* an S line after a damaged line is no one's, though the record
+	 * before that is of its key */
+	unlink("j");
+	ok(journal_open(&j, "j", true, &err) == 0, "fresh again");
+	journal_add(&j, "a", "echo a", NULL, 0);
+	journal_flush(&j, true, &err);
+	append("j", "00000000 T\ta\techo\n");
+	journal_add_store(&j, "a", &st);
+	append("j", j.pending.buf);
+	strbuf_reset(&j.pending);
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.nlost == 1 &&
+		   journal_find(&j, "a") && !journal_find(&j, "a")->store,
+	   "an S line after a damaged one: ignored");
+	journal_release(&j);
+}
+
 int
 main(void)
 {
@@ -286,6 +355,8 @@ main(void)
 	r = journal_find(&j, "odd");
 	is_str(r ? r->cmd : "", "last", "the latest one");
 	journal_release(&j);
+
+	stores();
 
 	/* Identities: the hash saves a file rewritten with the same bytes. */
 	int fd = open("data", O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -142,7 +142,17 @@ main(void)
 	       "more outputs named than sent");
 	is_int(done(STAGED "1\tf\t1\tout\tbig", &pd, &err), -1,
 	       "a size not a number");
-	is_int(done(STAGED "1\tf\t1\tout\t3\tnew", &pd, &err), 0,
+	is_int(done(STAGED "1\tf\t1\tout\t3", &pd, &err), 0,
+	       "a DONE of version 6: no mtimes");
+	is_int((int)pd.kmtime, 0, "none said");
+	is_int(done(STAGED "2\tf\t-\t2\tout/a\t9\tout\t-1\t17\t-5", &pd,
+		    &err), 0, "the files' mtimes after them (version 7)");
+	is_int((int)pd.kmtime, 21, "from field 21");
+	is_int(done(STAGED "1\tf\t1\tout\t3\tnew", &pd, &err), -1,
+	       "an mtime that is not a number");
+	is_str(err.msg, "DONE's file mtime (field 18) is 'new', not an integer "
+	       "from -9223372036854775808 to 9223372036854775807", "named");
+	is_int(done(STAGED "1\tf\t1\tout\t3\t7\tnew", &pd, &err), 0,
 	       "a newer agent's extra field is ignored");
 
 	strbuf_reset(&l);

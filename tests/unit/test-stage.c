@@ -20,6 +20,9 @@ struct fake {
 	VEC(uint32_t) jobs;          /* tasks submitted */
 	char links[8][256];          /* the last job's "dst<-src" */
 	size_t nlinks;
+	uint64_t asked;              /* the last HAVE: its id, dir, files */
+	char asked_dir[256];
+	size_t asked_n;
 };
 
 static int
@@ -44,8 +47,21 @@ fake_submit(struct exec *e, const struct exec_job *job)
 	return 0;
 }
 
+static int
+fake_store_have(struct exec *e, uint64_t id, const char *dir,
+		const struct exec_outfile *files, size_t n)
+{
+	struct fake *f = (struct fake *)e;
+	(void)files;
+	f->asked = id;
+	snprintf(f->asked_dir, sizeof(f->asked_dir), "%s", dir);
+	f->asked_n = n;
+	return 0;
+}
+
 static const struct exec_ops fake_ops = { .submit = fake_submit,
-					  .transfer = fake_transfer };
+					  .transfer = fake_transfer,
+					  .store_have = fake_store_have };
 
 static void
 fake_release(struct fake *f)
@@ -165,13 +181,13 @@ test_versions(struct stage *st, struct fake *w)
 	   "seed.txt linked into its sandbox: %s", w[1].links[0]);
 
 	/* its output, version gen+1 of a.txt, lives on worker 1 */
-	struct exec_outfile a_out[] = { { "a.txt", 1000 } };
+	struct exec_outfile a_out[] = { { "a.txt", 1000, 0 } };
 	is_int(ran(st, gen, 1, a_out, 1), DAG_NONE, "gen made all its outputs");
 	/* (an empty directory is reported with size -1: made, never sent) */
-	struct exec_outfile d_out[] = { { "d/x", 100 }, { "d/y", 200 },
-					{ "d/z", 0 }, { "d/e", -1 } };
+	struct exec_outfile d_out[] = { { "d/x", 100, 0 }, { "d/y", 200, 0 },
+					{ "d/z", 0, 0 }, { "d/e", -1, 0 } };
 	is_int(ran(st, coll, 2, d_out, 4), DAG_NONE, "coll ran on worker 2");
-	struct exec_outfile y_out[] = { { "d/y", 3000 } };
+	struct exec_outfile y_out[] = { { "d/y", 3000, 0 } };
 	is_int(ran(st, patch, 1, y_out, 1), DAG_NONE, "patch ran on worker 1");
 
 	/* use reads a.txt (gen's, on 1), d (coll's on 2, but d/y is
@@ -251,6 +267,68 @@ test_missing_output(struct stage *st)
 	       DAG_NONE, "a failed task's missing output is not reported");
 }
 
+/* A task's outputs recorded in its worker's store (stage_store) are
+ * asked about by a later run's stage, and once held, taken from there. */
+static void
+test_stores(struct stage *st, struct fake *w)
+{
+	uint32_t gen = task("'gen'"), use = task("'use'");
+	struct exec_outfile a_out[] = { { "a.txt", 1000, 11 } };
+	is_int(ran(st, gen, 1, a_out, 1), DAG_NONE, "gen ran on worker 1");
+	struct jstore js;
+	ok(stage_store(st, gen, &js), "its store record");
+	ok(!strcmp(js.worker, "w1") && js.nf == 1 &&
+		   !strcmp(js.f[0].path, "a.txt") && js.f[0].size == 1000 &&
+		   js.f[0].mtime_ns == 11,
+	   "its worker, file, size and mtime");
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s", js.dir);
+	ok(!strncmp(dir, "/w1/.wfrun/data/", 16) &&
+		   !strcmp(dir + strlen(dir) - 3, "/t1") &&
+		   strstr(dir, js.run),
+	   "the task's directory of this run's store: %s", dir);
+	struct jsfile jf = { "a.txt", 1000, 11 };
+	struct jstore rec = { "w1", "R", dir, &jf, 1 };
+	free(js.f);
+
+	/* the next run */
+	struct stage *st2 = stage_new(&fx.pl, 3);
+	for (int i = 1; i < 3; i++)
+		stage_add_worker(st2, (size_t)i, &w[i].ex, i == 1 ? "w1" : "w2",
+				 i == 1 ? "/w1" : "/w2");
+	stage_store_ask(st2, gen, &rec);
+	ok(stage_asking(st2) && w[1].asked == gen && w[1].asked_n == 1 &&
+		   !strcmp(w[1].asked_dir, dir),
+	   "worker 1 asked about gen's store");
+	w[1].ex.store_done(&w[1].ex, gen, true, "", w[1].ex.xfer_arg);
+	ok(!stage_asking(st2) && stage_store_held(st2, gen), "it holds it");
+	struct jstore away = { "w9", "R", dir, &jf, 1 };
+	stage_store_ask(st2, use, &away);
+	ok(!stage_asking(st2) && !stage_store_held(st2, use),
+	   "a worker not in the run holds nothing");
+	stage_adopt(st2, gen, &rec);
+	is_int(stage_local_bytes(st2, use, 1), 1000,
+	       "gen's output counts as on worker 1");
+	size_t jobs = w[1].jobs.n, x0 = w[1].xfers.n;
+	launch(st2, use, 1);
+	is_int(w[1].xfers.n - x0, 2, "seed.txt and t.txt sent, a.txt not");
+	for (size_t i = x0; i < w[1].xfers.n; i++)
+		finish(&w[1], i, 1);
+	is_int(w[1].jobs.n, jobs + 1, "use submitted on worker 1");
+	char want[300];
+	snprintf(want, sizeof(want), "a.txt<-%s/a.txt", dir);
+	int linked = 0;
+	for (size_t i = 0; i < w[1].nlinks; i++)
+		linked |= !strcmp(w[1].links[i], want);
+	ok(linked, "a.txt linked from the earlier run's store");
+	stage_store_ask(st2, use, &rec);
+	ok(stage_asking(st2), "asked again");
+	stage_worker_lost(st2, 1);
+	ok(!stage_asking(st2) && !stage_store_held(st2, use),
+	   "a worker lost before it answers holds nothing");
+	stage_free(st2);
+}
+
 int
 main(void)
 {
@@ -269,6 +347,12 @@ main(void)
 	}
 	test_versions(st, w);
 	test_missing_output(st);
+	stage_free(st);
+	st = stage_new(&fx.pl, 3);
+	for (int i = 1; i < 3; i++)
+		stage_add_worker(st, (size_t)i, &w[i].ex, i == 1 ? "w1" : "w2",
+				 i == 1 ? "/w1" : "/w2");
+	test_stores(st, w);
 	stage_free(st);
 	for (int i = 1; i < 3; i++)
 		fake_release(&w[i]);
