@@ -10,6 +10,7 @@
 #include "path.h"
 #include "resources.h"
 #include "slurm.h"
+#include "slurm_alloc.h"
 #include "util.h"
 
 /* The operand of run and sim, one workflow file (struct cli_spec). */
@@ -219,6 +220,64 @@ check_workdirs(const struct cluster *c, struct diags *d)
 	}
 }
 
+/* <slurm>'s partition: that it exists, and what its nodes have
+ * (s->node_cpus, s->node_mem_mb); 0 or EXIT_USAGE with what Slurm said. */
+static int
+slurm_partition(const char *file, struct slurm_spec *s)
+{
+	struct slurm_partition pi;
+	struct errbuf err;
+	if (slurm_partition_get(s->partition, &pi, &err) < 0) {
+		error_msg("%s:%u: <slurm>: %s", file, s->line, err.msg);
+		return EXIT_USAGE;
+	}
+	s->node_cpus = pi.cpus;
+	s->node_mem_mb = pi.mem_mb;
+	if (s->memory) {
+		long m = slurm_parse_mem(s->memory);
+		if (m > 0)
+			s->node_mem_mb = m;
+	}
+	slurm_partition_release(&pi);
+	return EXIT_OK;
+}
+
+static long cluster_max_cores(const struct cluster *c, long local);
+
+/* Every task of p fits a node of <slurm>'s partition (or a worker):
+ * EXIT_OK, or EXIT_USAGE naming those that do not. */
+static int
+slurm_fits(const struct cluster *c, const struct plan *p, long local)
+{
+	const struct slurm_spec *s = c->slurm;
+	long cores = s->cores_per_node ? s->cores_per_node : s->node_cpus;
+	struct cluster w = *c;
+	w.slurm = NULL;
+	long most = w.nworkers ? cluster_max_cores(&w, local) : 0;
+	int rc = EXIT_OK;
+	for (size_t i = 0; i < p->wf->ntasks; i++) {
+		const struct wf_task *t = &p->wf->tasks[i];
+		if (!p->pt[i].ninst || t->cores <= most)
+			continue;
+		if (t->cores > cores) {
+			error_msg("task '%s' asks for %ld cores but a node of "
+				  "Slurm partition '%s' has %ld",
+				  t->name, t->cores, s->partition ? s->partition
+				  : "(default)", cores);
+			rc = EXIT_USAGE;
+		}
+		if (s->node_mem_mb &&
+			   t->memory > (long long)s->node_mem_mb << 20) {
+			error_msg("task '%s' asks for %lld MB of memory but a "
+				  "node of Slurm partition '%s' has %ld MB",
+				  t->name, t->memory >> 20, s->partition
+				  ? s->partition : "(default)", s->node_mem_mb);
+			rc = EXIT_USAGE;
+		}
+	}
+	return rc;
+}
+
 /* Load a resources file, printing every error; 0 or EXIT_USAGE.  spec:
  * as a description only (sim: nothing connects). */
 static int
@@ -227,14 +286,18 @@ load_cluster(const char *file, bool spec, struct cluster *c)
 	struct diags d;
 	diags_init(&d, file);
 	resources_load(c, file, &d);
-	if (c->slurm) {
+	if (c->slurm && c->slurm->jobs) {
 		struct wf_loc l = { c->slurm->line, 1 };
-		diag_error(&d, l, "<slurm>: wfrun cannot ask Slurm for nodes "
-			   "or jobs yet; inside an allocation use --slurm");
+		diag_error(&d, l, "<slurm submit=\"jobs\">: wfrun cannot submit "
+			   "one job per task yet; submit=\"nodes\" asks for "
+			   "nodes");
 	}
 	if (!spec)
 		check_workdirs(c, &d);
-	return report_diags(&d, file);
+	int rc = report_diags(&d, file);
+	if (!rc && c->slurm && !spec)
+		rc = slurm_partition(file, c->slurm);
+	return rc;
 }
 
 const char cli_slurm[] = "the Slurm allocation";
@@ -258,6 +321,8 @@ cluster_max_cores(const struct cluster *c, long local)
 {
 	if (!c)
 		return local;
+	if (c->slurm)
+		return 1L << 30; /* slurm_fits says */
 	long most = 0;
 	for (size_t i = 0; i < c->nworkers; i++) {
 		const struct worker_spec *w = &c->workers[i];
@@ -302,6 +367,8 @@ cli_load(const char *resources, bool spec, const char *file,
 	rc = load_plan_guarded(file, cluster_max_cores(have,
 						       cores),
 			       wf, p, files, what, n);
+	if (!rc && have && c->slurm && !spec)
+		rc = slurm_fits(c, p, cores);
 	/* nor may wfrun write its trace over a file it must keep */
 	struct strbuf why = STRBUF_INIT;
 	for (size_t i = n - (trace ? 2 : 0); !rc && i < n; i++)

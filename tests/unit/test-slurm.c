@@ -141,7 +141,7 @@ test_env(void)
 static void
 test_argv(void)
 {
-	char **a = slurm_agent_argv("n2", 4, "/opt/wfrun-worker");
+	char **a = slurm_agent_argv("n2", 4, "/opt/wfrun-worker", NULL);
 	size_t n = 0;
 	bool node = false, cpus = false;
 	for (; a[n]; n++) {
