@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "resources.h"
@@ -397,10 +398,12 @@ slurm_partition_get(const char *partition, struct slurm_partition *pi,
 		goto fail;
 	pi->name = slurm_parse_partition(out.buf, partition);
 	if (!pi->name) {
-		errs.len = strcspn(errs.buf, "\n");
-		if (partition && errs.len)
+		/* it says why on stdout ("Partition foo not found") */
+		struct strbuf *w = errs.len ? &errs : &out;
+		size_t n = strcspn(w->buf, "\n");
+		if (partition && n)
 			errprintf(err, "partition '%s': scontrol says: %.*s",
-				  partition, (int)errs.len, errs.buf);
+				  partition, (int)n, w->buf);
 		else if (partition)
 			errprintf(err, "no partition '%s' (scontrol show "
 				  "partition)", partition);
@@ -723,6 +726,38 @@ cmd_finish(struct slurm_cmd *c)
 	cmd_check(c);
 }
 
+/* Until the cancelled jobs ids (after "scancel") have left the queue
+ * (they are COMPLETING while their nodes clean up), or GONE_WAIT: when
+ * wfrun ends, nothing of the run is left in squeue.  The run is over:
+ * waiting here holds nothing up. */
+#define GONE_WAIT 20.0
+static void
+wait_gone(struct strvec *ids)
+{
+	if (ids->n <= 1)
+		return;
+	struct strbuf list = STRBUF_INIT;
+	for (size_t i = 1; i < ids->n; i++)
+		strbuf_addf(&list, "%s%s", i > 1 ? "," : "", ids->v[i]);
+	char *argv[] = { "squeue", "-h", "-j", list.buf, "-o", "%i", NULL };
+	double end = clock_mono() + GONE_WAIT;
+	struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT;
+	struct errbuf err;
+	for (;;) {
+		strbuf_reset(&out);
+		strbuf_reset(&errs);
+		/* an error: all left the queue ("Invalid job id") */
+		if (cmd_run(argv, &out, &errs, &err) != 0 || !out.len ||
+		    clock_mono() > end)
+			break;
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	strbuf_release(&out);
+	strbuf_release(&errs);
+	strbuf_release(&list);
+}
+
 void
 slurm_alloc_release(struct slurm_alloc *a)
 {
@@ -751,7 +786,7 @@ slurm_alloc_release(struct slurm_alloc *a)
 	if (scancel_sync(&ids, &err) < 0)
 		warning_msg("%s; the jobs of this run may be left in Slurm's "
 			    "queue (the next run here cancels them)", err.msg);
-	else
+	else if (wait_gone(&ids), 1)
 		unlink(a->record);
 	for (size_t i = 0; i < ids.n; i++)
 		free(ids.v[i]);
