@@ -302,6 +302,24 @@ load_cluster(const char *file, bool spec, struct cluster *c)
 
 const char cli_slurm[] = "the Slurm allocation";
 
+int
+cli_slurm_file(const char *file, struct cluster *c)
+{
+	struct cluster f;
+	memset(&f, 0, sizeof(f));
+	int rc = load_cluster(file, true, &f);
+	if (!rc && (!f.slurm || f.nworkers)) {
+		error_msg("--slurm -r %s: the file must have a <slurm> element "
+			  "(its lost-after is used) and no <worker>: the "
+			  "workers are the allocation's nodes", file);
+		rc = EXIT_USAGE;
+	}
+	for (size_t i = 0; !rc && i < c->nworkers; i++)
+		c->workers[i].lost_after = f.slurm->lost_after;
+	resources_release(&f);
+	return rc;
+}
+
 /* The workers of the allocation this process runs in, or EXIT_USAGE. */
 static int
 slurm_cluster(struct cluster *c)

@@ -77,15 +77,15 @@ running() {
 	[ "$(trace_col worker | sort -u | tr '\n' ' ')" = "n1 n2 " ]
 }
 
-@test "--slurm outside an allocation, or with --resources: exit 2, says what to do" {
+@test "--slurm outside an allocation, or with workers in -r: exit 2, says what to do" {
 	scatter_wf
 	run env -u SLURM_JOB_ID -u SLURM_JOBID -u SLURM_JOB_NODELIST "$WFRUN" --slurm wf.yaml
 	[ "$status" -eq 2 ]
 	[[ $output == *"not inside a Slurm allocation"*"salloc"* ]]
-	echo '<resources/>' >r.xml
-	run "$WFRUN" --slurm -r r.xml wf.yaml
+	echo '<resources><worker name="a" host="localhost"/></resources>' >r.xml
+	run salloc -N1 "$WFRUN" --slurm -r r.xml wf.yaml
 	[ "$status" -eq 2 ]
-	[[ $output == *"--slurm and --resources"* ]]
+	[[ $output == *"--slurm -r r.xml: the file must have a <slurm> element"*"no <worker>"* ]]
 	[ ! -e .wfrun/trace.tsv ]
 }
 
@@ -115,7 +115,8 @@ EOF
 }
 
 # (last: the cluster keeps a dead node)
-@test "a node's slurmd killed mid-run: its tasks run again on the others" {
+@test "a node's slurmd killed mid-run: its tasks run again on the others, after -r's lost-after" {
+	echo '<resources><slurm lost-after="3"/></resources>' >lost.xml
 	wf <<'EOF'
 tasks:
   - name: slow
@@ -123,7 +124,7 @@ tasks:
     out: {o: "o/{i}.txt"}
     run: "sleep 1; echo {i} $SLURMD_NODENAME > {out.o}"
 EOF
-	timeout 120 salloc -N3 "$WFRUN" --slurm wf.yaml >run.out 2>&1 &
+	timeout 120 salloc -N3 "$WFRUN" --slurm -r lost.xml wf.yaml >run.out 2>&1 &
 	pid=$!
 	for _ in $(seq 300); do
 		grep -q 'running [1-9]' run.out && break
@@ -134,7 +135,7 @@ EOF
 	wait "$pid" || st=$? # (not `run wait`: run's subshell has no child)
 	cat run.out # shown if the test fails
 	[ "$st" -eq 0 ]
-	[[ $(cat run.out) == *"worker 'n2' lost"* ]]
+	[[ $(cat run.out) == *"worker 'n2' lost: no word from"*"3 s"* ]]
 	[ "$(ls o | wc -l)" -eq 9 ]
 	# what ran on n2 when it died ran again on another node
 	lost=$(awk -F'\t' '$4 == "n2" && $9 == "LOST" { print $1 }' .wfrun/trace.tsv)
