@@ -223,3 +223,19 @@ EOF
 	[ "$status" -eq 2 ]
 	[[ $output == *"cannot run scontrol"*"Slurm's commands installed"* ]]
 }
+
+@test "sbatch refuses the jobs: exit 3 with sbatch's words, nothing queued" {
+	wide_wf
+	cat >bad.xml <<'EOF2'
+<resources>
+  <slurm partition="debug" max-nodes="3">
+    <option>--constraint=nosuchfeature</option>
+  </slurm>
+</resources>
+EOF2
+	run timeout 60 "$WFRUN" -q -r bad.xml wf.yaml
+	[ "$status" -eq 3 ]
+	[ "${lines[0]}" = "wfrun: error: Slurm: sbatch: error: Batch job submission failed: Invalid feature specification" ]
+	[ "${lines[1]}" = "wfrun: error: no node to run on; 13 tasks could not run" ]
+	[ -z "$(jobs)" ]
+}
