@@ -209,6 +209,12 @@ check_workdirs(const struct cluster *c, struct diags *d)
 		else
 			here = here ? here : w;
 	}
+	if (staged && c->slurm) {
+		struct wf_loc l = { staged->line, 1 };
+		diag_error(d, l, "worker '%s' has a workdir of its own "
+			   "(shared=\"false\") and the nodes of <slurm> use the "
+			   "master's: one run cannot mix them yet", staged->name);
+	}
 	if (staged && here) {
 		struct wf_loc l = { here->line, 1 };
 		diag_error(d, l, "worker '%s' uses the master's workdir (%s) and "
@@ -242,7 +248,8 @@ slurm_partition(const char *file, struct slurm_spec *s)
 	return EXIT_OK;
 }
 
-static long cluster_max_cores(const struct cluster *c, long local);
+static long cluster_max_cores(const struct cluster *c, long local,
+			      bool spec);
 
 /* Every task of p fits a node of <slurm>'s partition (or a worker):
  * EXIT_OK, or EXIT_USAGE naming those that do not. */
@@ -253,7 +260,7 @@ slurm_fits(const struct cluster *c, const struct plan *p, long local)
 	long cores = s->cores_per_node ? s->cores_per_node : s->node_cpus;
 	struct cluster w = *c;
 	w.slurm = NULL;
-	long most = w.nworkers ? cluster_max_cores(&w, local) : 0;
+	long most = w.nworkers ? cluster_max_cores(&w, local, false) : 0;
 	int rc = EXIT_OK;
 	for (size_t i = 0; i < p->wf->ntasks; i++) {
 		const struct wf_task *t = &p->wf->tasks[i];
@@ -294,6 +301,11 @@ load_cluster(const char *file, bool spec, struct cluster *c)
 	}
 	if (!spec)
 		check_workdirs(c, &d);
+	if (spec && c->slurm && !c->nworkers) {
+		struct wf_loc l = { c->slurm->line, 1 };
+		diag_error(&d, l, "<slurm>: wfrun sim does not simulate the "
+			   "nodes Slurm would give: describe them as <worker>s");
+	}
 	int rc = report_diags(&d, file);
 	if (!rc && c->slurm && !spec)
 		rc = slurm_partition(file, c->slurm);
@@ -335,11 +347,11 @@ slurm_cluster(struct cluster *c)
 /* The most cores one worker of c offers (cores when c is NULL); a remote
  * worker whose cores are not given counts as unlimited until it answers. */
 static long
-cluster_max_cores(const struct cluster *c, long local)
+cluster_max_cores(const struct cluster *c, long local, bool spec)
 {
 	if (!c)
 		return local;
-	if (c->slurm)
+	if (c->slurm && !spec)
 		return 1L << 30; /* slurm_fits says */
 	long most = 0;
 	for (size_t i = 0; i < c->nworkers; i++) {
@@ -382,8 +394,7 @@ cli_load(const char *resources, bool spec, const char *file,
 		files[n] = events;
 		what[n++] = "the events file beside the trace";
 	}
-	rc = load_plan_guarded(file, cluster_max_cores(have,
-						       cores),
+	rc = load_plan_guarded(file, cluster_max_cores(have, cores, spec),
 			       wf, p, files, what, n);
 	if (!rc && have && c->slurm && !spec)
 		rc = slurm_fits(c, p, cores);

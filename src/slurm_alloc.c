@@ -559,8 +559,9 @@ sbatch_done(struct slurm_cmd *c, void *arg)
 	n->cmd = NULL;
 	const char *s = c->out.buf;
 	size_t len = strspn(s, "0123456789");
+	/* (its status is not known when a local worker reaped it) */
 	if (len && (s[len] == '\n' || s[len] == ';' || !s[len]) &&
-	    c->status == 0) {
+	    c->status <= 0) {
 		n->job = xstrndup(s, len);
 		n->state = SLURM_PENDING;
 		record_job(a, n->job);
@@ -639,7 +640,8 @@ squeue_done(struct slurm_cmd *c, void *arg)
 		}
 	}
 	/* not in the queue any more (and squeue answered): it ended */
-	for (size_t i = 0; i < a->nodes.n && c->status == 0; i++)
+	for (size_t i = 0; i < a->nodes.n && c->status == 0 && !c->err.len;
+	     i++)
 		if (!seen[i] && a->nodes.v[i]->state == SLURM_PENDING)
 			a->nodes.v[i]->state = SLURM_GONE;
 	free(seen);

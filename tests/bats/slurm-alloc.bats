@@ -83,6 +83,21 @@ EOF
 	[ ! -e .wfrun/slurm-jobs ]
 }
 
+@test "a local worker and Slurm's nodes in one run" {
+	wide_wf
+	cat >mix.xml <<'EOF'
+<resources>
+  <worker name="here" host="localhost"><cores>1</cores></worker>
+  <slurm partition="debug" max-nodes="2"/>
+</resources>
+EOF
+	run timeout 60 "$WFRUN" -q -r mix.xml wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <all.txt)" -eq 12 ]
+	[ "$(trace_col worker | sort -u | tr '\n' ' ')" = "here n1 n2 " ]
+	[ -z "$(jobs)" ]
+}
+
 @test "a task fails: exit 1, no job left" {
 	wf <<'EOF'
 tasks:
