@@ -318,8 +318,11 @@ int
 cli_slurm_file(const char *file, struct cluster *c)
 {
 	struct cluster f;
+	struct diags d;
 	memset(&f, 0, sizeof(f));
-	int rc = load_cluster(file, true, &f);
+	diags_init(&d, file);
+	resources_load(&f, file, &d);
+	int rc = report_diags(&d, file);
 	if (!rc && (!f.slurm || f.nworkers)) {
 		error_msg("--slurm -r %s: the file must have a <slurm> element "
 			  "(its lost-after is used) and no <worker>: the "

@@ -62,20 +62,11 @@ cmd_spawn(char *const *argv, struct errbuf *err)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
+	/* its own group: a Ctrl-C reaches the master, which decides */
+	spawn_attr_init(&at);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, p[0][1], 1);
 	posix_spawn_file_actions_adddup2(&fa, p[1][1], 2);
-	sigset_t none, dfl;
-	sigemptyset(&none);
-	spawn_signal_set(&dfl);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dfl);
-	/* its own group: a Ctrl-C reaches the master, which decides */
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-					      POSIX_SPAWN_SETSIGDEF |
-					      POSIX_SPAWN_SETPGROUP);
 	pid_t pid;
 	int r = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -182,15 +173,10 @@ cmd_start(struct loop *loop, char *const *argv, cmd_done_fn done, void *arg,
 	return c;
 }
 
-/* Run argv to its end: its exit status (-1: killed or not known), out
- * and errs filled; -2 with err when it cannot start. */
-static int
-cmd_run(char *const *argv, struct strbuf *out, struct strbuf *errs,
-	struct errbuf *err)
+/* Read c's stdout and stderr to their end, waiting. */
+static void
+cmd_drain(struct slurm_cmd *c)
 {
-	struct slurm_cmd *c = cmd_spawn(argv, err);
-	if (!c)
-		return -2;
 	while (c->fd[0] >= 0 || c->fd[1] >= 0) {
 		struct pollfd f[2] = { { c->fd[0], POLLIN, 0 },
 				       { c->fd[1], POLLIN, 0 } };
@@ -200,6 +186,18 @@ cmd_run(char *const *argv, struct strbuf *out, struct strbuf *errs,
 			if (f[i].revents)
 				cmd_read(c, i);
 	}
+}
+
+/* Run argv to its end: its exit status (-1: killed or not known), out
+ * and errs filled; -2 with err when it cannot start. */
+static int
+cmd_run(char *const *argv, struct strbuf *out, struct strbuf *errs,
+	struct errbuf *err)
+{
+	struct slurm_cmd *c = cmd_spawn(argv, err);
+	if (!c)
+		return -2;
+	cmd_drain(c);
 	for (int i = 0; i < 2; i++)
 		if (c->fd[i] >= 0)
 			close(c->fd[i]);
@@ -715,15 +713,7 @@ slurm_alloc_on_sigchld(struct slurm_alloc *a)
 static void
 cmd_finish(struct slurm_cmd *c)
 {
-	while (c->fd[0] >= 0 || c->fd[1] >= 0) {
-		struct pollfd f[2] = { { c->fd[0], POLLIN, 0 },
-				       { c->fd[1], POLLIN, 0 } };
-		if (poll(f, 2, -1) < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < 2; i++)
-			if (f[i].revents)
-				cmd_read(c, i);
-	}
+	cmd_drain(c);
 	cmd_reap(c, true);
 	cmd_check(c);
 }

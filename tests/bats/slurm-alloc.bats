@@ -8,14 +8,11 @@
 load helper
 
 setup_file() {
-	export SC="$BATS_TEST_DIRNAME/../cluster/slurmcluster"
-	export C="$BATS_FILE_TMPDIR/slurm"
-	"$SC" up -q --nodes 3 --cpus 2 "$C"
-	export SLURM_CONF="$C/slurm.conf"
+	slurm_up
 }
 
 teardown_file() {
-	"$SC" down -q "$C"
+	slurm_down
 }
 
 setup() {
@@ -33,27 +30,9 @@ jobs() {
 	squeue -h -o %i
 }
 
-# the pids of processes running COMMAND LINE (exactly), not zombies
-running() {
-	local p
-	for p in $(pgrep -f -x "$1"); do
-		[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "$p"
-	done
-}
-
-# 12 tasks that say where they ran, then one that gathers what they made
-wide_wf() {
-	wf <<'EOF'
-tasks:
-  - name: gen
-    foreach: {i: "1..12"}
-    out: {o: "out/{i}.txt"}
-    run: "sleep 0.4; echo {i} > {out.o}"
-  - name: cat
-    in: {parts: {dir: out}}
-    out: {all: all.txt}
-    run: "cat {in.parts}/* | sort -n > {out.all}"
-EOF
+# whether wfrun gave back N nodes (its output in run.out)
+given_back() {
+	[ "$(grep -c 'given back' run.out)" -eq "$1" ]
 }
 
 # N tasks that sleep until killed
@@ -69,9 +48,9 @@ EOF
 
 @test "from outside an allocation: nodes asked as tasks wait, outputs as a local run's, no job left" {
 	mkdir local slurm
-	(cd local && wide_wf && "$WFRUN" -q -j 2 wf.yaml)
+	(cd local && scatter_wf && "$WFRUN" -q -j 2 wf.yaml)
 	cd slurm
-	wide_wf
+	scatter_wf
 	run timeout 60 "$WFRUN" -r ../res.xml wf.yaml
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -84,7 +63,7 @@ EOF
 }
 
 @test "a local worker and Slurm's nodes in one run" {
-	wide_wf
+	scatter_wf
 	cat >mix.xml <<'EOF'
 <resources>
   <worker name="here" host="localhost"><cores>1</cores></worker>
@@ -119,19 +98,10 @@ EOF
 	for sig in INT TERM; do
 		timeout 60 "$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
 		pid=$!
-		for _ in $(seq 300); do
-			[ "$(running 'sleep 3000' | wc -l)" -eq 6 ] && break
-			sleep 0.1
-		done
-		[ "$(running 'sleep 3000' | wc -l)" -eq 6 ]
+		wait_until sleeping 6 || true
+		sleeping 6
 		[ "$(jobs | wc -l)" -eq 4 ]
-		kill -"$sig" "$pid"
-		st=0
-		wait "$pid" || st=$? # (not `run wait`: run's subshell has no child)
-		cat run.out # shown if the test fails
-		[ "$st" -eq 130 ]
-		[ -z "$(jobs)" ]
-		[ -z "$(running 'sleep 3000')" ]
+		stopped_clean "$pid" "$sig"
 	done
 }
 
@@ -139,10 +109,7 @@ EOF
 	long_wf 6
 	"$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		[ "$(running 'sleep 3000' | wc -l)" -eq 6 ] && break
-		sleep 0.1
-	done
+	wait_until sleeping 6 || true
 	[ "$(jobs | wc -l)" -eq 3 ]
 	kill -9 "$pid"
 	wait "$pid" || true
@@ -159,10 +126,7 @@ EOF
 	[ "$status" -eq 0 ]
 	[ -z "$(jobs)" ]
 	[ ! -e .wfrun/slurm-jobs ]
-	for _ in $(seq 100); do
-		[ -z "$(running 'sleep 3000')" ] && break
-		sleep 0.1
-	done
+	wait_until sleeping 0 || true
 	[ -z "$(running 'sleep 3000')" ]
 }
 
@@ -180,10 +144,7 @@ tasks:
 EOF
 	timeout 60 "$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		[ "$(grep -c 'given back' run.out)" -eq 2 ] && break
-		sleep 0.1
-	done
+	wait_until given_back 2 || true
 	cat run.out
 	[ "$(grep -c 'given back (Slurm job [0-9]*): idle for 2s' run.out)" -eq 2 ]
 	# while the tail runs, one job is left: the tail's node
@@ -197,7 +158,7 @@ EOF
 }
 
 @test "a partition Slurm does not have: exit 2 with scontrol's words, nothing run or queued" {
-	wide_wf
+	scatter_wf
 	sed -i 's/"debug"/"nosuch"/' res.xml
 	run "$WFRUN" -r res.xml wf.yaml
 	[ "$status" -eq 2 ]
@@ -240,7 +201,7 @@ EOF
 }
 
 @test "sbatch refuses the jobs: exit 3 with sbatch's words, nothing queued" {
-	wide_wf
+	scatter_wf
 	cat >bad.xml <<'EOF2'
 <resources>
   <slurm partition="debug" max-nodes="3">
@@ -251,6 +212,6 @@ EOF2
 	run timeout 60 "$WFRUN" -q -r bad.xml wf.yaml
 	[ "$status" -eq 3 ]
 	[ "${lines[0]}" = "wfrun: error: Slurm: sbatch: error: Batch job submission failed: Invalid feature specification" ]
-	[ "${lines[1]}" = "wfrun: error: no node to run on; 13 tasks could not run" ]
+	[ "${lines[1]}" = "wfrun: error: no node to run on; 19 tasks could not run" ]
 	[ -z "$(jobs)" ]
 }
