@@ -58,6 +58,9 @@ EOF
 	[[ $output == *"Slurm job "*": node n"*", 2 cores"* ]]
 	# the allocations grew: the tasks ran on more than one node
 	[ "$(trace_col worker | sort -u | grep -c '^n[123]$')" -gt 1 ]
+	# in the steps of the nodes' jobs
+	run grep -L '^xn[123]$' where/1.txt where/2.txt where/6.txt
+	[ -z "$output" ]
 	[ -z "$(jobs)" ]
 	[ ! -e .wfrun/slurm-jobs ]
 }
