@@ -239,6 +239,10 @@ slurm_partition(const char *file, struct slurm_spec *s)
 	}
 	s->node_cpus = pi.cpus;
 	s->node_mem_mb = pi.mem_mb;
+	if (!s->partition) { /* the default one, named in messages */
+		s->partition = pi.name;
+		pi.name = NULL;
+	}
 	if (s->memory) {
 		long m = slurm_parse_mem(s->memory);
 		if (m > 0)
@@ -269,16 +273,15 @@ slurm_fits(const struct cluster *c, const struct plan *p, long local)
 		if (t->cores > cores) {
 			error_msg("task '%s' asks for %ld cores but a node of "
 				  "Slurm partition '%s' has %ld",
-				  t->name, t->cores, s->partition ? s->partition
-				  : "(default)", cores);
+				  t->name, t->cores, s->partition, cores);
 			rc = EXIT_USAGE;
 		}
 		if (s->node_mem_mb &&
 			   t->memory > (long long)s->node_mem_mb << 20) {
 			error_msg("task '%s' asks for %lld MB of memory but a "
 				  "node of Slurm partition '%s' has %ld MB",
-				  t->name, t->memory >> 20, s->partition
-				  ? s->partition : "(default)", s->node_mem_mb);
+				  t->name, t->memory >> 20, s->partition,
+				  s->node_mem_mb);
 			rc = EXIT_USAGE;
 		}
 	}

@@ -55,7 +55,7 @@ workers(const char *resources, const struct cluster *cl)
 	if (s)
 		printf("slurm: partition %s, up to %ld node%s of %ld cores "
 		       "and %ld MB (asked for as tasks wait)\n",
-		       s->partition ? s->partition : "(default)", s->max_nodes,
+		       s->partition, s->max_nodes,
 		       s->max_nodes == 1 ? "" : "s",
 		       s->cores_per_node ? s->cores_per_node : s->node_cpus,
 		       s->node_mem_mb);
