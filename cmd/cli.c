@@ -10,6 +10,7 @@
 #include "path.h"
 #include "resources.h"
 #include "slurm.h"
+#include "slurm_alloc.h"
 #include "util.h"
 
 /* The operand of run and sim, one workflow file (struct cli_spec). */
@@ -208,6 +209,12 @@ check_workdirs(const struct cluster *c, struct diags *d)
 		else
 			here = here ? here : w;
 	}
+	if (staged && c->slurm) {
+		struct wf_loc l = { staged->line, 1 };
+		diag_error(d, l, "worker '%s' has a workdir of its own "
+			   "(shared=\"false\") and the nodes of <slurm> use the "
+			   "master's: one run cannot mix them yet", staged->name);
+	}
 	if (staged && here) {
 		struct wf_loc l = { here->line, 1 };
 		diag_error(d, l, "worker '%s' uses the master's workdir (%s) and "
@@ -219,6 +226,68 @@ check_workdirs(const struct cluster *c, struct diags *d)
 	}
 }
 
+/* <slurm>'s partition: that it exists, and what its nodes have
+ * (s->node_cpus, s->node_mem_mb); 0 or EXIT_USAGE with what Slurm said. */
+static int
+slurm_partition(const char *file, struct slurm_spec *s)
+{
+	struct slurm_partition pi;
+	struct errbuf err;
+	if (slurm_partition_get(s->partition, &pi, &err) < 0) {
+		error_msg("%s:%u: <slurm>: %s", file, s->line, err.msg);
+		return EXIT_USAGE;
+	}
+	s->node_cpus = pi.cpus;
+	s->node_mem_mb = pi.mem_mb;
+	if (!s->partition) { /* the default one, named in messages */
+		s->partition = pi.name;
+		pi.name = NULL;
+	}
+	if (s->memory) {
+		long m = slurm_parse_mem(s->memory);
+		if (m > 0)
+			s->node_mem_mb = m;
+	}
+	slurm_partition_release(&pi);
+	return EXIT_OK;
+}
+
+static long cluster_max_cores(const struct cluster *c, long local,
+			      bool spec);
+
+/* Every task of p fits a node of <slurm>'s partition (or a worker):
+ * EXIT_OK, or EXIT_USAGE naming those that do not. */
+static int
+slurm_fits(const struct cluster *c, const struct plan *p, long local)
+{
+	const struct slurm_spec *s = c->slurm;
+	long cores = s->cores_per_node ? s->cores_per_node : s->node_cpus;
+	struct cluster w = *c;
+	w.slurm = NULL;
+	long most = w.nworkers ? cluster_max_cores(&w, local, false) : 0;
+	int rc = EXIT_OK;
+	for (size_t i = 0; i < p->wf->ntasks; i++) {
+		const struct wf_task *t = &p->wf->tasks[i];
+		if (!p->pt[i].ninst || t->cores <= most)
+			continue;
+		if (t->cores > cores) {
+			error_msg("task '%s' asks for %ld cores but a node of "
+				  "Slurm partition '%s' has %ld",
+				  t->name, t->cores, s->partition, cores);
+			rc = EXIT_USAGE;
+		}
+		if (s->node_mem_mb &&
+			   t->memory > (long long)s->node_mem_mb << 20) {
+			error_msg("task '%s' asks for %lld MB of memory but a "
+				  "node of Slurm partition '%s' has %ld MB",
+				  t->name, t->memory >> 20, s->partition,
+				  s->node_mem_mb);
+			rc = EXIT_USAGE;
+		}
+	}
+	return rc;
+}
+
 /* Load a resources file, printing every error; 0 or EXIT_USAGE.  spec:
  * as a description only (sim: nothing connects). */
 static int
@@ -227,17 +296,47 @@ load_cluster(const char *file, bool spec, struct cluster *c)
 	struct diags d;
 	diags_init(&d, file);
 	resources_load(c, file, &d);
-	if (c->slurm) {
+	if (c->slurm && c->slurm->jobs) {
 		struct wf_loc l = { c->slurm->line, 1 };
-		diag_error(&d, l, "<slurm>: wfrun cannot ask Slurm for nodes "
-			   "or jobs yet; inside an allocation use --slurm");
+		diag_error(&d, l, "<slurm submit=\"jobs\">: wfrun cannot submit "
+			   "one job per task yet; submit=\"nodes\" asks for "
+			   "nodes");
 	}
 	if (!spec)
 		check_workdirs(c, &d);
-	return report_diags(&d, file);
+	if (spec && c->slurm && !c->nworkers) {
+		struct wf_loc l = { c->slurm->line, 1 };
+		diag_error(&d, l, "<slurm>: wfrun sim does not simulate the "
+			   "nodes Slurm would give: describe them as <worker>s");
+	}
+	int rc = report_diags(&d, file);
+	if (!rc && c->slurm && !spec)
+		rc = slurm_partition(file, c->slurm);
+	return rc;
 }
 
 const char cli_slurm[] = "the Slurm allocation";
+
+int
+cli_slurm_file(const char *file, struct cluster *c)
+{
+	struct cluster f;
+	struct diags d;
+	memset(&f, 0, sizeof(f));
+	diags_init(&d, file);
+	resources_load(&f, file, &d);
+	int rc = report_diags(&d, file);
+	if (!rc && (!f.slurm || f.nworkers)) {
+		error_msg("--slurm -r %s: the file must have a <slurm> element "
+			  "(its lost-after is used) and no <worker>: the "
+			  "workers are the allocation's nodes", file);
+		rc = EXIT_USAGE;
+	}
+	for (size_t i = 0; !rc && i < c->nworkers; i++)
+		c->workers[i].lost_after = f.slurm->lost_after;
+	resources_release(&f);
+	return rc;
+}
 
 /* The workers of the allocation this process runs in, or EXIT_USAGE. */
 static int
@@ -254,10 +353,12 @@ slurm_cluster(struct cluster *c)
 /* The most cores one worker of c offers (cores when c is NULL); a remote
  * worker whose cores are not given counts as unlimited until it answers. */
 static long
-cluster_max_cores(const struct cluster *c, long local)
+cluster_max_cores(const struct cluster *c, long local, bool spec)
 {
 	if (!c)
 		return local;
+	if (c->slurm && !spec)
+		return 1L << 30; /* slurm_fits says */
 	long most = 0;
 	for (size_t i = 0; i < c->nworkers; i++) {
 		const struct worker_spec *w = &c->workers[i];
@@ -299,9 +400,10 @@ cli_load(const char *resources, bool spec, const char *file,
 		files[n] = events;
 		what[n++] = "the events file beside the trace";
 	}
-	rc = load_plan_guarded(file, cluster_max_cores(have,
-						       cores),
+	rc = load_plan_guarded(file, cluster_max_cores(have, cores, spec),
 			       wf, p, files, what, n);
+	if (!rc && have && c->slurm && !spec)
+		rc = slurm_fits(c, p, cores);
 	/* nor may wfrun write its trace over a file it must keep */
 	struct strbuf why = STRBUF_INIT;
 	for (size_t i = n - (trace ? 2 : 0); !rc && i < n; i++)

@@ -85,6 +85,10 @@ extern const char cli_slurm[];
 int cli_load(const char *resources, bool spec, const char *file,
 	     const char *trace, long cores, struct cluster *c,
 	     struct workflow *wf, struct plan *p);
+/* run --slurm -r FILE: FILE's <slurm lost-after> for every node of c (the
+ * allocation's); FILE must have a <slurm> and no <worker>.  0 or
+ * EXIT_USAGE with every error printed. */
+int cli_slurm_file(const char *file, struct cluster *c);
 
 /*
  * Load file into wf and p, printing every error as file:line:col.  cores is

@@ -59,6 +59,14 @@ workers(const char *resources, const struct cluster *cl)
 			       w->workdir);
 		printf("\n");
 	}
+	const struct slurm_spec *s = cl->slurm;
+	if (s)
+		printf("slurm: partition %s, up to %ld node%s of %ld cores "
+		       "and %ld MB (asked for as tasks wait)\n",
+		       s->partition, s->max_nodes,
+		       s->max_nodes == 1 ? "" : "s",
+		       s->cores_per_node ? s->cores_per_node : s->node_cpus,
+		       s->node_mem_mb);
 }
 
 int

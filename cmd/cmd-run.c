@@ -109,6 +109,7 @@ struct run_args {
 	char *trace;            /* --trace, absolute */
 	const char *resources;
 	bool slurm;             /* --slurm: the allocation's nodes */
+	const char *slurm_file; /* --slurm -r FILE: its <slurm> */
 	struct cli_shared sh;   /* into o and resources */
 };
 
@@ -198,6 +199,8 @@ run(struct run_args *a, const char *file)
 	struct plan p;
 	int rc = cli_load(a->resources, false, file, a->trace, a->o.cores, &cl,
 			  &wf, &p);
+	if (!rc && a->slurm_file)
+		rc = cli_slurm_file(a->slurm_file, &cl);
 	bool *forced = xcalloc(wf.ntasks + 1, sizeof(bool));
 	if (!rc && forced_tasks(&wf, &a->force, forced) < 0)
 		rc = EXIT_USAGE;
@@ -243,12 +246,10 @@ cmd_run(int argc, char **argv)
 	};
 	struct run_args a = { .sh = CLI_SHARED(a.o, a.resources) };
 	int rc = cli_parse(argc, argv, &spec, &a);
-	if (!rc && a.slurm && a.resources) {
-		error_msg("--slurm and --resources: give one (--slurm runs on "
-			  "the nodes of the allocation it runs in)");
-		rc = EXIT_USAGE;
-	} else if (a.slurm)
+	if (a.slurm) {
+		a.slurm_file = a.resources; /* its <slurm>, for lost-after */
 		a.resources = cli_slurm;
+	}
 	if (!rc)
 		rc = run(&a, argv[optind]);
 	VEC_FREE(a.force);

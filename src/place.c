@@ -79,6 +79,14 @@ place_worker_set(struct place *pl, size_t wi, long cores, long io)
 	w->usable = true;
 }
 
+size_t
+place_worker_add(struct place *pl)
+{
+	pl->w = xrealloc(pl->w, (pl->nw + 1) * sizeof(*pl->w));
+	memset(&pl->w[pl->nw], 0, sizeof(*pl->w));
+	return pl->nw++;
+}
+
 void
 place_worker_lost(struct place *pl, size_t wi)
 {

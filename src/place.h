@@ -120,6 +120,10 @@ void place_open(struct place *pl, struct iopol *pol, struct plan *p,
 
 /* Worker wi has cores and io executors, all free, and is usable. */
 void place_worker_set(struct place *pl, size_t wi, long cores, long io);
+/* A worker that comes during the run (a node Slurm granted): its index,
+ * after every other, unusable until place_worker_set.  Its policy
+ * worker is added too (iopol_add_worker), at the same index. */
+size_t place_worker_add(struct place *pl);
 /* Worker wi is gone: nothing starts there any more (its running tasks
  * come back through place_end and place_requeue). */
 void place_worker_lost(struct place *pl, size_t wi);

@@ -60,6 +60,9 @@ struct slurm_spec {
 	int poll;            /* submit="jobs": seconds between squeue calls */
 	struct strvec options; /* <option> words, given to sbatch as they are */
 	unsigned line;
+	/* not in the file: what Slurm says of the partition's nodes
+	 * (slurm_partition_get; 0: not asked) */
+	long node_cpus, node_mem_mb;
 };
 
 struct cluster {

@@ -28,6 +28,7 @@
 #include "resources.h"
 #include "resume.h"
 #include "slurm.h"
+#include "slurm_alloc.h"
 #include "spawn.h"
 #include "stage.h"
 #include "trace.h"
@@ -38,11 +39,18 @@
 /* Lines of a failed task's stderr shown on the terminal. */
 #define TAIL_LINES 10
 
-/* A place tasks run: this machine or an SSH worker (its capacity is
- * the place's). */
+/* Where the ids of the Slurm jobs of a run are kept until it ends
+ * (slurm_alloc.h): the next run cancels what a killed one left. */
+#define SLURM_RECORD ".wfrun/slurm-jobs"
+
+/* A place tasks run: this machine, an SSH worker or a Slurm node (its
+ * capacity is the place's). */
 struct rworker {
 	const char *name;
-	struct exec *ex;
+	struct exec *ex;       /* NULL: given back */
+	const struct worker_spec *spec; /* NULL: this machine alone, or a
+					   node wfrun asked Slurm for */
+	struct slurm_node *node; /* a node wfrun asked Slurm for */
 	const char *cwd;       /* where its tasks run; NULL: ours */
 	bool reported;         /* its failure was reported */
 	bool remote;           /* reached through an agent (shared or not) */
@@ -59,6 +67,9 @@ struct runner {
 	struct iopol pol;       /* storage-bandwidth constraints */
 	FILE *events;           /* events.jsonl */
 	struct stage *stage;    /* workers whose workdir is not shared */
+	struct slurm_alloc alloc; /* nodes asked of Slurm (<slurm>) */
+	bool allocating;        /* alloc is set up */
+	struct loop_timer idle_timer; /* the next node idle long enough */
 	struct trace trace;
 	struct loop_timer kill_timer;
 	/* timeouts: a min-heap of deadlines of running tasks, one timer
@@ -936,7 +947,7 @@ static void
 signal_all(struct runner *r, int sig)
 {
 	for (size_t i = 0; i < r->nw; i++)
-		if (r->w[i].ex->state == EXEC_READY)
+		if (r->w[i].ex && r->w[i].ex->state == EXEC_READY)
 			r->w[i].ex->ops->signal_all(r->w[i].ex, sig);
 }
 
@@ -951,8 +962,12 @@ on_signal(int signo, void *arg)
 {
 	struct runner *r = arg;
 	if (signo == SIGCHLD) {
+		/* first: a local worker reaps every child it sees */
+		if (r->allocating)
+			slurm_alloc_on_sigchld(&r->alloc);
 		for (size_t i = 0; i < r->nw; i++)
-			r->w[i].ex->ops->on_sigchld(r->w[i].ex);
+			if (r->w[i].ex)
+				r->w[i].ex->ops->on_sigchld(r->w[i].ex);
 		return;
 	}
 	r->interrupted++;
@@ -1020,11 +1035,14 @@ on_state(struct exec *e, void *arg)
 		if (w->ex != e)
 			continue;
 		if (e->state == EXEC_READY) {
-			const struct worker_spec *ws = &r->o->cluster->workers[i];
-			long cores = ws->cores ? ws->cores
-					       : e->ncpus > 0 ? e->ncpus : 1;
-			long io = ws->io_executors ? ws->io_executors
-						   : iopol_default_io(cores);
+			const struct worker_spec *ws = w->spec;
+			long cores = ws && ws->cores ? ws->cores
+				     : w->node	       ? w->node->cores
+				     : e->ncpus > 0    ? e->ncpus
+						       : 1;
+			long io = ws && ws->io_executors
+					  ? ws->io_executors
+					  : iopol_default_io(cores);
 			place_worker_set(&r->pl, i, cores, io);
 			r->pol.w[i].io_executors = io;
 			r->pol.w[i].cores = cores;
@@ -1033,6 +1051,8 @@ on_state(struct exec *e, void *arg)
 		} else if (e->state == EXEC_FAILED || e->state == EXEC_LOST) {
 			place_worker_lost(&r->pl, i);
 			stage_worker_lost(r->stage, i);
+			if (w->node) /* its job goes: another may be asked */
+				slurm_alloc_give_back(&r->alloc, w->node);
 			if (!w->reported) {
 				w->reported = true;
 				progress_clear(r);
@@ -1052,6 +1072,150 @@ on_state(struct exec *e, void *arg)
 	}
 }
 
+/* --- nodes asked of Slurm (<slurm>, slurm_alloc.h) ------------------------ */
+
+/* alloc's up: node n was granted; its agent starts there as a step of
+ * its job, and it is a worker as those of --slurm are from then on. */
+static void
+node_up(void *arg, struct slurm_node *n)
+{
+	struct runner *r = arg;
+	const struct slurm_spec *sp = r->o->cluster->slurm;
+	long io = iopol_default_io(n->cores);
+	char *dev = xasprintf("disk@%s", n->node);
+	iopol_add_worker(&r->pol, dev, "disk", 0, n->cores, io);
+	free(dev);
+	size_t wi = place_worker_add(&r->pl);
+	r->w = xrealloc(r->w, (wi + 1) * sizeof(*r->w));
+	memset(&r->w[wi], 0, sizeof(*r->w));
+	r->nw = wi + 1;
+	struct rworker *w = &r->w[wi];
+	w->name = n->node;
+	w->node = n;
+	w->cwd = r->p->wf->workdir;
+	w->remote = true;
+	n->wi = wi;
+	n->idle_since = 0;
+	progress_clear(r);
+	info_msg("Slurm job %s: node %s, %ld core%s", n->job, n->node,
+		 n->cores, n->cores == 1 ? "" : "s");
+	char **argv = slurm_agent_argv(n->node, n->cores, r->o->agent_path,
+				       n->job);
+	struct agent_liveness lv = { 60, sp->lost_after / 4.0, sp->lost_after,
+				     0 };
+	w->ex = exec_pipe_new(argv, n->node, n->node, r->p->wf->workdir, &lv,
+			      &r->loop, on_done, on_state, r);
+	slurm_argv_free(argv);
+	w->ex->written = on_written;
+	if (w->ex->state == EXEC_FAILED)
+		on_state(w->ex, r);
+}
+
+/* alloc's error: what Slurm said.  No more nodes are asked for. */
+static void
+slurm_error(void *arg, const char *msg)
+{
+	struct runner *r = arg;
+	progress_clear(r);
+	error_msg("Slurm: %s", msg);
+}
+
+/* Node worker wi has been idle long enough: its agent ends, then its
+ * job. */
+static void
+give_back(struct runner *r, size_t wi)
+{
+	struct rworker *w = &r->w[wi];
+	progress_clear(r);
+	info_msg("node %s given back (Slurm job %s): idle for %ds", w->name,
+		 w->node->job, r->o->cluster->slurm->idle);
+	place_worker_lost(&r->pl, wi);
+	w->reported = true;
+	w->ex->ops->release(w->ex); /* idle: its agent ends at once */
+	w->ex = NULL;
+	slurm_alloc_give_back(&r->alloc, w->node);
+}
+
+static void
+idle_fired(void *arg)
+{
+	(void)arg; /* the loop wakes: run_loop looks again (slurm_tick) */
+}
+
+/* After a dispatch: ask for the nodes the waiting tasks need (the free
+ * cores of nodes still starting count as coming), and give back those
+ * idle longer than <slurm idle>. */
+static void
+slurm_tick(struct runner *r)
+{
+	if (!r->allocating || r->pl.stop)
+		return;
+	const struct place *pl = &r->pl;
+	long want = 0;
+	for (uint32_t i = 0; i < pl->sched.nq; i++)
+		want += (long)pl->sched.q[i].n * (pl->cores[i] ? pl->cores[i] : 1);
+	for (size_t i = 0; i < pl->pinned.n; i++)
+		want += pl->cores[r->p->dag.tasks.v[pl->pinned.v[i]].tmpl];
+	double now = clock_mono(), next = 0;
+	int idle = r->o->cluster->slurm->idle;
+	for (size_t i = 0; i < r->nw; i++) {
+		struct rworker *w = &r->w[i];
+		if (!w->node || !w->ex)
+			continue;
+		if (w->ex->state == EXEC_CONNECTING)
+			want -= w->node->cores;
+		const struct place_worker *pw = &pl->w[i];
+		if (!pw->usable || pw->free < pw->cores || pw->io_free < pw->io) {
+			w->node->idle_since = 0;
+			continue;
+		}
+		if (!w->node->idle_since)
+			w->node->idle_since = now;
+		double due = w->node->idle_since + idle;
+		if (due <= now)
+			give_back(r, i);
+		else if (!next || due < next)
+			next = due;
+	}
+	if (next)
+		loop_timer_arm(&r->loop, &r->idle_timer, next - now, idle_fired,
+			       r);
+	if (want > 0)
+		slurm_alloc_want(&r->alloc, want);
+}
+
+/* Whether nodes are still coming for the waiting tasks. */
+static bool
+slurm_coming(const struct runner *r)
+{
+	if (!r->allocating || r->pl.stop)
+		return false;
+	for (size_t i = 0; i < r->nw; i++)
+		if (r->w[i].node && r->w[i].ex &&
+		    r->w[i].ex->state == EXEC_CONNECTING)
+			return true;
+	return !r->alloc.refused && slurm_alloc_coming(&r->alloc);
+}
+
+/* <slurm>: cancel what a killed run left, and be ready to ask. */
+static void
+open_slurm(struct runner *r)
+{
+	const struct slurm_spec *sp = r->o->cluster->slurm;
+	struct errbuf err;
+	if (slurm_alloc_clean(SLURM_RECORD, &err) < 0)
+		warning_msg("cannot cancel the Slurm jobs an earlier run left "
+			    "(%s/%s): %s", r->p->wf->workdir, SLURM_RECORD,
+			    err.msg);
+	char *name = xasprintf("wfrun-%s", r->p->wf->name);
+	struct slurm_alloc_ops ops = { node_up, slurm_error, r };
+	slurm_alloc_init(&r->alloc, sp, name, SLURM_RECORD,
+			 sp->cores_per_node ? sp->cores_per_node : sp->node_cpus,
+			 &r->loop, &ops);
+	free(name);
+	r->allocating = true;
+}
+
 /* Set up worker i of the cluster: this machine's executor, or an SSH
  * one (with a workdir of its own: staging; or the master's). */
 static size_t
@@ -1065,6 +1229,7 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 				     NULL, true };
 	struct rworker *w = &r->w[i];
 	w->name = ws->name;
+	w->spec = ws;
 	if (ws->local) {
 		w->ex = exec_local_new(on_done, &r->loop, r);
 		long cores = ws->cores ? ws->cores : o->cores;
@@ -1092,7 +1257,7 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 	if (ws->srun) {
 		/* a node of the allocation: its agent is a job step */
 		char **argv = slurm_agent_argv(ws->host, ws->cores,
-					       o->agent_path);
+					       o->agent_path, NULL);
 		struct agent_liveness lv = { ws->timeout, ws->lost_after / 4.0,
 					     ws->lost_after, 0 };
 		w->ex = exec_pipe_new(argv, ws->name, ws->host,
@@ -1216,7 +1381,7 @@ static bool
 local_running(const struct runner *r)
 {
 	for (size_t i = 0; i < r->nw; i++)
-		if (!r->w[i].remote && r->w[i].ex->running)
+		if (!r->w[i].remote && r->w[i].ex && r->w[i].ex->running)
 			return true;
 	return false;
 }
@@ -1360,12 +1525,20 @@ static int
 start(struct runner *r)
 {
 	struct plan *p = r->p;
-	if (!start_workers(r)) {
+	const struct slurm_spec *sp = r->o->cluster ? r->o->cluster->slurm
+						    : NULL;
+	if (sp)
+		open_slurm(r);
+	if (!start_workers(r) && !sp) {
 		error_msg("no worker can be reached; nothing was run");
 		return r->interrupted ? EXIT_INTERRUPTED : EXIT_UNREACHABLE;
 	}
+	if (r->interrupted)
+		return EXIT_INTERRUPTED;
 	measure_local_disk(r);
 	long most = place_most_cores(&r->pl);
+	if (sp && r->alloc.node_cores > most)
+		most = r->alloc.node_cores; /* what a node brings */
 	for (size_t i = 0; i < p->wf->ntasks; i++) {
 		if (!p->pt[i].ninst)
 			continue;
@@ -1375,7 +1548,7 @@ start(struct runner *r)
 				  p->wf->tasks[i].name, r->pl.cores[i], most);
 			return EXIT_USAGE;
 		}
-		if (unfit_everywhere(r, i))
+		if (place_usable(&r->pl) && unfit_everywhere(r, i))
 			return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -1452,15 +1625,19 @@ run_loop(struct runner *r)
 {
 	for (;;) {
 		place_dispatch(&r->pl);
+		slurm_tick(r);
 		/* the records of the tasks that ended, after the launches:
 		 * an fdatasync then leaves no slot idle */
 		sync_journal(r, false);
-		if (!r->pl.running && (r->pl.stop || !r->retryq.n)) {
+		if (!r->pl.running && (r->pl.stop || !r->retryq.n) &&
+		    !(place_waiting(&r->pl) && slurm_coming(r))) {
 			if (!place_usable(&r->pl) && place_waiting(&r->pl) &&
 			    !r->pl.stop) {
 				progress_clear(r);
-				error_msg("every worker was lost; %zu tasks could "
-					  "not run", r->total - r->done - r->failed);
+				error_msg("%s; %zu tasks could not run",
+					  r->allocating ? "no node to run on"
+							: "every worker was lost",
+					  r->total - r->done - r->failed);
 				return true;
 			}
 			return false;
@@ -1612,6 +1789,7 @@ wind_down(struct runner *r, int rc)
 	loop_timer_cancel(&r->loop, &r->dl_timer);
 	loop_timer_cancel(&r->loop, &r->sync_timer);
 	loop_timer_cancel(&r->loop, &r->sample_timer);
+	loop_timer_cancel(&r->loop, &r->idle_timer);
 	if (trace_close(&r->trace, &err) < 0) {
 		error_msg("%s", err.msg);
 		if (rc == EXIT_OK)
@@ -1630,6 +1808,9 @@ runner_release(struct runner *r)
 			r->w[i].ex->hurry = r->hurry;
 			r->w[i].ex->ops->release(r->w[i].ex);
 		}
+	/* the agents have ended: every job of the run goes */
+	if (r->allocating)
+		slurm_alloc_release(&r->alloc);
 	stage_free(r->stage);
 	free(r->w);
 	if (r->looping)

@@ -231,11 +231,14 @@ slurm_cluster_from_env(struct cluster *c, struct errbuf *err)
 }
 
 char **
-slurm_agent_argv(const char *node, long cores, const char *agent)
+slurm_agent_argv(const char *node, long cores, const char *agent,
+		 const char *job)
 {
 	char **argv = xcalloc(16, sizeof(char *));
 	size_t n = 0;
 	argv[n++] = xstrdup("srun");
+	if (job)
+		argv[n++] = xasprintf("--jobid=%s", job);
 	argv[n++] = xstrdup("--nodes=1");
 	argv[n++] = xstrdup("--ntasks=1");
 	argv[n++] = xasprintf("--nodelist=%s", node);

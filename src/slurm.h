@@ -33,8 +33,10 @@ int slurm_cluster_from_env(struct cluster *c, struct errbuf *err);
 
 /* The argv (NULL-terminated, new strings: strvec_free-able as a strvec
  * plus the NULL) that starts agent on node with cores CPUs as a job step
- * of the allocation. */
-char **slurm_agent_argv(const char *node, long cores, const char *agent);
+ * of the allocation: the one this process runs in (job NULL), or job
+ * (one that wfrun asked for: slurm_alloc.h). */
+char **slurm_agent_argv(const char *node, long cores, const char *agent,
+			const char *job);
 void slurm_argv_free(char **argv);
 
 #endif

@@ -14,6 +14,8 @@
 #ifndef WFRUN_SPAWN_H
 #define WFRUN_SPAWN_H
 
+#include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -32,6 +34,11 @@ struct spawn_req {
 /* The signals the master blocks and takes through signalfd; the child
  * gets them back with default dispositions. */
 void spawn_signal_set(sigset_t *set);
+
+/* posix_spawnattr_init at, set as a helper process (an agent under
+ * srun, a Slurm command) is started: its own process group, default
+ * dispositions for spawn_signal_set's signals, an empty signal mask. */
+void spawn_attr_init(posix_spawnattr_t *at);
 
 /*
  * The environment of this process with add[0..n) ("NAME=VALUE") added or

@@ -110,3 +110,75 @@ mine() {
 pcount() {
 	mine "$1" | wc -l
 }
+
+# The Slurm suites' cluster (tests/cluster/slurmcluster): n1..n3 of 2
+# CPUs in the suite's own directory, from setup_file; down in
+# teardown_file.
+slurm_up() {
+	export SC="$BATS_TEST_DIRNAME/../cluster/slurmcluster"
+	export C="$BATS_FILE_TMPDIR/slurm"
+	"$SC" up -q --nodes 3 --cpus 2 "$C"
+	export SLURM_CONF="$C/slurm.conf"
+}
+
+slurm_down() {
+	"$SC" down -q "$C"
+}
+
+# The Slurm suites' workflow: 12 tasks, 6 that say on which node they
+# ran, and one that gathers the 12's outputs.
+scatter_wf() {
+	wf <<'EOF'
+tasks:
+  - name: gen
+    foreach: {i: "1..12"}
+    out: {o: "out/{i}.txt"}
+    run: "sleep 0.2; echo {i} > {out.o}"
+  - name: where
+    foreach: {i: "1..6"}
+    out: {o: "where/{i}.txt"}
+    run: "sleep 0.3; echo x$SLURMD_NODENAME > {out.o}"
+  - name: cat
+    in: {parts: {dir: out}}
+    out: {all: all.txt}
+    run: "cat {in.parts}/* | sort -n > {out.all}"
+EOF
+}
+
+# The pids of processes running COMMAND LINE (exactly), not zombies.
+running() {
+	local p
+	for p in $(pgrep -f -x "$1"); do
+		[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "$p"
+	done
+}
+
+# Whether N 'sleep 3000' tasks run.
+sleeping() {
+	[ "$(running 'sleep 3000' | wc -l)" -eq "$1" ]
+}
+
+# wait_until CMD...: CMD every 0.1 s until it succeeds, 30 s at most
+# (the caller checks again what it waited for).
+wait_until() {
+	local _
+	for _ in $(seq 300); do
+		if "$@"; then return 0; fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# stopped_clean PID SIG [MASTER]: SIG to MASTER (default: PID), then PID
+# must end with status 130, leaving no 'sleep 3000' task and nothing in
+# squeue (its output, run.out, shown should it not).
+stopped_clean() {
+	local st=0
+	kill -"$2" "${3:-$1}"
+	wait "$1" || st=$? # (not `run wait`: run's subshell has no child)
+	cat run.out
+	[ "$st" -eq 130 ]
+	[ -z "$(running 'sleep 3000')" ]
+	[ -z "$(squeue -h -s -o %i)" ]
+	[ -z "$(squeue -h -o %i)" ]
+}

@@ -7,41 +7,11 @@
 load helper
 
 setup_file() {
-	export SC="$BATS_TEST_DIRNAME/../cluster/slurmcluster"
-	export C="$BATS_FILE_TMPDIR/slurm"
-	"$SC" up -q --nodes 3 --cpus 2 "$C"
-	export SLURM_CONF="$C/slurm.conf"
+	slurm_up
 }
 
 teardown_file() {
-	"$SC" down -q "$C"
-}
-
-# 12 tasks that say where they ran, and one that gathers them
-scatter_wf() {
-	wf <<'EOF'
-tasks:
-  - name: gen
-    foreach: {i: "1..12"}
-    out: {o: "out/{i}.txt"}
-    run: "sleep 0.2; echo {i} > {out.o}"
-  - name: where
-    foreach: {i: "1..6"}
-    out: {o: "where/{i}.txt"}
-    run: "sleep 0.3; echo x$SLURMD_NODENAME > {out.o}"
-  - name: cat
-    in: {parts: {dir: out}}
-    out: {all: all.txt}
-    run: "cat {in.parts}/* | sort -n > {out.all}"
-EOF
-}
-
-# the pids of processes running COMMAND LINE (exactly), not zombies
-running() {
-	local p
-	for p in $(pgrep -f -x "$1"); do
-		[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "$p"
-	done
+	slurm_down
 }
 
 @test "inside salloc -N3: tasks spread over n1..n3, outputs as a local run's" {
@@ -77,15 +47,15 @@ running() {
 	[ "$(trace_col worker | sort -u | tr '\n' ' ')" = "n1 n2 " ]
 }
 
-@test "--slurm outside an allocation, or with --resources: exit 2, says what to do" {
+@test "--slurm outside an allocation, or with workers in -r: exit 2, says what to do" {
 	scatter_wf
 	run env -u SLURM_JOB_ID -u SLURM_JOBID -u SLURM_JOB_NODELIST "$WFRUN" --slurm wf.yaml
 	[ "$status" -eq 2 ]
 	[[ $output == *"not inside a Slurm allocation"*"salloc"* ]]
-	echo '<resources/>' >r.xml
-	run "$WFRUN" --slurm -r r.xml wf.yaml
+	echo '<resources><worker name="a" host="localhost"/></resources>' >r.xml
+	run salloc -N1 "$WFRUN" --slurm -r r.xml wf.yaml
 	[ "$status" -eq 2 ]
-	[[ $output == *"--slurm and --resources"* ]]
+	[[ $output == *"--slurm -r r.xml: the file must have a <slurm> element"*"no <worker>"* ]]
 	[ ! -e .wfrun/trace.tsv ]
 }
 
@@ -99,23 +69,15 @@ tasks:
 EOF
 	timeout 120 salloc -N3 "$WFRUN" --slurm wf.yaml >run.out 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		[ "$(running 'sleep 3000' | wc -l)" -eq 3 ] && break
-		sleep 0.1
-	done
-	[ "$(running 'sleep 3000' | wc -l)" -eq 3 ]
-	kill -INT "$(pgrep -o -f -x "$WFRUN --slurm wf.yaml")" # the master
-	st=0
-	wait "$pid" || st=$? # (not `run wait`: run's subshell has no child)
-	cat run.out # shown if the test fails
-	[ "$st" -eq 130 ]
-	[ -z "$(running 'sleep 3000')" ]
-	[ -z "$(squeue -h -s -o %i)" ]
-	[ -z "$(squeue -h -o %i)" ]
+	wait_until sleeping 3 || true
+	sleeping 3
+	# to the master, not salloc
+	stopped_clean "$pid" INT "$(pgrep -o -f -x "$WFRUN --slurm wf.yaml")"
 }
 
 # (last: the cluster keeps a dead node)
-@test "a node's slurmd killed mid-run: its tasks run again on the others" {
+@test "a node's slurmd killed mid-run: its tasks run again on the others, after -r's lost-after" {
+	echo '<resources><slurm lost-after="3"/></resources>' >lost.xml
 	wf <<'EOF'
 tasks:
   - name: slow
@@ -123,18 +85,15 @@ tasks:
     out: {o: "o/{i}.txt"}
     run: "sleep 1; echo {i} $SLURMD_NODENAME > {out.o}"
 EOF
-	timeout 120 salloc -N3 "$WFRUN" --slurm wf.yaml >run.out 2>&1 &
+	timeout 120 salloc -N3 "$WFRUN" --slurm -r lost.xml wf.yaml >run.out 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		grep -q 'running [1-9]' run.out && break
-		sleep 0.1
-	done
+	wait_until grep -q 'running [1-9]' run.out || true
 	"$SC" kill-node "$C" n2
 	st=0
 	wait "$pid" || st=$? # (not `run wait`: run's subshell has no child)
 	cat run.out # shown if the test fails
 	[ "$st" -eq 0 ]
-	[[ $(cat run.out) == *"worker 'n2' lost"* ]]
+	[[ $(cat run.out) == *"worker 'n2' lost: no word from"*"3 s"* ]]
 	[ "$(ls o | wc -l)" -eq 9 ]
 	# what ran on n2 when it died ran again on another node
 	lost=$(awk -F'\t' '$4 == "n2" && $9 == "LOST" { print $1 }' .wfrun/trace.tsv)

@@ -362,6 +362,35 @@ test_lost_worker(void)
 	teardown();
 }
 
+/* Workers that come during the run (Slurm nodes): none at first, then
+ * one of 2 cores, then another; a node given back takes nothing more. */
+static void
+test_worker_add(void)
+{
+	setup(compute, 0, NULL, 0, false);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 0, "no worker: nothing starts");
+	is_int((long)place_waiting(&pl), 3, "three wait");
+	iopol_add_worker(&pol, "disk@n1", "disk", 0, 2, 4);
+	size_t a = place_worker_add(&pl);
+	is_int((long)a, 0, "the first worker added");
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 0, "not usable until set");
+	place_worker_set(&pl, a, 2, 4);
+	place_dispatch(&pl);
+	is_str(where(), "00", "two start on it");
+	iopol_add_worker(&pol, "disk@n2", "disk", 0, 2, 4);
+	size_t b = place_worker_add(&pl);
+	place_worker_set(&pl, b, 2, 4);
+	place_dispatch(&pl);
+	is_str(where(), "001", "the third on the next one");
+	done(launched[2]);
+	place_worker_lost(&pl, b);
+	is_int((long)place_usable(&pl), 1, "given back: one usable");
+	is_int(place_most_cores(&pl), 2, "of 2 cores");
+	teardown();
+}
+
 int
 main(void)
 {
@@ -372,5 +401,6 @@ main(void)
 	test_pinned();
 	test_locality();
 	test_lost_worker();
+	test_worker_add();
 	return done_testing();
 }

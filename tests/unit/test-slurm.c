@@ -1,7 +1,8 @@
 /*
  * slurm.c: an allocation's nodes and CPUs as Slurm writes them in the
  * environment (SLURM_JOB_NODELIST, SLURM_JOB_CPUS_PER_NODE), and the
- * workers wfrun --slurm makes of them.
+ * workers wfrun --slurm makes of them; slurm_alloc.c's readers of what
+ * scontrol, sinfo and squeue print, and the sbatch line of a node.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "resources.h"
 #include "slurm.h"
+#include "slurm_alloc.h"
 #include "tap.h"
 
 /* The hostlist s expanded, names joined by spaces; "ERR: msg" on error. */
@@ -141,7 +143,7 @@ test_env(void)
 static void
 test_argv(void)
 {
-	char **a = slurm_agent_argv("n2", 4, "/opt/wfrun-worker");
+	char **a = slurm_agent_argv("n2", 4, "/opt/wfrun-worker", NULL);
 	size_t n = 0;
 	bool node = false, cpus = false;
 	for (; a[n]; n++) {
@@ -154,6 +156,109 @@ test_argv(void)
 	slurm_argv_free(a);
 }
 
+/* What Slurm 22.05 prints (scontrol show partition, two of them). */
+static const char PARTS[] =
+	"PartitionName=debug\n"
+	"   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n"
+	"   AllocNodes=ALL Default=NO QoS=N/A\n"
+	"   Nodes=n[1-3]\n\n"
+	"PartitionName=long\n"
+	"   AllocNodes=ALL Default=YES QoS=N/A\n"
+	"   Nodes=n[4-9]\n";
+
+static void
+test_partition(void)
+{
+	char *p = slurm_parse_partition(PARTS, "debug");
+	is_str(p, "debug", "a partition by name");
+	free(p);
+	p = slurm_parse_partition(PARTS, NULL);
+	is_str(p, "long", "the default one");
+	free(p);
+	ok(!slurm_parse_partition(PARTS, "deb"), "not a prefix of a name");
+	ok(!slurm_parse_partition("", NULL), "no partition at all");
+	ok(!slurm_parse_partition("PartitionName=a\n Default=NO\n", NULL),
+	   "none is the default");
+	long c, m;
+	ok(!slurm_parse_sinfo("2 2000\n8 64000\n4 1000\n", &c, &m) &&
+		   c == 8 && m == 64000,
+	   "sinfo: the most CPUs and memory of a node: %ld %ld", c, m);
+	ok(slurm_parse_sinfo("", &c, &m) < 0, "sinfo: no node");
+	is_int(slurm_parse_mem("4000"), 4000, "MB by default");
+	is_int(slurm_parse_mem("4G"), 4096, "G");
+	is_int(slurm_parse_mem("2t"), 2L << 20, "t");
+	is_int(slurm_parse_mem("2048K"), 2, "K");
+	is_int(slurm_parse_mem("4GB"), -1, "one letter only");
+	is_int(slurm_parse_mem("x"), -1, "a number");
+}
+
+static void
+test_squeue(void)
+{
+	char l1[] = "123 RUNNING n2 4", l2[] = "124 PENDING  4", l3[] = "125";
+	char l4[] = "126 RUNNING n1 x";
+	char *id, *st, *node;
+	long cpus;
+	ok(!slurm_parse_squeue(l1, &id, &st, &node, &cpus) &&
+		   !strcmp(id, "123") && !strcmp(st, "RUNNING") &&
+		   !strcmp(node, "n2") && cpus == 4,
+	   "a running job: its node and CPUs");
+	ok(!slurm_parse_squeue(l2, &id, &st, &node, &cpus) &&
+		   !strcmp(id, "124") && !strcmp(st, "PENDING") && !node &&
+		   cpus == 4,
+	   "a pending job: no node");
+	ok(slurm_parse_squeue(l3, &id, &st, &node, &cpus) < 0, "a short line");
+	ok(slurm_parse_squeue(l4, &id, &st, &node, &cpus) < 0, "CPUs not a "
+	   "number");
+}
+
+/* Whether argv has w (any value when w ends with '='). */
+static bool
+has(char **argv, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *argv; argv++)
+		if (w[n - 1] == '=' ? !strncmp(*argv, w, n) : !strcmp(*argv, w))
+			return true;
+	return false;
+}
+
+static void
+test_sbatch(void)
+{
+	struct slurm_spec s;
+	memset(&s, 0, sizeof(s));
+	s.partition = "debug";
+	s.max_nodes = 3;
+	char **a = slurm_sbatch_argv(&s, "wfrun-x");
+	ok(has(a, "--parsable") && has(a, "--nodes=1") &&
+		   has(a, "--job-name=wfrun-x") && has(a, "--partition=debug") &&
+		   has(a, "--exclusive") && !has(a, "--ntasks=1"),
+	   "one whole node of the partition, named");
+	slurm_argv_free(a);
+	char *opts[] = { "--gres=gpu:1" };
+	s.partition = NULL;
+	s.account = "lab";
+	s.qos = "fast";
+	s.time = "1:00:00";
+	s.cores_per_node = 8;
+	s.memory = "16G";
+	s.options.v = opts;
+	s.options.n = 1;
+	a = slurm_sbatch_argv(&s, "wfrun-x");
+	ok(has(a, "--account=lab") && has(a, "--qos=fast") &&
+		   has(a, "--time=1:00:00") && has(a, "--cpus-per-task=8") &&
+		   has(a, "--ntasks=1") && !has(a, "--exclusive") &&
+		   has(a, "--mem=16G") && has(a, "--gres=gpu:1"),
+	   "account, qos, time, cores, memory, options");
+	ok(!has(a, "--partition="), "no partition: Slurm's default");
+	slurm_argv_free(a);
+	a = slurm_agent_argv("n2", 8, "/w", "77");
+	ok(has(a, "--jobid=77") && has(a, "--overlap"),
+	   "an agent in a job wfrun made");
+	slurm_argv_free(a);
+}
+
 int
 main(void)
 {
@@ -161,5 +266,8 @@ main(void)
 	test_cpus();
 	test_env();
 	test_argv();
+	test_partition();
+	test_squeue();
+	test_sbatch();
 	return done_testing();
 }
