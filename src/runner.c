@@ -372,7 +372,8 @@ send_job(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
 		stage_launch(r->stage, t, wi, job);
 	else if (make_output_dirs(r, t) < 0)
 		not_started(ex, t, "cannot create its output directories");
-	else if ((saved = undo_save(r->p, t, &serr)) < 0)
+	else if (undo_keep_originals(r->p, t, r->resume.first, &serr) < 0 ||
+		 (saved = undo_save(r->p, t, &serr)) < 0)
 		not_started(ex, t, serr.msg);
 	else {
 		r->saved[t] = r->saved[t] || saved;
@@ -1261,6 +1262,66 @@ sync_fired(void *arg)
 	sync_journal(arg, true);
 }
 
+/* The workflow inputs that tasks which run again need as they were
+ * before an earlier run updated them in place (resume_originals): each
+ * original is put back, the latest update's first (as undo_recover),
+ * once the records of those updates are void on disk.  When one is not
+ * kept, nothing is changed: -1 with a message. */
+static int
+put_back_originals(struct runner *r)
+{
+	const struct resume *rs = &r->resume;
+	const struct dag *g = &r->p->dag;
+	struct strbuf u = STRBUF_INIT, rd = STRBUF_INIT;
+	int rc = 0;
+	for (size_t k = 0; k < rs->norig && !rc; k++) {
+		const struct resume_orig *o = &rs->orig[k];
+		const char *path = g->data.v[o->datum].path;
+		if (undo_has_original(path))
+			continue;
+		plan_label(r->p, o->updater, &u);
+		if (o->reader != DAG_NONE) {
+			strbuf_adds(&rd, "task ");
+			plan_label(r->p, o->reader, &rd);
+			strbuf_addf(&rd, " read it before, and runs again");
+		} else {
+			strbuf_adds(&rd, "that task runs again");
+		}
+		error_msg("%s is a workflow input that task %s updates in place "
+			  "and an earlier run updated; %s, so it must be put back "
+			  "as it was, but its original is not kept in .wfrun/orig "
+			  "(removed, or an older wfrun ran here): put back %s as "
+			  "it was before task %s ran and remove .wfrun/journal, so "
+			  "that every task runs again from it", path, u.buf, rd.buf,
+			  path, u.buf);
+		rc = -1;
+	}
+	strbuf_release(&u);
+	strbuf_release(&rd);
+	if (rc || !rs->norig)
+		return rc;
+	struct errbuf err;
+	resume_drop_records(rs, r->p, &r->journal);
+	if (journal_flush(&r->journal, true, &err) < 0) {
+		error_msg("%s", err.msg);
+		return -1;
+	}
+	for (size_t k = rs->norig; k-- > 0;) {
+		const char *path = g->data.v[rs->orig[k].datum].path;
+		char *aside = NULL;
+		if (undo_put_original(path, &aside, &err) < 0) {
+			error_msg("%s", err.msg);
+			free(aside);
+			return -1;
+		}
+		info_msg("put back the original of %s, which tasks that run "
+			 "again need%s%s", path, aside ? "; what it held is in " :
+			 "", aside ? aside : "");
+		free(aside);
+	}
+	return 0;
+}
+
 /* Workdir, lock, guardian, journal, leftovers of a killed run, what is
  * up to date, then the trace: all before the trace is truncated.
  * EXIT_OK, or EXIT_USAGE with a message. */
@@ -1287,20 +1348,14 @@ open_workdir(struct runner *r)
 		return EXIT_USAGE;
 	}
 	undo_recover(&r->journal);
+	undo_drop_originals(&r->journal);
 	/* what an earlier run fetched or relayed and did not place is not
 	 * data (its tasks were not journaled: they run again) */
 	undo_rmtree(".wfrun/relay");
 	resume_plan(&r->resume, r->p, &r->journal, r->o->forced,
 		    r->o->force_all);
-	if (r->resume.unsafe != DAG_NONE) {
-		struct strbuf lab = STRBUF_INIT;
-		plan_label(p, r->resume.unsafe, &lab);
-		warning_msg("task %s ran before and runs again: it updates (INOUT) "
-			    "a file that no task creates, which may now hold its "
-			    "update twice; put back the original and use "
-			    "--forceall if it does", lab.buf);
-		strbuf_release(&lab);
-	}
+	if (put_back_originals(r) < 0)
+		return EXIT_USAGE;
 	if (trace_open(&r->trace, r->tpath, &err) < 0) {
 		error_msg("%s", err.msg);
 		return EXIT_USAGE;
@@ -1436,7 +1491,9 @@ commit_staged(struct runner *r)
 		bool inout = undo_has_inout(r->p, t) &&
 			     stage_brings_update(r->stage, t);
 		struct errbuf err;
-		if (inout && undo_save(r->p, t, &err) < 0) {
+		if (inout && (undo_keep_originals(r->p, t, r->resume.first,
+						  &err) < 0 ||
+			      undo_save(r->p, t, &err) < 0)) {
 			error_msg("task %u: %s", t + 1, err.msg);
 			continue;
 		}
