@@ -1309,15 +1309,16 @@ put_back_originals(struct runner *r)
 	for (size_t k = rs->norig; k-- > 0;) {
 		const char *path = g->data.v[rs->orig[k].datum].path;
 		char *aside = NULL;
-		if (undo_put_original(path, &aside, &err) < 0) {
+		int put = undo_put_original(path, &aside, &err);
+		if (put < 0)
 			error_msg("%s", err.msg);
-			free(aside);
-			return -1;
-		}
-		info_msg("put back the original of %s, which tasks that run "
-			 "again need%s%s", path, aside ? "; what it held is in " :
-			 "", aside ? aside : "");
+		if (put > 0)
+			info_msg("put back the original of %s, which tasks that "
+				 "run again need%s%s", path, aside ?
+				 "; what it held is in " : "", aside ? aside : "");
 		free(aside);
+		if (put < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -899,6 +899,24 @@ undo_has_original(const char *path)
 	return kept;
 }
 
+/* Whether path is as its original, kept in dir (manifest m), is: then
+ * there is nothing to put back (a kill after an earlier put-back, an
+ * update that changed nothing). */
+static bool
+is_original(const char *dir, const struct manifest *m, const char *path)
+{
+	struct stat st;
+	if (m->paths.v[0][0] == 'A')
+		return lstat(path, &st) < 0 && errno == ENOENT;
+	char *entry = xasprintf("%s/0", dir);
+	bool is_dir = lstat(entry, &st) == 0 && S_ISDIR(st.st_mode);
+	struct jident id;
+	jident_get(entry, is_dir, true, &id);
+	free(entry);
+	return id.kind != '-' && !id.unreadable &&
+	       jident_matches(path, is_dir, &id);
+}
+
 int
 undo_put_original(const char *path, char **aside, struct errbuf *err)
 {
@@ -909,6 +927,11 @@ undo_put_original(const char *path, char **aside, struct errbuf *err)
 		errprintf(err, "the original of %s is not kept", path);
 		free(dir);
 		return -1;
+	}
+	if (is_original(dir, &m, path)) {
+		manifest_release(&m);
+		free(dir);
+		return 0;
 	}
 	/* restore() renames its entries into place: it gets a copy, and
 	 * the original stays kept for a later run */
@@ -930,7 +953,7 @@ undo_put_original(const char *path, char **aside, struct errbuf *err)
 	strbuf_release(&where);
 	free(put);
 	free(dir);
-	return rc;
+	return rc < 0 ? rc : 1;
 }
 
 void

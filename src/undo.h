@@ -83,7 +83,8 @@ int undo_keep_originals(const struct plan *p, uint32_t t, const uint8_t *first,
 /* Whether the original of the datum at path is kept. */
 bool undo_has_original(const char *path);
 /* Put the original of path back, moving what is there into *aside (as
- * undo_fail does); the original stays kept.  0, or -1 with err. */
+ * undo_fail does); the original stays kept.  1 when it did, 0 when path
+ * is as the original already, or -1 with err. */
 int undo_put_original(const char *path, char **aside, struct errbuf *err);
 /* Remove the originals whose taker the journal has no record of (the
  * journal was removed, or the taker never finished: it takes a new

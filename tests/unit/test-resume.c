@@ -241,6 +241,22 @@ test_inout(void)
 	   !strcmp(fx.pl.dag.data.v[rs.orig[0].datum].path, "t.txt"),
 	   "rerunning an update of a file no task makes puts back t.txt");
 	ok(rs.ndrop == 1 && rs.drop[0] == up, "... and drops its record");
+	/* its record made void: it runs again even with its input as it
+	 * was, and the original is still put back (it ran before) */
+	put_file("seed.txt", "seed\n");
+	struct journal j;
+	struct errbuf err;
+	if (journal_open(&j, "j", true, &err) < 0)
+		exit(99);
+	resume_drop_records(&rs, &fx.pl, &j);
+	if (journal_flush(&j, false, &err) < 0)
+		exit(99);
+	journal_release(&j);
+	plan(NULL, false);
+	is_int(rs.why[up], RESUME_DROPPED, "a void record: it runs again");
+	is_str(why("'up'"), "its record was dropped when the original of a "
+	       "workflow input it updates was put back", "... and says why");
+	is_int(rs.norig, 1, "... from the original");
 	fixture_release(&fx);
 }
 
