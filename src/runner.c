@@ -1283,7 +1283,7 @@ put_back_originals(struct runner *r)
 		if (o->reader != DAG_NONE) {
 			strbuf_adds(&rd, "task ");
 			plan_label(r->p, o->reader, &rd);
-			strbuf_addf(&rd, " read it before, and runs again");
+			strbuf_adds(&rd, " read it before, and runs again");
 		} else {
 			strbuf_adds(&rd, "that task runs again");
 		}
