@@ -553,9 +553,8 @@ open_append(struct journal *j, const char *path, off_t total,
 	}
 	if (j->nlost)
 		warning_msg("%s: %zu damaged line%s skipped: a task whose record "
-			    "is lost runs again, and one that updates in place a "
-			    "file no task creates may then hold its update twice; "
-			    "the journal is rewritten without %s", path, j->nlost,
+			    "is lost runs again; the journal is rewritten "
+			    "without %s", path, j->nlost,
 			    j->nlost == 1 ? "" : "s",
 			    j->nlost == 1 ? "it" : "them");
 	if (j->bad_header)

@@ -11,7 +11,8 @@
  *   CRC T KEY CMD {MODE PATH SIZE MTIME_NS HASH}...
  *
  * KEY is the task's label ("name (i=3)"), CMD its command after expansion
- * (the shell form).  MODE is two letters: r (read) or w (written), then f
+ * (the shell form), or empty in a record that makes the task's earlier
+ * ones void (resume_drop_records: it ran, and must run again).  MODE is two letters: r (read) or w (written), then f
  * (file), d (directory collection) or - (absent).  HASH is the FNV-1a
  * 64-bit hash of the content in 16 hex digits for files up to
  * JOURNAL_HASH_MAX bytes, else "-".  A directory's SIZE is the bytes of

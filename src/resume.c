@@ -53,6 +53,8 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 	*recorded = r != NULL || (j && journal_lost(j, key->buf));
 	if (!r)
 		return RESUME_NO_RECORD;
+	if (!*r->cmd)
+		return RESUME_DROPPED; /* resume_drop_records */
 	strbuf_reset(cmd);
 	plan_command(p, t, cmd);
 	if (strcmp(cmd->buf, r->cmd))
@@ -153,18 +155,6 @@ left_for(const struct plan *p, const struct journal *j, uint32_t w,
 	return false;
 }
 
-/* Whether t's record says its updates stayed in a worker's store, never
- * applied to the workdir's files: it can run again from them. */
-static bool
-update_stored(const struct plan *p, const struct journal *j, uint32_t t,
-	      struct strbuf *key)
-{
-	strbuf_reset(key);
-	plan_label(p, t, key);
-	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
-	return r && r->store;
-}
-
 /* Predecessor lists (CSR) from the dag's successor lists. */
 static void
 preds(const struct dag *g, uint32_t **off, uint32_t **pred)
@@ -202,7 +192,6 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	rs->why = xcalloc(nt ? nt : 1, 1);
 	rs->detail = xcalloc(nt ? nt : 1, sizeof(uint32_t));
 	rs->nskip = 0;
-	rs->unsafe = DAG_NONE;
 	rs->ids = xcalloc(nd ? nd : 1, sizeof(*rs->ids));
 	/* wsub: last task writing x or anything under it; wown: last task
 	 * writing x itself (a file, or a directory collection whole);
@@ -276,14 +265,11 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 			if (g->acc.v[dt->acc + i].mode != (DAG_READ | DAG_WRITE))
 				continue;
 			uint32_t w = prevw[dt->acc + i];
-			if (w == DAG_NONE) {
-				/* updates a file it did not get from a task */
-				if (recorded[t] && rs->unsafe == DAG_NONE &&
-				    !update_stored(p, j, t, &key))
-					rs->unsafe = t;
-			} else if (!rs->why[w] &&
-				   !left_as_recorded(p, j, w, &g->acc.v[dt->acc + i],
-						     &key)) {
+			/* (w == DAG_NONE: it updates a workflow input, whose
+			 * original is put back: resume_originals) */
+			if (w != DAG_NONE && !rs->why[w] &&
+			    !left_as_recorded(p, j, w, &g->acc.v[dt->acc + i],
+					      &key)) {
 				rs->why[w] = RESUME_REWRITTEN;
 				rs->detail[w] = t;
 				VEC_PUSH(work, w);
@@ -292,6 +278,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	}
 	for (uint32_t t = 0; t < nt; t++)
 		rs->nskip += !rs->why[t];
+	resume_originals(rs, p, j);
 	VEC_FREE(work);
 	free(poff);
 	free(pred);
@@ -309,7 +296,13 @@ resume_release(struct resume *rs)
 	free(rs->why);
 	free(rs->detail);
 	free(rs->ids);
+	free(rs->first);
+	free(rs->orig);
+	free(rs->drop);
 	rs->ids = NULL;
+	rs->first = NULL;
+	rs->orig = NULL;
+	rs->drop = NULL;
 	rs->why = NULL;
 	rs->detail = NULL;
 }
@@ -388,6 +381,10 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 		strbuf_adds(out, "what it made is no longer in its worker's "
 			    "store");
 		break;
+	case RESUME_DROPPED:
+		strbuf_adds(out, "its record was dropped when the original of "
+			    "a workflow input it updates was put back");
+		break;
 	}
 }
 
@@ -453,4 +450,203 @@ resume_record_stored(struct resume *rs, const struct plan *p, uint32_t t,
 	plan_label(p, t, scratch);
 	journal_add_store(j, scratch->buf, store);
 	return 0;
+}
+
+/* Whether task t ran before: a record of it, or a damaged one. */
+static bool
+ran_before(const struct plan *p, const struct journal *j, uint32_t t,
+	   struct strbuf *key)
+{
+	if (!j)
+		return false;
+	strbuf_reset(key);
+	plan_label(p, t, key);
+	return journal_find(j, key->buf) || journal_lost(j, key->buf);
+}
+
+/* Set first[] (per access): the updates in place of data that no
+ * earlier task wrote, nor a directory holding them.  Their count. */
+static size_t
+first_updates(const struct dag *g, uint8_t *first)
+{
+	bool *written = xcalloc(g->data.n ? g->data.n : 1, sizeof(bool));
+	size_t n = 0;
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			bool w = false;
+			for (uint32_t z = a->datum; z != DAG_NONE && !w;
+			     z = g->data.v[z].parent)
+				w = written[z];
+			if (a->mode == (DAG_READ | DAG_WRITE) && !w) {
+				first[dt->acc + i] = 1;
+				n++;
+			}
+			if (a->mode & DAG_WRITE)
+				written[a->datum] = true;
+		}
+	}
+	free(written);
+	return n;
+}
+
+/* A task before u that reads the datum x (or what holds it, or what it
+ * holds) and runs again, or DAG_NONE: the reader a message names. */
+static uint32_t
+rerun_reader(const struct resume *rs, const struct plan *p, uint32_t u,
+	     uint32_t x, const uint32_t *poff, const uint32_t *pred)
+{
+	const struct dag *g = &p->dag;
+	for (uint32_t k = poff[u]; k < poff[u + 1]; k++) {
+		uint32_t w = pred[k];
+		const struct dag_task *dt = &g->tasks.v[w];
+		for (uint32_t i = 0; rs->why[w] && i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			if (a->mode == DAG_READ &&
+			    related(g->data.v[a->datum].path, g->data.v[x].path))
+				return w;
+		}
+	}
+	return DAG_NONE;
+}
+
+/* Per datum, the latest task that ran before and wrote it (own) or
+ * something at or under it (sub); -1 when none. */
+static void
+recorded_writers(const struct plan *p, const struct journal *j,
+		 int64_t *own, int64_t *sub)
+{
+	const struct dag *g = &p->dag;
+	struct strbuf key = STRBUF_INIT;
+	for (size_t x = 0; x < g->data.n; x++)
+		own[x] = sub[x] = -1;
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		bool asked = false, ran = false;
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			if (!(a->mode & DAG_WRITE))
+				continue;
+			if (!asked) {
+				ran = ran_before(p, j, t, &key);
+				asked = true;
+			}
+			if (!ran)
+				break;
+			own[a->datum] = t;
+			for (uint32_t z = a->datum; z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				sub[z] = t;
+		}
+	}
+	strbuf_release(&key);
+}
+
+/* The tasks that ran before and write a datum of rs->orig (or what
+ * holds it, or what it holds) at or after its first update: rs->drop.
+ * at[x]: the earliest such update of datum x; below[x]: of data under
+ * x; -1 when none. */
+static void
+void_writers(struct resume *rs, const struct plan *p, const struct journal *j)
+{
+	const struct dag *g = &p->dag;
+	size_t nd = g->data.n;
+	int64_t *at = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	int64_t *below = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	for (size_t x = 0; x < nd; x++)
+		at[x] = below[x] = -1;
+	for (size_t k = rs->norig; k-- > 0;) {
+		uint32_t x = rs->orig[k].datum;
+		at[x] = rs->orig[k].updater;
+		for (uint32_t z = g->data.v[x].parent; z != DAG_NONE;
+		     z = g->data.v[z].parent)
+			below[z] = rs->orig[k].updater;
+	}
+	struct strbuf key = STRBUF_INIT;
+	VEC(uint32_t) drop = { 0 };
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		bool hit = false;
+		for (uint32_t i = 0; i < dt->nacc && !hit; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			if (!(a->mode & DAG_WRITE))
+				continue;
+			hit = below[a->datum] >= 0 && t >= below[a->datum];
+			for (uint32_t z = a->datum; z != DAG_NONE && !hit;
+			     z = g->data.v[z].parent)
+				hit = at[z] >= 0 && t >= at[z];
+		}
+		if (hit && ran_before(p, j, t, &key))
+			VEC_PUSH(drop, t);
+	}
+	rs->drop = drop.v;
+	rs->ndrop = drop.n;
+	strbuf_release(&key);
+	free(at);
+	free(below);
+}
+
+void
+resume_originals(struct resume *rs, const struct plan *p,
+		 const struct journal *j)
+{
+	const struct dag *g = &p->dag;
+	rs->first = xcalloc(g->acc.n ? g->acc.n : 1, 1);
+	rs->orig = NULL;
+	rs->drop = NULL;
+	rs->norig = rs->ndrop = 0;
+	if (!first_updates(g, rs->first) || !j)
+		return;
+	size_t nd = g->data.n;
+	int64_t *own = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	int64_t *sub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	uint32_t *poff = NULL, *pred = NULL;
+	VEC(struct resume_orig) orig = { 0 };
+	bool known = false;
+	for (uint32_t u = 0; u < g->tasks.n; u++) {
+		const struct dag_task *dt = &g->tasks.v[u];
+		for (uint32_t i = 0; rs->why[u] && i < dt->nacc; i++) {
+			if (!rs->first[dt->acc + i])
+				continue;
+			if (!known) {
+				recorded_writers(p, j, own, sub);
+				preds(g, &poff, &pred);
+				known = true;
+			}
+			uint32_t x = g->acc.v[dt->acc + i].datum;
+			/* an update of an earlier run may be in it */
+			bool held = sub[x] >= (int64_t)u;
+			for (uint32_t z = g->data.v[x].parent; z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				held = held || own[z] >= (int64_t)u;
+			if (!held)
+				continue;
+			struct resume_orig o = {
+				x, u, rerun_reader(rs, p, u, x, poff, pred)
+			};
+			VEC_PUSH(orig, o);
+		}
+	}
+	rs->orig = orig.v;
+	rs->norig = orig.n;
+	if (orig.n)
+		void_writers(rs, p, j);
+	free(own);
+	free(sub);
+	free(poff);
+	free(pred);
+}
+
+void
+resume_drop_records(const struct resume *rs, const struct plan *p,
+		    struct journal *j)
+{
+	struct strbuf key = STRBUF_INIT;
+	for (size_t k = 0; k < rs->ndrop; k++) {
+		strbuf_reset(&key);
+		plan_label(p, rs->drop[k], &key);
+		journal_add(j, key.buf, "", NULL, 0);
+	}
+	strbuf_release(&key);
 }

@@ -38,15 +38,30 @@ enum resume_why {
 				 what this one left on a worker */
 	RESUME_STORE_GONE,    /* what it left in a worker's store is no
 				 longer there (or its worker is not) */
+	RESUME_DROPPED,       /* its record was dropped: the original of a
+				 workflow input it updates was put back */
+};
+
+/* A workflow input updated in place by an earlier run whose first
+ * update runs again: its original must be put back before the run. */
+struct resume_orig {
+	uint32_t datum;
+	uint32_t updater;   /* the first task that updates it in place */
+	uint32_t reader;    /* a task that read it before and runs again,
+			       or DAG_NONE */
 };
 
 struct resume {
 	uint8_t *why;       /* per task */
 	uint32_t *detail;   /* per task */
 	size_t nskip;
-	uint32_t unsafe;    /* a task that runs again and updates in place a
-			       file no task creates (it may hold that
-			       update twice), or DAG_NONE */
+	uint8_t *first;     /* per access of the dag: the first update in
+			       place (INOUT) of a workflow input, whose
+			       original undo_keep_originals keeps */
+	struct resume_orig *orig; /* the originals to put back, in program */
+	size_t norig;             /* order of their updater */
+	uint32_t *drop;     /* the tasks that ran before and write those */
+	size_t ndrop;       /* inputs: their records are void */
 	struct jident *ids; /* per datum: the last identity recorded, so a
 			       file many tasks read is hashed once */
 };
@@ -59,6 +74,22 @@ void resume_release(struct resume *rs);
 void resume_plan_again(struct resume *rs, const struct plan *p,
 		       const struct journal *j, const bool *forced, bool all,
 		       const bool *gone);
+/*
+ * (Called by resume_plan.)  The originals to put back: a workflow input
+ * that a task updates in place must be as it was before that update
+ * when the task runs again, or a task that read it before (a reader
+ * runs again, so do all its updates: they depend on it).  When a task
+ * at or after the first update that writes it ran before (it may hold
+ * an update of an earlier run), it goes in rs->orig, and the tasks that
+ * ran before and write it at or after that update go in rs->drop.
+ */
+void resume_originals(struct resume *rs, const struct plan *p,
+		      const struct journal *j);
+/* Make void the records of rs->drop (a record with no command, which
+ * resume_plan reads as RESUME_DROPPED), so that a run killed after the
+ * originals are put back still runs their updates again; queued in j. */
+void resume_drop_records(const struct resume *rs, const struct plan *p,
+			 struct journal *j);
 /* Why task t runs, as a phrase ("no record of an earlier run"). */
 void resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 		   struct strbuf *out);

@@ -383,7 +383,8 @@ send_job(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
 		stage_launch(r->stage, t, wi, job);
 	else if (make_output_dirs(r, t) < 0)
 		not_started(ex, t, "cannot create its output directories");
-	else if ((saved = undo_save(r->p, t, &serr)) < 0)
+	else if (undo_keep_originals(r->p, t, r->resume.first, &serr) < 0 ||
+		 (saved = undo_save(r->p, t, &serr)) < 0)
 		not_started(ex, t, serr.msg);
 	else {
 		r->saved[t] = r->saved[t] || saved;
@@ -1434,19 +1435,65 @@ sync_fired(void *arg)
 	sync_journal(arg, true);
 }
 
-/* A task that runs again may apply its update (INOUT) twice: said. */
-static void
-warn_unsafe(struct runner *r)
+/* The workflow inputs that tasks which run again need as they were
+ * before an earlier run updated them in place (resume_originals): each
+ * original is put back, the latest update's first (as undo_recover),
+ * once the records of those updates are void on disk.  When one is not
+ * kept, nothing is changed: -1 with a message. */
+static int
+put_back_originals(struct runner *r)
 {
-	if (r->resume.unsafe == DAG_NONE)
-		return;
-	struct strbuf lab = STRBUF_INIT;
-	plan_label(r->p, r->resume.unsafe, &lab);
-	warning_msg("task %s ran before and runs again: it updates (INOUT) "
-		    "a file that no task creates, which may now hold its "
-		    "update twice; put back the original and use "
-		    "--forceall if it does", lab.buf);
-	strbuf_release(&lab);
+	const struct resume *rs = &r->resume;
+	const struct dag *g = &r->p->dag;
+	struct strbuf u = STRBUF_INIT, rd = STRBUF_INIT;
+	int rc = 0;
+	for (size_t k = 0; k < rs->norig && !rc; k++) {
+		const struct resume_orig *o = &rs->orig[k];
+		const char *path = g->data.v[o->datum].path;
+		if (undo_has_original(path))
+			continue;
+		plan_label(r->p, o->updater, &u);
+		if (o->reader != DAG_NONE) {
+			strbuf_adds(&rd, "task ");
+			plan_label(r->p, o->reader, &rd);
+			strbuf_adds(&rd, " read it before, and runs again");
+		} else {
+			strbuf_adds(&rd, "that task runs again");
+		}
+		error_msg("%s is a workflow input that task %s updates in place "
+			  "and an earlier run updated; %s, so it must be put back "
+			  "as it was, but its original is not kept in .wfrun/orig "
+			  "(removed, or an older wfrun ran here): put back %s as "
+			  "it was before task %s ran and remove .wfrun/journal, so "
+			  "that every task runs again from it", path, u.buf, rd.buf,
+			  path, u.buf);
+		rc = -1;
+	}
+	strbuf_release(&u);
+	strbuf_release(&rd);
+	if (rc || !rs->norig)
+		return rc;
+	struct errbuf err;
+	resume_drop_records(rs, r->p, &r->journal);
+	if (journal_flush(&r->journal, true, &err) < 0) {
+		error_msg("%s", err.msg);
+		return -1;
+	}
+	for (size_t k = rs->norig; k-- > 0;) {
+		const char *path = g->data.v[rs->orig[k].datum].path;
+		char *aside = NULL;
+		int put = undo_put_original(path, &aside, &err);
+		if (put < 0)
+			error_msg("%s", err.msg);
+		if (put > 0)
+			info_msg("put back the original of %s, which tasks that "
+				 "run again need%s%s", path, aside ?
+				 "; what it held is in " : "", aside ? aside : "");
+		free(aside);
+		if (put < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Workdir, lock, guardian, journal, leftovers of a killed run, what is
@@ -1475,12 +1522,14 @@ open_workdir(struct runner *r)
 		return EXIT_USAGE;
 	}
 	undo_recover(&r->journal);
+	undo_drop_originals(&r->journal);
 	/* what an earlier run fetched or relayed and did not place is not
 	 * data (its tasks were not journaled: they run again) */
 	undo_rmtree(".wfrun/relay");
 	resume_plan(&r->resume, r->p, &r->journal, r->o->forced,
 		    r->o->force_all);
-	warn_unsafe(r);
+	if (put_back_originals(r) < 0)
+		return EXIT_USAGE;
 	if (trace_open(&r->trace, r->tpath, &err) < 0) {
 		error_msg("%s", err.msg);
 		return EXIT_USAGE;
@@ -1561,7 +1610,7 @@ start(struct runner *r)
  * (stage_adopt); the others run again, with what that entails (resume.c).
  * Then the stores no record refers to any more go.
  */
-static void
+static int
 check_stores(struct runner *r)
 {
 	size_t nt = r->total;
@@ -1582,12 +1631,12 @@ check_stores(struct runner *r)
 		if (rec[t] && rec[t]->store &&
 		    !stage_store_held(r->stage, t))
 			any = gone[t] = true;
+	int rc = 0;
 	if (any) {
-		bool warned = r->resume.unsafe != DAG_NONE;
 		resume_plan_again(&r->resume, r->p, &r->journal, r->o->forced,
 				  r->o->force_all, gone);
-		if (!warned)
-			warn_unsafe(r);
+		/* a task that runs again now may need an original back */
+		rc = put_back_originals(r);
 	}
 	for (uint32_t t = 0; t < nt; t++)
 		if (r->resume.why[t] == RESUME_SKIP && rec[t] && rec[t]->store)
@@ -1598,6 +1647,7 @@ check_stores(struct runner *r)
 			    STAGE_STORES, strerror(errno));
 	free(rec);
 	free(gone);
+	return rc;
 }
 
 /* Up to date (resume.c): done without running; their predecessors are
@@ -1674,7 +1724,9 @@ commit_staged(struct runner *r)
 		bool inout = undo_has_inout(r->p, t) &&
 			     stage_brings_update(r->stage, t);
 		struct errbuf err;
-		if (inout && undo_save(r->p, t, &err) < 0) {
+		if (inout && (undo_keep_originals(r->p, t, r->resume.first,
+						  &err) < 0 ||
+			      undo_save(r->p, t, &err) < 0)) {
 			error_msg("task %u: %s", t + 1, err.msg);
 			continue;
 		}
@@ -1869,8 +1921,9 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	if (rc == EXIT_OK) {
 		set_up(&r);
 		rc = start(&r);
+		if (rc == EXIT_OK && check_stores(&r) < 0)
+			rc = EXIT_USAGE;
 		if (rc == EXIT_OK) {
-			check_stores(&r);
 			queue_tasks(&r);
 			rc = run_tasks(&r);
 		}

@@ -15,6 +15,7 @@
 
 #define SAVED ".wfrun/saved"
 #define FAILED ".wfrun/failed"
+#define ORIG ".wfrun/orig"
 
 /* Copy the file src to dst, keeping times; a reflink where the file
  * system can.  dst must not exist, or (in_place) it is rewritten: the
@@ -398,6 +399,36 @@ save_one(const char *path, bool out, const char *dir, unsigned *n,
 	return rc;
 }
 
+/* The manifest's first fields: task t's label, name and id. */
+static void
+manifest_head(const struct plan *p, uint32_t t, struct strbuf *man)
+{
+	const char *name = p->wf->tasks[p->dag.tasks.v[t].tmpl].name;
+	plan_label(p, t, man);
+	strbuf_addch(man, '\0');
+	strbuf_add(man, name, strlen(name) + 1);
+	strbuf_addf(man, "%u", t + 1);
+	strbuf_addch(man, '\0');
+}
+
+/* Write the manifest man into the copy being made in tmp, and rename
+ * tmp to final: only a whole copy is ever under its name. */
+static int
+seal(const char *tmp, const char *final, const struct strbuf *man,
+     struct errbuf *err)
+{
+	char *mp = xasprintf("%s/manifest", tmp);
+	int fd = open(mp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && write(fd, man->buf, man->len) == (ssize_t)man->len;
+	if (fd >= 0 && close(fd) < 0)
+		ok = false;
+	int rc = 0;
+	if (!ok || rename(tmp, final) < 0)
+		rc = errprintf(err, "cannot write %s: %s", mp, strerror(errno));
+	free(mp);
+	return rc;
+}
+
 /* The OUT links of task t, saved in the manifest: off their paths, so
  * that the task writes a file of its own there. */
 static int
@@ -442,13 +473,8 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 		rc = errprintf(err, "cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	struct strbuf man = STRBUF_INIT, lab = STRBUF_INIT;
-	plan_label(p, t, &lab);
-	strbuf_add(&man, lab.buf, lab.len + 1);
-	strbuf_add(&man, p->wf->tasks[dt->tmpl].name,
-		   strlen(p->wf->tasks[dt->tmpl].name) + 1);
-	strbuf_addf(&man, "%u", t + 1);
-	strbuf_addch(&man, '\0');
+	struct strbuf man = STRBUF_INIT;
+	manifest_head(p, t, &man);
 	unsigned n = 0;
 	for (uint32_t i = 0; i < dt->nacc && !rc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
@@ -462,16 +488,7 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 			rc = save_one(path, false, tmp, &n, &man, err);
 	}
 	if (!rc) {
-		char *mp = xasprintf("%s/manifest", tmp);
-		int fd = open(mp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		bool ok = fd >= 0 &&
-			  write(fd, man.buf, man.len) == (ssize_t)man.len;
-		if (fd >= 0 && close(fd) < 0)
-			ok = false;
-		if (!ok || rename(tmp, final) < 0)
-			rc = errprintf(err, "cannot write %s: %s", mp,
-				       strerror(errno));
-		free(mp);
+		rc = seal(tmp, final, &man, err);
 		/* from here a failure or a kill puts the links back */
 		if (!rc && unlink_out_links(p, t, err) < 0) {
 			char *aside = NULL;
@@ -484,7 +501,6 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 	if (rc)
 		undo_rmtree(tmp);
 	strbuf_release(&man);
-	strbuf_release(&lab);
 out:
 	free(final);
 	free(tmp);
@@ -742,18 +758,24 @@ later_first(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* The names in the directory path but those starting with a dot. */
+static void
+dir_names(const char *path, struct strvec *names)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			VEC_PUSH(*names, xstrdup(e->d_name));
+	if (d)
+		closedir(d);
+}
+
 size_t
 undo_recover(const struct journal *j)
 {
-	DIR *d = opendir(SAVED);
-	if (!d)
-		return 0;
 	struct strvec names = { 0 };
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			VEC_PUSH(names, xstrdup(e->d_name));
-	closedir(d);
+	dir_names(SAVED, &names);
 	/* the latest task's copy first: of a chain of INOUT tasks that a
 	 * kill left unrecorded, the earliest one's copy is what stays */
 	qsort(names.v, names.n, sizeof(*names.v), later_first);
@@ -795,4 +817,164 @@ undo_recover(const struct journal *j)
 	}
 	free(names.v);
 	return restored;
+}
+
+/* The directory of the original of path: ORIG/<hash of the path>, or
+ * <hash>-N past others whose manifest names another path; *kept when
+ * it holds a whole copy of path (malloc'd). */
+static char *
+orig_dir(const char *path, bool *kept)
+{
+	uint32_t h = hash_bytes(path, strlen(path));
+	*kept = false;
+	for (unsigned k = 1;; k++) {
+		char *dir = k == 1 ? xasprintf(ORIG "/%08x", h)
+				   : xasprintf(ORIG "/%08x-%u", h, k);
+		struct manifest m;
+		if (manifest_read(dir, &m) < 0)
+			return dir;
+		bool same = m.paths.n == 1 && !strcmp(m.paths.v[0] + 1, path);
+		manifest_release(&m);
+		if (same) {
+			*kept = true;
+			return dir;
+		}
+		free(dir);
+	}
+}
+
+/* Keep the original of the datum at path, which task t is the first to
+ * update in place, as dir (its manifest names t and path). */
+static int
+keep_original(const struct plan *p, uint32_t t, const char *path,
+	      const char *dir, struct errbuf *err)
+{
+	char *tmp = xasprintf("%s.tmp", dir);
+	struct strbuf man = STRBUF_INIT;
+	unsigned n = 0;
+	int rc = 0;
+	undo_rmtree(dir); /* what a fault left of a dropped copy */
+	undo_rmtree(tmp);
+	if (mkdir_p(tmp, 0777) < 0)
+		rc = errprintf(err, "cannot create %s: %s", tmp,
+			       strerror(errno));
+	if (!rc) {
+		manifest_head(p, t, &man);
+		rc = save_one(path, false, tmp, &n, &man, err);
+	}
+	if (!rc)
+		rc = seal(tmp, dir, &man, err);
+	if (rc)
+		undo_rmtree(tmp);
+	strbuf_release(&man);
+	free(tmp);
+	return rc;
+}
+
+int
+undo_keep_originals(const struct plan *p, uint32_t t, const uint8_t *first,
+		    struct errbuf *err)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	for (uint32_t i = 0; first && i < dt->nacc; i++) {
+		if (!first[dt->acc + i])
+			continue;
+		const char *path = g->data.v[g->acc.v[dt->acc + i].datum].path;
+		bool kept;
+		char *dir = orig_dir(path, &kept);
+		int rc = kept ? 0 : keep_original(p, t, path, dir, err);
+		free(dir);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+bool
+undo_has_original(const char *path)
+{
+	bool kept;
+	free(orig_dir(path, &kept));
+	return kept;
+}
+
+/* Whether path is as its original, kept in dir (manifest m), is: then
+ * there is nothing to put back (a kill after an earlier put-back, an
+ * update that changed nothing). */
+static bool
+is_original(const char *dir, const struct manifest *m, const char *path)
+{
+	struct stat st;
+	if (m->paths.v[0][0] == 'A')
+		return lstat(path, &st) < 0 && errno == ENOENT;
+	char *entry = xasprintf("%s/0", dir);
+	bool is_dir = lstat(entry, &st) == 0 && S_ISDIR(st.st_mode);
+	struct jident id;
+	jident_get(entry, is_dir, true, &id);
+	free(entry);
+	return id.kind != '-' && !id.unreadable &&
+	       jident_matches(path, is_dir, &id);
+}
+
+int
+undo_put_original(const char *path, char **aside, struct errbuf *err)
+{
+	bool kept;
+	char *dir = orig_dir(path, &kept);
+	struct manifest m;
+	if (!kept || manifest_read(dir, &m) < 0) {
+		errprintf(err, "the original of %s is not kept", path);
+		free(dir);
+		return -1;
+	}
+	if (is_original(dir, &m, path)) {
+		manifest_release(&m);
+		free(dir);
+		return 0;
+	}
+	/* restore() renames its entries into place: it gets a copy, and
+	 * the original stays kept for a later run */
+	char *put = xasprintf("%s.put", dir);
+	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT, where = STRBUF_INIT;
+	strbuf_adds(&src, dir);
+	strbuf_adds(&dst, put);
+	undo_rmtree(put);
+	int rc = 0;
+	if (copy_any(&src, &dst, &where, false) != 0)
+		rc = errprintf(err, "cannot copy the original of %s (%s: %s)",
+			       path, where.buf, strerror(errno));
+	else
+		rc = restore(put, &m, aside, err);
+	undo_rmtree(put);
+	manifest_release(&m);
+	strbuf_release(&src);
+	strbuf_release(&dst);
+	strbuf_release(&where);
+	free(put);
+	free(dir);
+	return rc < 0 ? rc : 1;
+}
+
+void
+undo_drop_originals(const struct journal *j)
+{
+	struct strvec names = { 0 };
+	dir_names(ORIG, &names);
+	for (size_t i = 0; i < names.n; i++) {
+		char *dir = xasprintf(ORIG "/%s", names.v[i]);
+		struct manifest m;
+		/* a copy cut short (.tmp, .put, no whole manifest) is none */
+		if (strchr(names.v[i], '.') || manifest_read(dir, &m) < 0) {
+			undo_rmtree(dir);
+		} else {
+			/* kept while the journal knows that its taker ran */
+			if (!journal_find(j, m.key) && !journal_lost(j, m.key))
+				drop_saved(dir);
+			manifest_release(&m);
+		}
+		free(dir);
+		free(names.v[i]);
+	}
+	free(names.v);
 }

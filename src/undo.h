@@ -65,6 +65,32 @@ void undo_discard(uint32_t t);
  * many tasks' data were restored. */
 size_t undo_recover(const struct journal *j);
 
+/*
+ * Originals: a workflow input (a file or directory collection no earlier
+ * task makes) that a task updates in place (INOUT) is kept as it was
+ * before its first update, in .wfrun/orig/<hash of its path>/ (copied
+ * as undo_save copies, with a manifest naming the path and the task that
+ * took it), so that a rerun can start the chain of updates from it
+ * again: a task that read the original, or the first update itself,
+ * runs again (resume.h, struct resume_orig).  A copy is kept while the
+ * journal has a record of the task that took it.
+ */
+/* Keep the original of each datum that task t is the first to update
+ * in place (first: per access of the dag, resume.h) unless it is kept
+ * already; 0, or -1 with err (t must not run then). */
+int undo_keep_originals(const struct plan *p, uint32_t t, const uint8_t *first,
+			struct errbuf *err);
+/* Whether the original of the datum at path is kept. */
+bool undo_has_original(const char *path);
+/* Put the original of path back, moving what is there into *aside (as
+ * undo_fail does); the original stays kept.  1 when it did, 0 when path
+ * is as the original already, or -1 with err. */
+int undo_put_original(const char *path, char **aside, struct errbuf *err);
+/* Remove the originals whose taker the journal has no record of (the
+ * journal was removed, or the taker never finished: it takes a new
+ * one), and what a fault left of copies being made. */
+void undo_drop_originals(const struct journal *j);
+
 /* Remove a tree that wfrun made (rm -rf). */
 void undo_rmtree(const char *path);
 

@@ -305,3 +305,97 @@ EOF2
 	[ "$(cat data.txt)" = new ]
 	[ "$(cat copy.txt)" = original ]
 }
+
+# An input updated in place (issue 18, property seeds 3091, 3080, 3099):
+# t1 reads in2 and makes d1; t4 (i=1..N) append to in2; t5 and t7 update
+# d1/b and d1/a in place, t7 by running LAST.  When t7 runs again, d1 is
+# no longer as t1 left it (t5 changed it): t1 runs again and must read
+# in2 as it was before t4, and each t4 append once.
+reader_wf() {
+	wf <<EOF2
+tasks:
+  - name: t1
+    in: {y: in2}
+    out: {d: {dir: d1}}
+    run: "cat {in.y} > {out.d}/a; echo b > {out.d}/b"
+  - name: t4
+    foreach: {i: "1..$1"}
+    inout: {x: in2}
+    run: "echo t4{i} >> {inout.x}"
+  - name: t5
+    inout: {x: d1/b}
+    run: "echo t5 >> {inout.x}"
+  - name: t7
+    inout: {x: d1/a}
+    run: "$2"
+EOF2
+	echo in2 >in2
+}
+
+# in2, d1/a and d1/b as a sequential run of reader_wf N makes them
+sequential_files() {
+	[ "$(cat in2 | tr '\n' ' ')" = "in2 $(seq -f 't4%g' -s ' ' "$1") " ] &&
+		[ "$(cat d1/a | tr '\n' ' ')" = "in2 t7 " ] &&
+		[ "$(cat d1/b | tr '\n' ' ')" = "b t5 " ]
+}
+
+@test "a task that read an input before it was updated in place reads the original when it runs again" {
+	reader_wf 1 'test ! -e fail && echo t7 >> {inout.x}'
+	touch fail
+	run "$WFRUN" -j 1 wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat in2 | tr '\n' ' ')" = "in2 t41 " ]
+	rm fail
+	run "$WFRUN" -j 1 wf.yaml
+	[ "$status" -eq 0 ]
+	sequential_files 1
+	[[ "$output" == *"wfrun: put back the original of in2, which tasks that run again need; what it held is in .wfrun/failed/t4/2"* ]]
+	[ "$(cat .wfrun/failed/t4/2/in2 | tr '\n' ' ')" = "in2 t41 " ]
+	[ "$(cat .wfrun/orig/*/0)" = in2 ]
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"4 of them up to date"* ]]
+	# the original stays kept while the journal names its taker
+	run "$WFRUN" --forceall -j 1 wf.yaml
+	[ "$status" -eq 0 ]
+	sequential_files 1
+}
+
+@test "kill -9 in a chain of updates in place of an input: each update applied once" {
+	# t7 hangs until killed; its rerun sends t1 back, and the chain
+	reader_wf 3 'echo t7 >> {inout.x}; if [ ! -e killed ]; then touch hung; sleep 300.318; fi'
+	"$WFRUN" -q -j 1 wf.yaml &
+	pid=$!
+	for i in $(seq 600); do [ -e hung ] && break; sleep 0.05; done
+	[ -e hung ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	# the guardian ends the task, then lets go of the lock
+	flock .wfrun/lock true
+	[ "$(cat in2 | tr '\n' ' ')" = "in2 t41 t42 t43 " ]
+	touch killed
+	run "$WFRUN" -j 1 wf.yaml
+	[ "$status" -eq 0 ]
+	sequential_files 3
+}
+
+@test "an input updated in place whose original is gone: the rerun that needs it is refused, nothing changed" {
+	reader_wf 1 'test ! -e fail && echo t7 >> {inout.x}'
+	touch fail
+	run "$WFRUN" -j 1 wf.yaml
+	[ "$status" -eq 1 ]
+	rm -r fail
+	rm -rf .wfrun/orig
+	find . -type f ! -path './.wfrun/lock' ! -name before ! -name after -exec sha1sum {} + | sort >before
+	run "$WFRUN" -j 1 wf.yaml
+	[ "$status" -eq 2 ]
+	[ "$output" = "wfrun: error: in2 is a workflow input that task 't4' (i=1) updates in place and an earlier run updated; task 't1' read it before, and runs again, so it must be put back as it was, but its original is not kept in .wfrun/orig (removed, or an older wfrun ran here): put back in2 as it was before task 't4' (i=1) ran and remove .wfrun/journal, so that every task runs again from it" ]
+	find . -type f ! -path './.wfrun/lock' ! -name before ! -name after -exec sha1sum {} + | sort >after
+	diff before after
+	# doing as it says
+	echo in2 >in2
+	rm .wfrun/journal
+	run "$WFRUN" -j 1 wf.yaml
+	[ "$status" -eq 0 ]
+	sequential_files 1
+}

@@ -49,6 +49,17 @@ plan(const bool *forced, bool all)
 	journal_release(&j);
 }
 
+/* Whether task t has an access that rs.first marks. */
+static bool
+first_update(uint32_t t)
+{
+	const struct dag_task *dt = &fx.pl.dag.tasks.v[t];
+	for (uint32_t i = 0; i < dt->nacc; i++)
+		if (rs.first[dt->acc + i])
+			return true;
+	return false;
+}
+
 /* Why task label runs, as resume_reason says it. */
 static const char *
 why(const char *label)
@@ -109,7 +120,7 @@ test_chain(void)
 	plan(NULL, false);
 	is_int(rs.nskip, 3, "after a whole run every task is up to date");
 	is_str(why("'b'"), "up to date", "b is up to date");
-	ok(rs.unsafe == DAG_NONE, "no unsafe in-place update");
+	is_int(rs.norig, 0, "no original to put back");
 
 	bool forced[3] = { false, true, false };
 	plan(forced, false);
@@ -204,7 +215,8 @@ test_inout(void)
 	is_str(why("'make'"),
 	       "'up' (i=1), which runs, updates its output in place",
 	       "... named");
-	ok(rs.unsafe == DAG_NONE, "the file is one a task creates: safe");
+	ok(rs.norig == 0 && !first_update(task("'up' (i=1)")),
+	   "the file is one a task creates: no original kept");
 	fixture_release(&fx);
 
 	/* an update in place of a file no task creates */
@@ -217,13 +229,34 @@ test_inout(void)
 	unlink("j");
 	record("'up'");
 	plan(NULL, false);
-	ok(rs.nskip == 1 && rs.unsafe == DAG_NONE,
-	   "up to date: no warning of an update made twice");
+	ok(rs.nskip == 1 && rs.norig == 0,
+	   "up to date: no original to put back");
+	uint32_t up = task("'up'");
+	ok(first_update(up), "its update of a file no task makes is a first one");
 	put_file("seed.txt", "seed 2\n");
 	plan(NULL, false);
-	is_int(rs.why[task("'up'")], RESUME_CHANGED_IN, "its input changed");
-	is_int(rs.unsafe, task("'up'"),
-	       "rerunning an update of a file no task makes is unsafe");
+	is_int(rs.why[up], RESUME_CHANGED_IN, "its input changed");
+	ok(rs.norig == 1 && rs.orig[0].updater == up &&
+	   rs.orig[0].reader == DAG_NONE &&
+	   !strcmp(fx.pl.dag.data.v[rs.orig[0].datum].path, "t.txt"),
+	   "rerunning an update of a file no task makes puts back t.txt");
+	ok(rs.ndrop == 1 && rs.drop[0] == up, "... and drops its record");
+	/* its record made void: it runs again even with its input as it
+	 * was, and the original is still put back (it ran before) */
+	put_file("seed.txt", "seed\n");
+	struct journal j;
+	struct errbuf err;
+	if (journal_open(&j, "j", true, &err) < 0)
+		exit(99);
+	resume_drop_records(&rs, &fx.pl, &j);
+	if (journal_flush(&j, false, &err) < 0)
+		exit(99);
+	journal_release(&j);
+	plan(NULL, false);
+	is_int(rs.why[up], RESUME_DROPPED, "a void record: it runs again");
+	is_str(why("'up'"), "its record was dropped when the original of a "
+	       "workflow input it updates was put back", "... and says why");
+	is_int(rs.norig, 1, "... from the original");
 	fixture_release(&fx);
 }
 
