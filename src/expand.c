@@ -422,7 +422,11 @@ tmpl_compile(struct tmpl *t, const char *text, const struct scope *sc,
 		lit = p;
 	}
 	add_lit(&segs, lit, p);
-	t->v = segs.v;
+	/* Kept as long as the plan, one per path and command of every
+	 * task: no spare capacity. */
+	t->v = segs.n ? xrealloc(segs.v, segs.n * sizeof(*segs.v)) : NULL;
+	if (!segs.n)
+		free(segs.v);
 	t->n = segs.n;
 	return bad ? -1 : 0;
 }
@@ -488,6 +492,10 @@ compile_foreach(struct builder *b, const struct wf_foreach *fe,
 		struct tmpl **lo, struct tmpl **hi, struct tmpl ***items,
 		struct tmpl **glob, const char *owner, int *bad)
 {
+	*lo = *hi = *glob = NULL;
+	*items = NULL;
+	if (!fe->n)
+		return; /* most tasks: nothing to allocate */
 	*lo = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
 	*hi = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
 	*glob = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
@@ -599,13 +607,39 @@ shell_word(const char *w, size_t n)
 	return false;
 }
 
+/* The program word w[0..n) as run finds it: a path as it is, else
+ * searched on PATH once per plan (many tasks run one program); NULL when
+ * not found. */
+static const char *
+find_exe(struct plan *p, const char *w, size_t n)
+{
+	uint64_t *slot = hmap_get(&p->exes, w, n);
+	if (slot)
+		return (const char *)(uintptr_t)*slot;
+	const char *exe = NULL;
+	if (memchr(w, '/', n)) {
+		exe = arena_strndup(&p->dag.arena, w, n);
+	} else {
+		char *prog = xstrndup(w, n);
+		char *found = path_search(prog);
+		if (found)
+			exe = arena_strndup(&p->dag.arena, found, strlen(found));
+		free(found);
+		free(prog);
+	}
+	int dup;
+	hmap_put(&p->exes, arena_strndup(&p->dag.arena, w, n), n,
+		 (uint64_t)(uintptr_t)exe, &dup);
+	return exe;
+}
+
 /*
  * Decide whether run can be exec'd without a shell, as make does: literal
  * text of plain word characters and blanks only, a literal first word that
  * is no shell builtin or keyword and is found on PATH.
  */
 static void
-classify_run(struct ptask *pt)
+classify_run(struct plan *p, struct ptask *pt)
 {
 	const struct tmpl *t = &pt->run;
 	pt->simple = false;
@@ -630,22 +664,11 @@ classify_run(struct ptask *pt)
 		return; /* the first word holds a placeholder */
 	if (shell_word(w, (size_t)(we - w)))
 		return;
-	char *prog = xstrndup(w, (size_t)(we - w));
-	if (strchr(prog, '/')) {
-		pt->exe = prog;
-	} else {
-		pt->exe = path_search(prog);
-		free(prog);
-		if (!pt->exe)
-			return; /* let the shell say "not found" */
-	}
 	for (size_t i = 0; i < pt->wt->nenv; i++)
-		if (!strcmp(pt->wt->env[i].key, "PATH")) {
-			free(pt->exe);
-			pt->exe = NULL;
+		if (!strcmp(pt->wt->env[i].key, "PATH"))
 			return;
-		}
-	pt->simple = true;
+	pt->exe = find_exe(p, w, (size_t)(we - w));
+	pt->simple = pt->exe != NULL; /* else the shell says "not found" */
 }
 
 static int
@@ -670,9 +693,9 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 		bad |= tmpl_compile(&pt->run, wt->run, &sc, IN_RUN, b->d,
 				    wt->run_loc, owner) < 0;
 		if (!bad)
-			classify_run(pt);
+			classify_run(b->p, pt);
 	}
-	pt->env = xcalloc(wt->nenv ? wt->nenv : 1, sizeof(*pt->env));
+	pt->env = wt->nenv ? xcalloc(wt->nenv, sizeof(*pt->env)) : NULL;
 	for (size_t i = 0; i < wt->nenv; i++)
 		bad |= tmpl_compile(&pt->env[i], wt->env[i].val, &sc, IN_ENV,
 				    b->d, wt->env[i].loc, owner) < 0;
@@ -1622,6 +1645,7 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
 	dag_init(&p->dag);
+	hmap_init(&p->exes);
 	/* A file that stopped early (empty, not a mapping) has no workdir. */
 	p->workdir_fd = wf->workdir ? open(wf->workdir, O_RDONLY | O_DIRECTORY |
 					   O_CLOEXEC)
@@ -1712,13 +1736,13 @@ plan_release(struct plan *p)
 		free(pt->hi);
 		free(pt->glob);
 		free(pt->items);
-		free(pt->exe);
 		free(pt->reported);
 	}
 	free(p->pt);
 	for (size_t i = 0; i < p->guard.n; i++)
 		free(p->guard.v[i].path);
 	VEC_FREE(p->guard);
+	hmap_release(&p->exes);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);

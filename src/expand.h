@@ -58,7 +58,8 @@ struct ptask {
 	struct pdata *params;
 	struct tmpl *lo, *hi, **items, *glob; /* per foreach key */
 	bool simple;       /* run needs no shell */
-	char *exe;         /* simple: the program, resolved on PATH */
+	const char *exe;   /* simple: the program, resolved on PATH (in
+			      the plan's exes) */
 	uint32_t ninst;
 	bool failed;       /* expansion stopped on an error */
 	bool *reported;    /* per parameter: a path error was reported */
@@ -71,6 +72,8 @@ struct plan {
 	int workdir_fd;   /* -1 if the workdir does not exist yet */
 	size_t ninputs_missing;
 	VEC(struct plan_file) guard; /* wfrun's own files: never data */
+	struct hmap exes;  /* program word -> its path on PATH, or 0: one
+			      search per program, not per task */
 };
 
 /*

@@ -972,6 +972,9 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 	each_pair(c, n, "a task", task_keys, ARRAY_SIZE(task_keys), task_pair,
 		  &ta);
 	hmap_release(&ta.tp.names);
+	/* No spare capacity kept: a file may hold a million tasks. */
+	if (t->nparams < ta.tp.alloc)
+		t->params = xrealloc(t->params, t->nparams * sizeof(*t->params));
 	/* A run key that was there but wrong has its own error. */
 	if (!ta.run)
 		diag_error(c->d, loc_of(n), "task '%s' has no run command: "

@@ -119,17 +119,18 @@ struct wf_task {
 	size_t nparams;
 	long cores;                 /* >= 1; 0 for I/O tasks */
 	long long memory;           /* bytes, 0 = not set */
-	bool io;
 	struct wf_bw storage_bw;
 	char *learn_as;             /* NULL: its name (storage_bw: auto) */
 	struct wf_loc learn_as_loc;
 	long retries;
 	enum wf_on_failure on_failure;
+	/* the flags together: one per task of a file of a million */
 	bool on_failure_set;
+	bool io;
+	bool allow_outside;         /* OUT/INOUT paths may leave the workdir */
 	double timeout;             /* seconds, 0 = none */
 	long long log_max;          /* bytes a log keeps, -1 = no cap (after
 				       loading: the workflow's if unset) */
-	bool allow_outside;         /* OUT/INOUT paths may leave the workdir */
 	struct wf_kv *env;
 	size_t nenv;
 	char *run;
