@@ -1,7 +1,8 @@
 /*
  * workflow: the workflow file as the user wrote it.  workflow_load() reads a
- * YAML file with libyaml (this is the only file that includes yaml.h),
- * checks keys, types and values, and fills a struct workflow of *templates*:
+ * YAML file with libyaml's event parser (this is the only file that
+ * includes yaml.h) into a compact tree freed once read, checks keys, types
+ * and values, and fills a struct workflow of *templates*:
  * strings still hold their {placeholders}, foreach keys are not expanded.
  * Every error goes to a diags list with the file, line and column of the
  * offending node, so one run reports all of them.  expand.c turns templates
