@@ -143,10 +143,11 @@ struct ctx {
 	struct diags *d;
 	struct workflow *wf;
 	size_t visits; /* guards against alias bombs */
+	size_t max_visits;
+	size_t max_alias;
 	bool piped;    /* read from a pipe: its directory is no place */
 };
 
-#define MAX_VISITS 10000000
 
 static struct wf_loc
 loc_of(const struct ynode *n)
@@ -159,7 +160,7 @@ loc_of(const struct ynode *n)
 static struct ynode *
 node_at(struct ctx *c, const struct ynode *n, size_t i)
 {
-	if (++c->visits > MAX_VISITS)
+	if (++c->visits > c->max_visits)
 		return NULL;
 	return &c->doc.nodes.v[c->doc.kids.v[n->off + i]];
 }
@@ -292,7 +293,7 @@ each_pair(struct ctx *c, struct ynode *map, const char *what,
 		if (!k || !v) {
 			diag_error(c->d, loc_of(map),
 				   "document too large (aliases expand to more "
-				   "than %d nodes)", MAX_VISITS);
+				   "than %zu nodes)", c->max_alias);
 			break;
 		}
 		const char *key = scalar(c, k, "a key");
@@ -1554,7 +1555,7 @@ ytree_load(struct ytree *tree, struct ytree *scratch, bool *second,
 
 static int
 load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
-	 bool piped, struct diags *d)
+	 bool piped, size_t max_alias, struct diags *d)
 {
 	memset(wf, 0, sizeof(*wf));
 	wf->file = xstrdup(path);
@@ -1570,6 +1571,11 @@ load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
 	strbuf_init(&c.doc.text);
 	strbuf_init(&extra.text);
 	int r = ytree_load(&c.doc, &extra, &second, buf, len, d);
+	/* Without aliases, reading visits each node of a collection at most
+	 * twice (a task's keys: once for its name); aliases may add
+	 * max_alias visits to that. */
+	c.max_alias = max_alias;
+	c.max_visits = max_alias + 2 * c.doc.kids.n;
 	if (!r) {
 		load_doc(&c, path);
 		/* A second document is almost always a mistake. */
@@ -1586,7 +1592,15 @@ int
 workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 		  size_t len, struct diags *d)
 {
-	return load_mem(wf, path, buf, len, false, d);
+	return load_mem(wf, path, buf, len, false, WF_MAX_ALIAS_NODES, d);
+}
+
+int
+workflow_load_mem_limited(struct workflow *wf, const char *path,
+			  const char *buf, size_t len, size_t max_alias,
+			  struct diags *d)
+{
+	return load_mem(wf, path, buf, len, false, max_alias, d);
 }
 
 /* The file is read whole first: the reader's errors are offsets, which
@@ -1606,7 +1620,8 @@ workflow_load(struct workflow *wf, const char *path, struct diags *d)
 		strbuf_release(&sb);
 		return -1;
 	}
-	int r = load_mem(wf, path, sb.buf, sb.len, kind == 1, d);
+	int r = load_mem(wf, path, sb.buf, sb.len, kind == 1,
+			 WF_MAX_ALIAS_NODES, d);
 	strbuf_release(&sb);
 	return r;
 }

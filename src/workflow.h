@@ -168,6 +168,14 @@ int workflow_load(struct workflow *wf, const char *path, struct diags *d);
  * gives the default workdir and name.  For the fuzz targets and tests. */
 int workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 		      size_t len, struct diags *d);
+/* How many nodes YAML aliases may add to the document, by repeating
+ * what they name (wfrun-workflow(5), LIMITS): an alias bomb is refused,
+ * a large file is not. */
+#define WF_MAX_ALIAS_NODES ((size_t)10000000)
+/* workflow_load_mem() with another such limit, for the tests. */
+int workflow_load_mem_limited(struct workflow *wf, const char *path,
+			      const char *buf, size_t len, size_t max_alias,
+			      struct diags *d);
 void workflow_release(struct workflow *wf);
 
 /* Look up a var; NULL if absent. */
