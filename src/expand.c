@@ -172,6 +172,7 @@ struct scope {
 	const char **names; /* foreach keys, slot order */
 	size_t n;
 	const struct wf_task *task; /* params visible when set */
+	struct arena *mem;          /* where compiled templates live */
 };
 
 enum tmpl_where { IN_PATH, IN_RUN, IN_ENV, IN_EXPR };
@@ -423,18 +424,21 @@ tmpl_compile(struct tmpl *t, const char *text, const struct scope *sc,
 	}
 	add_lit(&segs, lit, p);
 	/* Kept as long as the plan, one per path and command of every
-	 * task: no spare capacity. */
-	t->v = segs.n ? xrealloc(segs.v, segs.n * sizeof(*segs.v)) : NULL;
-	if (!segs.n)
-		free(segs.v);
+	 * task: in the plan's arena, with no spare capacity. */
+	t->v = NULL;
+	if (segs.n) {
+		t->v = arena_alloc(sc->mem, segs.n * sizeof(*segs.v));
+		memcpy(t->v, segs.v, segs.n * sizeof(*segs.v));
+	}
+	free(segs.v);
 	t->n = segs.n;
 	return bad ? -1 : 0;
 }
 
+/* The segments stay in the plan's arena until the plan is released. */
 static void
 tmpl_release(struct tmpl *t)
 {
-	free(t->v);
 	t->v = NULL;
 	t->n = 0;
 }
@@ -502,7 +506,8 @@ compile_foreach(struct builder *b, const struct wf_foreach *fe,
 	*items = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl *));
 	for (size_t k = 0; k < fe->n; k++) {
 		const struct wf_iter *it = &fe->v[k];
-		struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL };
+		struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL,
+				    &b->p->dag.arena };
 		for (size_t j = 0; j < b->names.n; j++)
 			if (!strcmp(b->names.v[j], it->name)) {
 				diag_error(b->d, it->loc, "foreach key '%s' of %s is "
@@ -539,14 +544,15 @@ compile_data(struct builder *b, const struct wf_data *wd,
 	     struct pdata *pd, const char *owner, int *bad)
 {
 	pd->kind = wd->kind;
-	pd->depth = wd->depth;
+	pd->depth = (uint32_t)wd->depth;
 	if (wd->kind == WF_LIST) {
 		size_t mark = b->names.n;
-		pd->each = (struct wf_foreach *)&wd->each;
-		compile_foreach(b, &wd->each, &pd->each_lo, &pd->each_hi,
-				&pd->each_items, &pd->each_glob, owner, bad);
-		pd->elem = xcalloc(1, sizeof(*pd->elem));
-		compile_data(b, wd->elem, pd->elem, owner, bad);
+		struct plist *l = pd->list = xcalloc(1, sizeof(*pd->list));
+		l->each = (struct wf_foreach *)&wd->each;
+		compile_foreach(b, &wd->each, &l->each_lo, &l->each_hi,
+				&l->each_items, &l->each_glob, owner, bad);
+		l->elem = xcalloc(1, sizeof(*l->elem));
+		compile_data(b, wd->elem, l->elem, owner, bad);
 		b->names.n = mark;
 		return;
 	}
@@ -554,38 +560,44 @@ compile_data(struct builder *b, const struct wf_data *wd,
 		*bad = 1;
 		return;
 	}
-	struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL };
+	struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL,
+			    &b->p->dag.arena };
 	*bad |= tmpl_compile(&pd->path, wd->path, &sc, IN_PATH, b->d, wd->loc,
 			     owner) < 0;
 }
 
 /* Each list collection releases the templates of its own foreach keys
- * (pd->each), at every level of nesting. */
+ * (l->each), at every level of nesting. */
 static void
 pdata_release(struct pdata *pd)
 {
-	const struct wf_foreach *fe = pd->each;
+	struct plist *l = pd->list;
 	tmpl_release(&pd->path);
-	if (pd->elem) {
-		pdata_release(pd->elem);
-		free(pd->elem);
+	if (!l)
+		return;
+	const struct wf_foreach *fe = l->each;
+	if (l->elem) {
+		pdata_release(l->elem);
+		free(l->elem);
 	}
-	if (fe && pd->each_lo) {
+	if (fe && l->each_lo) {
 		for (size_t k = 0; k < fe->n; k++) {
-			tmpl_release(&pd->each_lo[k]);
-			tmpl_release(&pd->each_hi[k]);
-			tmpl_release(&pd->each_glob[k]);
-			if (pd->each_items[k]) {
+			tmpl_release(&l->each_lo[k]);
+			tmpl_release(&l->each_hi[k]);
+			tmpl_release(&l->each_glob[k]);
+			if (l->each_items[k]) {
 				for (size_t j = 0; j < fe->v[k].nitems; j++)
-					tmpl_release(&pd->each_items[k][j]);
-				free(pd->each_items[k]);
+					tmpl_release(&l->each_items[k][j]);
+				free(l->each_items[k]);
 			}
 		}
 	}
-	free(pd->each_lo);
-	free(pd->each_hi);
-	free(pd->each_glob);
-	free(pd->each_items);
+	free(l->each_lo);
+	free(l->each_hi);
+	free(l->each_glob);
+	free(l->each_items);
+	free(l);
+	pd->list = NULL;
 }
 
 /* Shell words that must run through /bin/sh even when alone. */
@@ -688,7 +700,8 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 			     &bad);
 	}
 	b->names.n = task_scope;
-	struct scope sc = { b->p->wf, b->names.v, b->names.n, wt };
+	struct scope sc = { b->p->wf, b->names.v, b->names.n, wt,
+			    &b->p->dag.arena };
 	if (wt->run) {
 		bad |= tmpl_compile(&pt->run, wt->run, &sc, IN_RUN, b->d,
 				    wt->run_loc, owner) < 0;
@@ -893,7 +906,7 @@ range_fits(struct builder *b, const struct combo *c, size_t k,
 		const struct data_arg *da = c->arg;
 		const struct wf_task *wt =
 			b->p->pt[b->p->dag.tasks.v[da->task].tmpl].wt;
-		if (da->pd->elem->kind != WF_LIST &&
+		if (da->pd->list->elem->kind != WF_LIST &&
 		    cnt > b->lim.max_accesses - b->p->dag.acc.n) {
 			over_accesses(b, wt->params[da->param].loc, c->owner);
 			return -1;
@@ -1143,7 +1156,7 @@ static void
 list_elem(struct builder *b, void *arg)
 {
 	struct data_arg *a = arg;
-	expand_data(b, a->pd->elem, a->task, a->mode, a->param, a->owner,
+	expand_data(b, a->pd->list->elem, a->task, a->mode, a->param, a->owner,
 		    ++a->nelem);
 }
 
@@ -1253,8 +1266,9 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	const struct wf_param *prm = &wt->params[param];
 	if (pd->kind == WF_LIST) {
 		struct data_arg a = { pd, task, mode, param, owner, 0 };
-		if (each_combo(b, pd->each, 0, pd->each_lo, pd->each_hi,
-			       pd->each_items, pd->each_glob, owner, list_elem,
+		const struct plist *l = pd->list;
+		if (each_combo(b, l->each, 0, l->each_lo, l->each_hi,
+			       l->each_items, l->each_glob, owner, list_elem,
 			       &a) < 0)
 			b->p->pt[g->tasks.v[task].tmpl].failed = true;
 		return;
@@ -1288,9 +1302,9 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	bool is_dir = pd->kind == WF_DIR;
 	if (is_dir && (mode & DAG_READ)) {
 		struct scan_ctx sc = { task, param, owner, false };
-		scan_dir(b, x, (unsigned)pd->depth, &sc);
+		scan_dir(b, x, pd->depth, &sc);
 	}
-	dag_add_access(g, task, x, mode, is_dir, (unsigned)pd->depth, param);
+	dag_add_access(g, task, x, mode, is_dir, pd->depth, param);
 }
 
 

@@ -34,13 +34,19 @@ struct tmpl {
 	size_t n;
 };
 
-struct pdata {
-	enum wf_data_kind kind;
-	struct tmpl path;
-	long depth;
+/* A list collection: its element and its compiled foreach keys. */
+struct plist {
 	struct pdata *elem;
 	struct wf_foreach *each;  /* the workflow's, not owned */
 	struct tmpl *each_lo, *each_hi, **each_items, *each_glob;
+};
+
+/* A parameter's datum (two per task in a file of a million). */
+struct pdata {
+	enum wf_data_kind kind;
+	uint32_t depth;
+	struct tmpl path;
+	struct plist *list;       /* LIST only */
 };
 
 /* A file of wfrun's own (the workflow, the trace, ...) that no task may

@@ -132,9 +132,17 @@ struct ynode {
 struct ytree {
 	VEC(struct ynode) nodes;
 	VEC(uint32_t) kids;
-	struct strbuf text;
+	VEC(char) text;
 	struct ynode *root;  /* NULL: the stream holds no document */
 };
+
+/* A string of a task (its name, run, parameter names and paths) in the
+ * workflow's arena: a malloc each cost 32 bytes for 8, six times a task. */
+static char *
+wf_strdup(struct workflow *wf, const char *s)
+{
+	return arena_strndup(&wf->strings, s, strlen(s));
+}
 
 /* parsing helpers */
 
@@ -168,7 +176,7 @@ node_at(struct ctx *c, const struct ynode *n, size_t i)
 static const char *
 ytext(const struct ctx *c, const struct ynode *n)
 {
-	return c->doc.text.buf + n->off;
+	return c->doc.text.v + n->off;
 }
 
 static const char *
@@ -542,7 +550,7 @@ coll_dir(struct ctx *c, const struct coll_arg *a)
 		return;
 	}
 	data->kind = WF_DIR;
-	data->path = xstrdup(s);
+	data->path = wf_strdup(c->wf, s);
 	data->depth = 1;
 	if (a->depth)
 		parse_int_node(c, a->depth, "depth", 1, &data->depth);
@@ -589,7 +597,7 @@ parse_data(struct ctx *c, struct ynode *v, struct wf_data *data,
 			return;
 		}
 		data->kind = WF_FILE;
-		data->path = xstrdup(s);
+		data->path = wf_strdup(c->wf, s);
 		return;
 	}
 	if (v->type != YAML_MAPPING_NODE) {
@@ -656,7 +664,7 @@ param_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	ALLOC_GROW(t->params, t->nparams + 1, pa->tp->alloc);
 	struct wf_param *p = &t->params[t->nparams++];
 	memset(p, 0, sizeof(*p));
-	p->name = xstrdup(key);
+	p->name = wf_strdup(c->wf, key);
 	int found;
 	hmap_put(&pa->tp->names, p->name, strlen(p->name), t->nparams - 1,
 		 &found);
@@ -909,7 +917,7 @@ task_run(struct ctx *c, struct ynode *v, struct wf_task *t)
 			   t->name ? t->name : "?");
 		return;
 	}
-	t->run = xstrdup(s);
+	t->run = wf_strdup(c->wf, s);
 }
 
 static void
@@ -984,7 +992,7 @@ parse_task(struct ctx *c, struct ynode *n, struct wf_task *t, size_t index)
 					   "start with a letter or '_' and use "
 					   "letters, digits, '_' and '-'", s);
 			else
-				t->name = xstrdup(s);
+				t->name = wf_strdup(c->wf, s);
 		}
 		break;
 	}
@@ -1361,21 +1369,42 @@ ybuild_anchor(struct ybuild *b, const yaml_char_t *anchor, uint32_t idx)
 		 &found);
 }
 
+/* Room for need elements of size at v: the tree's arrays grow by an
+ * eighth (a large realloc moves pages, not bytes), not double, for the
+ * peak of a file of a million tasks. */
+static void *
+ygrow(void *v, size_t *alloc, size_t need, size_t size)
+{
+	if (need <= *alloc)
+		return v;
+	size_t na = *alloc + *alloc / 8 + 4096;
+	if (na < need)
+		na = need;
+	*alloc = na;
+	return xrealloc(v, na * size);
+}
+
 static uint32_t
 ybuild_node(struct ybuild *b, const yaml_event_t *ev, uint8_t type)
 {
+	struct ytree *t = b->t;
 	struct ynode n = { (uint32_t)ev->start_mark.line,
 			   (uint32_t)ev->start_mark.column, 0, 0, type, 0 };
 	if (type == YAML_SCALAR_NODE) {
-		n.off = (uint32_t)b->t->text.len;
-		n.n = (uint32_t)ev->data.scalar.length;
+		size_t len = ev->data.scalar.length;
+		n.off = (uint32_t)t->text.n;
+		n.n = (uint32_t)len;
 		n.plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-		strbuf_add(&b->t->text, (const char *)ev->data.scalar.value,
-			   ev->data.scalar.length);
-		strbuf_addch(&b->t->text, '\0');
+		t->text.v = ygrow(t->text.v, &t->text.alloc, t->text.n + len + 1,
+				  1);
+		memcpy(t->text.v + t->text.n, ev->data.scalar.value, len);
+		t->text.v[t->text.n + len] = '\0';
+		t->text.n += len + 1;
 	}
-	VEC_PUSH(b->t->nodes, n);
-	return (uint32_t)(b->t->nodes.n - 1);
+	t->nodes.v = ygrow(t->nodes.v, &t->nodes.alloc, t->nodes.n + 1,
+			   sizeof(n));
+	t->nodes.v[t->nodes.n++] = n;
+	return (uint32_t)(t->nodes.n - 1);
 }
 
 /* The end of the innermost open collection: its children move from
@@ -1386,10 +1415,15 @@ ybuild_close(struct ybuild *b)
 	uint32_t at = b->open.v[--b->open.n];
 	uint32_t idx = b->open.v[--b->open.n];
 	struct ynode *n = &b->t->nodes.v[idx];
-	n->off = (uint32_t)b->t->kids.n;
+	struct ytree *t = b->t;
+	n->off = (uint32_t)t->kids.n;
 	n->n = (uint32_t)(b->pending.n - at);
-	for (size_t i = at; i < b->pending.n; i++)
-		VEC_PUSH(b->t->kids, b->pending.v[i]);
+	t->kids.v = ygrow(t->kids.v, &t->kids.alloc, t->kids.n + n->n,
+			  sizeof(*t->kids.v));
+	if (n->n)
+		memcpy(t->kids.v + t->kids.n, b->pending.v + at,
+		       n->n * sizeof(uint32_t));
+	t->kids.n += n->n;
 	b->pending.n = at;
 	ybuild_child(b, idx);
 }
@@ -1474,7 +1508,7 @@ ytree_release(struct ytree *t)
 {
 	VEC_FREE(t->nodes);
 	VEC_FREE(t->kids);
-	strbuf_release(&t->text);
+	VEC_FREE(t->text);
 	t->root = NULL;
 }
 
@@ -1553,13 +1587,16 @@ ytree_load(struct ytree *tree, struct ytree *scratch, bool *second,
 	return b.deep || b.problem || bad ? -1 : 0;
 }
 
+/* file, when not NULL, holds buf and is released once the tree is
+ * built: the file and the workflow need not both be in memory. */
 static int
 load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
-	 bool piped, size_t max_alias, struct diags *d)
+	 struct strbuf *file, bool piped, size_t max_alias, struct diags *d)
 {
 	memset(wf, 0, sizeof(*wf));
 	wf->file = xstrdup(path);
 	hmap_init(&wf->var_index);
+	arena_init(&wf->strings);
 	struct ctx c;
 	struct ytree extra;
 	bool second = false;
@@ -1568,9 +1605,9 @@ load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
 	c.d = d;
 	c.wf = wf;
 	c.piped = piped;
-	strbuf_init(&c.doc.text);
-	strbuf_init(&extra.text);
 	int r = ytree_load(&c.doc, &extra, &second, buf, len, d);
+	if (file)
+		strbuf_release(file);
 	/* Without aliases, reading visits each node of a collection at most
 	 * twice (a task's keys: once for its name); aliases may add
 	 * max_alias visits to that. */
@@ -1592,7 +1629,7 @@ int
 workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 		  size_t len, struct diags *d)
 {
-	return load_mem(wf, path, buf, len, false, WF_MAX_ALIAS_NODES, d);
+	return load_mem(wf, path, buf, len, NULL, false, WF_MAX_ALIAS_NODES, d);
 }
 
 int
@@ -1600,7 +1637,7 @@ workflow_load_mem_limited(struct workflow *wf, const char *path,
 			  const char *buf, size_t len, size_t max_alias,
 			  struct diags *d)
 {
-	return load_mem(wf, path, buf, len, false, max_alias, d);
+	return load_mem(wf, path, buf, len, NULL, false, max_alias, d);
 }
 
 /* The file is read whole first: the reader's errors are offsets, which
@@ -1620,9 +1657,8 @@ workflow_load(struct workflow *wf, const char *path, struct diags *d)
 		strbuf_release(&sb);
 		return -1;
 	}
-	int r = load_mem(wf, path, sb.buf, sb.len, kind == 1,
+	int r = load_mem(wf, path, sb.buf, sb.len, &sb, kind == 1,
 			 WF_MAX_ALIAS_NODES, d);
-	strbuf_release(&sb);
 	return r;
 }
 
@@ -1648,7 +1684,6 @@ foreach_release(struct wf_foreach *fe)
 static void
 data_release(struct wf_data *d)
 {
-	free(d->path);
 	if (d->elem) {
 		data_release(d->elem);
 		free(d->elem);
@@ -1661,11 +1696,9 @@ workflow_release(struct workflow *wf)
 {
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		struct wf_task *t = &wf->tasks[i];
-		free(t->name);
 		free(t->learn_as);
 		foreach_release(&t->foreach);
 		for (size_t j = 0; j < t->nparams; j++) {
-			free(t->params[j].name);
 			data_release(&t->params[j].data);
 		}
 		free(t->params);
@@ -1674,7 +1707,6 @@ workflow_release(struct workflow *wf)
 			free(t->env[j].val);
 		}
 		free(t->env);
-		free(t->run);
 	}
 	free(wf->tasks);
 	for (size_t i = 0; i < wf->nvars; i++) {
@@ -1686,6 +1718,7 @@ workflow_release(struct workflow *wf)
 	free(wf->file);
 	free(wf->name);
 	free(wf->workdir);
+	arena_release(&wf->strings);
 	memset(wf, 0, sizeof(*wf));
 }
 

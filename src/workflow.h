@@ -153,6 +153,8 @@ struct workflow {
 	struct hmap var_index; /* var name -> index in vars */
 	struct wf_task *tasks;
 	size_t ntasks;
+	struct arena strings; /* the tasks' names, run lines, parameter
+				 names and paths */
 };
 
 /*
