@@ -302,7 +302,7 @@ param_seg(const struct tmpl_ctx *c, const char *name, const char *dot,
 		return false;
 	}
 	s->kind = SEG_PARAM;
-	s->idx = (uint32_t)i;
+	s->idx = (uint16_t)i;
 	return true;
 }
 
@@ -315,7 +315,7 @@ name_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
 	for (size_t i = sc->n; i > 0; i--)
 		if (!strcmp(sc->names[i - 1], name)) {
 			s->kind = SEG_BIND;
-			s->idx = (uint32_t)(i - 1);
+			s->idx = (uint16_t)(i - 1);
 			return true;
 		}
 	const struct wf_kv *v = workflow_var(sc->wf, name, strlen(name));
@@ -326,7 +326,7 @@ name_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
 	}
 	s->kind = SEG_VAR;
 	s->s = v->val;
-	s->len = strlen(v->val);
+	s->len = (uint32_t)strlen(v->val);
 	return true;
 }
 
@@ -353,7 +353,7 @@ static void
 add_lit(struct segs *segs, const char *lit, const char *end)
 {
 	if (end > lit) {
-		struct seg s = { SEG_LIT, 0, lit, (size_t)(end - lit) };
+		struct seg s = { lit, (uint32_t)(end - lit), 0, SEG_LIT };
 		VEC_PUSH(*segs, s);
 	}
 }
@@ -408,7 +408,7 @@ tmpl_compile(struct tmpl *t, const char *text, const struct scope *sc,
 			continue;
 		}
 		const char *q = placeholder_end(&c, text, p);
-		struct seg s = { SEG_LIT, 0, NULL, 0 };
+		struct seg s = { NULL, 0, 0, SEG_LIT };
 		if (!q) {
 			bad = 1;
 			p++;
@@ -548,11 +548,11 @@ compile_data(struct builder *b, const struct wf_data *wd,
 	if (wd->kind == WF_LIST) {
 		size_t mark = b->names.n;
 		struct plist *l = pd->list = xcalloc(1, sizeof(*pd->list));
-		l->each = (struct wf_foreach *)&wd->each;
-		compile_foreach(b, &wd->each, &l->each_lo, &l->each_hi,
+		l->each = &wd->list->each;
+		compile_foreach(b, &wd->list->each, &l->each_lo, &l->each_hi,
 				&l->each_items, &l->each_glob, owner, bad);
 		l->elem = xcalloc(1, sizeof(*l->elem));
-		compile_data(b, wd->elem, l->elem, owner, bad);
+		compile_data(b, &wd->list->elem, l->elem, owner, bad);
 		b->names.n = mark;
 		return;
 	}
@@ -690,8 +690,11 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 	char *owner = xasprintf("task '%s'", wt->name ? wt->name : "?");
 	pt->wt = wt;
 	b->names.n = 0;
-	compile_foreach(b, &wt->foreach, &pt->lo, &pt->hi, &pt->items,
-			&pt->glob, owner, &bad);
+	if (wt->foreach.n) {
+		struct pforeach *f = pt->fe = xcalloc(1, sizeof(*pt->fe));
+		compile_foreach(b, &wt->foreach, &f->lo, &f->hi, &f->items,
+				&f->glob, owner, &bad);
+	}
 	size_t task_scope = b->names.n;
 	pt->params = xcalloc(wt->nparams ? wt->nparams : 1, sizeof(*pt->params));
 	for (size_t i = 0; i < wt->nparams; i++) {
@@ -1695,8 +1698,10 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 			char *owner = xasprintf("task '%s'", wf->tasks[i].name);
 			struct inst_arg a = { pt, (uint32_t)i, owner };
 			b.vals.n = 0;
-			if (each_combo(&b, &wf->tasks[i].foreach, 0, pt->lo, pt->hi,
-				       pt->items, pt->glob, owner, add_instance,
+			const struct pforeach none = { 0 };
+			const struct pforeach *f = pt->fe ? pt->fe : &none;
+			if (each_combo(&b, &wf->tasks[i].foreach, 0, f->lo, f->hi,
+				       f->items, f->glob, owner, add_instance,
 				       &a) < 0)
 				pt->failed = true;
 			else if (!pt->ninst)
@@ -1733,23 +1738,16 @@ plan_release(struct plan *p)
 			for (size_t j = 0; j < wt->nparams; j++)
 				pdata_release(&pt->params[j]);
 		free(pt->params);
-		if (pt->lo) {
-			for (size_t k = 0; k < wt->foreach.n; k++) {
-				tmpl_release(&pt->lo[k]);
-				tmpl_release(&pt->hi[k]);
-				tmpl_release(&pt->glob[k]);
-				if (pt->items[k]) {
-					for (size_t j = 0; j < wt->foreach.v[k].nitems;
-					     j++)
-						tmpl_release(&pt->items[k][j]);
-					free(pt->items[k]);
-				}
-			}
+		struct pforeach *f = pt->fe;
+		for (size_t k = 0; f && k < wt->foreach.n; k++)
+			free(f->items[k]); /* segments: in the arena */
+		if (f) {
+			free(f->lo);
+			free(f->hi);
+			free(f->glob);
+			free(f->items);
+			free(f);
 		}
-		free(pt->lo);
-		free(pt->hi);
-		free(pt->glob);
-		free(pt->items);
 		free(pt->reported);
 	}
 	free(p->pt);

@@ -22,11 +22,13 @@
 
 enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM };
 
+/* 16 bytes: a file of a million tasks holds several per task. */
 struct seg {
-	enum seg_kind kind;
-	uint32_t idx;     /* BIND: value slot; PARAM: parameter index */
 	const char *s;    /* LIT: text (not NUL-terminated); VAR: value */
-	size_t len;
+	uint32_t len;     /* a workflow file is at most 256 MiB */
+	uint16_t idx;     /* BIND: value slot; PARAM: parameter index (a
+			     task has at most WF_MAX_PARAMS) */
+	uint8_t kind;     /* enum seg_kind */
 };
 
 struct tmpl {
@@ -57,12 +59,17 @@ struct plan_file {
 	bool tree;         /* writing inside it is refused too */
 };
 
+/* A task's compiled foreach keys. */
+struct pforeach {
+	struct tmpl *lo, *hi, **items, *glob; /* per foreach key */
+};
+
 struct ptask {
 	const struct wf_task *wt;
 	struct tmpl run;
 	struct tmpl *env;
 	struct pdata *params;
-	struct tmpl *lo, *hi, **items, *glob; /* per foreach key */
+	struct pforeach *fe; /* its foreach keys; NULL: none */
 	bool simple;       /* run needs no shell */
 	const char *exe;   /* simple: the program, resolved on PATH (in
 			      the plan's exes) */

@@ -293,7 +293,12 @@ static void
 each_pair(struct ctx *c, struct ynode *map, const char *what,
 	  const char *const *allowed, size_t nallowed, pair_fn fn, void *arg)
 {
+	/* Duplicate keys: a map for large mappings, a look along a short
+	 * list for the others (no allocation per mapping of every task). */
 	struct hmap seen;
+	const char *few[16];
+	size_t nfew = 0;
+	bool many = map->n / 2 > ARRAY_SIZE(few);
 	hmap_init(&seen);
 	for (size_t pi = 0; pi < map->n; pi += 2) {
 		struct ynode *k = node_at(c, map, pi);
@@ -307,13 +312,18 @@ each_pair(struct ctx *c, struct ynode *map, const char *what,
 		const char *key = scalar(c, k, "a key");
 		if (!key)
 			continue;
-		int found;
-		hmap_put(&seen, key, strlen(key), 0, &found);
+		int found = 0;
+		if (many)
+			hmap_put(&seen, key, strlen(key), 0, &found);
+		for (size_t j = 0; !many && j < nfew && !found; j++)
+			found = !strcmp(few[j], key);
 		if (found) {
 			diag_error(c->d, loc_of(k), "duplicate key '%s' in %s", key,
 				   what);
 			continue;
 		}
+		if (!many)
+			few[nfew++] = key;
 		if (allowed) {
 			size_t i;
 			for (i = 0; i < nallowed; i++)
@@ -571,9 +581,9 @@ coll_list(struct ctx *c, struct ynode *v, const struct coll_arg *a)
 		return;
 	}
 	data->kind = WF_LIST;
-	data->elem = xcalloc(1, sizeof(*data->elem));
-	parse_data(c, a->list, data->elem, a->pname, a->nesting + 1);
-	parse_foreach(c, a->each, &data->each);
+	data->list = xcalloc(1, sizeof(*data->list));
+	parse_data(c, a->list, &data->list->elem, a->pname, a->nesting + 1);
+	parse_foreach(c, a->each, &data->list->each);
 }
 
 static void
@@ -623,12 +633,31 @@ parse_data(struct ctx *c, struct ynode *v, struct wf_data *data,
 }
 
 /* The parameters of one task, across in, out and inout: names are
- * looked up in a map, so a task with many parameters loads in linear
- * time. */
+ * looked up in a map once there are many, so a task with many
+ * parameters loads in linear time (and one with few allocates none). */
+#define FEW_PARAMS 16
 struct task_params {
-	struct hmap names;   /* name -> index in t->params */
+	struct hmap names;   /* name -> index in t->params, once many */
 	size_t alloc;        /* of t->params */
 };
+
+/* The index of t's parameter key, or -1. */
+static long
+param_index(struct task_params *tp, const struct wf_task *t, const char *key)
+{
+	if (t->nparams < FEW_PARAMS) {
+		for (size_t i = 0; i < t->nparams; i++)
+			if (!strcmp(t->params[i].name, key))
+				return (long)i;
+		return -1;
+	}
+	int found;
+	for (size_t i = tp->names.n; i < t->nparams; i++)
+		hmap_put(&tp->names, t->params[i].name,
+			 strlen(t->params[i].name), i, &found);
+	uint64_t *v = hmap_get(&tp->names, key, strlen(key));
+	return v ? (long)*v : -1;
+}
 
 struct params_arg {
 	struct wf_task *t;
@@ -647,11 +676,11 @@ param_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 			   "(letters, digits and _)", key);
 		return;
 	}
-	uint64_t *seen = hmap_get(&pa->tp->names, key, strlen(key));
-	if (seen) {
+	long seen = param_index(pa->tp, t, key);
+	if (seen >= 0) {
 		diag_error(c->d, loc_of(k), "parameter '%s' is declared twice (in "
 			   "%s and %s); give each its own name", key,
-			   wf_access_name(t->params[*seen].access),
+			   wf_access_name(t->params[seen].access),
 			   wf_access_name(pa->access));
 		return;
 	}
@@ -665,9 +694,6 @@ param_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	struct wf_param *p = &t->params[t->nparams++];
 	memset(p, 0, sizeof(*p));
 	p->name = wf_strdup(c->wf, key);
-	int found;
-	hmap_put(&pa->tp->names, p->name, strlen(p->name), t->nparams - 1,
-		 &found);
 	p->access = pa->access;
 	p->loc = loc_of(k);
 	parse_data(c, v, &p->data, key, 0);
@@ -1684,11 +1710,11 @@ foreach_release(struct wf_foreach *fe)
 static void
 data_release(struct wf_data *d)
 {
-	if (d->elem) {
-		data_release(d->elem);
-		free(d->elem);
+	if (d->list) {
+		data_release(&d->list->elem);
+		foreach_release(&d->list->each);
+		free(d->list);
 	}
-	foreach_release(&d->each);
 }
 
 void

@@ -75,21 +75,29 @@ struct wf_foreach {
 enum wf_access { WF_IN, WF_OUT, WF_INOUT };
 enum wf_data_kind { WF_FILE, WF_DIR, WF_LIST };
 
-/* A datum template: a file, a directory collection or a list collection. */
+struct wf_list;
+
+/* A datum template: a file, a directory collection or a list collection.
+ * 40 bytes: the parts of a list are apart, in the lists that have them. */
 struct wf_data {
 	enum wf_data_kind kind;
 	char *path;             /* FILE and DIR: a path template */
 	long depth;             /* DIR: levels of elements, >= 1 */
-	struct wf_data *elem;   /* LIST: the element template (nests) */
-	struct wf_foreach each; /* LIST: the keys the element iterates */
+	struct wf_list *list;   /* LIST */
 	struct wf_loc loc;
+};
+
+/* A list collection: its element and the keys it iterates. */
+struct wf_list {
+	struct wf_data elem;    /* the element template (nests) */
+	struct wf_foreach each; /* the keys the element iterates */
 };
 
 struct wf_param {
 	char *name;
-	enum wf_access access;
 	struct wf_data data;
 	struct wf_loc loc;
+	enum wf_access access;
 };
 
 struct wf_kv {
