@@ -79,7 +79,8 @@ struct dag_input {
 };
 
 struct dag {
-	struct arena arena;           /* path strings */
+	struct arena arena;           /* path strings (and the plan's
+					 compiled templates) */
 	struct hmap paths;            /* path -> datum index */
 	VEC(struct dag_datum) data;
 	VEC(struct dag_task) tasks;

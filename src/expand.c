@@ -172,6 +172,7 @@ struct scope {
 	const char **names; /* foreach keys, slot order */
 	size_t n;
 	const struct wf_task *task; /* params visible when set */
+	struct arena *mem;          /* where compiled templates live */
 };
 
 enum tmpl_where { IN_PATH, IN_RUN, IN_ENV, IN_EXPR };
@@ -301,7 +302,7 @@ param_seg(const struct tmpl_ctx *c, const char *name, const char *dot,
 		return false;
 	}
 	s->kind = SEG_PARAM;
-	s->idx = (uint32_t)i;
+	s->idx = (uint16_t)i;
 	return true;
 }
 
@@ -314,7 +315,7 @@ name_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
 	for (size_t i = sc->n; i > 0; i--)
 		if (!strcmp(sc->names[i - 1], name)) {
 			s->kind = SEG_BIND;
-			s->idx = (uint32_t)(i - 1);
+			s->idx = (uint16_t)(i - 1);
 			return true;
 		}
 	const struct wf_kv *v = workflow_var(sc->wf, name, strlen(name));
@@ -325,7 +326,7 @@ name_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
 	}
 	s->kind = SEG_VAR;
 	s->s = v->val;
-	s->len = strlen(v->val);
+	s->len = (uint32_t)strlen(v->val);
 	return true;
 }
 
@@ -352,7 +353,7 @@ static void
 add_lit(struct segs *segs, const char *lit, const char *end)
 {
 	if (end > lit) {
-		struct seg s = { SEG_LIT, 0, lit, (size_t)(end - lit) };
+		struct seg s = { lit, (uint32_t)(end - lit), 0, SEG_LIT };
 		VEC_PUSH(*segs, s);
 	}
 }
@@ -407,7 +408,7 @@ tmpl_compile(struct tmpl *t, const char *text, const struct scope *sc,
 			continue;
 		}
 		const char *q = placeholder_end(&c, text, p);
-		struct seg s = { SEG_LIT, 0, NULL, 0 };
+		struct seg s = { NULL, 0, 0, SEG_LIT };
 		if (!q) {
 			bad = 1;
 			p++;
@@ -422,15 +423,22 @@ tmpl_compile(struct tmpl *t, const char *text, const struct scope *sc,
 		lit = p;
 	}
 	add_lit(&segs, lit, p);
-	t->v = segs.v;
+	/* Kept as long as the plan, one per path and command of every
+	 * task: in the plan's arena, with no spare capacity. */
+	t->v = NULL;
+	if (segs.n) {
+		t->v = arena_alloc(sc->mem, segs.n * sizeof(*segs.v));
+		memcpy(t->v, segs.v, segs.n * sizeof(*segs.v));
+	}
+	free(segs.v);
 	t->n = segs.n;
 	return bad ? -1 : 0;
 }
 
+/* The segments stay in the plan's arena until the plan is released. */
 static void
 tmpl_release(struct tmpl *t)
 {
-	free(t->v);
 	t->v = NULL;
 	t->n = 0;
 }
@@ -488,13 +496,18 @@ compile_foreach(struct builder *b, const struct wf_foreach *fe,
 		struct tmpl **lo, struct tmpl **hi, struct tmpl ***items,
 		struct tmpl **glob, const char *owner, int *bad)
 {
+	*lo = *hi = *glob = NULL;
+	*items = NULL;
+	if (!fe->n)
+		return; /* most tasks: nothing to allocate */
 	*lo = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
 	*hi = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
 	*glob = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl));
 	*items = xcalloc(fe->n ? fe->n : 1, sizeof(struct tmpl *));
 	for (size_t k = 0; k < fe->n; k++) {
 		const struct wf_iter *it = &fe->v[k];
-		struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL };
+		struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL,
+				    &b->p->dag.arena };
 		for (size_t j = 0; j < b->names.n; j++)
 			if (!strcmp(b->names.v[j], it->name)) {
 				diag_error(b->d, it->loc, "foreach key '%s' of %s is "
@@ -531,14 +544,15 @@ compile_data(struct builder *b, const struct wf_data *wd,
 	     struct pdata *pd, const char *owner, int *bad)
 {
 	pd->kind = wd->kind;
-	pd->depth = wd->depth;
+	pd->depth = (uint32_t)wd->depth;
 	if (wd->kind == WF_LIST) {
 		size_t mark = b->names.n;
-		pd->each = (struct wf_foreach *)&wd->each;
-		compile_foreach(b, &wd->each, &pd->each_lo, &pd->each_hi,
-				&pd->each_items, &pd->each_glob, owner, bad);
-		pd->elem = xcalloc(1, sizeof(*pd->elem));
-		compile_data(b, wd->elem, pd->elem, owner, bad);
+		struct plist *l = pd->list = xcalloc(1, sizeof(*pd->list));
+		l->each = &wd->list->each;
+		compile_foreach(b, &wd->list->each, &l->each_lo, &l->each_hi,
+				&l->each_items, &l->each_glob, owner, bad);
+		l->elem = xcalloc(1, sizeof(*l->elem));
+		compile_data(b, &wd->list->elem, l->elem, owner, bad);
 		b->names.n = mark;
 		return;
 	}
@@ -546,38 +560,44 @@ compile_data(struct builder *b, const struct wf_data *wd,
 		*bad = 1;
 		return;
 	}
-	struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL };
+	struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL,
+			    &b->p->dag.arena };
 	*bad |= tmpl_compile(&pd->path, wd->path, &sc, IN_PATH, b->d, wd->loc,
 			     owner) < 0;
 }
 
 /* Each list collection releases the templates of its own foreach keys
- * (pd->each), at every level of nesting. */
+ * (l->each), at every level of nesting. */
 static void
 pdata_release(struct pdata *pd)
 {
-	const struct wf_foreach *fe = pd->each;
+	struct plist *l = pd->list;
 	tmpl_release(&pd->path);
-	if (pd->elem) {
-		pdata_release(pd->elem);
-		free(pd->elem);
+	if (!l)
+		return;
+	const struct wf_foreach *fe = l->each;
+	if (l->elem) {
+		pdata_release(l->elem);
+		free(l->elem);
 	}
-	if (fe && pd->each_lo) {
+	if (fe && l->each_lo) {
 		for (size_t k = 0; k < fe->n; k++) {
-			tmpl_release(&pd->each_lo[k]);
-			tmpl_release(&pd->each_hi[k]);
-			tmpl_release(&pd->each_glob[k]);
-			if (pd->each_items[k]) {
+			tmpl_release(&l->each_lo[k]);
+			tmpl_release(&l->each_hi[k]);
+			tmpl_release(&l->each_glob[k]);
+			if (l->each_items[k]) {
 				for (size_t j = 0; j < fe->v[k].nitems; j++)
-					tmpl_release(&pd->each_items[k][j]);
-				free(pd->each_items[k]);
+					tmpl_release(&l->each_items[k][j]);
+				free(l->each_items[k]);
 			}
 		}
 	}
-	free(pd->each_lo);
-	free(pd->each_hi);
-	free(pd->each_glob);
-	free(pd->each_items);
+	free(l->each_lo);
+	free(l->each_hi);
+	free(l->each_glob);
+	free(l->each_items);
+	free(l);
+	pd->list = NULL;
 }
 
 /* Shell words that must run through /bin/sh even when alone. */
@@ -599,13 +619,39 @@ shell_word(const char *w, size_t n)
 	return false;
 }
 
+/* The program word w[0..n) as run finds it: a path as it is, else
+ * searched on PATH once per plan (many tasks run one program); NULL when
+ * not found. */
+static const char *
+find_exe(struct plan *p, const char *w, size_t n)
+{
+	uint64_t *slot = hmap_get(&p->exes, w, n);
+	if (slot)
+		return (const char *)(uintptr_t)*slot;
+	const char *exe = NULL;
+	if (memchr(w, '/', n)) {
+		exe = arena_strndup(&p->dag.arena, w, n);
+	} else {
+		char *prog = xstrndup(w, n);
+		char *found = path_search(prog);
+		if (found)
+			exe = arena_strndup(&p->dag.arena, found, strlen(found));
+		free(found);
+		free(prog);
+	}
+	int dup;
+	hmap_put(&p->exes, arena_strndup(&p->dag.arena, w, n), n,
+		 (uint64_t)(uintptr_t)exe, &dup);
+	return exe;
+}
+
 /*
  * Decide whether run can be exec'd without a shell, as make does: literal
  * text of plain word characters and blanks only, a literal first word that
  * is no shell builtin or keyword and is found on PATH.
  */
 static void
-classify_run(struct ptask *pt)
+classify_run(struct plan *p, struct ptask *pt)
 {
 	const struct tmpl *t = &pt->run;
 	pt->simple = false;
@@ -630,22 +676,11 @@ classify_run(struct ptask *pt)
 		return; /* the first word holds a placeholder */
 	if (shell_word(w, (size_t)(we - w)))
 		return;
-	char *prog = xstrndup(w, (size_t)(we - w));
-	if (strchr(prog, '/')) {
-		pt->exe = prog;
-	} else {
-		pt->exe = path_search(prog);
-		free(prog);
-		if (!pt->exe)
-			return; /* let the shell say "not found" */
-	}
 	for (size_t i = 0; i < pt->wt->nenv; i++)
-		if (!strcmp(pt->wt->env[i].key, "PATH")) {
-			free(pt->exe);
-			pt->exe = NULL;
+		if (!strcmp(pt->wt->env[i].key, "PATH"))
 			return;
-		}
-	pt->simple = true;
+	pt->exe = find_exe(p, w, (size_t)(we - w));
+	pt->simple = pt->exe != NULL; /* else the shell says "not found" */
 }
 
 static int
@@ -655,8 +690,11 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 	char *owner = xasprintf("task '%s'", wt->name ? wt->name : "?");
 	pt->wt = wt;
 	b->names.n = 0;
-	compile_foreach(b, &wt->foreach, &pt->lo, &pt->hi, &pt->items,
-			&pt->glob, owner, &bad);
+	if (wt->foreach.n) {
+		struct pforeach *f = pt->fe = xcalloc(1, sizeof(*pt->fe));
+		compile_foreach(b, &wt->foreach, &f->lo, &f->hi, &f->items,
+				&f->glob, owner, &bad);
+	}
 	size_t task_scope = b->names.n;
 	pt->params = xcalloc(wt->nparams ? wt->nparams : 1, sizeof(*pt->params));
 	for (size_t i = 0; i < wt->nparams; i++) {
@@ -665,14 +703,15 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 			     &bad);
 	}
 	b->names.n = task_scope;
-	struct scope sc = { b->p->wf, b->names.v, b->names.n, wt };
+	struct scope sc = { b->p->wf, b->names.v, b->names.n, wt,
+			    &b->p->dag.arena };
 	if (wt->run) {
 		bad |= tmpl_compile(&pt->run, wt->run, &sc, IN_RUN, b->d,
 				    wt->run_loc, owner) < 0;
 		if (!bad)
-			classify_run(pt);
+			classify_run(b->p, pt);
 	}
-	pt->env = xcalloc(wt->nenv ? wt->nenv : 1, sizeof(*pt->env));
+	pt->env = wt->nenv ? xcalloc(wt->nenv, sizeof(*pt->env)) : NULL;
 	for (size_t i = 0; i < wt->nenv; i++)
 		bad |= tmpl_compile(&pt->env[i], wt->env[i].val, &sc, IN_ENV,
 				    b->d, wt->env[i].loc, owner) < 0;
@@ -870,7 +909,7 @@ range_fits(struct builder *b, const struct combo *c, size_t k,
 		const struct data_arg *da = c->arg;
 		const struct wf_task *wt =
 			b->p->pt[b->p->dag.tasks.v[da->task].tmpl].wt;
-		if (da->pd->elem->kind != WF_LIST &&
+		if (da->pd->list->elem->kind != WF_LIST &&
 		    cnt > b->lim.max_accesses - b->p->dag.acc.n) {
 			over_accesses(b, wt->params[da->param].loc, c->owner);
 			return -1;
@@ -1120,7 +1159,7 @@ static void
 list_elem(struct builder *b, void *arg)
 {
 	struct data_arg *a = arg;
-	expand_data(b, a->pd->elem, a->task, a->mode, a->param, a->owner,
+	expand_data(b, a->pd->list->elem, a->task, a->mode, a->param, a->owner,
 		    ++a->nelem);
 }
 
@@ -1230,8 +1269,9 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	const struct wf_param *prm = &wt->params[param];
 	if (pd->kind == WF_LIST) {
 		struct data_arg a = { pd, task, mode, param, owner, 0 };
-		if (each_combo(b, pd->each, 0, pd->each_lo, pd->each_hi,
-			       pd->each_items, pd->each_glob, owner, list_elem,
+		const struct plist *l = pd->list;
+		if (each_combo(b, l->each, 0, l->each_lo, l->each_hi,
+			       l->each_items, l->each_glob, owner, list_elem,
 			       &a) < 0)
 			b->p->pt[g->tasks.v[task].tmpl].failed = true;
 		return;
@@ -1265,9 +1305,9 @@ expand_data(struct builder *b, const struct pdata *pd, uint32_t task, int mode,
 	bool is_dir = pd->kind == WF_DIR;
 	if (is_dir && (mode & DAG_READ)) {
 		struct scan_ctx sc = { task, param, owner, false };
-		scan_dir(b, x, (unsigned)pd->depth, &sc);
+		scan_dir(b, x, pd->depth, &sc);
 	}
-	dag_add_access(g, task, x, mode, is_dir, (unsigned)pd->depth, param);
+	dag_add_access(g, task, x, mode, is_dir, pd->depth, param);
 }
 
 
@@ -1622,6 +1662,7 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
 	dag_init(&p->dag);
+	hmap_init(&p->exes);
 	/* A file that stopped early (empty, not a mapping) has no workdir. */
 	p->workdir_fd = wf->workdir ? open(wf->workdir, O_RDONLY | O_DIRECTORY |
 					   O_CLOEXEC)
@@ -1657,8 +1698,10 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 			char *owner = xasprintf("task '%s'", wf->tasks[i].name);
 			struct inst_arg a = { pt, (uint32_t)i, owner };
 			b.vals.n = 0;
-			if (each_combo(&b, &wf->tasks[i].foreach, 0, pt->lo, pt->hi,
-				       pt->items, pt->glob, owner, add_instance,
+			const struct pforeach none = { 0 };
+			const struct pforeach *f = pt->fe ? pt->fe : &none;
+			if (each_combo(&b, &wf->tasks[i].foreach, 0, f->lo, f->hi,
+				       f->items, f->glob, owner, add_instance,
 				       &a) < 0)
 				pt->failed = true;
 			else if (!pt->ninst)
@@ -1695,30 +1738,23 @@ plan_release(struct plan *p)
 			for (size_t j = 0; j < wt->nparams; j++)
 				pdata_release(&pt->params[j]);
 		free(pt->params);
-		if (pt->lo) {
-			for (size_t k = 0; k < wt->foreach.n; k++) {
-				tmpl_release(&pt->lo[k]);
-				tmpl_release(&pt->hi[k]);
-				tmpl_release(&pt->glob[k]);
-				if (pt->items[k]) {
-					for (size_t j = 0; j < wt->foreach.v[k].nitems;
-					     j++)
-						tmpl_release(&pt->items[k][j]);
-					free(pt->items[k]);
-				}
-			}
+		struct pforeach *f = pt->fe;
+		for (size_t k = 0; f && k < wt->foreach.n; k++)
+			free(f->items[k]); /* segments: in the arena */
+		if (f) {
+			free(f->lo);
+			free(f->hi);
+			free(f->glob);
+			free(f->items);
+			free(f);
 		}
-		free(pt->lo);
-		free(pt->hi);
-		free(pt->glob);
-		free(pt->items);
-		free(pt->exe);
 		free(pt->reported);
 	}
 	free(p->pt);
 	for (size_t i = 0; i < p->guard.n; i++)
 		free(p->guard.v[i].path);
 	VEC_FREE(p->guard);
+	hmap_release(&p->exes);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);

@@ -22,11 +22,13 @@
 
 enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM };
 
+/* 16 bytes: a file of a million tasks holds several per task. */
 struct seg {
-	enum seg_kind kind;
-	uint32_t idx;     /* BIND: value slot; PARAM: parameter index */
 	const char *s;    /* LIT: text (not NUL-terminated); VAR: value */
-	size_t len;
+	uint32_t len;     /* a workflow file is at most 256 MiB */
+	uint16_t idx;     /* BIND: value slot; PARAM: parameter index (a
+			     task has at most WF_MAX_PARAMS) */
+	uint8_t kind;     /* enum seg_kind */
 };
 
 struct tmpl {
@@ -34,13 +36,19 @@ struct tmpl {
 	size_t n;
 };
 
-struct pdata {
-	enum wf_data_kind kind;
-	struct tmpl path;
-	long depth;
+/* A list collection: its element and its compiled foreach keys. */
+struct plist {
 	struct pdata *elem;
 	struct wf_foreach *each;  /* the workflow's, not owned */
 	struct tmpl *each_lo, *each_hi, **each_items, *each_glob;
+};
+
+/* A parameter's datum (two per task in a file of a million). */
+struct pdata {
+	enum wf_data_kind kind;
+	uint32_t depth;
+	struct tmpl path;
+	struct plist *list;       /* LIST only */
 };
 
 /* A file of wfrun's own (the workflow, the trace, ...) that no task may
@@ -51,14 +59,20 @@ struct plan_file {
 	bool tree;         /* writing inside it is refused too */
 };
 
+/* A task's compiled foreach keys. */
+struct pforeach {
+	struct tmpl *lo, *hi, **items, *glob; /* per foreach key */
+};
+
 struct ptask {
 	const struct wf_task *wt;
 	struct tmpl run;
 	struct tmpl *env;
 	struct pdata *params;
-	struct tmpl *lo, *hi, **items, *glob; /* per foreach key */
+	struct pforeach *fe; /* its foreach keys; NULL: none */
 	bool simple;       /* run needs no shell */
-	char *exe;         /* simple: the program, resolved on PATH */
+	const char *exe;   /* simple: the program, resolved on PATH (in
+			      the plan's exes) */
 	uint32_t ninst;
 	bool failed;       /* expansion stopped on an error */
 	bool *reported;    /* per parameter: a path error was reported */
@@ -71,6 +85,8 @@ struct plan {
 	int workdir_fd;   /* -1 if the workdir does not exist yet */
 	size_t ninputs_missing;
 	VEC(struct plan_file) guard; /* wfrun's own files: never data */
+	struct hmap exes;  /* program word -> its path on PATH, or 0: one
+			      search per program, not per task */
 };
 
 /*

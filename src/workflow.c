@@ -109,36 +109,78 @@ diags_print(struct diags *d, FILE *fp)
 	}
 }
 
+/*
+ * The document as a compact tree.  libyaml's own (yaml_parser_load) costs
+ * about 2 KB per task of a file of distinct tasks: a 96-byte node, a
+ * 16-slot stack per mapping, a malloc per scalar.  This one is built from
+ * libyaml's events, holds a node in 20 bytes, the children of every
+ * collection in one array and every scalar in one buffer, and is freed
+ * before the plan is built.  Anchors and aliases resolve as libyaml's
+ * loader resolves them (an alias is its anchor's node, shared), with its
+ * errors.
+ */
+struct ynode {
+	uint32_t line, col;  /* 0-based, as libyaml's marks */
+	uint32_t off;        /* scalar: its text in tree.text; collection:
+				its first child in tree.kids */
+	uint32_t n;          /* scalar: length; collection: children (a
+				mapping's: key, value, key, value...) */
+	uint8_t type;        /* YAML_SCALAR_NODE, _SEQUENCE_, _MAPPING_ */
+	uint8_t plain;       /* a plain scalar */
+};
+
+struct ytree {
+	VEC(struct ynode) nodes;
+	VEC(uint32_t) kids;
+	VEC(char) text;
+	struct ynode *root;  /* NULL: the stream holds no document */
+};
+
+/* A string of a task (its name, run, parameter names and paths) in the
+ * workflow's arena: a malloc each cost 32 bytes for 8, six times a task. */
+static char *
+wf_strdup(struct workflow *wf, const char *s)
+{
+	return arena_strndup(&wf->strings, s, strlen(s));
+}
+
 /* parsing helpers */
 
 struct ctx {
-	yaml_document_t doc;
+	struct ytree doc;
 	struct diags *d;
 	struct workflow *wf;
 	size_t visits; /* guards against alias bombs */
+	size_t max_visits;
+	size_t max_alias;
 	bool piped;    /* read from a pipe: its directory is no place */
 };
 
-#define MAX_VISITS 10000000
 
 static struct wf_loc
-loc_of(const yaml_node_t *n)
+loc_of(const struct ynode *n)
 {
-	struct wf_loc l = { (unsigned)n->start_mark.line + 1,
-			    (unsigned)n->start_mark.column + 1 };
+	struct wf_loc l = { n->line + 1, n->col + 1 };
 	return l;
 }
 
-static yaml_node_t *
-node_at(struct ctx *c, int idx)
+/* Child i of collection n. */
+static struct ynode *
+node_at(struct ctx *c, const struct ynode *n, size_t i)
 {
-	if (++c->visits > MAX_VISITS)
+	if (++c->visits > c->max_visits)
 		return NULL;
-	return yaml_document_get_node(&c->doc, idx);
+	return &c->doc.nodes.v[c->doc.kids.v[n->off + i]];
 }
 
 static const char *
-type_name(const yaml_node_t *n)
+ytext(const struct ctx *c, const struct ynode *n)
+{
+	return c->doc.text.v + n->off;
+}
+
+static const char *
+type_name(const struct ynode *n)
 {
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
@@ -153,28 +195,26 @@ type_name(const yaml_node_t *n)
 }
 
 static bool
-is_null(const yaml_node_t *n)
+is_null(const struct ctx *c, const struct ynode *n)
 {
-	if (n->type != YAML_SCALAR_NODE)
+	if (n->type != YAML_SCALAR_NODE || !n->plain)
 		return false;
-	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return false;
-	const char *s = (const char *)n->data.scalar.value;
+	const char *s = ytext(c, n);
 	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
 	       !strcmp(s, "NULL");
 }
 
 /* The scalar text of n, or NULL with an error naming what was expected. */
 static const char *
-scalar(struct ctx *c, yaml_node_t *n, const char *what)
+scalar(struct ctx *c, struct ynode *n, const char *what)
 {
 	if (n->type != YAML_SCALAR_NODE) {
 		diag_error(c->d, loc_of(n), "%s must be a scalar, not %s", what,
 			   type_name(n));
 		return NULL;
 	}
-	const char *s = (const char *)n->data.scalar.value;
-	if (strlen(s) != n->data.scalar.length) {
+	const char *s = ytext(c, n);
+	if (strlen(s) != n->n) {
 		diag_error(c->d, loc_of(n), "%s contains a NUL character", what);
 		return NULL;
 	}
@@ -182,7 +222,7 @@ scalar(struct ctx *c, yaml_node_t *n, const char *what)
 }
 
 static bool
-is_mapping(struct ctx *c, yaml_node_t *n, const char *what)
+is_mapping(struct ctx *c, struct ynode *n, const char *what)
 {
 	if (n->type == YAML_MAPPING_NODE)
 		return true;
@@ -203,7 +243,7 @@ is_identifier(const char *s)
 }
 
 static int
-parse_int_node(struct ctx *c, yaml_node_t *n, const char *what, long min,
+parse_int_node(struct ctx *c, struct ynode *n, const char *what, long min,
 	       long *out)
 {
 	const char *s = scalar(c, n, what);
@@ -225,7 +265,7 @@ parse_int_node(struct ctx *c, yaml_node_t *n, const char *what, long min,
 }
 
 static int
-parse_bool_node(struct ctx *c, yaml_node_t *n, const char *what, bool *out)
+parse_bool_node(struct ctx *c, struct ynode *n, const char *what, bool *out)
 {
 	const char *s = scalar(c, n, what);
 	if (!s)
@@ -246,35 +286,44 @@ parse_bool_node(struct ctx *c, yaml_node_t *n, const char *what, bool *out)
  * Walk a mapping's pairs, reporting duplicate keys and keys not in allowed
  * (with a suggestion).  Calls fn for each accepted pair.
  */
-typedef void (*pair_fn)(struct ctx *c, const char *key, yaml_node_t *k,
-			yaml_node_t *v, void *arg);
+typedef void (*pair_fn)(struct ctx *c, const char *key, struct ynode *k,
+			struct ynode *v, void *arg);
 
 static void
-each_pair(struct ctx *c, yaml_node_t *map, const char *what,
+each_pair(struct ctx *c, struct ynode *map, const char *what,
 	  const char *const *allowed, size_t nallowed, pair_fn fn, void *arg)
 {
-	yaml_node_pair_t *p;
+	/* Duplicate keys: a map for large mappings, a look along a short
+	 * list for the others (no allocation per mapping of every task). */
 	struct hmap seen;
+	const char *few[16];
+	size_t nfew = 0;
+	bool many = map->n / 2 > ARRAY_SIZE(few);
 	hmap_init(&seen);
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+	for (size_t pi = 0; pi < map->n; pi += 2) {
+		struct ynode *k = node_at(c, map, pi);
+		struct ynode *v = node_at(c, map, pi + 1);
 		if (!k || !v) {
 			diag_error(c->d, loc_of(map),
 				   "document too large (aliases expand to more "
-				   "than %d nodes)", MAX_VISITS);
+				   "than %zu nodes)", c->max_alias);
 			break;
 		}
 		const char *key = scalar(c, k, "a key");
 		if (!key)
 			continue;
-		int found;
-		hmap_put(&seen, key, strlen(key), 0, &found);
+		int found = 0;
+		if (many)
+			hmap_put(&seen, key, strlen(key), 0, &found);
+		for (size_t j = 0; !many && j < nfew && !found; j++)
+			found = !strcmp(few[j], key);
 		if (found) {
 			diag_error(c->d, loc_of(k), "duplicate key '%s' in %s", key,
 				   what);
 			continue;
 		}
+		if (!many)
+			few[nfew++] = key;
 		if (allowed) {
 			size_t i;
 			for (i = 0; i < nallowed; i++)
@@ -304,7 +353,7 @@ static int parse_range(const char *s, char **lo, char **hi);
 
 /* Whether key may name a foreach key; an error at k when not. */
 static bool
-foreach_key_ok(struct ctx *c, const char *key, yaml_node_t *k)
+foreach_key_ok(struct ctx *c, const char *key, struct ynode *k)
 {
 	if (!is_identifier(key)) {
 		diag_error(c->d, loc_of(k),
@@ -327,7 +376,7 @@ foreach_key_ok(struct ctx *c, const char *key, yaml_node_t *k)
 
 /* A range "A..B" into it; -1 after an error. */
 static int
-iter_range(struct ctx *c, const char *key, yaml_node_t *v, struct wf_iter *it)
+iter_range(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 {
 	const char *s = scalar(c, v, "a foreach range");
 	if (!s)
@@ -345,16 +394,14 @@ iter_range(struct ctx *c, const char *key, yaml_node_t *v, struct wf_iter *it)
 
 /* A list of values into it. */
 static void
-iter_list(struct ctx *c, yaml_node_t *v, struct wf_iter *it)
+iter_list(struct ctx *c, struct ynode *v, struct wf_iter *it)
 {
 	it->kind = WF_ITER_LIST;
-	yaml_node_item_t *i;
-	size_t n = v->data.sequence.items.top - v->data.sequence.items.start;
+	size_t n = v->n;
 	it->items = xcalloc(n, sizeof(char *));
 	it->item_locs = xcalloc(n, sizeof(struct wf_loc));
-	for (i = v->data.sequence.items.start; i < v->data.sequence.items.top;
-	     i++) {
-		yaml_node_t *e = node_at(c, *i);
+	for (size_t i = 0; i < n; i++) {
+		struct ynode *e = node_at(c, v, i);
 		if (!e)
 			break;
 		const char *s = scalar(c, e, "a foreach value");
@@ -367,17 +414,15 @@ iter_list(struct ctx *c, yaml_node_t *v, struct wf_iter *it)
 
 /* {glob: pattern} into it; -1 after an error. */
 static int
-iter_glob(struct ctx *c, const char *key, yaml_node_t *v, struct wf_iter *it)
+iter_glob(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 {
-	yaml_node_pair_t *p = v->data.mapping.pairs.start;
-	yaml_node_t *gk = NULL, *gv = NULL;
-	if (v->data.mapping.pairs.top - p == 1) {
-		gk = node_at(c, p->key);
-		gv = node_at(c, p->value);
+	struct ynode *gk = NULL, *gv = NULL;
+	if (v->n == 2) {
+		gk = node_at(c, v, 0);
+		gv = node_at(c, v, 1);
 	}
-	const char *gs = gk && gk->type == YAML_SCALAR_NODE
-				 ? (const char *)gk->data.scalar.value
-				 : NULL;
+	const char *gs = gk && gk->type == YAML_SCALAR_NODE ? ytext(c, gk)
+							    : NULL;
 	if (!gs || strcmp(gs, "glob")) {
 		diag_error(c->d, loc_of(v), "foreach '%s' must be a range "
 			   "\"A..B\", a list, or {glob: pattern}", key);
@@ -408,7 +453,7 @@ iter_release(struct wf_iter *it)
 }
 
 static void
-foreach_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+foreach_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	     void *arg)
 {
 	struct wf_foreach *fe = arg;
@@ -437,9 +482,9 @@ foreach_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 }
 
 static void
-parse_foreach(struct ctx *c, yaml_node_t *v, struct wf_foreach *fe)
+parse_foreach(struct ctx *c, struct ynode *v, struct wf_foreach *fe)
 {
-	if (is_null(v))
+	if (is_null(c, v))
 		return;
 	if (!is_mapping(c, v, "foreach"))
 		return;
@@ -471,18 +516,18 @@ parse_range(const char *s, char **lo, char **hi)
 
 /* data */
 
-static void parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
+static void parse_data(struct ctx *c, struct ynode *v, struct wf_data *data,
 		       const char *pname, int nesting);
 
 struct coll_arg {
 	struct wf_data *data;
 	const char *pname;
 	int nesting;
-	yaml_node_t *depth, *dir, *list, *each;
+	struct ynode *depth, *dir, *list, *each;
 };
 
 static void
-coll_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+coll_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	  void *arg)
 {
 	(void)c;
@@ -515,7 +560,7 @@ coll_dir(struct ctx *c, const struct coll_arg *a)
 		return;
 	}
 	data->kind = WF_DIR;
-	data->path = xstrdup(s);
+	data->path = wf_strdup(c->wf, s);
 	data->depth = 1;
 	if (a->depth)
 		parse_int_node(c, a->depth, "depth", 1, &data->depth);
@@ -523,7 +568,7 @@ coll_dir(struct ctx *c, const struct coll_arg *a)
 
 /* {list: P, foreach: {...}} (at v) into a->data. */
 static void
-coll_list(struct ctx *c, yaml_node_t *v, const struct coll_arg *a)
+coll_list(struct ctx *c, struct ynode *v, const struct coll_arg *a)
 {
 	struct wf_data *data = a->data;
 	if (a->depth)
@@ -536,13 +581,13 @@ coll_list(struct ctx *c, yaml_node_t *v, const struct coll_arg *a)
 		return;
 	}
 	data->kind = WF_LIST;
-	data->elem = xcalloc(1, sizeof(*data->elem));
-	parse_data(c, a->list, data->elem, a->pname, a->nesting + 1);
-	parse_foreach(c, a->each, &data->each);
+	data->list = xcalloc(1, sizeof(*data->list));
+	parse_data(c, a->list, &data->list->elem, a->pname, a->nesting + 1);
+	parse_foreach(c, a->each, &data->list->each);
 }
 
 static void
-parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
+parse_data(struct ctx *c, struct ynode *v, struct wf_data *data,
 	   const char *pname, int nesting)
 {
 	static const char *const keys[] = { "dir", "depth", "list", "foreach" };
@@ -562,7 +607,7 @@ parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
 			return;
 		}
 		data->kind = WF_FILE;
-		data->path = xstrdup(s);
+		data->path = wf_strdup(c->wf, s);
 		return;
 	}
 	if (v->type != YAML_MAPPING_NODE) {
@@ -588,12 +633,31 @@ parse_data(struct ctx *c, yaml_node_t *v, struct wf_data *data,
 }
 
 /* The parameters of one task, across in, out and inout: names are
- * looked up in a map, so a task with many parameters loads in linear
- * time. */
+ * looked up in a map once there are many, so a task with many
+ * parameters loads in linear time (and one with few allocates none). */
+#define FEW_PARAMS 16
 struct task_params {
-	struct hmap names;   /* name -> index in t->params */
+	struct hmap names;   /* name -> index in t->params, once many */
 	size_t alloc;        /* of t->params */
 };
+
+/* The index of t's parameter key, or -1. */
+static long
+param_index(struct task_params *tp, const struct wf_task *t, const char *key)
+{
+	if (t->nparams < FEW_PARAMS) {
+		for (size_t i = 0; i < t->nparams; i++)
+			if (!strcmp(t->params[i].name, key))
+				return (long)i;
+		return -1;
+	}
+	int found;
+	for (size_t i = tp->names.n; i < t->nparams; i++)
+		hmap_put(&tp->names, t->params[i].name,
+			 strlen(t->params[i].name), i, &found);
+	uint64_t *v = hmap_get(&tp->names, key, strlen(key));
+	return v ? (long)*v : -1;
+}
 
 struct params_arg {
 	struct wf_task *t;
@@ -602,7 +666,7 @@ struct params_arg {
 };
 
 static void
-param_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+param_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	   void *arg)
 {
 	struct params_arg *pa = arg;
@@ -612,11 +676,11 @@ param_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 			   "(letters, digits and _)", key);
 		return;
 	}
-	uint64_t *seen = hmap_get(&pa->tp->names, key, strlen(key));
-	if (seen) {
+	long seen = param_index(pa->tp, t, key);
+	if (seen >= 0) {
 		diag_error(c->d, loc_of(k), "parameter '%s' is declared twice (in "
 			   "%s and %s); give each its own name", key,
-			   wf_access_name(t->params[*seen].access),
+			   wf_access_name(t->params[seen].access),
 			   wf_access_name(pa->access));
 		return;
 	}
@@ -629,20 +693,17 @@ param_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 	ALLOC_GROW(t->params, t->nparams + 1, pa->tp->alloc);
 	struct wf_param *p = &t->params[t->nparams++];
 	memset(p, 0, sizeof(*p));
-	p->name = xstrdup(key);
-	int found;
-	hmap_put(&pa->tp->names, p->name, strlen(p->name), t->nparams - 1,
-		 &found);
+	p->name = wf_strdup(c->wf, key);
 	p->access = pa->access;
 	p->loc = loc_of(k);
 	parse_data(c, v, &p->data, key, 0);
 }
 
 static void
-parse_params(struct ctx *c, yaml_node_t *v, struct wf_task *t,
+parse_params(struct ctx *c, struct ynode *v, struct wf_task *t,
 	     enum wf_access access, struct task_params *tp)
 {
-	if (is_null(v))
+	if (is_null(c, v))
 		return;
 	if (!is_mapping(c, v, wf_access_name(access)))
 		return;
@@ -651,7 +712,7 @@ parse_params(struct ctx *c, yaml_node_t *v, struct wf_task *t,
 }
 
 static void
-kv_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+kv_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	void *arg)
 {
 	VEC(struct wf_kv) *vec = arg;
@@ -663,7 +724,7 @@ kv_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 }
 
 static int
-parse_bw(struct ctx *c, yaml_node_t *v, struct wf_bw *bw)
+parse_bw(struct ctx *c, struct ynode *v, struct wf_bw *bw)
 {
 	const char *s = scalar(c, v, "storage_bw");
 	if (!s)
@@ -770,12 +831,12 @@ static const char *const task_keys[] = {
 
 struct task_arg {
 	struct wf_task *t;
-	yaml_node_t *io, *cores, *bw, *run;
+	struct ynode *io, *cores, *bw, *run;
 	struct task_params tp;
 };
 
 static void
-task_memory(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+task_memory(struct ctx *c, struct ynode *v, struct wf_task *t)
 {
 	const char *s = scalar(c, v, "memory");
 	if (s && (t->memory = parse_memory(s)) <= 0) {
@@ -787,7 +848,7 @@ task_memory(struct ctx *c, yaml_node_t *v, struct wf_task *t)
 
 /* log_max: a size (at least 1K), or none; *out untouched on an error. */
 static void
-parse_log_max(struct ctx *c, yaml_node_t *v, long long *out)
+parse_log_max(struct ctx *c, struct ynode *v, long long *out)
 {
 	const char *s = scalar(c, v, "log_max");
 	if (!s)
@@ -803,7 +864,7 @@ parse_log_max(struct ctx *c, yaml_node_t *v, long long *out)
 }
 
 static void
-task_learn_as(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+task_learn_as(struct ctx *c, struct ynode *v, struct wf_task *t)
 {
 	const char *s = scalar(c, v, "learn_as");
 	t->learn_as_loc = loc_of(v);
@@ -816,7 +877,7 @@ task_learn_as(struct ctx *c, yaml_node_t *v, struct wf_task *t)
 }
 
 static void
-task_on_failure(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+task_on_failure(struct ctx *c, struct ynode *v, struct wf_task *t)
 {
 	static const char *const pol[] = { "fail", "retry", "ignore",
 					   "cancel_successors" };
@@ -840,7 +901,7 @@ task_on_failure(struct ctx *c, yaml_node_t *v, struct wf_task *t)
 }
 
 static void
-task_timeout(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+task_timeout(struct ctx *c, struct ynode *v, struct wf_task *t)
 {
 	const char *s = scalar(c, v, "timeout");
 	if (s && (t->timeout = parse_duration(s)) <= 0) {
@@ -851,10 +912,10 @@ task_timeout(struct ctx *c, yaml_node_t *v, struct wf_task *t)
 }
 
 static void
-task_env(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+task_env(struct ctx *c, struct ynode *v, struct wf_task *t)
 {
 	VEC(struct wf_kv) env = { 0 };
-	if (is_null(v))
+	if (is_null(c, v))
 		return;
 	if (!is_mapping(c, v, "env"))
 		return;
@@ -868,7 +929,7 @@ task_env(struct ctx *c, yaml_node_t *v, struct wf_task *t)
 }
 
 static void
-task_run(struct ctx *c, yaml_node_t *v, struct wf_task *t)
+task_run(struct ctx *c, struct ynode *v, struct wf_task *t)
 {
 	const char *s = scalar(c, v, "run");
 	t->run_loc = loc_of(v);
@@ -882,11 +943,11 @@ task_run(struct ctx *c, yaml_node_t *v, struct wf_task *t)
 			   t->name ? t->name : "?");
 		return;
 	}
-	t->run = xstrdup(s);
+	t->run = wf_strdup(c->wf, s);
 }
 
 static void
-task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+task_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	  void *arg)
 {
 	struct task_arg *ta = arg;
@@ -935,18 +996,18 @@ task_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 }
 
 static void
-parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
+parse_task(struct ctx *c, struct ynode *n, struct wf_task *t, size_t index)
 {
 	t->loc = loc_of(n);
 	t->cores = 1;
 	if (!is_mapping(c, n, "a task"))
 		return;
 	/* The name first, so that every later message can use it. */
-	yaml_node_pair_t *p;
-	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+	size_t p;
+	for (p = 0; p < n->n; p += 2) {
+		struct ynode *k = node_at(c, n, p), *v = node_at(c, n, p + 1);
 		if (!k || !v || k->type != YAML_SCALAR_NODE ||
-		    strcmp((const char *)k->data.scalar.value, "name"))
+		    strcmp(ytext(c, k), "name"))
 			continue;
 		const char *s = scalar(c, v, "a task name");
 		if (s && !*s) {
@@ -957,11 +1018,11 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 					   "start with a letter or '_' and use "
 					   "letters, digits, '_' and '-'", s);
 			else
-				t->name = xstrdup(s);
+				t->name = wf_strdup(c->wf, s);
 		}
 		break;
 	}
-	if (!t->name && p == n->data.mapping.pairs.top) {
+	if (!t->name && p == n->n) {
 		diag_error(c->d, loc_of(n), "task %zu has no name: add name: ...",
 			   index + 1);
 	}
@@ -972,6 +1033,9 @@ parse_task(struct ctx *c, yaml_node_t *n, struct wf_task *t, size_t index)
 	each_pair(c, n, "a task", task_keys, ARRAY_SIZE(task_keys), task_pair,
 		  &ta);
 	hmap_release(&ta.tp.names);
+	/* No spare capacity kept: a file may hold a million tasks. */
+	if (t->nparams < ta.tp.alloc)
+		t->params = xrealloc(t->params, t->nparams * sizeof(*t->params));
 	/* A run key that was there but wrong has its own error. */
 	if (!ta.run)
 		diag_error(c->d, loc_of(n), "task '%s' has no run command: "
@@ -1051,7 +1115,7 @@ resolve_var(struct ctx *c, const char *key, const char *s, struct wf_loc loc)
 }
 
 static void
-var_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+var_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	 void *arg)
 {
 	(void)arg;
@@ -1082,11 +1146,11 @@ var_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 }
 
 struct top_arg {
-	yaml_node_t *name, *workdir, *vars, *tasks, *log_max;
+	struct ynode *name, *workdir, *vars, *tasks, *log_max;
 };
 
 static void
-top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
+top_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	 void *arg)
 {
 	(void)c;
@@ -1106,7 +1170,7 @@ top_pair(struct ctx *c, const char *key, yaml_node_t *k, yaml_node_t *v,
 
 /* name:, or else the file's name without its extension. */
 static void
-doc_name(struct ctx *c, yaml_node_t *name, const char *path)
+doc_name(struct ctx *c, struct ynode *name, const char *path)
 {
 	struct workflow *wf = c->wf;
 	if (name) {
@@ -1127,7 +1191,7 @@ doc_name(struct ctx *c, yaml_node_t *name, const char *path)
  * workflow read from a pipe (`<(gen)`, /dev/fd/63) has the current
  * directory for its own. */
 static void
-doc_workdir(struct ctx *c, yaml_node_t *workdir, const char *path)
+doc_workdir(struct ctx *c, struct ynode *workdir, const char *path)
 {
 	struct workflow *wf = c->wf;
 	char *dir = c->piped ? xstrdup(".") : path_dirname(path);
@@ -1151,7 +1215,7 @@ doc_workdir(struct ctx *c, yaml_node_t *workdir, const char *path)
 
 /* tasks:, a list of tasks with unique names. */
 static void
-doc_tasks(struct ctx *c, yaml_node_t *root, yaml_node_t *tasks)
+doc_tasks(struct ctx *c, struct ynode *root, struct ynode *tasks)
 {
 	struct workflow *wf = c->wf;
 	if (!tasks) {
@@ -1165,17 +1229,14 @@ doc_tasks(struct ctx *c, yaml_node_t *root, yaml_node_t *tasks)
 			   type_name(tasks));
 		return;
 	}
-	yaml_node_item_t *i;
-	size_t n = tasks->data.sequence.items.top -
-		   tasks->data.sequence.items.start;
+	size_t n = tasks->n;
 	if (!n)
 		diag_error(c->d, loc_of(tasks), "tasks is empty");
 	wf->tasks = xcalloc(n, sizeof(*wf->tasks));
 	struct hmap names;
 	hmap_init(&names);
-	for (i = tasks->data.sequence.items.start;
-	     i < tasks->data.sequence.items.top; i++) {
-		yaml_node_t *tn = node_at(c, *i);
+	for (size_t i = 0; i < n; i++) {
+		struct ynode *tn = node_at(c, tasks, i);
 		if (!tn) {
 			diag_error(c->d, loc_of(tasks), "document too large");
 			break;
@@ -1203,9 +1264,9 @@ load_doc(struct ctx *c, const char *path)
 {
 	static const char *const top_keys[] = { "name", "workdir", "vars",
 						"tasks", "log_max" };
-	yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+	struct ynode *root = c->doc.root;
 	struct wf_loc l1 = { 1, 1 };
-	if (!root || is_null(root)) {
+	if (!root || is_null(c, root)) {
 		diag_error(c->d, l1, "the workflow is empty: it needs tasks:");
 		return;
 	}
@@ -1216,7 +1277,7 @@ load_doc(struct ctx *c, const char *path)
 		  top_pair, &a);
 	doc_name(c, a.name, path);
 	doc_workdir(c, a.workdir, path);
-	if (a.vars && !is_null(a.vars) && is_mapping(c, a.vars, "vars"))
+	if (a.vars && !is_null(c, a.vars) && is_mapping(c, a.vars, "vars"))
 		each_pair(c, a.vars, "vars", NULL, 0, var_pair, NULL);
 	c->wf->log_max = WF_LOG_MAX_DEFAULT;
 	if (a.log_max)
@@ -1245,105 +1306,364 @@ loc_of_offset(const char *buf, size_t len, size_t off)
 }
 
 /*
- * Is the YAML in buf nested deeper than WF_MAX_DEPTH?  Then report it at
- * the first collection too deep and return true.  libyaml's loader takes
- * time quadratic in the depth (100,000 levels: 22 s), so the events are
- * read first, stopping at the limit; a syntax error is left to the
- * loader to report.
+ * The tree of the first document, from one pass over libyaml's events,
+ * which fail as its loader fails: first a YAML error, then (as they come)
+ * an alias with no anchor or an anchor given twice.  The pass goes on to
+ * the end of the stream, for nesting deeper than WF_MAX_DEPTH anywhere
+ * (that one error is all that is said, before libyaml spends time
+ * quadratic in the depth: 100,000 levels took 22 s) and for a second
+ * document that loads.
  */
-static bool
-too_deep(const char *buf, size_t len, struct diags *d)
+struct ybuild {
+	struct ytree *t;        /* being built; NULL: events only counted */
+	VEC(uint32_t) open;     /* collections open, then the first of their
+				   children in pending, in pairs */
+	VEC(uint32_t) pending;  /* children of the open collections */
+	uint32_t root;
+	struct hmap anchors;    /* anchor -> node, in this document */
+	struct arena names;     /* the anchors' names */
+	int depth;
+	int docs;               /* documents begun */
+	bool failed;            /* this document does not load */
+	bool deep;
+	/* the first document's error, as libyaml's loader says it */
+	const char *problem, *context;
+	yaml_mark_t problem_mark, context_mark;
+};
+
+static struct wf_loc
+loc_of_mark(yaml_mark_t m)
+{
+	struct wf_loc l = { (unsigned)m.line + 1, (unsigned)m.column + 1 };
+	return l;
+}
+
+static void
+ybuild_doc(struct ybuild *b, struct ytree *t)
+{
+	b->t = t;
+	b->open.n = b->pending.n = 0;
+	b->root = UINT32_MAX;
+	b->failed = false;
+	hmap_release(&b->anchors);
+	hmap_init(&b->anchors);
+	arena_release(&b->names);
+	arena_init(&b->names);
+}
+
+static void
+ybuild_fail(struct ybuild *b, const char *context, yaml_mark_t cmark,
+	    const char *problem, yaml_mark_t pmark)
+{
+	b->failed = true;
+	if (b->docs != 1 || b->problem)
+		return;
+	b->context = context;
+	b->context_mark = cmark;
+	b->problem = problem;
+	b->problem_mark = pmark;
+}
+
+/* A node now a child of the innermost open collection, or the root. */
+static void
+ybuild_child(struct ybuild *b, uint32_t idx)
+{
+	if (b->open.n)
+		VEC_PUSH(b->pending, idx);
+	else
+		b->root = idx;
+}
+
+static void
+ybuild_anchor(struct ybuild *b, const yaml_char_t *anchor, uint32_t idx)
+{
+	if (!anchor)
+		return;
+	const char *name = (const char *)anchor;
+	size_t len = strlen(name);
+	uint64_t *first = hmap_get(&b->anchors, name, len);
+	if (first) {
+		const struct ynode *f = &b->t->nodes.v[*first];
+		const struct ynode *n = &b->t->nodes.v[idx];
+		yaml_mark_t fm = { 0, f->line, f->col }, nm = { 0, n->line, n->col };
+		ybuild_fail(b, "found duplicate anchor; first occurrence", fm,
+			    "second occurrence", nm);
+		return;
+	}
+	int found;
+	hmap_put(&b->anchors, arena_strndup(&b->names, name, len), len, idx,
+		 &found);
+}
+
+/* Room for need elements of size at v: the tree's arrays grow by an
+ * eighth (a large realloc moves pages, not bytes), not double, for the
+ * peak of a file of a million tasks. */
+static void *
+ygrow(void *v, size_t *alloc, size_t need, size_t size)
+{
+	if (need <= *alloc)
+		return v;
+	size_t na = *alloc + *alloc / 8 + 4096;
+	if (na < need)
+		na = need;
+	*alloc = na;
+	return xrealloc(v, na * size);
+}
+
+static uint32_t
+ybuild_node(struct ybuild *b, const yaml_event_t *ev, uint8_t type)
+{
+	struct ytree *t = b->t;
+	struct ynode n = { (uint32_t)ev->start_mark.line,
+			   (uint32_t)ev->start_mark.column, 0, 0, type, 0 };
+	if (type == YAML_SCALAR_NODE) {
+		size_t len = ev->data.scalar.length;
+		n.off = (uint32_t)t->text.n;
+		n.n = (uint32_t)len;
+		n.plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		t->text.v = ygrow(t->text.v, &t->text.alloc, t->text.n + len + 1,
+				  1);
+		memcpy(t->text.v + t->text.n, ev->data.scalar.value, len);
+		t->text.v[t->text.n + len] = '\0';
+		t->text.n += len + 1;
+	}
+	t->nodes.v = ygrow(t->nodes.v, &t->nodes.alloc, t->nodes.n + 1,
+			   sizeof(n));
+	t->nodes.v[t->nodes.n++] = n;
+	return (uint32_t)(t->nodes.n - 1);
+}
+
+/* The end of the innermost open collection: its children move from
+ * pending to the tree's kids, in one run. */
+static void
+ybuild_close(struct ybuild *b)
+{
+	uint32_t at = b->open.v[--b->open.n];
+	uint32_t idx = b->open.v[--b->open.n];
+	struct ynode *n = &b->t->nodes.v[idx];
+	struct ytree *t = b->t;
+	n->off = (uint32_t)t->kids.n;
+	n->n = (uint32_t)(b->pending.n - at);
+	t->kids.v = ygrow(t->kids.v, &t->kids.alloc, t->kids.n + n->n,
+			  sizeof(*t->kids.v));
+	if (n->n)
+		memcpy(t->kids.v + t->kids.n, b->pending.v + at,
+		       n->n * sizeof(uint32_t));
+	t->kids.n += n->n;
+	b->pending.n = at;
+	ybuild_child(b, idx);
+}
+
+/* One node event of a document being loaded. */
+static void
+ybuild_event(struct ybuild *b, const yaml_event_t *ev)
+{
+	uint32_t idx;
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		idx = ybuild_node(b, ev, YAML_SCALAR_NODE);
+		ybuild_anchor(b, ev->data.scalar.anchor, idx);
+		ybuild_child(b, idx);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		idx = ybuild_node(b, ev, ev->type == YAML_SEQUENCE_START_EVENT
+						 ? YAML_SEQUENCE_NODE
+						 : YAML_MAPPING_NODE);
+		ybuild_anchor(b, ev->type == YAML_SEQUENCE_START_EVENT
+					 ? ev->data.sequence_start.anchor
+					 : ev->data.mapping_start.anchor, idx);
+		VEC_PUSH(b->open, idx);
+		VEC_PUSH(b->open, (uint32_t)b->pending.n);
+		break;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		ybuild_close(b);
+		break;
+	case YAML_ALIAS_EVENT: {
+		const char *name = (const char *)ev->data.alias.anchor;
+		uint64_t *to = hmap_get(&b->anchors, name, strlen(name));
+		if (to)
+			ybuild_child(b, (uint32_t)*to);
+		else
+			ybuild_fail(b, NULL, ev->start_mark,
+				    "found undefined alias", ev->start_mark);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Depth first: nesting too deep is the one error said.  Then the
+ * document the event belongs to: the first is kept in tree, the second
+ * (in scratch) only shows whether it loads. */
+static void
+ybuild_step(struct ybuild *b, const yaml_event_t *ev, struct ytree *tree,
+	    struct ytree *scratch, bool *second)
+{
+	if (ev->type == YAML_SEQUENCE_START_EVENT ||
+	    ev->type == YAML_MAPPING_START_EVENT)
+		b->depth++;
+	else if (ev->type == YAML_SEQUENCE_END_EVENT ||
+		 ev->type == YAML_MAPPING_END_EVENT)
+		b->depth--;
+	if (b->depth > WF_MAX_DEPTH) {
+		b->deep = true;
+		return;
+	}
+	if (ev->type == YAML_DOCUMENT_START_EVENT) {
+		b->docs++;
+		ybuild_doc(b, b->docs == 1 ? tree
+			      : b->docs == 2 && !b->problem ? scratch : NULL);
+	} else if (ev->type == YAML_DOCUMENT_END_EVENT && b->t) {
+		if (b->docs == 1 && !b->failed && b->root != UINT32_MAX)
+			tree->root = &tree->nodes.v[b->root];
+		if (b->docs == 2 && !b->failed && b->root != UINT32_MAX) {
+			*second = true;
+			scratch->root = &scratch->nodes.v[b->root];
+		}
+		b->t = NULL;
+	} else if (b->t && !b->failed) {
+		ybuild_event(b, ev);
+	}
+}
+
+static void
+ytree_release(struct ytree *t)
+{
+	VEC_FREE(t->nodes);
+	VEC_FREE(t->kids);
+	VEC_FREE(t->text);
+	t->root = NULL;
+}
+
+/* libyaml's parser error at its position in buf. */
+static void
+yaml_error(const yaml_parser_t *parser, const char *buf, size_t len,
+	   struct diags *d)
+{
+	struct wf_loc l = loc_of_mark(parser->problem_mark);
+	const char *problem = parser->problem ? parser->problem : "error";
+	if (parser->error == YAML_READER_ERROR) {
+		l = loc_of_offset(buf, len, parser->problem_offset);
+		bool utf8 = strstr(problem, "UTF-8") != NULL;
+		if (parser->problem_value >= 0)
+			diag_error(d, l, "YAML syntax error: %s (byte 0x%02x)%s",
+				   problem, (unsigned)parser->problem_value & 0xff,
+				   utf8 ? "; a workflow file must be UTF-8" : "");
+		else
+			diag_error(d, l, "YAML syntax error: %s", problem);
+	} else if (parser->context) {
+		diag_error(d, l, "YAML syntax error: %s %s (line %zu)", problem,
+			   parser->context, (size_t)parser->context_mark.line + 1);
+	} else {
+		diag_error(d, l, "YAML syntax error: %s", problem);
+	}
+}
+
+/*
+ * Parse buf into tree: 0, or -1 after reporting why not.  *second is set
+ * when a second document follows that loads (its root in scratch).
+ */
+static int
+ytree_load(struct ytree *tree, struct ytree *scratch, bool *second,
+	   const char *buf, size_t len, struct diags *d)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
+	struct ybuild b;
+	memset(&b, 0, sizeof(b));
+	hmap_init(&b.anchors);
+	arena_init(&b.names);
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	int depth = 0;
-	bool deep = false, end = false;
-	while (!deep && !end && yaml_parser_parse(&parser, &ev)) {
-		if (ev.type == YAML_SEQUENCE_START_EVENT ||
-		    ev.type == YAML_MAPPING_START_EVENT)
-			depth++;
-		else if (ev.type == YAML_SEQUENCE_END_EVENT ||
-			 ev.type == YAML_MAPPING_END_EVENT)
-			depth--;
-		end = ev.type == YAML_STREAM_END_EVENT;
-		if (depth > WF_MAX_DEPTH) {
-			struct wf_loc l = { (unsigned)ev.start_mark.line + 1,
-					    (unsigned)ev.start_mark.column + 1 };
-			diag_error(d, l, "the YAML nests more than %d levels "
-				   "deep here; a workflow needs far fewer",
-				   WF_MAX_DEPTH);
-			deep = true;
+	bool end = false, bad = false;
+	while (!b.deep && !end) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			/* the first document's loader fails here unless it
+			 * failed before, or was done */
+			bad = b.docs <= 1 && !tree->root;
+			if (bad && !b.problem)
+				yaml_error(&parser, buf, len, d);
+			break;
 		}
+		ybuild_step(&b, &ev, tree, scratch, second);
+		end = ev.type == YAML_STREAM_END_EVENT;
+		if (b.deep)
+			diag_error(d, loc_of_mark(ev.start_mark), "the YAML nests "
+				   "more than %d levels deep here; a workflow "
+				   "needs far fewer", WF_MAX_DEPTH);
 		yaml_event_delete(&ev);
 	}
+	if (b.problem && !b.deep) {
+		struct wf_loc l = loc_of_mark(b.problem_mark);
+		if (b.context)
+			diag_error(d, l, "YAML syntax error: %s %s (line %zu)",
+				   b.problem, b.context,
+				   (size_t)b.context_mark.line + 1);
+		else
+			diag_error(d, l, "YAML syntax error: %s", b.problem);
+	}
 	yaml_parser_delete(&parser);
-	return deep;
+	hmap_release(&b.anchors);
+	arena_release(&b.names);
+	VEC_FREE(b.open);
+	VEC_FREE(b.pending);
+	return b.deep || b.problem || bad ? -1 : 0;
 }
 
+/* file, when not NULL, holds buf and is released once the tree is
+ * built: the file and the workflow need not both be in memory. */
 static int
 load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
-	 bool piped, struct diags *d)
+	 struct strbuf *file, bool piped, size_t max_alias, struct diags *d)
 {
 	memset(wf, 0, sizeof(*wf));
 	wf->file = xstrdup(path);
 	hmap_init(&wf->var_index);
-	yaml_parser_t parser;
+	arena_init(&wf->strings);
 	struct ctx c;
+	struct ytree extra;
+	bool second = false;
 	memset(&c, 0, sizeof(c));
+	memset(&extra, 0, sizeof(extra));
 	c.d = d;
 	c.wf = wf;
 	c.piped = piped;
-	if (too_deep(buf, len, d))
-		return -1;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &c.doc)) {
-		struct wf_loc l = { (unsigned)parser.problem_mark.line + 1,
-				    (unsigned)parser.problem_mark.column + 1 };
-		const char *problem = parser.problem ? parser.problem : "error";
-		if (parser.error == YAML_READER_ERROR) {
-			l = loc_of_offset(buf, len, parser.problem_offset);
-			bool utf8 = strstr(problem, "UTF-8") != NULL;
-			if (parser.problem_value >= 0)
-				diag_error(d, l, "YAML syntax error: %s (byte 0x%02x)%s",
-					   problem, (unsigned)parser.problem_value &
-						    0xff, utf8 ? "; a workflow file "
-						    "must be UTF-8" : "");
-			else
-				diag_error(d, l, "YAML syntax error: %s", problem);
-		} else if (parser.context) {
-			diag_error(d, l, "YAML syntax error: %s %s (line %zu)",
-				   problem, parser.context,
-				   (size_t)parser.context_mark.line + 1);
-		} else {
-			diag_error(d, l, "YAML syntax error: %s", problem);
-		}
-		yaml_parser_delete(&parser);
-		return -1;
+	int r = ytree_load(&c.doc, &extra, &second, buf, len, d);
+	if (file)
+		strbuf_release(file);
+	/* Without aliases, reading visits each node of a collection at most
+	 * twice (a task's keys: once for its name); aliases may add
+	 * max_alias visits to that. */
+	c.max_alias = max_alias;
+	c.max_visits = max_alias + 2 * c.doc.kids.n;
+	if (!r) {
+		load_doc(&c, path);
+		/* A second document is almost always a mistake. */
+		if (second)
+			diag_error(d, loc_of(extra.root), "a second YAML document "
+				   "('---') follows; a workflow file holds one");
 	}
-	load_doc(&c, path);
-	/* A second document is almost always a mistake. */
-	yaml_document_t extra;
-	if (yaml_parser_load(&parser, &extra)) {
-		if (yaml_document_get_root_node(&extra)) {
-			yaml_node_t *r = yaml_document_get_root_node(&extra);
-			diag_error(d, loc_of(r), "a second YAML document ('---') "
-				   "follows; a workflow file holds one");
-		}
-		yaml_document_delete(&extra);
-	}
-	yaml_document_delete(&c.doc);
-	yaml_parser_delete(&parser);
-	return 0;
+	ytree_release(&c.doc);
+	ytree_release(&extra);
+	return r;
 }
 
 int
 workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 		  size_t len, struct diags *d)
 {
-	return load_mem(wf, path, buf, len, false, d);
+	return load_mem(wf, path, buf, len, NULL, false, WF_MAX_ALIAS_NODES, d);
+}
+
+int
+workflow_load_mem_limited(struct workflow *wf, const char *path,
+			  const char *buf, size_t len, size_t max_alias,
+			  struct diags *d)
+{
+	return load_mem(wf, path, buf, len, NULL, false, max_alias, d);
 }
 
 /* The file is read whole first: the reader's errors are offsets, which
@@ -1363,8 +1683,8 @@ workflow_load(struct workflow *wf, const char *path, struct diags *d)
 		strbuf_release(&sb);
 		return -1;
 	}
-	int r = load_mem(wf, path, sb.buf, sb.len, kind == 1, d);
-	strbuf_release(&sb);
+	int r = load_mem(wf, path, sb.buf, sb.len, &sb, kind == 1,
+			 WF_MAX_ALIAS_NODES, d);
 	return r;
 }
 
@@ -1390,12 +1710,11 @@ foreach_release(struct wf_foreach *fe)
 static void
 data_release(struct wf_data *d)
 {
-	free(d->path);
-	if (d->elem) {
-		data_release(d->elem);
-		free(d->elem);
+	if (d->list) {
+		data_release(&d->list->elem);
+		foreach_release(&d->list->each);
+		free(d->list);
 	}
-	foreach_release(&d->each);
 }
 
 void
@@ -1403,11 +1722,9 @@ workflow_release(struct workflow *wf)
 {
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		struct wf_task *t = &wf->tasks[i];
-		free(t->name);
 		free(t->learn_as);
 		foreach_release(&t->foreach);
 		for (size_t j = 0; j < t->nparams; j++) {
-			free(t->params[j].name);
 			data_release(&t->params[j].data);
 		}
 		free(t->params);
@@ -1416,7 +1733,6 @@ workflow_release(struct workflow *wf)
 			free(t->env[j].val);
 		}
 		free(t->env);
-		free(t->run);
 	}
 	free(wf->tasks);
 	for (size_t i = 0; i < wf->nvars; i++) {
@@ -1428,6 +1744,7 @@ workflow_release(struct workflow *wf)
 	free(wf->file);
 	free(wf->name);
 	free(wf->workdir);
+	arena_release(&wf->strings);
 	memset(wf, 0, sizeof(*wf));
 }
 

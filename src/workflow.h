@@ -1,7 +1,8 @@
 /*
  * workflow: the workflow file as the user wrote it.  workflow_load() reads a
- * YAML file with libyaml (this is the only file that includes yaml.h),
- * checks keys, types and values, and fills a struct workflow of *templates*:
+ * YAML file with libyaml's event parser (this is the only file that
+ * includes yaml.h) into a compact tree freed once read, checks keys, types
+ * and values, and fills a struct workflow of *templates*:
  * strings still hold their {placeholders}, foreach keys are not expanded.
  * Every error goes to a diags list with the file, line and column of the
  * offending node, so one run reports all of them.  expand.c turns templates
@@ -74,21 +75,29 @@ struct wf_foreach {
 enum wf_access { WF_IN, WF_OUT, WF_INOUT };
 enum wf_data_kind { WF_FILE, WF_DIR, WF_LIST };
 
-/* A datum template: a file, a directory collection or a list collection. */
+struct wf_list;
+
+/* A datum template: a file, a directory collection or a list collection.
+ * 40 bytes: the parts of a list are apart, in the lists that have them. */
 struct wf_data {
 	enum wf_data_kind kind;
 	char *path;             /* FILE and DIR: a path template */
 	long depth;             /* DIR: levels of elements, >= 1 */
-	struct wf_data *elem;   /* LIST: the element template (nests) */
-	struct wf_foreach each; /* LIST: the keys the element iterates */
+	struct wf_list *list;   /* LIST */
 	struct wf_loc loc;
+};
+
+/* A list collection: its element and the keys it iterates. */
+struct wf_list {
+	struct wf_data elem;    /* the element template (nests) */
+	struct wf_foreach each; /* the keys the element iterates */
 };
 
 struct wf_param {
 	char *name;
-	enum wf_access access;
 	struct wf_data data;
 	struct wf_loc loc;
+	enum wf_access access;
 };
 
 struct wf_kv {
@@ -119,17 +128,18 @@ struct wf_task {
 	size_t nparams;
 	long cores;                 /* >= 1; 0 for I/O tasks */
 	long long memory;           /* bytes, 0 = not set */
-	bool io;
 	struct wf_bw storage_bw;
 	char *learn_as;             /* NULL: its name (storage_bw: auto) */
 	struct wf_loc learn_as_loc;
 	long retries;
 	enum wf_on_failure on_failure;
+	/* the flags together: one per task of a file of a million */
 	bool on_failure_set;
+	bool io;
+	bool allow_outside;         /* OUT/INOUT paths may leave the workdir */
 	double timeout;             /* seconds, 0 = none */
 	long long log_max;          /* bytes a log keeps, -1 = no cap (after
 				       loading: the workflow's if unset) */
-	bool allow_outside;         /* OUT/INOUT paths may leave the workdir */
 	struct wf_kv *env;
 	size_t nenv;
 	char *run;
@@ -151,6 +161,8 @@ struct workflow {
 	struct hmap var_index; /* var name -> index in vars */
 	struct wf_task *tasks;
 	size_t ntasks;
+	struct arena strings; /* the tasks' names, run lines, parameter
+				 names and paths */
 };
 
 /*
@@ -166,6 +178,14 @@ int workflow_load(struct workflow *wf, const char *path, struct diags *d);
  * gives the default workdir and name.  For the fuzz targets and tests. */
 int workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 		      size_t len, struct diags *d);
+/* How many nodes YAML aliases may add to the document, by repeating
+ * what they name (wfrun-workflow(5), LIMITS): an alias bomb is refused,
+ * a large file is not. */
+#define WF_MAX_ALIAS_NODES ((size_t)10000000)
+/* workflow_load_mem() with another such limit, for the tests. */
+int workflow_load_mem_limited(struct workflow *wf, const char *path,
+			      const char *buf, size_t len, size_t max_alias,
+			      struct diags *d);
 void workflow_release(struct workflow *wf);
 
 /* Look up a var; NULL if absent. */

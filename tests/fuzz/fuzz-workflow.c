@@ -59,8 +59,8 @@ data_reads_disk(const struct wf_data *d)
 	if (d->kind == WF_DIR && may_be_absolute(d->path))
 		return true;
 	if (d->kind == WF_LIST)
-		return foreach_reads_disk(&d->each) ||
-		       (d->elem && data_reads_disk(d->elem));
+		return d->list && (foreach_reads_disk(&d->list->each) ||
+				   data_reads_disk(&d->list->elem));
 	return false;
 }
 

@@ -134,6 +134,36 @@ main(void)
 	diags_release(&d);
 	strbuf_release(&y);
 
+	/* YAML aliases: what they repeat counts, not what is written (a
+	 * file of 957,000 distinct tasks was refused as an alias bomb) */
+	for (int i = 0; i < 1000; i++)
+		strbuf_addf(&y, "%s  - {name: t%d, in: {i: a%d}, run: x}\n",
+			    i ? "" : "tasks:\n", i, i);
+	diags_init(&d, "mem.yaml");
+	is_int(workflow_load_mem_limited(&wf, "/x/mem.yaml", y.buf, y.len, 1000,
+					 &d), 0, "1,000 tasks read");
+	is_int(d.nerrors, 0, "no error with aliases limited to 1,000 nodes");
+	is_int(wf.ntasks, 1000, "all 1,000 tasks");
+	workflow_release(&wf);
+	diags_release(&d);
+	strbuf_reset(&y);
+	strbuf_adds(&y, "p: &p {");
+	for (int i = 0; i < 100; i++)
+		strbuf_addf(&y, "%sp%d: f", i ? ", " : "", i);
+	strbuf_adds(&y, "}\ntasks:\n");
+	for (int i = 0; i < 20; i++)
+		strbuf_addf(&y, "  - {name: t%d, in: *p, run: x}\n", i);
+	diags_init(&d, "mem.yaml");
+	workflow_load_mem_limited(&wf, "/x/mem.yaml", y.buf, y.len, 1000, &d);
+	size_t bombs = 0;
+	for (size_t i = 0; i < d.list.n; i++)
+		bombs += !strcmp(d.list.v[i].msg, "document too large (aliases "
+				 "expand to more than 1000 nodes)");
+	ok(bombs >= 1, "20 aliases of 100 parameters pass the limit");
+	workflow_release(&wf);
+	diags_release(&d);
+	strbuf_reset(&y);
+
 	/* parameters are numbered in 16 bits in the dag */
 	strbuf_adds(&y, "tasks:\n  - name: many\n    in:\n");
 	for (int i = 0; i < 65536; i++)
