@@ -452,16 +452,21 @@ resume_record_stored(struct resume *rs, const struct plan *p, uint32_t t,
 	return 0;
 }
 
-/* Whether task t ran before: a record of it, or a damaged one. */
+/* Whether task t ran before: a record of it, or a damaged one.  applied:
+ * only a run whose writes reached the workdir (not one whose outputs
+ * stayed in a worker's store, never brought back). */
 static bool
 ran_before(const struct plan *p, const struct journal *j, uint32_t t,
-	   struct strbuf *key)
+	   bool applied, struct strbuf *key)
 {
 	if (!j)
 		return false;
 	strbuf_reset(key);
 	plan_label(p, t, key);
-	return journal_find(j, key->buf) || journal_lost(j, key->buf);
+	const struct jrec *r = journal_find(j, key->buf);
+	if (r)
+		return !(applied && r->store);
+	return journal_lost(j, key->buf);
 }
 
 /* Set first[] (per access): the updates in place of data that no
@@ -512,7 +517,7 @@ rerun_reader(const struct resume *rs, const struct plan *p, uint32_t u,
 }
 
 /* Per datum, the latest task that ran before and wrote it (own) or
- * something at or under it (sub); -1 when none. */
+ * something at or under it (sub), in the workdir; -1 when none. */
 static void
 recorded_writers(const struct plan *p, const struct journal *j,
 		 int64_t *own, int64_t *sub)
@@ -529,7 +534,7 @@ recorded_writers(const struct plan *p, const struct journal *j,
 			if (!(a->mode & DAG_WRITE))
 				continue;
 			if (!asked) {
-				ran = ran_before(p, j, t, &key);
+				ran = ran_before(p, j, t, true, &key);
 				asked = true;
 			}
 			if (!ran)
@@ -577,7 +582,7 @@ void_writers(struct resume *rs, const struct plan *p, const struct journal *j)
 			     z = g->data.v[z].parent)
 				hit = at[z] >= 0 && t >= at[z];
 		}
-		if (hit && ran_before(p, j, t, &key))
+		if (hit && ran_before(p, j, t, false, &key))
 			VEC_PUSH(drop, t);
 	}
 	rs->drop = drop.v;
