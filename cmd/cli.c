@@ -10,6 +10,7 @@
 #include "path.h"
 #include "resources.h"
 #include "slurm.h"
+#include "slurm_jobs.h"
 #include "util.h"
 
 /* The operand of run and sim, one workflow file (struct cli_spec). */
@@ -227,10 +228,17 @@ load_cluster(const char *file, bool spec, struct cluster *c)
 	struct diags d;
 	diags_init(&d, file);
 	resources_load(c, file, &d);
-	if (c->slurm) {
+	if (c->slurm && !c->slurm->jobs) {
 		struct wf_loc l = { c->slurm->line, 1 };
 		diag_error(&d, l, "<slurm>: wfrun cannot ask Slurm for nodes "
 			   "or jobs yet; inside an allocation use --slurm");
+	} else if (c->slurm && spec) {
+		struct wf_loc l = { c->slurm->line, 1 };
+		diag_error(&d, l, "<slurm submit=\"jobs\">: wfrun sim cannot "
+			   "model Slurm's queue; simulate with <worker>s");
+	} else if (c->slurm) {
+		/* one worker stands for the jobs (slurm_jobs.h) */
+		slurm_jobs_add_worker(c);
 	}
 	if (!spec)
 		check_workdirs(c, &d);
