@@ -94,6 +94,7 @@ struct sj_batch {
 	char *id;            /* the array's job id, NULL until sbatch says */
 	struct sj_job **jobs;
 	size_t n, left;      /* jobs, and those not ended */
+	size_t asking;       /* scontrol children about its jobs */
 	bool polled;         /* in the squeue that runs */
 };
 
@@ -128,6 +129,8 @@ struct slurm_jobs {
 	unsigned seq;
 	bool warned;         /* an squeue failure was said */
 	bool releasing;      /* in release(): no more callbacks */
+	struct strvec unsure; /* arrays given up before Slurm said their
+				 jobs ended: scancel'ed again at the end */
 };
 
 /* --- children ------------------------------------------------------------- */
@@ -516,7 +519,7 @@ sweep(struct slurm_jobs *x)
 {
 	for (size_t i = 0; i < x->batches.n;) {
 		struct sj_batch *b = x->batches.v[i];
-		if (b->id && !b->left)
+		if (b->id && !b->left && !b->asking)
 			batch_drop(x, b); /* the last one takes its place */
 		else
 			i++;
@@ -543,6 +546,9 @@ static void
 scontrol_ended(struct slurm_jobs *x, struct sj_proc *p)
 {
 	struct sj_job *j = p->ctx;
+	j->b->asking--;
+	if (j->phase == SJ_ENDED)
+		return; /* given up meanwhile */
 	char state[24] = "";
 	scontrol_field(p->buf[0].buf ? p->buf[0].buf : "", "JobState", state,
 		       sizeof(state));
@@ -568,7 +574,9 @@ ask_scontrol(struct slurm_jobs *x, struct sj_job *j)
 	char *argv[] = { "scontrol", "-o", "show", "job", id, NULL };
 	struct errbuf err;
 	j->phase = SJ_ASKING;
-	if (!proc_start(x, argv, scontrol_ended, j, &err))
+	if (proc_start(x, argv, scontrol_ended, j, &err))
+		j->b->asking++;
+	else
 		job_end(x, j);
 }
 
@@ -754,7 +762,8 @@ sbatch_ended(struct slurm_jobs *x, struct sj_proc *p)
 		struct strvec cancel = { 0 };
 		VEC_PUSH(cancel, NULL);
 		for (size_t i = 0; i < b->n; i++) {
-			b->jobs[i]->phase = SJ_QUEUED;
+			if (b->jobs[i]->phase != SJ_ENDED)
+				b->jobs[i]->phase = SJ_QUEUED;
 			if (b->jobs[i]->cancelled)
 				VEC_PUSH(cancel, xasprintf("%s_%zu", b->id, i));
 		}
@@ -763,6 +772,7 @@ sbatch_ended(struct slurm_jobs *x, struct sj_proc *p)
 		for (size_t i = 1; i < nc; i++)
 			free(cancel.v[i]);
 		VEC_FREE(cancel);
+		sweep(x);
 		poll_arm(x, -1);
 		return;
 	}
@@ -770,6 +780,8 @@ sbatch_ended(struct slurm_jobs *x, struct sj_proc *p)
 	proc_why(p, why, sizeof(why));
 	for (size_t i = 0; i < b->n; i++) {
 		struct sj_job *j = b->jobs[i];
+		if (j->phase == SJ_ENDED)
+			continue; /* given up meanwhile */
 		struct exec_result r;
 		memset(&r, 0, sizeof(r));
 		r.task = j->task;
@@ -1026,11 +1038,48 @@ cancel(struct slurm_jobs *x, uint32_t task, bool all)
 	VEC_FREE(ids);
 }
 
+/*
+ * The second signal of an interrupt (SIGKILL, KILL_GRACE after the
+ * first, or a second Ctrl-C): jobs cancelled whose end Slurm has not
+ * confirmed end now, killed, so that the run can end when Slurm does
+ * not answer; their arrays are cancelled again at the end.
+ */
+static void
+give_up(struct slurm_jobs *x)
+{
+	for (size_t i = 0; i < x->batches.n; i++) {
+		struct sj_batch *b = x->batches.v[i];
+		bool any = false;
+		for (size_t k = 0; k < b->n; k++) {
+			struct sj_job *j = b->jobs[k];
+			if (j->phase == SJ_ENDED || !j->cancelled)
+				continue;
+			struct exec_result r;
+			memset(&r, 0, sizeof(r));
+			r.task = j->task;
+			r.read_bytes = r.write_bytes = -1;
+			r.started = j->running;
+			r.wstatus = SIGKILL;
+			r.start = j->seen_start ? j->seen_start : j->submitted;
+			r.end = clock_real();
+			snprintf(r.error, sizeof(r.error), "cancelled; Slurm did "
+				 "not say when job %s_%u ended",
+				 b->id ? b->id : "-", j->idx);
+			j->phase = SJ_ENDED;
+			b->left--;
+			x->base.running--;
+			any = true;
+			x->base.done(&r, x->base.arg);
+		}
+		if (any && b->id)
+			VEC_PUSH(x->unsure, xstrdup(b->id));
+	}
+}
+
 static void
 sj_signal_all(struct exec *e, int sig)
 {
 	struct slurm_jobs *x = (struct slurm_jobs *)e;
-	(void)sig;
 	/* not handed to Slurm yet: they end here */
 	loop_timer_cancel(x->loop, &x->flush_timer);
 	while (x->pend.n) {
@@ -1047,6 +1096,8 @@ sj_signal_all(struct exec *e, int sig)
 		e->done(&r, e->arg);
 	}
 	cancel(x, 0, true);
+	if (sig == SIGKILL)
+		give_up(x);
 }
 
 static void
@@ -1094,6 +1145,9 @@ sj_release(struct exec *e)
 	for (size_t i = 0; i < x->batches.n; i++)
 		if (x->batches.v[i]->id && x->batches.v[i]->left)
 			VEC_PUSH(ids, xstrdup(x->batches.v[i]->id));
+	for (size_t i = 0; i < x->unsure.n; i++)
+		VEC_PUSH(ids, x->unsure.v[i]);
+	VEC_FREE(x->unsure);
 	if (ids.n > 1) {
 		VEC_PUSH(ids, NULL);
 		struct errbuf err;
