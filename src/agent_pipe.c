@@ -292,15 +292,7 @@ start_child(struct pipe_link *p, char *const *argv, char *err, size_t errlen)
 	posix_spawn_file_actions_adddup2(&fa, fds[0][0], 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1][1], 1);
 	posix_spawn_file_actions_adddup2(&fa, fds[2][1], 2);
-	sigset_t none, dfl;
-	sigemptyset(&none);
-	spawn_signal_set(&dfl);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dfl);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-					      POSIX_SPAWN_SETSIGDEF |
-					      POSIX_SPAWN_SETPGROUP);
+	spawn_helper_attr(&at);
 	int r = posix_spawnp(&p->pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);

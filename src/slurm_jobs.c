@@ -228,16 +228,8 @@ proc_start(struct slurm_jobs *x, char *const *argv, sj_end_fn end, void *ctx,
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[0][1], 1);
 	posix_spawn_file_actions_adddup2(&fa, fds[1][1], 2);
-	sigset_t none, dfl;
-	sigemptyset(&none);
-	spawn_signal_set(&dfl);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dfl);
 	/* its own group: the terminal's Ctrl-C must not stop a scancel */
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-					      POSIX_SPAWN_SETSIGDEF |
-					      POSIX_SPAWN_SETPGROUP);
+	spawn_helper_attr(&at);
 	pid_t pid;
 	int r = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -330,21 +322,34 @@ proc_ok(const struct sj_proc *p)
 				 !WEXITSTATUS(p->status));
 }
 
-/* scancel the job ids of ids->v[1..] (v[0] is for "scancel"), in the
- * loop. */
+/* scancel the job ids of ids->v[1..] (new strings; v[0] is for
+ * "scancel"), in the loop; ids is freed. */
 static void scancel_ended(struct slurm_jobs *x, struct sj_proc *p);
 
 static void
 scancel(struct slurm_jobs *x, struct strvec *ids)
 {
-	if (ids->n < 2)
-		return;
+	size_t n = ids->n;
 	VEC_PUSH(*ids, NULL);
 	ids->v[0] = "scancel";
 	struct errbuf err;
-	if (!proc_start(x, ids->v, scancel_ended, NULL, &err))
+	if (n > 1 && !proc_start(x, ids->v, scancel_ended, NULL, &err))
 		warning_msg("slurm: %s", err.msg);
-	ids->n = 1;
+	for (size_t i = 1; i < n; i++)
+		free(ids->v[i]);
+	VEC_FREE(*ids);
+}
+
+/* A result of task's job, known of it so far: nothing. */
+static void
+result_init(struct exec_result *r, uint32_t task)
+{
+	memset(r, 0, sizeof(*r));
+	r->task = task;
+	r->read_bytes = r->write_bytes = -1;
+	r->utime = -1;
+	r->maxrss_kb = -1;
+	r->start = r->end = clock_real();
 }
 
 /* --- the jobs' files ------------------------------------------------------ */
@@ -475,11 +480,7 @@ static void
 job_end(struct slurm_jobs *x, struct sj_job *j)
 {
 	struct exec_result r;
-	memset(&r, 0, sizeof(r));
-	r.task = j->task;
-	r.read_bytes = r.write_bytes = -1;
-	r.utime = -1;
-	r.maxrss_kb = -1;
+	result_init(&r, j->task);
 	snprintf(r.node, sizeof(r.node), "%s", j->node);
 	bool have = read_status(j, &r);
 	bool slurm_says = !strcmp(j->state, "TIMEOUT") ||
@@ -767,11 +768,7 @@ sbatch_ended(struct slurm_jobs *x, struct sj_proc *p)
 			if (b->jobs[i]->cancelled)
 				VEC_PUSH(cancel, xasprintf("%s_%zu", b->id, i));
 		}
-		size_t nc = cancel.n;
 		scancel(x, &cancel);
-		for (size_t i = 1; i < nc; i++)
-			free(cancel.v[i]);
-		VEC_FREE(cancel);
 		sweep(x);
 		poll_arm(x, -1);
 		return;
@@ -783,10 +780,7 @@ sbatch_ended(struct slurm_jobs *x, struct sj_proc *p)
 		if (j->phase == SJ_ENDED)
 			continue; /* given up meanwhile */
 		struct exec_result r;
-		memset(&r, 0, sizeof(r));
-		r.task = j->task;
-		r.read_bytes = r.write_bytes = -1;
-		r.start = r.end = clock_real();
+		result_init(&r, j->task);
 		snprintf(r.error, sizeof(r.error), "sbatch refused it: %s", why);
 		j->phase = SJ_ENDED;
 		b->left--;
@@ -1031,11 +1025,7 @@ cancel(struct slurm_jobs *x, uint32_t task, bool all)
 				VEC_PUSH(ids, xasprintf("%s_%zu", b->id, k));
 		}
 	}
-	size_t n = ids.n;
 	scancel(x, &ids);
-	for (size_t i = 1; i < n; i++)
-		free(ids.v[i]);
-	VEC_FREE(ids);
 }
 
 /*
@@ -1055,13 +1045,10 @@ give_up(struct slurm_jobs *x)
 			if (j->phase == SJ_ENDED || !j->cancelled)
 				continue;
 			struct exec_result r;
-			memset(&r, 0, sizeof(r));
-			r.task = j->task;
-			r.read_bytes = r.write_bytes = -1;
+			result_init(&r, j->task);
 			r.started = j->running;
 			r.wstatus = SIGKILL;
 			r.start = j->seen_start ? j->seen_start : j->submitted;
-			r.end = clock_real();
 			snprintf(r.error, sizeof(r.error), "cancelled; Slurm did "
 				 "not say when job %s_%u ended",
 				 b->id ? b->id : "-", j->idx);
@@ -1085,10 +1072,7 @@ sj_signal_all(struct exec *e, int sig)
 	while (x->pend.n) {
 		struct sj_job *j = x->pend.v[--x->pend.n];
 		struct exec_result r;
-		memset(&r, 0, sizeof(r));
-		r.task = j->task;
-		r.read_bytes = r.write_bytes = -1;
-		r.start = r.end = clock_real();
+		result_init(&r, j->task);
 		snprintf(r.error, sizeof(r.error), "stopped before it was "
 			 "submitted");
 		e->running--;

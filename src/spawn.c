@@ -47,6 +47,20 @@ spawn_signal_set(sigset_t *set)
 	sigaddset(set, SIGPIPE);
 }
 
+void
+spawn_helper_attr(posix_spawnattr_t *at)
+{
+	sigset_t none, dfl;
+	sigemptyset(&none);
+	spawn_signal_set(&dfl);
+	posix_spawnattr_setsigmask(at, &none);
+	posix_spawnattr_setsigdefault(at, &dfl);
+	posix_spawnattr_setpgroup(at, 0);
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK |
+					     POSIX_SPAWN_SETSIGDEF |
+					     POSIX_SPAWN_SETPGROUP);
+}
+
 static int
 spawn_setup(void)
 {

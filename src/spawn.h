@@ -14,6 +14,7 @@
 #ifndef WFRUN_SPAWN_H
 #define WFRUN_SPAWN_H
 
+#include <spawn.h>
 #include <sys/types.h>
 
 #include "util.h"
@@ -31,6 +32,11 @@ struct spawn_req {
 /* The signals the master blocks and takes through signalfd; the child
  * gets them back with default dispositions. */
 void spawn_signal_set(sigset_t *set);
+/* Set attributes (initialised) for a helper child that is not a task
+ * (an agent, sbatch, squeue): the signals of spawn_signal_set unblocked
+ * and at their defaults, in a process group of its own, so that a Ctrl-C
+ * at the terminal reaches only wfrun, which decides. */
+void spawn_helper_attr(posix_spawnattr_t *at);
 
 /*
  * The environment of this process with add[0..n) ("NAME=VALUE") added or
