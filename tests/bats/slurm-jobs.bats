@@ -188,6 +188,24 @@ EOF
 	[ "$(trace_col status | sort -u)" = ABORTED ]
 }
 
+@test "wfrun's timeout: the running job is cancelled, as a local task is killed" {
+	wf <<'EOF'
+tasks:
+  - name: slow
+    timeout: 8
+    run: "sleep 3031"
+EOF
+	res_xml
+	run timeout 60 "$WFRUN" -r res.xml wf.yaml
+	[ "$status" -eq 1 ]
+	[[ $output == *"task 'slow' timed out after 8s and was killed"* ]]
+	[ "$(trace_col status)" = FAILED ]
+	[[ "$(trace_col worker)" == slurm:n[123] ]]
+	run pgrep -f -x 'sleep 3031'
+	[ "$status" -eq 1 ]
+	[ -z "$(squeue -h -n slow -o %i)" ]
+}
+
 @test "Ctrl-C while Slurm does not answer: the run ends all the same" {
 	# squeue, scontrol and scancel that fail once the file down exists,
 	# as when slurmctld is unreachable
