@@ -29,17 +29,7 @@ SRUN_TASKS=${SRUN_TASKS:-200}
 BENCH_TMP=${BENCH_TMP:-$here/out}
 SC=$here/../tests/cluster/slurmcluster
 
-[ -x "$WFRUN" ] || { echo "slurm-alloc.sh: no wfrun binary at $WFRUN (run make, or set WFRUN)" >&2; exit 2; }
-WFRUN=$(cd "$(dirname "$WFRUN")" && pwd)/$(basename "$WFRUN")
-mkdir -p "$BENCH_TMP"
-tmp=$(mktemp -d "$BENCH_TMP/slurm-alloc.XXXXXX")
-cleanup() {
-	"$SC" down -q "$tmp/cluster" || true
-	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
-"$SC" up -q --nodes "$NODES" --cpus "$CPUS" "$tmp/cluster"
-export SLURM_CONF=$tmp/cluster/slurm.conf
+. "$here/slurm-cluster.sh" slurm-alloc
 slots=$((NODES * CPUS))
 
 workflow() { # N

@@ -11,6 +11,7 @@
 #include "resources.h"
 #include "slurm.h"
 #include "slurm_alloc.h"
+#include "slurm_jobs.h"
 #include "util.h"
 
 /* The operand of run and sim, one workflow file (struct cli_spec). */
@@ -296,15 +297,17 @@ load_cluster(const char *file, bool spec, struct cluster *c)
 	struct diags d;
 	diags_init(&d, file);
 	resources_load(c, file, &d);
-	if (c->slurm && c->slurm->jobs) {
+	if (c->slurm && c->slurm->jobs && spec) {
 		struct wf_loc l = { c->slurm->line, 1 };
-		diag_error(&d, l, "<slurm submit=\"jobs\">: wfrun cannot submit "
-			   "one job per task yet; submit=\"nodes\" asks for "
-			   "nodes");
+		diag_error(&d, l, "<slurm submit=\"jobs\">: wfrun sim cannot "
+			   "model Slurm's queue; simulate with <worker>s");
+	} else if (c->slurm && c->slurm->jobs) {
+		/* one worker stands for the jobs (slurm_jobs.h) */
+		slurm_jobs_add_worker(c);
 	}
 	if (!spec)
 		check_workdirs(c, &d);
-	if (spec && c->slurm && !c->nworkers) {
+	if (spec && c->slurm && !c->slurm->jobs && !c->nworkers) {
 		struct wf_loc l = { c->slurm->line, 1 };
 		diag_error(&d, l, "<slurm>: wfrun sim does not simulate the "
 			   "nodes Slurm would give: describe them as <worker>s");

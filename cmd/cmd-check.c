@@ -51,12 +51,13 @@ workers(const char *resources, const struct cluster *cl)
 	for (size_t i = 0; i < cl->nworkers; i++) {
 		const struct worker_spec *w = &cl->workers[i];
 		printf("  %s: %s", w->name,
-		       w->local ? "this machine" : w->host);
+		       w->local ? "this machine"
+		       : w->slurm_jobs ? "one Slurm job per task" : w->host);
 		if (w->cores)
 			printf(", %ld cores", w->cores);
 		if (!w->local)
 			printf(", %s workdir %s", w->shared ? "shared" : "own",
-			       w->workdir);
+			       w->workdir ? w->workdir : "(the master's)");
 		printf("\n");
 	}
 	const struct slurm_spec *s = cl->slurm;

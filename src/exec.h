@@ -5,7 +5,8 @@
  * through the done callback, from the loop thread.  exec_local runs jobs
  * as child processes of the master; the agent client (agent_client.h)
  * runs them through a worker agent, over SSH (exec_ssh.c) or a child
- * process's pipes (agent_pipe.c), behind the same table.
+ * process's pipes (agent_pipe.c), behind the same table; slurm_jobs.h
+ * as one Slurm batch job each.
  */
 #ifndef WFRUN_EXEC_H
 #define WFRUN_EXEC_H
@@ -53,6 +54,11 @@ struct exec_job {
 				task then itself, should the master not */
 	long long log_max;   /* bytes each log keeps, 0: no cap (the cut
 				is said in the log: exec_local.c) */
+	/* for a place that queues each job on its own (a Slurm job):
+	 * its name, its instance's tag, and what it asks for */
+	const char *name, *tag;
+	long cores;
+	long long memory;    /* bytes, 0: not given */
 };
 
 struct exec_result {
@@ -67,7 +73,15 @@ struct exec_result {
 	bool lost;           /* its worker was lost: run it again elsewhere */
 	bool parked;         /* waits for lost data to be made again: the
 				stage readies it (never started) */
-	char error[2100];     /* why it could not start */
+	char error[2100];     /* why it could not start; or, with state,
+				 why the place ended it ("Slurm ended job
+				 12_3 with TIMEOUT (time limit 1 min)") */
+	char state[24];       /* the place's end state when it, not the
+				 command, decided the end (Slurm's TIMEOUT,
+				 NODE_FAIL...): the trace's status */
+	char node[64];        /* where it ran, when its worker is many
+				 places (a Slurm job's node); "": the
+				 worker */
 	/* staged jobs: which outs[] exist, the regular files under them
 	 * (valid during the done callback only) and the time spent moving
 	 * them into the store */

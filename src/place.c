@@ -1,5 +1,6 @@
 #include "place.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,13 @@ place_worker_add(struct place *pl)
 }
 
 void
+place_worker_jobs(struct place *pl, size_t wi, long slots)
+{
+	place_worker_set(pl, wi, slots, slots);
+	pl->w[wi].per_job = true;
+}
+
+void
 place_worker_lost(struct place *pl, size_t wi)
 {
 	pl->w[wi].usable = false;
@@ -107,7 +115,9 @@ place_most_cores(const struct place *pl)
 {
 	long most = 0;
 	for (size_t k = 0; k < pl->nw; k++)
-		if (pl->w[k].usable && pl->w[k].cores > most)
+		if (pl->w[k].usable && pl->w[k].per_job)
+			return LONG_MAX; /* the cluster says */
+		else if (pl->w[k].usable && pl->w[k].cores > most)
 			most = pl->w[k].cores;
 	return most;
 }
@@ -199,10 +209,14 @@ start(struct place *pl, uint32_t t, uint32_t name, size_t wi)
 {
 	struct place_worker *w = &pl->w[wi];
 	struct place_task *pt = &pl->t[t];
-	if (pl->io[name])
+	if (w->per_job) {
+		w->free--;
 		w->io_free--;
-	else
+	} else if (pl->io[name]) {
+		w->io_free--;
+	} else {
 		w->free -= pl->cores[name];
+	}
 	pt->grant = iopol_start(pl->pol, name, wi,
 				(long)pl->sched.q[name].n);
 	pt->where = (uint16_t)wi;
@@ -222,9 +236,13 @@ place_end(struct place *pl, uint32_t t)
 {
 	uint32_t name = pl->p->dag.tasks.v[t].tmpl;
 	struct place_worker *w = &pl->w[pl->t[t].where];
-	if (pl->io[name]) {
-		w->io_free++;
+	if (pl->io[name])
 		idset_del(&pl->io_run, t);
+	if (w->per_job) {
+		w->free++;
+		w->io_free++;
+	} else if (pl->io[name]) {
+		w->io_free++;
 	} else {
 		w->free += pl->cores[name];
 	}
@@ -261,13 +279,20 @@ place_requeue(struct place *pl, uint32_t t)
 
 /* --- decisions ------------------------------------------------------------ */
 
+/* Has worker w room for an instance of name now? */
+static bool
+room(const struct place *pl, const struct place_worker *w, uint32_t name)
+{
+	return w->per_job ? w->free > 0
+	       : pl->io[name] ? w->io_free > 0 : w->free >= pl->cores[name];
+}
+
 /* Has worker k room for an instance of name, and may it start there? */
 static bool
 fits(struct place *pl, size_t k, uint32_t name)
 {
 	const struct place_worker *w = &pl->w[k];
-	return w->usable &&
-	       (pl->io[name] ? w->io_free > 0 : w->free >= pl->cores[name]) &&
+	return w->usable && room(pl, w, name) &&
 	       iopol_may_start(pl->pol, name, k);
 }
 
@@ -282,7 +307,8 @@ pinned_pick(struct place *pl, uint32_t t, uint32_t name)
 	bool other = false;
 	for (size_t k = 0; k < pl->nw; k++)
 		if (k != last && pl->w[k].usable &&
-		    (pl->io[name] || pl->w[k].cores >= pl->cores[name]))
+		    (pl->io[name] || pl->w[k].per_job ||
+		     pl->w[k].cores >= pl->cores[name]))
 			other = true;
 	if (same || !other)
 		pick = fits(pl, last, name) ? last : pl->nw;
@@ -325,8 +351,7 @@ closest(struct place *pl, uint32_t t, uint32_t name, size_t best)
 	long long most = pl->ops.local_bytes(arg, t, best) + LOCALITY_MIN - 1;
 	for (size_t i = 0; i < pl->nw; i++) {
 		const struct place_worker *w = &pl->w[i];
-		if (i == best || !w->usable ||
-		    (pl->io[name] ? w->io_free < 1 : w->free < pl->cores[name]) ||
+		if (i == best || !w->usable || !room(pl, w, name) ||
 		    !iopol_could_start(pl->pol, name, i))
 			continue;
 		long long b = pl->ops.local_bytes(arg, t, i);
@@ -379,9 +404,13 @@ start_one(struct place *pl)
 	while ((best = next_asked(pl)) != pl->nw) {
 		pl->w[best].tried = true;
 		pl->asking = best;
+		const struct place_worker *w = &pl->w[best];
+		/* a job slot fits any task */
+		long fr = w->per_job && w->free > 0 ? LONG_MAX : w->free;
+		long iofr = w->per_job ? w->free : w->io_free;
 		uint32_t name;
-		uint32_t t = sched_pop_if(&pl->sched, pl->w[best].free,
-					  pl->w[best].io_free, io_ok, pl, &name);
+		uint32_t t = sched_pop_if(&pl->sched, fr, iofr, io_ok, pl,
+					  &name);
 		if (t == UINT32_MAX)
 			continue;
 		if (pl->ops.local_bytes)

@@ -56,6 +56,9 @@ struct place_worker {
 	long io, io_free;    /* I/O executors, and those free */
 	bool usable;         /* connected and not lost */
 	bool tried;          /* asked in this dispatch round */
+	bool per_job;        /* each task is a job of its own (Slurm): any
+				task fits, and takes one of cores (then
+				job slots, free and io alike) */
 };
 
 /* What the backend does for the decisions. */
@@ -124,6 +127,9 @@ void place_worker_set(struct place *pl, size_t wi, long cores, long io);
  * after every other, unusable until place_worker_set.  Its policy
  * worker is added too (iopol_add_worker), at the same index. */
 size_t place_worker_add(struct place *pl);
+/* Worker wi runs each task as a job of its own, at most slots at once,
+ * whatever their cores (place_worker.per_job), and is usable. */
+void place_worker_jobs(struct place *pl, size_t wi, long slots);
 /* Worker wi is gone: nothing starts there any more (its running tasks
  * come back through place_end and place_requeue). */
 void place_worker_lost(struct place *pl, size_t wi);

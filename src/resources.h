@@ -33,6 +33,9 @@ struct worker_spec {
 	bool shared;         /* the workdir is the master's, same paths */
 	bool srun;           /* a node of the Slurm allocation wfrun runs in:
 				its agent is a job step (slurm.h) */
+	bool slurm_jobs;     /* stands for the jobs of <slurm submit="jobs">
+				(slurm_jobs.h): each task is a job of its
+				own, its cores and memory its own */
 	char *storage;       /* the <storage> a shared workdir lives on */
 	char *identity;      /* absolute (~ expanded, relative to the
 				resources file); NULL: ssh-agent, defaults */

@@ -29,6 +29,7 @@
 #include "resume.h"
 #include "slurm.h"
 #include "slurm_alloc.h"
+#include "slurm_jobs.h"
 #include "spawn.h"
 #include "stage.h"
 #include "trace.h"
@@ -426,12 +427,19 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	job.err_path = r->path.buf;
 	job.timeout = wt->timeout > 0 ? wt->timeout : 0;
 	job.log_max = wt->log_max > 0 ? wt->log_max : 0;
+	struct strbuf tag = STRBUF_INIT;
+	plan_tag(r->p, t, &tag);
+	job.name = wt->name;
+	job.tag = tag.buf;
+	job.cores = wt->cores;
+	job.memory = wt->memory;
 	if (log_level >= 2)
 		say_start(r, t, &job);
 	send_job(r, t, wi, &job);
 	arm_timeout(r, t, wt->timeout);
 	job_env_release(&job, envs, wt->nenv);
 	strbuf_release(&outp);
+	strbuf_release(&tag);
 }
 
 /* Print the last lines of a failed task's stderr log, its controls made
@@ -721,11 +729,17 @@ trace_attempt(struct runner *r, uint32_t t, const char *status,
 	uint32_t tmpl = p->dag.tasks.v[t].tmpl;
 	const struct wf_task *wt = &p->wf->tasks[tmpl];
 	const struct place_task *pt = &r->pl.t[t];
-	struct strbuf tag = STRBUF_INIT;
+	struct strbuf tag = STRBUF_INIT, where = STRBUF_INIT;
 	plan_tag(p, t, &tag);
 	bool lost = res->lost;
+	/* a worker that is many places (Slurm jobs): where it ran too */
+	strbuf_adds(&where, r->w[pt->where].name);
+	if (res->node[0])
+		strbuf_addf(&where, ":%s", res->node);
+	if (res->state[0])
+		status = res->state;
 	struct trace_row row = {
-		t + 1, wt->name, tag.buf, r->w[pt->where].name,
+		t + 1, wt->name, tag.buf, where.buf,
 		wt->io ? "io" : "compute", r->pl.cores[tmpl], pt->grant.c,
 		pt->grant.epoch, status, at ? at->exit_code : -1,
 		pt->failures + 1, pt->submit,
@@ -737,6 +751,7 @@ trace_attempt(struct runner *r, uint32_t t, const char *status,
 	};
 	trace_write(&r->trace, &row);
 	strbuf_release(&tag);
+	strbuf_release(&where);
 }
 
 /* Its worker is gone: the task runs again elsewhere, from its saved
@@ -745,6 +760,14 @@ static void
 on_lost(struct runner *r, uint32_t t, const struct exec_result *res)
 {
 	progress_lost(&r->prog, r->pl.io[r->p->dag.tasks.v[t].tmpl]);
+	if (res->state[0]) {
+		/* the place ended it (Slurm's NODE_FAIL...): not its failure */
+		struct strbuf lab = STRBUF_INIT;
+		plan_label(r->p, t, &lab);
+		progress_clear(r);
+		warning_msg("task %s: %s", lab.buf, res->error);
+		strbuf_release(&lab);
+	}
 	trace_attempt(r, t, "LOST", res, NULL);
 	char *aside = NULL;
 	struct errbuf uerr;
@@ -778,6 +801,9 @@ attempt_read(struct runner *r, uint32_t t, const struct exec_result *res,
 	struct strbuf *why = &at->why;
 	if (!res->started) {
 		strbuf_addf(why, "could not start: %s", res->error);
+	} else if (res->state[0]) {
+		/* its place ended it (Slurm's TIMEOUT...) */
+		strbuf_addf(why, "failed: %s", res->error);
 	} else if (WIFEXITED(res->wstatus)) {
 		at->exit_code = WEXITSTATUS(res->wstatus);
 		if (at->exit_code)
@@ -1231,6 +1257,19 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 	struct rworker *w = &r->w[i];
 	w->name = ws->name;
 	w->spec = ws;
+	if (ws->slurm_jobs) {
+		/* each task one Slurm job: a job slot, not cores */
+		w->cwd = r->p->wf->workdir;
+		w->remote = true;
+		w->ex = slurm_jobs_new(r->o->cluster->slurm, r->p->wf->workdir,
+				       &r->loop, on_done, r);
+		if (w->ex->state == EXEC_READY)
+			place_worker_jobs(&r->pl, i, r->o->cluster->slurm->max_jobs);
+		else
+			warning_msg("worker '%s' skipped: %s", w->name,
+				    w->ex->error);
+		return 0;
+	}
 	if (ws->local) {
 		w->ex = exec_local_new(on_done, &r->loop, r);
 		long cores = ws->cores ? ws->cores : o->cores;
@@ -1576,6 +1615,8 @@ start(struct runner *r)
 	struct plan *p = r->p;
 	const struct slurm_spec *sp = r->o->cluster ? r->o->cluster->slurm
 						    : NULL;
+	if (sp && sp->jobs)
+		sp = NULL; /* one worker, made with the others, runs the jobs */
 	if (sp)
 		open_slurm(r);
 	if (!start_workers(r) && !sp) {

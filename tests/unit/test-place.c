@@ -1,7 +1,7 @@
 /* Unit tests of place: the decisions the runner and `wfrun sim` share —
  * most free cores first, backfilling, I/O admission under storage_bw and
  * its spread, make-way, pinned retries, locality, a lost worker's task
- * run again elsewhere.  The backend here only records what it is told. */
+ * run again elsewhere, a per-job worker's slots.  The backend here only records what it is told. */
 #include <string.h>
 
 #include "expand.h"
@@ -391,6 +391,35 @@ test_worker_add(void)
 	teardown();
 }
 
+/* A per-job worker (Slurm jobs): each task takes a slot whatever its
+ * cores, even more cores than the others have; a slot freed starts the
+ * next. */
+static void
+test_per_job(void)
+{
+	static const char *const jobs =
+		"name: j\nworkdir: /tmp/wfrun-place-unused\ntasks:\n"
+		"  - name: wide\n    cores: 16\n    foreach: {i: \"1..3\"}\n"
+		"    out: {o: \"w{i}\"}\n    run: \"true\"\n";
+	long cores[] = { 2 };
+	setup(jobs, 1, cores, 0, false);
+	is_int(place_most_cores(&pl), 2, "2 cores: no 16-core task fits");
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 0, "nothing starts on 2 cores");
+	teardown();
+	setup(jobs, 1, cores, 0, false);
+	place_worker_jobs(&pl, 0, 2);
+	ok(place_most_cores(&pl) >= 16, "a per-job worker fits any task");
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 2, "two slots: two 16-core jobs");
+	is_int(pl.w[0].free, 0, "a slot each, not 16 cores");
+	done(launched[0]);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 3, "a slot freed: the third starts");
+	is_int(pl.w[0].free, 0, "both slots taken again");
+	teardown();
+}
+
 int
 main(void)
 {
@@ -402,5 +431,6 @@ main(void)
 	test_locality();
 	test_lost_worker();
 	test_worker_add();
+	test_per_job();
 	return done_testing();
 }
