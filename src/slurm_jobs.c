@@ -1168,7 +1168,7 @@ sj_release(struct exec *e)
 
 static const struct exec_ops sj_ops = {
 	sj_submit, sj_signal_all, sj_signal_one, sj_stop_one, sj_on_sigchld,
-	sj_release, NULL, NULL,
+	sj_release, NULL, NULL, NULL, NULL,
 };
 
 struct exec *
