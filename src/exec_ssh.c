@@ -565,7 +565,7 @@ exec_ssh_new(const struct worker_spec *w, const struct exec_ssh_opts *o,
 	if (h->wake_fd < 0 || h->notify_fd < 0)
 		die("eventfd: %s", strerror(errno));
 	if (o->sftp)
-		h->xs = xfer_sftp_new(w->host, h->notify_fd);
+		h->xs = xfer_sftp_new(w->host, h->notify_fd, w->lost_after);
 	agent_client_attach(c, &h->base);
 	/* beats at least 4 in each silence limit; keepalive more often */
 	struct agent_liveness lv = { w->timeout, w->lost_after / 4.0,

@@ -3,6 +3,13 @@
  * GET are two small state machines over the same current transfer: each
  * step does one non-blocking SFTP call at most, so the SSH thread goes on
  * relaying the agent's messages while a large file moves.
+ *
+ * The heartbeats share the connection with the data: a PING (and the
+ * agent's PONG) waits behind every byte queued before it on the link.  So
+ * the bytes in flight (written and not yet acknowledged, or asked for
+ * and not yet received) are bounded by what the link really moves in a
+ * fraction of lost-after (struct pace), whatever its speed: a heartbeat
+ * always gets through in about lost-after/4 however slow the link is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +25,31 @@
 #include "path.h"
 #include "xfer_sftp.h"
 
-/* Bytes per SFTP read or write call: a multiple of libssh2's packet
- * size (30000), large enough that it keeps many packets in flight. */
-#define XFER_BUF (30000 * 64)
+/* libssh2's largest SFTP write and read (one packet each). */
+#define XFER_PKT 30000
+/* Bytes per SFTP read or write call at most: a multiple of the packet
+ * size, large enough that it keeps many packets in flight; also the most
+ * bytes ever in flight. */
+#define XFER_BUF (XFER_PKT * 64)
+/* Bytes in flight before the first measure: small, as a slow link's first
+ * seconds must not hold a heartbeat either. */
+#define PACE_START (XFER_PKT * 2)
+
+/*
+ * The bytes the transfers may have in flight, from the rate the link
+ * achieves (bytes acknowledged over time, measured every period while
+ * data moves): rate * target, never below one packet, at most twice the
+ * last bound (it grows like a window while the link keeps up) and at
+ * most XFER_BUF.  target is lost-after/4 (5 s without lost-after): with
+ * PINGs every lost-after/4, the agent is heard within about lost-after/2.
+ */
+struct pace {
+	double target;   /* seconds the bytes in flight may take */
+	double period;   /* seconds between two measures */
+	size_t win;      /* bytes that may be in flight */
+	double t0;       /* start of this measure; 0: no data moving */
+	long long acked; /* bytes acknowledged since t0 */
+};
 
 /* PUT: X_START X_MKDIR X_OPEN X_DATA X_CLOSE; GET: X_START X_LSTAT, then
  * X_LINK (a symbolic link) or X_OPEN X_DATA X_CLOSE. */
@@ -35,7 +64,8 @@ struct xcur {
 	LIBSSH2_SFTP_HANDLE *fh;
 	char *buf;
 	size_t blen, boff;
-	long long bytes;
+	long long bytes;        /* acknowledged (PUT) or received (GET) */
+	long long size;         /* GET: the remote file's size, -1 unknown */
 	double t0;
 	size_t mkpos;           /* X_MKDIR: end of the prefix being made */
 	unsigned long mode;
@@ -55,6 +85,7 @@ struct xfer_sftp {
 	LIBSSH2_SESSION *s;
 	LIBSSH2_SFTP *sftp;
 	struct xcur cur;
+	struct pace pace;
 	struct hmap dirs_made;           /* remote directories known to exist */
 	struct arena dirs_arena;
 };
@@ -74,12 +105,59 @@ poke(int fd)
 	(void)r;
 }
 
+/* ---- the pace of the data (SSH thread) ---- */
+
+static void
+pace_init(struct pace *p, double lost_after)
+{
+	p->target = lost_after > 0 ? lost_after / 4 : 5;
+	p->period = p->target / 2 < 0.5 ? p->target / 2 : 0.5;
+	if (p->period < 0.1)
+		p->period = 0.1;
+	p->win = PACE_START;
+	p->t0 = 0;
+	p->acked = 0;
+}
+
+/* n more bytes acknowledged (n may be 0: time passed while data was in
+ * flight); each period, the bound follows the rate measured. */
+static void
+pace_acked(struct pace *p, long long n)
+{
+	double now = clock_mono();
+	if (!p->t0) {
+		p->t0 = now;
+		p->acked = 0;
+	}
+	p->acked += n;
+	double dt = now - p->t0;
+	if (dt < p->period)
+		return;
+	double want = (double)p->acked / dt * p->target;
+	double most = 2.0 * (double)p->win;
+	if (most > XFER_BUF)
+		most = XFER_BUF;
+	if (want > most)
+		want = most;
+	p->win = want < XFER_PKT ? XFER_PKT : (size_t)want;
+	p->t0 = now;
+	p->acked = 0;
+}
+
+/* Nothing in flight: the time until data moves again is not the link's. */
+static void
+pace_idle(struct pace *p)
+{
+	p->t0 = 0;
+}
+
 struct xfer_sftp *
-xfer_sftp_new(const char *host, int notify_fd)
+xfer_sftp_new(const char *host, int notify_fd, double lost_after)
 {
 	struct xfer_sftp *x = xcalloc(1, sizeof(*x));
 	x->host = host;
 	x->notify_fd = notify_fd;
+	pace_init(&x->pace, lost_after);
 	pthread_mutex_init(&x->lock, NULL);
 	strbuf_init(&x->cur.tmp);
 	x->cur.fd = -1;
@@ -291,6 +369,7 @@ xfer_begin(struct xfer_sftp *x)
 	struct xcur *c = &x->cur;
 	c->t0 = clock_mono();
 	c->bytes = 0;
+	c->size = -1;
 	c->boff = c->blen = 0;
 	c->fh = NULL;
 	c->fd = -1;
@@ -395,14 +474,22 @@ put_data(struct xfer_sftp *x)
 		c->blen = (size_t)n;
 		c->boff = 0;
 	}
-	ssize_t w = libssh2_sftp_write(c->fh, c->buf + c->boff,
-				       c->blen - c->boff);
-	if (waits(w))
+	/* libssh2 sends what it is given but was not yet sent, and
+	 * returns what the server acknowledged: given no more than the
+	 * pace's bound, no more is ever in flight */
+	size_t len = c->blen - c->boff;
+	if (len > x->pace.win)
+		len = x->pace.win;
+	ssize_t w = libssh2_sftp_write(c->fh, c->buf + c->boff, len);
+	if (waits(w)) {
+		pace_acked(&x->pace, 0);
 		return 0;
+	}
 	if (w < 0)
 		return sftp_failed(x, w, "write");
 	c->boff += (size_t)w;
 	c->bytes += w;
+	pace_acked(&x->pace, w);
 	return 1;
 }
 
@@ -478,6 +565,11 @@ get_lstat(struct xfer_sftp *x)
 			   LIBSSH2_SFTP_S_ISLNK(at.permissions)
 		   ? X_LINK
 		   : X_OPEN;
+	/* its size and mode: no fstat at the end (see get_close) */
+	c->size = at.flags & LIBSSH2_SFTP_ATTR_SIZE ? (long long)at.filesize
+						    : -1;
+	if (at.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS)
+		c->mode = (at.permissions & 0777) | 0x10000;
 	return 1;
 }
 
@@ -501,16 +593,36 @@ get_link(struct xfer_sftp *x)
 	return get_rename(x, !symlink(to, c->tmp.buf));
 }
 
+/* GET: the length to read.  libssh2 asks for up to 4 times that ahead:
+ * a quarter of the pace's bound, and no more than the rest of the file
+ * and a byte (the end is seen at once; an empty file costs one small
+ * request, not the whole read-ahead). */
+static size_t
+get_ask(struct xfer_sftp *x)
+{
+	const struct xcur *c = &x->cur;
+	size_t len = x->pace.win / 4;
+	if (c->size >= 0 && c->bytes <= c->size) {
+		unsigned long long rest = (unsigned long long)(c->size - c->bytes);
+		if (rest / 4 + 1 < len)
+			len = (size_t)(rest / 4 + 1);
+	}
+	return len < XFER_BUF ? len : XFER_BUF;
+}
+
 /* GET: the next block of the remote file to the local one. */
 static int
 get_data(struct xfer_sftp *x)
 {
 	struct xcur *c = &x->cur;
-	ssize_t n = libssh2_sftp_read(c->fh, c->buf, XFER_BUF);
-	if (waits(n))
+	ssize_t n = libssh2_sftp_read(c->fh, c->buf, get_ask(x));
+	if (waits(n)) {
+		pace_acked(&x->pace, 0);
 		return 0;
+	}
 	if (n < 0)
 		return sftp_failed(x, n, "read");
+	pace_acked(&x->pace, n);
 	if (n == 0) {
 		c->phase = X_CLOSE;
 		return 1;
@@ -528,8 +640,8 @@ get_data(struct xfer_sftp *x)
 	return 1;
 }
 
-/* GET: take the remote file's mode, close it, and put the local file in
- * its place with that mode. */
+/* GET: take the remote file's mode (its lstat's, else asked now), close
+ * it, and put the local file in its place with that mode. */
 static int
 get_close(struct xfer_sftp *x)
 {
@@ -573,8 +685,12 @@ get_step(struct xfer_sftp *x)
 int
 xfer_sftp_step(struct xfer_sftp *x)
 {
-	if (!x->sftp || !xfer_next(x))
+	if (!x->sftp)
 		return 0;
+	if (!xfer_next(x)) {
+		pace_idle(&x->pace);
+		return 0;
+	}
 	if (x->cur.phase == X_START)
 		return xfer_begin(x);
 	return x->cur.x.op == XFER_PUT ? put_step(x) : get_step(x);

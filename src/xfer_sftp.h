@@ -24,8 +24,11 @@
 struct xfer_sftp;
 
 /* Loop thread, before the SSH thread starts; host names the worker in
- * messages (borrowed, it outlives the engine). */
-struct xfer_sftp *xfer_sftp_new(const char *host, int notify_fd);
+ * messages (borrowed, it outlives the engine); lost_after is the
+ * worker's (0: none): the data in flight never holds a heartbeat more
+ * than a quarter of it (xfer_sftp.c, struct pace). */
+struct xfer_sftp *xfer_sftp_new(const char *host, int notify_fd,
+				double lost_after);
 /* SSH thread: start SFTP on the (blocking) session s; -1 with err. */
 int xfer_sftp_start(struct xfer_sftp *x, LIBSSH2_SESSION *s, char *err,
 		    size_t errlen);
