@@ -184,14 +184,21 @@ xfer_sftp_start(struct xfer_sftp *x, LIBSSH2_SESSION *s, char *err,
 }
 
 void
+xfer_sftp_stop(struct xfer_sftp *x)
+{
+	if (!x || !x->sftp)
+		return;
+	libssh2_session_set_blocking(x->s, 1);
+	libssh2_sftp_shutdown(x->sftp);
+	x->sftp = NULL;
+}
+
+void
 xfer_sftp_free(struct xfer_sftp *x)
 {
 	if (!x)
 		return;
-	if (x->sftp) {
-		libssh2_session_set_blocking(x->s, 1);
-		libssh2_sftp_shutdown(x->sftp);
-	}
+	xfer_sftp_stop(x);
 	pthread_mutex_destroy(&x->lock);
 	for (size_t i = 0; i < x->xq.n; i++)
 		xfer_free(&x->xq.v[i]);

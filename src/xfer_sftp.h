@@ -45,8 +45,12 @@ void xfer_sftp_report(struct xfer_sftp *x, bool thread_gone,
 int xfer_sftp_step(struct xfer_sftp *x);
 /* SSH thread: the connection is gone; every transfer not done is lost. */
 void xfer_sftp_lose_all(struct xfer_sftp *x);
-/* After the SSH thread has ended, before the session is freed: shut SFTP
- * down and free the engine. */
+/* SSH thread, before the session is freed: shut SFTP down (blocking,
+ * within the session's timeout); the engine stays, for the loop thread
+ * to report what is left. */
+void xfer_sftp_stop(struct xfer_sftp *x);
+/* After the SSH thread has ended: stop SFTP if still running, and free
+ * the engine. */
 void xfer_sftp_free(struct xfer_sftp *x);
 
 #endif

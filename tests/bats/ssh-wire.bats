@@ -56,6 +56,43 @@ EOF2
 	[ "$(cat last.txt)" = done ]
 }
 
+@test "netns: two links gone dark as the run ends: their goodbyes wait together" {
+	# issue 24: the workers were released one after another, so every
+	# dark link added its wait (lost-after/2 for the goodbye, then the
+	# close) to the end of the run; now each connection ends in its own
+	# thread at once: every worker is told to close before any is closed
+	. "$C/cluster.env"
+	sed -e 's|<ssh |<ssh lost-after="10" |' \
+	    -e '/<worker name="w3"/,/<\/worker>/ s|<cores>2</cores>|<cores>4</cores>|' \
+	    "$C/cluster.xml" >r.xml
+	wf <<'EOF2'
+tasks:
+  - {name: last, cores: 4, out: {o: last.txt}, run: "sleep 3.75; echo done > {out.o}"}
+EOF2
+	"$WFRUN" -v -r r.xml wf.yaml 3>&- 2>err.txt &
+	pid=$!
+	rc=2 # the task must be running when the links go
+	for _ in $(seq 200); do has_marker && rc=0 && break; sleep 0.1; done
+	ip link set "wftc${TESTCLUSTER_NET}w1" down
+	ip link set "wftc${TESTCLUSTER_NET}w2" down
+	st=0
+	wait "$pid" || st=$?
+	ip link set "wftc${TESTCLUSTER_NET}w1" up
+	ip link set "wftc${TESTCLUSTER_NET}w2" up
+	grep "worker 'w[123]': clos" err.txt
+	[ "$rc" -eq 0 ]
+	[ "$st" -eq 0 ]
+	[ "$(cat last.txt)" = done ]
+	# the last "closing" comes before the first "closed"
+	grep -n "worker 'w[123]': clos" err.txt >ends.txt
+	[ "$(grep -c ': closing$' ends.txt)" -eq 3 ]
+	[ "$(grep -c ': closed' ends.txt)" -eq 3 ]
+	[ "$(grep ': closing$' ends.txt | tail -n 1 | cut -d: -f1)" -lt "$(grep ': closed' ends.txt | head -n 1 | cut -d: -f1)" ]
+	grep -q "worker 'w1': closed (no goodbye from its agent)" ends.txt
+	grep -q "worker 'w2': closed (no goodbye from its agent)" ends.txt
+	grep -qx "[0-9]*:wfrun: worker 'w3': closed" ends.txt
+}
+
 @test "netns, 3 shaped workers: uploads beside agent traffic, no worker lost, every output right" {
 	# issue 24, "one owner per libssh2 session": the suite's cut of
 	# bench/ssh-stress.sh (8 workers, 200 tasks, 20 runs there)
