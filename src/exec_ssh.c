@@ -177,8 +177,6 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 				 "on %s", w->workdir, w->host);
 			return -1;
 		}
-		if (xfer_sftp_start(h->xs, s, err, errlen) < 0)
-			return -1;
 	}
 	h->ch = libssh2_channel_open_session(s);
 	if (!h->ch) {
@@ -196,6 +194,10 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 			 w->host, ssh_conn_error(&h->conn));
 		return -1;
 	}
+	/* after the agent's channel: SFTP takes what else the server's
+	 * MaxSessions allows */
+	if (h->xs && xfer_sftp_start(h->xs, s, err, errlen) < 0)
+		return -1;
 	return 0;
 }
 

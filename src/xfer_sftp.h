@@ -1,7 +1,9 @@
 /*
  * xfer_sftp: the file transfers of one SSH worker (struct xfer of exec.h)
- * over SFTP on that worker's session, one at a time, non-blocking, in
- * steps the SSH thread interleaves with the agent's traffic.
+ * over SFTP on that worker's session (up to four at once, each on an SFTP
+ * session of its own), non-blocking, in steps the SSH thread interleaves
+ * with the agent's traffic, the bytes in flight bounded so that the
+ * agent's heartbeats never wait long behind them.
  *
  * Threads: the loop thread queues transfers and takes their results; the
  * SSH thread that owns the session starts SFTP and does the steps.  The
@@ -29,7 +31,8 @@ struct xfer_sftp;
  * than a quarter of it (xfer_sftp.c, struct pace). */
 struct xfer_sftp *xfer_sftp_new(const char *host, int notify_fd,
 				double lost_after);
-/* SSH thread: start SFTP on the (blocking) session s; -1 with err. */
+/* SSH thread: start SFTP on the (blocking) session s: one SFTP session,
+ * else -1 with err, and up to three more if the server allows. */
 int xfer_sftp_start(struct xfer_sftp *x, LIBSSH2_SESSION *s, char *err,
 		    size_t errlen);
 /* Loop thread: queue a transfer (its strings are copied). */

@@ -117,7 +117,7 @@ running() {
 # The final output on its way back: the worker that made it.
 fetching() {
 	# (a fetch lands in .wfrun/relay/RUN/VERSION/, then takes its name)
-	compgen -G '.wfrun/relay/*/*/all.txt.wfrun-part' >/dev/null || return 0
+	compgen -G '.wfrun/relay/*/*/all.txt.*.wfrun-part' >/dev/null || return 0
 	awk -F'\t' -v hits=" ${hits[*]} " 'NR > 1 && $2 == "join" && $9 == "COMPLETED" { w = $4 }
 		END { if (w != "" && !index(hits, " " w " ")) print w }' .wfrun/trace.tsv
 }
