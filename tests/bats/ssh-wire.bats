@@ -23,13 +23,9 @@ has_marker() {
 	[ "$(pcount 'sleep 3.75')" -ge 1 ]
 }
 
-@test "netns: a link gone dark as the run ends does not hold the exit past lost-after" {
-	# issue 24: the close of a worker whose link had gone dark (and was
-	# not yet found lost) waited for the agent's goodbye 10 s, then SFTP's
-	# shutdown and the disconnect blocked 20 s each (the session
-	# timeout): the run ended 50 s after its last task
-	. "$C/cluster.env"
-	# w3 has the only 4 cores: the task runs there, w1 stays idle
+# r.xml, lost-after 10 s, and wf.yaml, one task 'last' of 4 cores: w3 has
+# the only 4 cores, the task runs there, w1 and w2 stay idle.
+last_on_w3() {
 	sed -e 's|<ssh |<ssh lost-after="10" |' \
 	    -e '/<worker name="w3"/,/<\/worker>/ s|<cores>2</cores>|<cores>4</cores>|' \
 	    "$C/cluster.xml" >r.xml
@@ -37,6 +33,15 @@ has_marker() {
 tasks:
   - {name: last, cores: 4, out: {o: last.txt}, run: "sleep 3.75; echo done > {out.o}"}
 EOF2
+}
+
+@test "netns: a link gone dark as the run ends does not hold the exit past lost-after" {
+	# issue 24: the close of a worker whose link had gone dark (and was
+	# not yet found lost) waited for the agent's goodbye 10 s, then SFTP's
+	# shutdown and the disconnect blocked 20 s each (the session
+	# timeout): the run ended 50 s after its last task
+	. "$C/cluster.env"
+	last_on_w3
 	"$WFRUN" -r r.xml wf.yaml 3>&- 2>err.txt &
 	pid=$!
 	rc=2 # the task must be running when the link goes
@@ -62,13 +67,7 @@ EOF2
 	# close) to the end of the run; now each connection ends in its own
 	# thread at once: every worker is told to close before any is closed
 	. "$C/cluster.env"
-	sed -e 's|<ssh |<ssh lost-after="10" |' \
-	    -e '/<worker name="w3"/,/<\/worker>/ s|<cores>2</cores>|<cores>4</cores>|' \
-	    "$C/cluster.xml" >r.xml
-	wf <<'EOF2'
-tasks:
-  - {name: last, cores: 4, out: {o: last.txt}, run: "sleep 3.75; echo done > {out.o}"}
-EOF2
+	last_on_w3
 	"$WFRUN" -v -r r.xml wf.yaml 3>&- 2>err.txt &
 	pid=$!
 	rc=2 # the task must be running when the links go
