@@ -11,6 +11,12 @@
  * owns the session's sending (enum sender).  The agent's stderr is
  * printed, line by line, as the worker's.
  *
+ * Closing a link only tells its thread: each thread waits for its agent's
+ * goodbye and ends its connection itself (each wait bounded), in parallel
+ * with the other workers', and ssh_global_exit joins them all, so the end
+ * of a run waits for the slowest link, not for the sum of them.  The
+ * worker's spec (borrowed) must outlive ssh_global_exit.
+ *
  * It never reads the protocol: the client, in the loop thread, does.
  * Shared between the thread and the loop thread, under h->lock: outq
  * (bytes to send), inq (bytes received), stop, hurry, thread_state and
@@ -67,10 +73,16 @@ struct ssh_link {
 	/* SSH thread */
 	struct ssh_conn conn;
 	LIBSSH2_CHANNEL *ch;
-	bool no_bye;    /* stopped, the agent never said goodbye (read by
-			 * ssh_close after the join) */
+	bool no_bye;    /* stopped, the agent never said goodbye */
 	char agent_remote[1024];
+
+	/* loop thread: the next link closed and not yet joined */
+	struct ssh_link *next_closed;
 };
+
+/* The links closed, whose threads are ending their connections, each in
+ * parallel with the others; ssh_global_exit joins them.  Loop thread. */
+static struct ssh_link *closed_links;
 
 /*
  * Who may send on the session.  libssh2 (1.10) keeps one outgoing packet
@@ -165,8 +177,6 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 				 "on %s", w->workdir, w->host);
 			return -1;
 		}
-		if (xfer_sftp_start(h->xs, s, err, errlen) < 0)
-			return -1;
 	}
 	h->ch = libssh2_channel_open_session(s);
 	if (!h->ch) {
@@ -184,6 +194,10 @@ setup(struct ssh_link *h, char *err, size_t errlen)
 			 w->host, ssh_conn_error(&h->conn));
 		return -1;
 	}
+	/* after the agent's channel: SFTP takes what else the server's
+	 * MaxSessions allows */
+	if (h->xs && xfer_sftp_start(h->xs, s, err, errlen) < 0)
+		return -1;
 	return 0;
 }
 
@@ -375,6 +389,30 @@ relay(struct ssh_link *h, struct relay *rl)
 	}
 }
 
+/* The thread ends its connection itself, so that every worker's goodbye
+ * and close run at once, each bounded: the relay waited for the BYE at
+ * most bye_wait; with the connection gone, dropped, hurried or silent,
+ * nothing below waits for the link (SFTP's shutdown is blocking): with
+ * the socket shut down each call fails at once; else each waits
+ * SSH_CLOSE_WAIT s at most. */
+static void
+end_connection(struct ssh_link *h, bool cut)
+{
+	pthread_mutex_lock(&h->lock);
+	cut |= h->hurry;
+	pthread_mutex_unlock(&h->lock);
+	if (cut && h->conn.sock >= 0)
+		shutdown(h->conn.sock, SHUT_RDWR);
+	ssh_conn_closing(&h->conn);
+	if (h->ch)
+		libssh2_channel_free(h->ch);
+	h->ch = NULL;
+	xfer_sftp_stop(h->xs);
+	ssh_conn_release(&h->conn);
+	verbose_msg("worker '%s': closed%s", h->w->name,
+		    h->no_bye ? " (no goodbye from its agent)" : "");
+}
+
 static void *
 ssh_thread(void *arg)
 {
@@ -386,6 +424,7 @@ ssh_thread(void *arg)
 	if (setup(h, err, sizeof(err)) < 0) {
 		xfer_sftp_lose_all(h->xs);
 		set_state(h, EXEC_FAILED, "%s", err);
+		end_connection(h, true);
 		return NULL;
 	}
 	libssh2_session_set_blocking(h->conn.s, 0);
@@ -413,6 +452,7 @@ ssh_thread(void *arg)
 	else
 		set_state(h, EXEC_LOST, "lost the connection to %s: %s",
 			  h->w->host, ssh_conn_error(&h->conn));
+	end_connection(h, h->no_bye || end != RELAY_CLOSED);
 	return NULL;
 }
 
@@ -481,27 +521,29 @@ on_notify(int fd, short revents, void *arg)
 	}
 }
 
+/* Tell the thread to say goodbye and end its connection; it does so in
+ * parallel with the other workers', and ssh_global_exit waits for it. */
 static void
 ssh_close(struct agent_link *l, bool hurry)
 {
 	struct ssh_link *h = (struct ssh_link *)l;
+	verbose_msg("worker '%s': closing", h->w->name);
 	if (h->thread_started) {
 		pthread_mutex_lock(&h->lock);
 		h->stop = true;
 		h->hurry |= hurry;
 		pthread_mutex_unlock(&h->lock);
 		poke(h->wake_fd);
-		pthread_join(h->thread, NULL);
 	}
 	loop_unwatch_fd(h->loop, h->notify_fd);
-	/* In a hurry, dropped, with the connection gone or silent, nothing
-	 * below may wait for the link (SFTP's shutdown is blocking): with
-	 * the socket shut down they fail at once; else each call waits
-	 * SSH_CLOSE_WAIT s at most. */
-	if ((hurry || h->hurry || h->no_bye ||
-	     h->thread_state != EXEC_CLOSED) && h->conn.sock >= 0)
-		shutdown(h->conn.sock, SHUT_RDWR);
-	ssh_conn_closing(&h->conn);
+	h->next_closed = closed_links;
+	closed_links = h;
+}
+
+/* After its thread has ended. */
+static void
+link_free(struct ssh_link *h)
+{
 	if (h->ch)
 		libssh2_channel_free(h->ch);
 	xfer_sftp_free(h->xs);
@@ -540,6 +582,13 @@ ssh_global_init(void)
 void
 ssh_global_exit(void)
 {
+	while (closed_links) {
+		struct ssh_link *h = closed_links;
+		closed_links = h->next_closed;
+		if (h->thread_started)
+			pthread_join(h->thread, NULL);
+		link_free(h);
+	}
 	libssh2_exit();
 }
 
@@ -565,7 +614,7 @@ exec_ssh_new(const struct worker_spec *w, const struct exec_ssh_opts *o,
 	if (h->wake_fd < 0 || h->notify_fd < 0)
 		die("eventfd: %s", strerror(errno));
 	if (o->sftp)
-		h->xs = xfer_sftp_new(w->host, h->notify_fd);
+		h->xs = xfer_sftp_new(w->host, h->notify_fd, w->lost_after);
 	agent_client_attach(c, &h->base);
 	/* beats at least 4 in each silence limit; keepalive more often */
 	struct agent_liveness lv = { w->timeout, w->lost_after / 4.0,

@@ -655,9 +655,11 @@ lost_input(struct stage *st, struct pend *pd, uint32_t f, const char *why)
 {
 	uint32_t ver = st->files.v[f].ver;
 	uint32_t p = ver ? ver - 1 : NONE;
+	/* (its producer may be running again already, for a lost output
+	 * of the final fetch: refetch) */
 	bool again = p != NONE && st->hooks.rerun &&
-		     (st->parked[p].n || (st->regen[p] < 1 &&
-					  st->hooks.rerun(p, st->hooks.arg)));
+		     (st->parked[p].n || st->refetch[p].n ||
+		      (st->regen[p] < 1 && st->hooks.rerun(p, st->hooks.arg)));
 	if (!again) {
 		struct strbuf msg = STRBUF_INIT;
 		strbuf_adds(&msg, "its input ");
@@ -671,7 +673,7 @@ lost_input(struct stage *st, struct pend *pd, uint32_t f, const char *why)
 		strbuf_release(&msg);
 		return;
 	}
-	if (!st->parked[p].n) {
+	if (!st->parked[p].n && !st->refetch[p].n) {
 		st->regen[p]++;
 		struct strbuf lab = STRBUF_INIT, msg = STRBUF_INIT;
 		plan_label(st->p, p, &lab);
@@ -1157,12 +1159,16 @@ static void
 lost_output(struct stage *st, uint32_t f)
 {
 	uint32_t p = st->files.v[f].ver - 1;
+	/* (it may be running again already, for a task that reads f:
+	 * parked) */
 	if (st->refetch[p].n ||
-	    (st->hooks.rerun && st->regen[p] < 1 &&
-	     st->hooks.rerun(p, st->hooks.arg))) {
-		if (!st->refetch[p].n) {
-			st->regen[p]++;
+	    (st->hooks.rerun &&
+	     (st->parked[p].n ||
+	      (st->regen[p] < 1 && st->hooks.rerun(p, st->hooks.arg))))) {
+		if (!st->refetch[p].n)
 			st->fetching++; /* busy until it ends */
+		if (!st->refetch[p].n && !st->parked[p].n) {
+			st->regen[p]++;
 			struct strbuf lab = STRBUF_INIT, msg = STRBUF_INIT;
 			plan_label(st->p, p, &lab);
 			describe(st, f, &msg);

@@ -1,8 +1,15 @@
 /*
  * xfer_sftp: SFTP transfers of one worker (see xfer_sftp.h).  A PUT and a
- * GET are two small state machines over the same current transfer: each
- * step does one non-blocking SFTP call at most, so the SSH thread goes on
- * relaying the agent's messages while a large file moves.
+ * GET are two small state machines over a lane's current transfer: each
+ * step does one non-blocking SFTP call per lane at most, so the SSH thread
+ * goes on relaying the agent's messages while a large file moves.
+ *
+ * The heartbeats share the connection with the data: a PING (and the
+ * agent's PONG) waits behind every byte queued before it on the link.  So
+ * the bytes in flight (written and not yet acknowledged, or asked for
+ * and not yet received) are bounded by what the link really moves in a
+ * fraction of lost-after (struct pace), whatever its speed: a heartbeat
+ * always gets through in about lost-after/4 however slow the link is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,16 +25,46 @@
 #include "path.h"
 #include "xfer_sftp.h"
 
-/* Bytes per SFTP read or write call: a multiple of libssh2's packet
- * size (30000), large enough that it keeps many packets in flight. */
-#define XFER_BUF (30000 * 64)
+/* libssh2's largest SFTP write and read (one packet each). */
+#define XFER_PKT 30000
+/* Bytes per SFTP read or write call at most: a multiple of the packet
+ * size, large enough that it keeps many packets in flight; also the most
+ * bytes ever in flight. */
+#define XFER_BUF (XFER_PKT * 64)
+/* Bytes in flight before the first measure: small, as a slow link's first
+ * seconds must not hold a heartbeat either. */
+#define PACE_START (XFER_PKT * 2)
+
+/*
+ * The bytes the transfers may have in flight, from the rate the link
+ * achieves (bytes acknowledged over time, measured every period while
+ * data moves): rate * target, never below one packet, at most twice the
+ * last bound (it grows like a window while the link keeps up) and at
+ * most XFER_BUF.  target is lost-after/4 (5 s without lost-after): with
+ * PINGs every lost-after/4, the agent is heard within about lost-after/2.
+ */
+struct pace {
+	double target;   /* seconds the bytes in flight may take */
+	double period;   /* seconds between two measures */
+	size_t win;      /* bytes that may be in flight */
+	double t0;       /* start of this measure; 0: no data moving */
+	long long acked; /* bytes acknowledged since t0 */
+};
 
 /* PUT: X_START X_MKDIR X_OPEN X_DATA X_CLOSE; GET: X_START X_LSTAT, then
  * X_LINK (a symbolic link) or X_OPEN X_DATA X_CLOSE. */
 enum { X_START, X_MKDIR, X_OPEN, X_DATA, X_CLOSE, X_LSTAT, X_LINK };
 
-/* The transfer the SSH thread is working on. */
+/* Transfers at once on one worker, each on an SFTP session (a channel,
+ * and an sftp-server on the worker) of its own: libssh2 keeps the state
+ * of a call in progress per SFTP session, so one session never has two
+ * calls of a kind in progress; several keep several files on their way
+ * (the final fetch of many small files is round trips, not bytes). */
+#define XFER_LANES 4
+
+/* A lane: one SFTP session and the transfer it is working on. */
 struct xcur {
+	LIBSSH2_SFTP *sftp;     /* NULL: not started */
 	bool active;
 	struct xfer x;          /* strings owned */
 	int phase;
@@ -35,7 +72,10 @@ struct xcur {
 	LIBSSH2_SFTP_HANDLE *fh;
 	char *buf;
 	size_t blen, boff;
-	long long bytes;
+	long long bytes;        /* acknowledged (PUT) or received (GET) */
+	long long given;        /* handed to libssh2 (PUT) or asked for
+				 * (GET): given - bytes are in flight */
+	long long size;         /* GET: the remote file's size, -1 unknown */
 	double t0;
 	size_t mkpos;           /* X_MKDIR: end of the prefix being made */
 	unsigned long mode;
@@ -45,16 +85,32 @@ struct xcur {
 struct xfer_sftp {
 	const char *host;
 	int notify_fd;
+	unsigned id;    /* of the engine, in its GETs' temporary names */
 
 	/* under lock */
 	pthread_mutex_t lock;
 	VEC(struct xfer) xq;              /* transfers to do, strings owned */
+	size_t xhead;                     /* of xq: the next to take */
 	VEC(struct xfer_result) xdone;    /* results for the loop */
 
 	/* SSH thread */
 	LIBSSH2_SESSION *s;
-	LIBSSH2_SFTP *sftp;
-	struct xcur cur;
+	struct xcur lane[XFER_LANES];
+	int nlanes;                      /* started */
+	struct xcur *l;                  /* the lane being stepped */
+	int owner;                       /* the lane whose call left a packet
+					  * half-sent (it alone may call until
+					  * it has gone; see exec_ssh.c, enum
+					  * sender), -1: none */
+	int next;                        /* the lane stepped first */
+	struct xcur *mkdirs;             /* the lane making directories:
+					  * one at a time, as a lane that
+					  * found its directory made by another
+					  * while its own mkdir waited would
+					  * leave that call half done, and
+					  * libssh2 would answer its next one
+					  * with the old one's result */
+	struct pace pace;
 	struct hmap dirs_made;           /* remote directories known to exist */
 	struct arena dirs_arena;
 };
@@ -74,15 +130,67 @@ poke(int fd)
 	(void)r;
 }
 
-struct xfer_sftp *
-xfer_sftp_new(const char *host, int notify_fd)
+/* ---- the pace of the data (SSH thread) ---- */
+
+static void
+pace_init(struct pace *p, double lost_after)
 {
+	p->target = lost_after > 0 ? lost_after / 4 : 5;
+	p->period = p->target / 2 < 0.5 ? p->target / 2 : 0.5;
+	if (p->period < 0.1)
+		p->period = 0.1;
+	p->win = PACE_START;
+	p->t0 = 0;
+	p->acked = 0;
+}
+
+/* n more bytes acknowledged (n may be 0: time passed while data was in
+ * flight); each period, the bound follows the rate measured. */
+static void
+pace_acked(struct pace *p, long long n)
+{
+	double now = clock_mono();
+	if (!p->t0) {
+		p->t0 = now;
+		p->acked = 0;
+	}
+	p->acked += n;
+	double dt = now - p->t0;
+	if (dt < p->period)
+		return;
+	double want = (double)p->acked / dt * p->target;
+	double most = 2.0 * (double)p->win;
+	if (most > XFER_BUF)
+		most = XFER_BUF;
+	if (want > most)
+		want = most;
+	p->win = want < XFER_PKT ? XFER_PKT : (size_t)want;
+	p->t0 = now;
+	p->acked = 0;
+}
+
+/* Nothing in flight: the time until data moves again is not the link's. */
+static void
+pace_idle(struct pace *p)
+{
+	p->t0 = 0;
+}
+
+struct xfer_sftp *
+xfer_sftp_new(const char *host, int notify_fd, double lost_after)
+{
+	static unsigned engines; /* loop thread */
 	struct xfer_sftp *x = xcalloc(1, sizeof(*x));
 	x->host = host;
 	x->notify_fd = notify_fd;
+	x->id = ++engines;
+	pace_init(&x->pace, lost_after);
 	pthread_mutex_init(&x->lock, NULL);
-	strbuf_init(&x->cur.tmp);
-	x->cur.fd = -1;
+	for (int i = 0; i < XFER_LANES; i++) {
+		strbuf_init(&x->lane[i].tmp);
+		x->lane[i].fd = -1;
+	}
+	x->owner = -1;
 	hmap_init(&x->dirs_made);
 	arena_init(&x->dirs_arena);
 	return x;
@@ -93,8 +201,8 @@ xfer_sftp_start(struct xfer_sftp *x, LIBSSH2_SESSION *s, char *err,
 		size_t errlen)
 {
 	x->s = s;
-	x->sftp = libssh2_sftp_init(s);
-	if (!x->sftp) {
+	x->lane[0].sftp = libssh2_sftp_init(s);
+	if (!x->lane[0].sftp) {
 		char *msg = NULL;
 		int len = 0;
 		libssh2_session_last_error(s, &msg, &len, 0);
@@ -102,7 +210,23 @@ xfer_sftp_start(struct xfer_sftp *x, LIBSSH2_SESSION *s, char *err,
 			 msg && *msg ? msg : "unknown error");
 		return -1;
 	}
+	/* the others if the server allows (its MaxSessions) */
+	x->nlanes = 1;
+	while (x->nlanes < XFER_LANES &&
+	       (x->lane[x->nlanes].sftp = libssh2_sftp_init(s)))
+		x->nlanes++;
 	return 0;
+}
+
+void
+xfer_sftp_stop(struct xfer_sftp *x)
+{
+	if (!x || !x->nlanes)
+		return;
+	libssh2_session_set_blocking(x->s, 1);
+	for (int i = 0; i < x->nlanes; i++)
+		libssh2_sftp_shutdown(x->lane[i].sftp);
+	x->nlanes = 0;
 }
 
 void
@@ -110,17 +234,16 @@ xfer_sftp_free(struct xfer_sftp *x)
 {
 	if (!x)
 		return;
-	if (x->sftp) {
-		libssh2_session_set_blocking(x->s, 1);
-		libssh2_sftp_shutdown(x->sftp);
-	}
+	xfer_sftp_stop(x);
 	pthread_mutex_destroy(&x->lock);
-	for (size_t i = 0; i < x->xq.n; i++)
+	for (size_t i = x->xhead; i < x->xq.n; i++)
 		xfer_free(&x->xq.v[i]);
 	VEC_FREE(x->xq);
 	VEC_FREE(x->xdone);
-	free(x->cur.buf);
-	strbuf_release(&x->cur.tmp);
+	for (int i = 0; i < XFER_LANES; i++) {
+		free(x->lane[i].buf);
+		strbuf_release(&x->lane[i].tmp);
+	}
 	hmap_release(&x->dirs_made);
 	arena_release(&x->dirs_arena);
 	free(x);
@@ -145,7 +268,7 @@ xfer_sftp_report(struct xfer_sftp *x, bool thread_gone,
 {
 	pthread_mutex_lock(&x->lock);
 	if (thread_gone) {
-		for (size_t i = 0; i < x->xq.n; i++) {
+		for (size_t i = x->xhead; i < x->xq.n; i++) {
 			struct xfer_result r;
 			memset(&r, 0, sizeof(r));
 			r.id = x->xq.v[i].id;
@@ -155,7 +278,7 @@ xfer_sftp_report(struct xfer_sftp *x, bool thread_gone,
 			xfer_free(&x->xq.v[i]);
 			VEC_PUSH(x->xdone, r);
 		}
-		x->xq.n = 0;
+		x->xq.n = x->xhead = 0;
 	}
 	struct xfer_result *v = x->xdone.v;
 	size_t n = x->xdone.n;
@@ -176,7 +299,7 @@ xfer_finish(struct xfer_sftp *x, bool ok, bool lost, const char *fmt, ...)
 static void
 xfer_finish(struct xfer_sftp *x, bool ok, bool lost, const char *fmt, ...)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	struct xfer_result r;
 	memset(&r, 0, sizeof(r));
 	r.id = c->x.id;
@@ -202,6 +325,8 @@ xfer_finish(struct xfer_sftp *x, bool ok, bool lost, const char *fmt, ...)
 		unlink(c->tmp.buf);
 	xfer_free(&c->x);
 	c->active = false;
+	if (x->mkdirs == c)
+		x->mkdirs = NULL;
 	pthread_mutex_lock(&x->lock);
 	VEC_PUSH(x->xdone, r);
 	pthread_mutex_unlock(&x->lock);
@@ -216,7 +341,7 @@ sftp_err(struct xfer_sftp *x)
 		"failure", "bad message", "no connection", "connection lost",
 		"operation unsupported",
 	};
-	unsigned long e = libssh2_sftp_last_error(x->sftp);
+	unsigned long e = libssh2_sftp_last_error(x->l->sftp);
 	return e < ARRAY_SIZE(names) ? names[e] : "SFTP error";
 }
 
@@ -247,7 +372,7 @@ sftp_failed(struct xfer_sftp *x, long rc, const char *verb)
 	if (!file_error(rc))
 		return -1;
 	xfer_finish(x, false, false, "cannot %s %s on %s: %s", verb,
-		    x->cur.x.remote, x->host, sftp_err(x));
+		    x->l->x.remote, x->host, sftp_err(x));
 	return 1;
 }
 
@@ -255,14 +380,14 @@ sftp_failed(struct xfer_sftp *x, long rc, const char *verb)
 static bool
 xfer_next(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	if (c->active)
 		return true;
 	pthread_mutex_lock(&x->lock);
-	if (x->xq.n) {
-		c->x = x->xq.v[0];
-		memmove(x->xq.v, x->xq.v + 1, (x->xq.n - 1) * sizeof(*x->xq.v));
-		x->xq.n--;
+	if (x->xhead < x->xq.n) {
+		c->x = x->xq.v[x->xhead++];
+		if (x->xhead == x->xq.n)
+			x->xq.n = x->xhead = 0;
 		c->active = true;
 		c->phase = X_START;
 		c->mode = 0;
@@ -276,9 +401,12 @@ xfer_sftp_lose_all(struct xfer_sftp *x)
 {
 	if (!x)
 		return;
-	if (x->cur.active)
-		xfer_finish(x, false, true, "the connection to %s was lost",
-			    x->host);
+	for (int i = 0; i < XFER_LANES; i++) {
+		x->l = &x->lane[i];
+		if (x->l->active)
+			xfer_finish(x, false, true,
+				    "the connection to %s was lost", x->host);
+	}
 	while (xfer_next(x))
 		xfer_finish(x, false, true, "the connection to %s was lost",
 			    x->host);
@@ -288,9 +416,10 @@ xfer_sftp_lose_all(struct xfer_sftp *x)
 static int
 xfer_begin(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	c->t0 = clock_mono();
-	c->bytes = 0;
+	c->bytes = c->given = 0;
+	c->size = -1;
 	c->boff = c->blen = 0;
 	c->fh = NULL;
 	c->fd = -1;
@@ -318,19 +447,23 @@ xfer_begin(struct xfer_sftp *x)
 static int
 put_mkdir(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	const char *remote = c->x.remote;
 	const char *slash = strchr(remote + c->mkpos, '/');
 	if (!slash) {
 		c->phase = X_OPEN;
+		x->mkdirs = NULL;
 		return 1;
 	}
+	if (x->mkdirs && x->mkdirs != c)
+		return 0;
+	x->mkdirs = c;
 	size_t n = (size_t)(slash - remote);
 	if (hmap_get(&x->dirs_made, remote, n)) {
 		c->mkpos = n + 1;
 		return 1;
 	}
-	int r = libssh2_sftp_mkdir_ex(x->sftp, remote, (unsigned)n, 0777);
+	int r = libssh2_sftp_mkdir_ex(x->l->sftp, remote, (unsigned)n, 0777);
 	if (waits(r))
 		return 0;
 	if (r < 0 && !file_error(r))
@@ -347,8 +480,8 @@ put_mkdir(struct xfer_sftp *x)
 static int
 open_remote(struct xfer_sftp *x, bool put)
 {
-	struct xcur *c = &x->cur;
-	c->fh = libssh2_sftp_open(x->sftp, c->x.remote,
+	struct xcur *c = x->l;
+	c->fh = libssh2_sftp_open(x->l->sftp, c->x.remote,
 				  put ? LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT |
 						LIBSSH2_FXF_TRUNC
 				      : LIBSSH2_FXF_READ,
@@ -368,7 +501,7 @@ open_remote(struct xfer_sftp *x, bool put)
 static int
 close_remote(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	int r = libssh2_sftp_close(c->fh);
 	if (waits(r))
 		return 0;
@@ -376,11 +509,34 @@ close_remote(struct xfer_sftp *x)
 	return r < 0 ? sftp_failed(x, r, "close") : 1;
 }
 
+/* Bytes lane c has in flight. */
+static long long
+in_flight(const struct xcur *c)
+{
+	return c->active && c->phase == X_DATA && c->given > c->bytes
+		       ? c->given - c->bytes
+		       : 0;
+}
+
+/* The bytes the current lane may have in flight: the pace's bound less
+ * the other lanes', or what it has (it must go on to be acknowledged);
+ * 0: it has none and may have none, it waits. */
+static long long
+lane_room(struct xfer_sftp *x)
+{
+	long long room = (long long)x->pace.win;
+	for (int i = 0; i < x->nlanes; i++)
+		if (&x->lane[i] != x->l)
+			room -= in_flight(&x->lane[i]);
+	long long own = in_flight(x->l);
+	return room > own ? room : own;
+}
+
 /* PUT: the next block of the local file to the remote one. */
 static int
 put_data(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	if (c->boff == c->blen) {
 		ssize_t n = read(c->fd, c->buf, XFER_BUF);
 		if (n < 0) {
@@ -395,21 +551,34 @@ put_data(struct xfer_sftp *x)
 		c->blen = (size_t)n;
 		c->boff = 0;
 	}
-	ssize_t w = libssh2_sftp_write(c->fh, c->buf + c->boff,
-				       c->blen - c->boff);
-	if (waits(w))
+	/* libssh2 sends what it is given but was not yet sent, and
+	 * returns what the server acknowledged: given no more than the
+	 * pace's bound, no more is ever in flight */
+	long long room = lane_room(x);
+	if (!room)
 		return 0;
+	size_t len = c->blen - c->boff;
+	if ((long long)len > room)
+		len = (size_t)room;
+	if (c->bytes + (long long)len > c->given)
+		c->given = c->bytes + (long long)len;
+	ssize_t w = libssh2_sftp_write(c->fh, c->buf + c->boff, len);
+	if (waits(w)) {
+		pace_acked(&x->pace, 0);
+		return 0;
+	}
 	if (w < 0)
 		return sftp_failed(x, w, "write");
 	c->boff += (size_t)w;
 	c->bytes += w;
+	pace_acked(&x->pace, w);
 	return 1;
 }
 
 static int
 put_step(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	switch (c->phase) {
 	case X_MKDIR:
 		return put_mkdir(x);
@@ -426,18 +595,29 @@ put_step(struct xfer_sftp *x)
 	}
 }
 
+/* GET: the local temporary name, LOCAL.ENGINE-LANE.wfrun-part: a file
+ * lost with one worker may come again from another at the same time,
+ * and the lost one's end must not remove the other's file. */
+static void
+get_tmp_name(struct xfer_sftp *x)
+{
+	struct xcur *c = x->l;
+	strbuf_addf(&c->tmp, "%s.%u-%d.wfrun-part", c->x.local, x->id,
+		    (int)(c - x->lane));
+}
+
 /* GET: open the remote file, then the local temporary one. */
 static int
 get_open(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	int r = open_remote(x, false);
 	if (r <= 0 || !c->active)
 		return r;
 	char *dir = path_dirname(c->x.local);
 	mkdir_p(dir, 0777);
 	free(dir);
-	strbuf_addf(&c->tmp, "%s.wfrun-part", c->x.local);
+	get_tmp_name(x);
 	c->fd = open(c->tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		     0666);
 	if (c->fd < 0)
@@ -451,7 +631,7 @@ get_open(struct xfer_sftp *x)
 static int
 get_rename(struct xfer_sftp *x, bool ok)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	if (!ok || rename(c->tmp.buf, c->x.local)) {
 		xfer_finish(x, false, false, "cannot write %s: %s", c->x.local,
 			    strerror(errno));
@@ -467,9 +647,9 @@ get_rename(struct xfer_sftp *x, bool ok)
 static int
 get_lstat(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	LIBSSH2_SFTP_ATTRIBUTES at;
-	int r = libssh2_sftp_lstat(x->sftp, c->x.remote, &at);
+	int r = libssh2_sftp_lstat(x->l->sftp, c->x.remote, &at);
 	if (waits(r))
 		return 0;
 	if (r < 0)
@@ -478,6 +658,11 @@ get_lstat(struct xfer_sftp *x)
 			   LIBSSH2_SFTP_S_ISLNK(at.permissions)
 		   ? X_LINK
 		   : X_OPEN;
+	/* its size and mode: no fstat at the end (see get_close) */
+	c->size = at.flags & LIBSSH2_SFTP_ATTR_SIZE ? (long long)at.filesize
+						    : -1;
+	if (at.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS)
+		c->mode = (at.permissions & 0777) | 0x10000;
 	return 1;
 }
 
@@ -485,9 +670,9 @@ get_lstat(struct xfer_sftp *x)
 static int
 get_link(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	char to[4096];
-	int n = libssh2_sftp_readlink(x->sftp, c->x.remote, to, sizeof(to) - 1);
+	int n = libssh2_sftp_readlink(x->l->sftp, c->x.remote, to, sizeof(to) - 1);
 	if (waits(n))
 		return 0;
 	if (n < 0)
@@ -496,21 +681,51 @@ get_link(struct xfer_sftp *x)
 	char *dir = path_dirname(c->x.local);
 	mkdir_p(dir, 0777);
 	free(dir);
-	strbuf_addf(&c->tmp, "%s.wfrun-part", c->x.local);
+	get_tmp_name(x);
 	unlink(c->tmp.buf);
 	return get_rename(x, !symlink(to, c->tmp.buf));
+}
+
+/* GET: the length to read (0: wait).  libssh2 asks for up to 4 times
+ * that ahead: a quarter of the lane's room, and no more than the rest of
+ * the file and a byte (the end is seen at once; an empty file costs one
+ * small request, not the whole read-ahead). */
+static size_t
+get_ask(struct xfer_sftp *x)
+{
+	struct xcur *c = x->l;
+	long long room = lane_room(x);
+	size_t len = (size_t)(room / 4);
+	if (c->size >= 0 && c->bytes <= c->size) {
+		unsigned long long rest = (unsigned long long)(c->size - c->bytes);
+		if (rest / 4 + 1 < len)
+			len = (size_t)(rest / 4 + 1);
+	}
+	if (len > XFER_BUF)
+		len = XFER_BUF;
+	if (!len && room)
+		len = 1;
+	if (c->bytes + 4 * (long long)len > c->given)
+		c->given = c->bytes + 4 * (long long)len;
+	return len;
 }
 
 /* GET: the next block of the remote file to the local one. */
 static int
 get_data(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
-	ssize_t n = libssh2_sftp_read(c->fh, c->buf, XFER_BUF);
-	if (waits(n))
+	struct xcur *c = x->l;
+	size_t ask = get_ask(x);
+	if (!ask)
 		return 0;
+	ssize_t n = libssh2_sftp_read(c->fh, c->buf, ask);
+	if (waits(n)) {
+		pace_acked(&x->pace, 0);
+		return 0;
+	}
 	if (n < 0)
 		return sftp_failed(x, n, "read");
+	pace_acked(&x->pace, n);
 	if (n == 0) {
 		c->phase = X_CLOSE;
 		return 1;
@@ -528,12 +743,12 @@ get_data(struct xfer_sftp *x)
 	return 1;
 }
 
-/* GET: take the remote file's mode, close it, and put the local file in
- * its place with that mode. */
+/* GET: take the remote file's mode (its lstat's, else asked now), close
+ * it, and put the local file in its place with that mode. */
 static int
 get_close(struct xfer_sftp *x)
 {
-	struct xcur *c = &x->cur;
+	struct xcur *c = x->l;
 	if (!c->mode) {
 		/* 0x10000: asked (a close that waits does not ask again) */
 		LIBSSH2_SFTP_ATTRIBUTES at;
@@ -556,7 +771,7 @@ get_close(struct xfer_sftp *x)
 static int
 get_step(struct xfer_sftp *x)
 {
-	switch (x->cur.phase) {
+	switch (x->l->phase) {
 	case X_LSTAT:
 		return get_lstat(x);
 	case X_LINK:
@@ -570,12 +785,41 @@ get_step(struct xfer_sftp *x)
 	}
 }
 
+/* One step of lane x->l: its transfer, or the next queued one. */
+static int
+lane_step(struct xfer_sftp *x)
+{
+	if (!xfer_next(x))
+		return 0;
+	if (x->l->phase == X_START)
+		return xfer_begin(x);
+	return x->l->x.op == XFER_PUT ? put_step(x) : get_step(x);
+}
+
 int
 xfer_sftp_step(struct xfer_sftp *x)
 {
-	if (!x->sftp || !xfer_next(x))
-		return 0;
-	if (x->cur.phase == X_START)
-		return xfer_begin(x);
-	return x->cur.x.op == XFER_PUT ? put_step(x) : get_step(x);
+	int progress = 0;
+	bool busy = false;
+	for (int k = 0; k < x->nlanes; k++) {
+		int i = x->owner >= 0 ? x->owner : (x->next + k) % x->nlanes;
+		x->l = &x->lane[i];
+		int r = lane_step(x);
+		if (r < 0)
+			return -1;
+		progress |= r;
+		busy |= x->l->active;
+		if (libssh2_session_block_directions(x->s) &
+		    LIBSSH2_SESSION_BLOCK_OUTBOUND) {
+			x->owner = i;
+			busy = true;
+			break;
+		}
+		x->owner = -1;
+	}
+	if (x->nlanes)
+		x->next = (x->next + 1) % x->nlanes;
+	if (!busy)
+		pace_idle(&x->pace);
+	return progress;
 }

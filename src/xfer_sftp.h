@@ -1,7 +1,9 @@
 /*
  * xfer_sftp: the file transfers of one SSH worker (struct xfer of exec.h)
- * over SFTP on that worker's session, one at a time, non-blocking, in
- * steps the SSH thread interleaves with the agent's traffic.
+ * over SFTP on that worker's session (up to four at once, each on an SFTP
+ * session of its own), non-blocking, in steps the SSH thread interleaves
+ * with the agent's traffic, the bytes in flight bounded so that the
+ * agent's heartbeats never wait long behind them.
  *
  * Threads: the loop thread queues transfers and takes their results; the
  * SSH thread that owns the session starts SFTP and does the steps.  The
@@ -24,9 +26,13 @@
 struct xfer_sftp;
 
 /* Loop thread, before the SSH thread starts; host names the worker in
- * messages (borrowed, it outlives the engine). */
-struct xfer_sftp *xfer_sftp_new(const char *host, int notify_fd);
-/* SSH thread: start SFTP on the (blocking) session s; -1 with err. */
+ * messages (borrowed, it outlives the engine); lost_after is the
+ * worker's (0: none): the data in flight never holds a heartbeat more
+ * than a quarter of it (xfer_sftp.c, struct pace). */
+struct xfer_sftp *xfer_sftp_new(const char *host, int notify_fd,
+				double lost_after);
+/* SSH thread: start SFTP on the (blocking) session s: one SFTP session,
+ * else -1 with err, and up to three more if the server allows. */
 int xfer_sftp_start(struct xfer_sftp *x, LIBSSH2_SESSION *s, char *err,
 		    size_t errlen);
 /* Loop thread: queue a transfer (its strings are copied). */
@@ -42,8 +48,12 @@ void xfer_sftp_report(struct xfer_sftp *x, bool thread_gone,
 int xfer_sftp_step(struct xfer_sftp *x);
 /* SSH thread: the connection is gone; every transfer not done is lost. */
 void xfer_sftp_lose_all(struct xfer_sftp *x);
-/* After the SSH thread has ended, before the session is freed: shut SFTP
- * down and free the engine. */
+/* SSH thread, before the session is freed: shut SFTP down (blocking,
+ * within the session's timeout); the engine stays, for the loop thread
+ * to report what is left. */
+void xfer_sftp_stop(struct xfer_sftp *x);
+/* After the SSH thread has ended: stop SFTP if still running, and free
+ * the engine. */
 void xfer_sftp_free(struct xfer_sftp *x);
 
 #endif

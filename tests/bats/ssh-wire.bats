@@ -23,13 +23,9 @@ has_marker() {
 	[ "$(pcount 'sleep 3.75')" -ge 1 ]
 }
 
-@test "netns: a link gone dark as the run ends does not hold the exit past lost-after" {
-	# issue 24: the close of a worker whose link had gone dark (and was
-	# not yet found lost) waited for the agent's goodbye 10 s, then SFTP's
-	# shutdown and the disconnect blocked 20 s each (the session
-	# timeout): the run ended 50 s after its last task
-	. "$C/cluster.env"
-	# w3 has the only 4 cores: the task runs there, w1 stays idle
+# r.xml, lost-after 10 s, and wf.yaml, one task 'last' of 4 cores: w3 has
+# the only 4 cores, the task runs there, w1 and w2 stay idle.
+last_on_w3() {
 	sed -e 's|<ssh |<ssh lost-after="10" |' \
 	    -e '/<worker name="w3"/,/<\/worker>/ s|<cores>2</cores>|<cores>4</cores>|' \
 	    "$C/cluster.xml" >r.xml
@@ -37,6 +33,15 @@ has_marker() {
 tasks:
   - {name: last, cores: 4, out: {o: last.txt}, run: "sleep 3.75; echo done > {out.o}"}
 EOF2
+}
+
+@test "netns: a link gone dark as the run ends does not hold the exit past lost-after" {
+	# issue 24: the close of a worker whose link had gone dark (and was
+	# not yet found lost) waited for the agent's goodbye 10 s, then SFTP's
+	# shutdown and the disconnect blocked 20 s each (the session
+	# timeout): the run ended 50 s after its last task
+	. "$C/cluster.env"
+	last_on_w3
 	"$WFRUN" -r r.xml wf.yaml 3>&- 2>err.txt &
 	pid=$!
 	rc=2 # the task must be running when the link goes
@@ -54,6 +59,37 @@ EOF2
 	wait "$pid" || st=$?
 	[ "$st" -eq 0 ]
 	[ "$(cat last.txt)" = done ]
+}
+
+@test "netns: two links gone dark as the run ends: their goodbyes wait together" {
+	# issue 24: the workers were released one after another, so every
+	# dark link added its wait (lost-after/2 for the goodbye, then the
+	# close) to the end of the run; now each connection ends in its own
+	# thread at once: every worker is told to close before any is closed
+	. "$C/cluster.env"
+	last_on_w3
+	"$WFRUN" -v -r r.xml wf.yaml 3>&- 2>err.txt &
+	pid=$!
+	rc=2 # the task must be running when the links go
+	for _ in $(seq 200); do has_marker && rc=0 && break; sleep 0.1; done
+	ip link set "wftc${TESTCLUSTER_NET}w1" down
+	ip link set "wftc${TESTCLUSTER_NET}w2" down
+	st=0
+	wait "$pid" || st=$?
+	ip link set "wftc${TESTCLUSTER_NET}w1" up
+	ip link set "wftc${TESTCLUSTER_NET}w2" up
+	grep "worker 'w[123]': clos" err.txt
+	[ "$rc" -eq 0 ]
+	[ "$st" -eq 0 ]
+	[ "$(cat last.txt)" = done ]
+	# the last "closing" comes before the first "closed"
+	grep -n "worker 'w[123]': clos" err.txt >ends.txt
+	[ "$(grep -c ': closing$' ends.txt)" -eq 3 ]
+	[ "$(grep -c ': closed' ends.txt)" -eq 3 ]
+	[ "$(grep ': closing$' ends.txt | tail -n 1 | cut -d: -f1)" -lt "$(grep ': closed' ends.txt | head -n 1 | cut -d: -f1)" ]
+	grep -q "worker 'w1': closed (no goodbye from its agent)" ends.txt
+	grep -q "worker 'w2': closed (no goodbye from its agent)" ends.txt
+	grep -qx "[0-9]*:wfrun: worker 'w3': closed" ends.txt
 }
 
 @test "netns, 3 shaped workers: uploads beside agent traffic, no worker lost, every output right" {
