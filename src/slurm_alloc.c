@@ -54,45 +54,22 @@ cmd_free(struct slurm_cmd *c)
 static struct slurm_cmd *
 cmd_spawn(char *const *argv, struct errbuf *err)
 {
-	int p[2][2] = { { -1, -1 }, { -1, -1 } };
-	if (pipe2(p[0], O_CLOEXEC) < 0 || pipe2(p[1], O_CLOEXEC) < 0) {
-		errprintf(err, "pipe: %s", strerror(errno));
-		goto fail;
+	int fds[2];
+	pid_t pid = spawn_command(argv, fds, err);
+	if (pid < 0) {
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (are Slurm's "
+			 "commands installed and on PATH?)");
+		return NULL;
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	/* its own group: a Ctrl-C reaches the master, which decides */
-	spawn_attr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[0][1], 1);
-	posix_spawn_file_actions_adddup2(&fa, p[1][1], 2);
-	pid_t pid;
-	int r = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (r) {
-		errprintf(err, "cannot run %s: %s (are Slurm's commands "
-			  "installed and on PATH?)", argv[0], strerror(r));
-		goto fail;
-	}
-	spawn_own(pid);
-	close(p[0][1]);
-	close(p[1][1]);
 	struct slurm_cmd *c = xcalloc(1, sizeof(*c));
 	c->pid = pid;
 	c->status = -1;
-	c->fd[0] = p[0][0];
-	c->fd[1] = p[1][0];
+	c->fd[0] = fds[0];
+	c->fd[1] = fds[1];
 	strbuf_init(&c->out);
 	strbuf_init(&c->err);
 	return c;
-fail:
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++)
-			if (p[i][j] >= 0)
-				close(p[i][j]);
-	return NULL;
 }
 
 static void

@@ -216,30 +216,11 @@ static struct sj_proc *
 proc_start(struct slurm_jobs *x, char *const *argv, sj_end_fn end, void *ctx,
 	   struct errbuf *err)
 {
-	int fds[2][2] = { { -1, -1 }, { -1, -1 } };
-	if (pipe2(fds[0], O_CLOEXEC) < 0 || pipe2(fds[1], O_CLOEXEC) < 0) {
-		errprintf(err, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
 	/* its own group: the terminal's Ctrl-C must not stop a scancel */
-	spawn_attr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[0][1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fds[1][1], 2);
-	pid_t pid;
-	int r = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (r) {
-		errprintf(err, "cannot run %s: %s", argv[0], strerror(r));
-		goto fail;
-	}
-	spawn_own(pid);
-	close(fds[0][1]);
-	close(fds[1][1]);
+	int fds[2];
+	pid_t pid = spawn_command(argv, fds, err);
+	if (pid < 0)
+		return NULL;
 	struct sj_proc *p = xcalloc(1, sizeof(*p));
 	p->x = x;
 	p->pid = pid;
@@ -248,19 +229,13 @@ proc_start(struct slurm_jobs *x, char *const *argv, sj_end_fn end, void *ctx,
 	p->status = -1;
 	for (int k = 0; k < 2; k++) {
 		strbuf_init(&p->buf[k]);
-		p->fd[k] = fds[k][0];
+		p->fd[k] = fds[k];
 		fcntl(p->fd[k], F_SETFL, fcntl(p->fd[k], F_GETFL) | O_NONBLOCK);
 		if (x->loop)
 			loop_watch_fd(x->loop, p->fd[k], POLLIN, proc_read, p);
 	}
 	VEC_PUSH(x->procs, p);
 	return p;
-fail:
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++)
-			if (fds[i][j] >= 0)
-				close(fds[i][j]);
-	return NULL;
 }
 
 /* Wait (at most secs) for p's output and end, outside the loop; killed

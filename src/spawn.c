@@ -173,6 +173,42 @@ spawn_task(const struct spawn_req *req, struct errbuf *err)
 	return pid;
 }
 
+pid_t
+spawn_command(char *const *argv, int fds[2], struct errbuf *err)
+{
+	int p[2][2] = { { -1, -1 }, { -1, -1 } };
+	pid_t pid = -1;
+	if (pipe2(p[0], O_CLOEXEC) < 0 || pipe2(p[1], O_CLOEXEC) < 0) {
+		errprintf(err, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	spawn_attr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[0][1], 1);
+	posix_spawn_file_actions_adddup2(&fa, p[1][1], 2);
+	int r = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (r) {
+		errprintf(err, "cannot run %s: %s", argv[0], strerror(r));
+		pid = -1;
+		goto out;
+	}
+	spawn_own(pid);
+	fds[0] = p[0][0];
+	fds[1] = p[1][0];
+	p[0][0] = p[1][0] = -1;
+out:
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (p[i][j] >= 0)
+				close(p[i][j]);
+	return pid;
+}
+
 char **
 spawn_env(char *const *add, size_t n)
 {

@@ -40,6 +40,12 @@ void spawn_signal_set(sigset_t *set);
  * dispositions for spawn_signal_set's signals, an empty signal mask. */
 void spawn_attr_init(posix_spawnattr_t *at);
 
+/* Start argv (looked up on PATH) as a helper child (spawn_attr_init),
+ * stdin /dev/null, its stdout and stderr on pipes whose read ends land
+ * in fds[0] and fds[1] (close-on-exec, blocking), registered with
+ * spawn_own.  The pid, or -1 with err ("cannot run X: why"). */
+pid_t spawn_command(char *const *argv, int fds[2], struct errbuf *err);
+
 /*
  * The environment of this process with add[0..n) ("NAME=VALUE") added or
  * replacing variables of the same name.  The array is malloc'd, the

@@ -123,10 +123,30 @@ tasks:
   - name: t
     run: "true"
 EOF
-	res_xml 'partition="nosuch"'
+	cat >res.xml <<'EOF'
+<resources>
+  <slurm submit="jobs" poll="1">
+    <option>--mem-per-cpu=64</option>
+    <option>--constraint=nosuchfeature</option>
+  </slurm>
+</resources>
+EOF
 	run timeout 60 "$WFRUN" -r res.xml wf.yaml
 	[ "$status" -eq 1 ]
-	[[ $output == *"task 't' could not start: sbatch refused it: sbatch: error: "*"nvalid partition"* ]]
+	[[ $output == *"task 't' could not start: sbatch refused it: sbatch: error: "*"Invalid feature specification"* ]]
+}
+
+@test "a partition Slurm does not have: scontrol's words before anything runs" {
+	wf <<'EOF'
+tasks:
+  - name: t
+    run: "touch ran"
+EOF
+	res_xml 'partition="nosuch"'
+	run timeout 60 "$WFRUN" -r res.xml wf.yaml
+	[ "$status" -eq 2 ]
+	[[ $output == *"nosuch"* ]]
+	[ ! -e ran ]
 }
 
 @test "squeue runs once per poll for all the jobs, not once per job" {
