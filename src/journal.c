@@ -778,7 +778,8 @@ walk_dir(struct strbuf *path, struct jident *id)
 		VEC_PUSH(names, xstrdup(e->d_name));
 	}
 	closedir(d);
-	qsort(names.v, names.n, sizeof(char *), cmp_str);
+	if (names.n) /* (qsort of NULL: undefined, even for 0) */
+		qsort(names.v, names.n, sizeof(char *), cmp_str);
 	size_t base = path->len;
 	for (size_t i = 0; i < names.n; i++) {
 		strbuf_setlen(path, base);

@@ -778,7 +778,8 @@ undo_recover(const struct journal *j)
 	dir_names(SAVED, &names);
 	/* the latest task's copy first: of a chain of INOUT tasks that a
 	 * kill left unrecorded, the earliest one's copy is what stays */
-	qsort(names.v, names.n, sizeof(*names.v), later_first);
+	if (names.n) /* (qsort of NULL: undefined, even for 0) */
+		qsort(names.v, names.n, sizeof(*names.v), later_first);
 	size_t restored = 0;
 	for (size_t i = 0; i < names.n; i++) {
 		char *dir = xasprintf(SAVED "/%s", names.v[i]);
