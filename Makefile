@@ -45,14 +45,18 @@ ifdef SANITIZE
 all: $(BUILD)/wfrun $(BUILD)/wfrun-worker
 STATIC =
 else
-all: $(BUILD)/wfrun $(BUILD)/wfrun-worker wfrun
+all: $(BUILD)/wfrun $(BUILD)/wfrun-worker wfrun wfrun-worker
 # The agent is uploaded to workers: static, so it needs no shared libs there.
 STATIC = -static
 endif
 
-# ./wfrun points at the optimised build (never the sanitizer one).
+# ./wfrun and ./wfrun-worker point at the optimised build (never the
+# sanitizer one): the bench scripts take ../wfrun and the agent beside it.
 wfrun: build/wfrun
 	ln -sf build/wfrun wfrun
+
+wfrun-worker: build/wfrun-worker
+	ln -sf build/wfrun-worker wfrun-worker
 
 # The archive is made anew (`ar rcs` into an old one would keep the object
 # of a source file since deleted), and also when the list of its objects
@@ -200,7 +204,7 @@ uninstall:
 	       $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
-	rm -rf build build-san $(FUZZ_BUILD) wfrun
+	rm -rf build build-san $(FUZZ_BUILD) wfrun wfrun-worker
 
 .PHONY: all units check check-san demo deps deps-check install uninstall clean \
 	fuzz fuzz-build FORCE
