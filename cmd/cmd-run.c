@@ -13,6 +13,7 @@
 #include "resume.h"
 #include "runner.h"
 #include "stage.h"
+#include "undo.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -20,6 +21,31 @@
  * program order, with why when reason.  Paths are relative to the
  * workdir, as in a run: a workdir not made yet has no journal, so every
  * task runs whatever the current directory holds. */
+/* The originals a run would put back first (resume_originals), or why
+ * it would refuse. */
+static void
+dry_run_originals(const struct plan *p, const struct resume *rs)
+{
+	struct strbuf lab = STRBUF_INIT;
+	for (size_t k = 0; k < rs->norig; k++) {
+		const struct resume_orig *o = &rs->orig[k];
+		char *path = xvisible(p->dag.data.v[o->datum].path);
+		strbuf_reset(&lab);
+		plan_label(p, o->updater, &lab);
+		char *vl = xvisible(lab.buf);
+		if (undo_has_original(p->dag.data.v[o->datum].path))
+			printf("# %s, updated in place by task %s in an earlier "
+			       "run, is put back as it was first\n", path, vl);
+		else
+			printf("# the run would stop: %s, updated in place by task "
+			       "%s in an earlier run, must be put back as it was, "
+			       "but its original is not kept\n", path, vl);
+		free(vl);
+		free(path);
+	}
+	strbuf_release(&lab);
+}
+
 static int
 dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 {
@@ -50,6 +76,7 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 	bool tty = isatty(STDOUT_FILENO);
 	if (rs.nskip)
 		printf("# %zu of them up to date: not run\n", rs.nskip);
+	dry_run_originals(p, &rs);
 	/* Program order is a valid order: every edge points forward. */
 	for (uint32_t t = 0; t < p->dag.tasks.n; t++) {
 		if (rs.why[t] == RESUME_SKIP)

@@ -346,6 +346,9 @@ sequential_files() {
 	[ "$status" -eq 1 ]
 	[ "$(cat in2 | tr '\n' ' ')" = "in2 t41 " ]
 	rm fail
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# in2, updated in place by task 't4' (i=1) in an earlier run, is put back as it was first"* ]]
 	run "$WFRUN" -j 1 wf.yaml
 	[ "$status" -eq 0 ]
 	sequential_files 1
@@ -387,6 +390,8 @@ sequential_files() {
 	rm -r fail
 	rm -rf .wfrun/orig
 	find . -type f ! -path './.wfrun/lock' ! -name before ! -name after -exec sha1sum {} + | sort >before
+	run "$WFRUN" -n wf.yaml
+	[[ "$output" == *"# the run would stop: in2, updated in place by task 't4' (i=1) in an earlier run, must be put back as it was, but its original is not kept"* ]]
 	run "$WFRUN" -j 1 wf.yaml
 	[ "$status" -eq 2 ]
 	[ "$output" = "wfrun: error: in2 is a workflow input that task 't4' (i=1) updates in place and an earlier run updated; task 't1' read it before, and runs again, so it must be put back as it was, but its original is not kept in .wfrun/orig (removed, or an older wfrun ran here): put back in2 as it was before task 't4' (i=1) ran and remove .wfrun/journal, so that every task runs again from it" ]
