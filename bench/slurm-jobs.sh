@@ -35,7 +35,18 @@ SLEEP=${SLEEP:-0}
 BENCH_TMP=${BENCH_TMP:-$here/out}
 SC=$here/../tests/cluster/slurmcluster
 
-command -v snakemake >/dev/null || { echo "slurm-jobs.sh: snakemake is not installed" >&2; exit 2; }
+# The comparison needs Debian's snakemake: installed here when missing (as
+# root), as the project's other files install what they need.
+if ! command -v snakemake >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "slurm-jobs.sh: installing snakemake (apt-get install -y snakemake)" >&2
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q snakemake; } >&2 ||
+			{ echo "slurm-jobs.sh: could not install snakemake" >&2; exit 2; }
+	else
+		echo "slurm-jobs.sh: snakemake is not installed (as root: apt-get install -y snakemake)" >&2
+		exit 2
+	fi
+fi
 . "$here/slurm-cluster.sh" slurm-jobs
 
 # the counting wrappers
