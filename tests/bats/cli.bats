@@ -197,3 +197,15 @@ EOF2
 	done
 	[ -z "$missing" ] || { echo "not in man/wfrun.1:$missing"; false; }
 }
+
+@test "-v counts only the tasks that run, not those up to date" {
+	hello
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	sed -i 's/world, moon/world, moon, sun/' wf.yaml
+	run "$WFRUN" -v -j 1 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 2 of 3 tasks are up to date"* ]]
+	[[ "$output" == *"wfrun: running 1 task of 'hello' in $PWD"$'\n'* ]]
+	[[ "$output" == *"wfrun: 1 task done in "*", 2 up to date"* ]]
+}
