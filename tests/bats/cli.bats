@@ -187,11 +187,15 @@ EOF2
 	[ "$(cat sub/o.txt)" = mine ]
 }
 
-@test "every long option of --help is in wfrun(1)" {
-	run "$WFRUN" --help
-	[ "$status" -eq 0 ]
+@test "every long option of every command's --help is in wfrun(1)" {
+	all=
+	for c in run check dag sim probe report; do
+		run "$WFRUN" "$c" --help
+		[ "$status" -eq 0 ]
+		all="$all$output"
+	done
 	missing=
-	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$output" | sort -u); do
+	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$all" | sort -u); do
 		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$WFRUN_TOP/man/wfrun.1" ||
 			missing="$missing $o"
 	done
@@ -208,4 +212,98 @@ EOF2
 	[[ "$output" == *"wfrun: 2 of 3 tasks are up to date"* ]]
 	[[ "$output" == *"wfrun: running 1 task of 'hello' in $PWD"$'\n'* ]]
 	[[ "$output" == *"wfrun: 1 task done in "*", 2 up to date"* ]]
+}
+
+@test "a misspelt command is said, not taken for a workflow file" {
+	hello
+	run "$WFRUN" chek wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: unknown command 'chek'; did you mean check?" ]
+	run "$WFRUN" help chek
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: unknown command 'chek'; did you mean check?" ]
+	# a file of that name is a workflow, as is any other word
+	cp wf.yaml chek
+	run "$WFRUN" -q chek
+	[ "$status" -eq 0 ]
+	[ -f greet/moon.txt ]
+	run "$WFRUN" nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"nosuch: error: cannot read: No such file or directory"* ]]
+}
+
+@test "wfrun COMMAND --help prints that command's help; version prints the version" {
+	run "$WFRUN" sim --help
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "usage: wfrun sim -m MODEL [-r FILE] [options] WORKFLOW.yaml" ]
+	[[ "$output" == *"--registry FILE"* ]]
+	[[ "$output" != *"--dry-run"* ]]
+	[ "${#lines[@]}" -lt 40 ]
+	run "$WFRUN" help probe
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "usage: wfrun probe [--size MB] [-j WRITERS] [DIR]" ]
+	[[ "$output" == *"-j, --writers N"* ]]
+	run "$WFRUN" report -o x.html -h
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: wfrun report "* ]]
+	run "$WFRUN" version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^wfrun\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+}
+
+# The options a command's --help lists (first column: -x, --long).
+help_opts() {
+	local h
+	h=$("$WFRUN" "$1" --help)
+	awk '/^  (-[a-zA-Z]|    --)/ {
+		for (i = 1; i <= NF && $i ~ /^-/; i++) { sub(/,$/, "", $i); print $i } }' <<<"$h" |
+		grep -vxE -- '-h|--help|-V|--version' | sort -u
+}
+
+# The options the parser of a command takes: its getopt_long table and
+# short-option string in the source (cmd_NAME in cmd/).
+parser_opts() {
+	local body
+	body=$(awk -v f="^cmd_$1\\\\(" '$0 ~ f {on = 1} on; on && /^}/ {exit}' "$WFRUN_TOP"/cmd/*.c)
+	[ -n "$body" ] || { echo "no cmd_$1 in cmd/" >&2; return 1; }
+	{
+		sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*, NULL, .*/--\1/p' <<<"$body"
+		grep -A1 'struct cli_spec spec = {' <<<"$body" | sed -n '2s/^[[:space:]]*"\([^"]*\)".*/\1/p' |
+			tr -d ':' | grep -o . | sed 's/^/-/'
+	} | sort -u
+}
+
+@test "every command's --help lists exactly the options its parser takes" {
+	cmds=$("$WFRUN" --help | awk '/^commands:/ {on = 1; next} on && /^$/ {exit} on {print $1}')
+	[[ "$cmds" == *sim* && "$cmds" == *report* ]]
+	bad=
+	for c in $cmds; do
+		p=$(parser_opts "$c") || { bad="$bad $c(no parser)"; continue; }
+		h=$(help_opts "$c")
+		d=$(diff <(echo "$p") <(echo "$h") | grep '^[<>]' | tr '\n' ' ') || true
+		[ -z "$d" ] || bad="$bad $c: $d (< parser only, > help only);"
+	done
+	[ -z "$bad" ] || { echo "$bad"; false; }
+}
+
+@test "wfrun(1): each command is an entry of COMMANDS; no option another command takes says 'For run only'" {
+	man="$WFRUN_TOP/man/wfrun.1"
+	entries=$(awk '/^\.SH/ {on = ($0 == ".SH COMMANDS")} on && prev == ".TP" {print $2} {prev = $0}' "$man")
+	for c in run check dag sim probe report version help; do
+		grep -qx "$c" <<<"$entries" || { echo "no .TP entry for $c"; false; }
+	done
+	run_only=$(awk '/^\.SH/ {on = ($0 == ".SH OPTIONS")}
+		on && /^\.TP/ {getline tag}
+		on && p2 == "For" && p1 == ".B run" && $0 == "only." {print tag}
+		{p2 = p1; p1 = $0}' "$man" | grep -o -- '\\-\\-[a-z\\-]*' | sed 's/\\//g')
+	[[ "$run_only" == *--forceall* ]]
+	others=
+	for c in check dag sim probe report; do
+		others="$others $("$WFRUN" "$c" --help)"
+	done
+	wrong=
+	for o in $run_only; do
+		if grep -qE -- "(^|[ ,])$o( |$)" <<<"$others"; then wrong="$wrong $o"; fi
+	done
+	[ -z "$wrong" ] || { echo "'For run only' but another command takes:$wrong"; false; }
 }
