@@ -307,3 +307,19 @@ parser_opts() {
 	done
 	[ -z "$wrong" ] || { echo "'For run only' but another command takes:$wrong"; false; }
 }
+
+@test "an option's value before the command is not taken for the command" {
+	for c in run check dag sim probe report; do
+		run "$WFRUN" "$c" --help
+		[ "$status" -eq 0 ]
+		# the options whose help line names a value (FILE, N, A|B)
+		for o in $(awk '/^  (-[a-zA-Z]|    --)/ { n = 0
+			for (i = 1; i <= NF && $i ~ /^-/; i++) { sub(/,$/, "", $i); o[++n] = $i }
+			if ($i ~ /^[A-Z]/ || $i ~ /\|/) for (k = 1; k <= n; k++) print o[k] }' <<<"$output"); do
+			run "$WFRUN" "$o" dag --help
+			[ "$status" -eq 0 ]
+			[ "${lines[0]}" != "usage: wfrun dag [--names] [--format dot|mermaid] WORKFLOW.yaml" ] ||
+				{ echo "$c $o: its value was taken for the command"; false; }
+		done
+	done
+}
