@@ -188,18 +188,11 @@ EOF2
 }
 
 @test "every long option of every command's --help is in wfrun(1)" {
-	all=
-	for c in run check dag sim probe report; do
-		run "$WFRUN" "$c" --help
-		[ "$status" -eq 0 ]
-		all="$all$output"
-	done
-	missing=
-	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$all" | sort -u); do
-		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$WFRUN_TOP/man/wfrun.1" ||
-			missing="$missing $o"
-	done
-	[ -z "$missing" ] || { echo "not in man/wfrun.1:$missing"; false; }
+	helps=$(for c in run check dag sim probe report; do "$WFRUN" "$c" --help; done)
+	[[ "$helps" == *"--registry FILE"* ]]
+	missing=$(comm -23 <(grep -o -- '--[a-z][a-z-]*' <<<"$helps" | sort -u) \
+		<(sed 's/\\-/-/g' "$WFRUN_TOP/man/wfrun.1" | grep -o -- '--[a-z][a-z-]*' | sort -u))
+	[ -z "$missing" ] || { echo "not in man/wfrun.1:" $missing; false; }
 }
 
 @test "-v counts only the tasks that run, not those up to date" {
@@ -251,39 +244,46 @@ EOF2
 	[[ "$output" =~ ^wfrun\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
 }
 
-# The options a command's --help lists (first column: -x, --long).
+# "COMMAND OPTION", one a line, for every option the --help of each
+# command lists in its first column (-x, --long), but -h and -V.
 help_opts() {
-	local h
-	h=$("$WFRUN" "$1" --help)
-	awk '/^  (-[a-zA-Z]|    --)/ {
-		for (i = 1; i <= NF && $i ~ /^-/; i++) { sub(/,$/, "", $i); print $i } }' <<<"$h" |
-		grep -vxE -- '-h|--help|-V|--version' | sort -u
+	local c
+	for c in "$@"; do
+		echo "== $c"
+		"$WFRUN" "$c" --help
+	done | awk '/^== / {c = $2} /^  (-[a-zA-Z]|    --)/ {
+		for (i = 1; i <= NF && $i ~ /^-/; i++) {
+			sub(/,$/, "", $i)
+			if ($i !~ /^(-h|--help|-V|--version)$/) print c, $i } }' | sort -u
 }
 
-# The options the parser of a command takes: its getopt_long table and
-# short-option string in the source (cmd_NAME in cmd/).
+# The same for what the parser of each command takes: the getopt_long
+# table and short-option string in the source of cmd_COMMAND in cmd/.
 parser_opts() {
-	local body
-	body=$(awk -v f="^cmd_$1\\\\(" '$0 ~ f {on = 1} on; on && /^}/ {exit}' "$WFRUN_TOP"/cmd/*.c)
-	[ -n "$body" ] || { echo "no cmd_$1 in cmd/" >&2; return 1; }
-	{
-		sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*, NULL, .*/--\1/p' <<<"$body"
-		grep -A1 'struct cli_spec spec = {' <<<"$body" | sed -n '2s/^[[:space:]]*"\([^"]*\)".*/\1/p' |
-			tr -d ':' | grep -o . | sed 's/^/-/'
-	} | sort -u
+	awk -v cmds=" $* " '/^cmd_[a-z]*\(/ {
+			c = substr($0, 5, index($0, "(") - 5)
+			if (index(cmds, " " c " ")) { on = 1; seen[c] = 1 }
+		}
+		on && match($0, /^[ \t]*\{ "[a-z-]+", [a-z_]+, NULL/) {
+			split($0, q, "\""); print c, "--" q[2]
+		}
+		on && spec { split($0, q, "\""); gsub(/:/, "", q[2])
+			for (i = 1; i <= length(q[2]); i++) print c, "-" substr(q[2], i, 1)
+			spec = 0 }
+		on && /struct cli_spec spec = \{/ { spec = 1 }
+		on && /^}/ { on = 0 }
+		END { n = split(cmds, a, " "); for (i = 1; i <= n; i++)
+			if (!(a[i] in seen)) print a[i], "(no cmd_" a[i] " in cmd/)" }' \
+		"$WFRUN_TOP"/cmd/*.c | sort -u
 }
 
 @test "every command's --help lists exactly the options its parser takes" {
 	cmds=$("$WFRUN" --help | awk '/^commands:/ {on = 1; next} on && /^$/ {exit} on {print $1}')
 	[[ "$cmds" == *sim* && "$cmds" == *report* ]]
-	bad=
-	for c in $cmds; do
-		p=$(parser_opts "$c") || { bad="$bad $c(no parser)"; continue; }
-		h=$(help_opts "$c")
-		d=$(diff <(echo "$p") <(echo "$h") | grep '^[<>]' | tr '\n' ' ') || true
-		[ -z "$d" ] || bad="$bad $c: $d (< parser only, > help only);"
-	done
-	[ -z "$bad" ] || { echo "$bad"; false; }
+	p=$(parser_opts $cmds)
+	h=$(help_opts $cmds)
+	[[ "$p" == *"sim --registry"* && "$p" == *"run -n"* ]]
+	d=$(diff <(echo "$p") <(echo "$h")) || { echo "< parser only, > help only:"; echo "$d"; false; }
 }
 
 @test "wfrun(1): each command is an entry of COMMANDS; no option another command takes says 'For run only'" {
@@ -309,17 +309,77 @@ parser_opts() {
 }
 
 @test "an option's value before the command is not taken for the command" {
-	for c in run check dag sim probe report; do
-		run "$WFRUN" "$c" --help
-		[ "$status" -eq 0 ]
-		# the options whose help line names a value (FILE, N, A|B)
-		for o in $(awk '/^  (-[a-zA-Z]|    --)/ { n = 0
+	# every option whose help line names a value (FILE, N, A|B), each
+	# with the value "dag": one taken for the command prints dag's help
+	args=()
+	for o in $(for c in run check dag sim probe report; do "$WFRUN" "$c" --help; done |
+		awk '/^  (-[a-zA-Z]|    --)/ { n = 0
 			for (i = 1; i <= NF && $i ~ /^-/; i++) { sub(/,$/, "", $i); o[++n] = $i }
-			if ($i ~ /^[A-Z]/ || $i ~ /\|/) for (k = 1; k <= n; k++) print o[k] }' <<<"$output"); do
-			run "$WFRUN" "$o" dag --help
-			[ "$status" -eq 0 ]
-			[ "${lines[0]}" != "usage: wfrun dag [--names] [--format dot|mermaid] WORKFLOW.yaml" ] ||
-				{ echo "$c $o: its value was taken for the command"; false; }
-		done
+			if ($i ~ /^[A-Z]/ || $i ~ /\|/) for (k = 1; k <= n; k++) print o[k] }' | sort -u); do
+		args+=("$o" dag)
 	done
+	[ "${#args[@]}" -ge 40 ]
+	run "$WFRUN" "${args[@]}" --help
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "usage: wfrun [run] [options] WORKFLOW.yaml" ]
+}
+
+# The bash completion of the words given (the last is completed, or the
+# CWORDth) for $WFRUN: COMPREPLY, one a line.
+complete_bash() {
+	bash -c 'source "$1/cmd/completion/wfrun.bash"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=${CWORD:-$(($# - 1))}; _wfrun
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$WFRUN_TOP" "$WFRUN" "$@"
+}
+
+@test "bash completion: commands, each command's options and values, workflow files, task names" {
+	hello
+	run complete_bash ch
+	[ "$status" -eq 0 ]
+	[ "$output" = check ]
+	run complete_bash -j 2 s
+	[ "$output" = sim ]
+	run complete_bash sim --re
+	[ "$output" = $'--resources\n--registry' ]
+	run complete_bash --fetch f
+	[ "$output" = final ]
+	run complete_bash dag --format = m
+	[ "$output" = mermaid ]
+	run complete_bash check w
+	[ "$output" = wf.yaml ]
+	# task names of the workflow on the line
+	run complete_bash wf.yaml --force g
+	[ "$output" = greet ]
+	# the workflow may come after the word completed
+	CWORD=3 run complete_bash -q --force "" wf.yaml
+	[ "$output" = greet ]
+}
+
+# The zsh completion of the words given for $WFRUN, with compadd and
+# _files stubbed: what each was given, one a line.
+complete_zsh() {
+	zsh -f -c 'compadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done
+			[[ $1 == -- ]] && shift; print -rl -- "$@"; }
+		_files() { print -r -- "_files $*"; }
+		compset() { :; }
+		words=("${@:2}"); CURRENT=$#words
+		source "$1/cmd/completion/_wfrun"' _ "$WFRUN_TOP" "$WFRUN" "$@"
+}
+
+@test "zsh completion parses and offers commands, options, values, task names" {
+	command -v zsh >/dev/null || { echo "zsh is not installed: apt-get install -y zsh" >&2; return 1; }
+	run zsh -n "$WFRUN_TOP/cmd/completion/_wfrun"
+	[ "$status" -eq 0 ]
+	hello
+	run complete_zsh ""
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '%s\n' run check dag sim probe report version help '_files -g *.(yaml|yml)')" ]
+	run complete_zsh probe --
+	[ "$output" = "$(printf '%s\n' -s --size -j --writers -q --quiet -v --verbose -h --help)" ]
+	run complete_zsh --learn=c
+	[ "$output" = $'climb\npaper' ]
+	run complete_zsh wf.yaml --force ""
+	[ "$output" = greet ]
+	run complete_zsh probe ""
+	[ "$output" = "_files -/" ]
 }
