@@ -324,6 +324,34 @@ parser_opts() {
 	[ "${lines[0]}" = "usage: wfrun [run] [options] WORKFLOW.yaml" ]
 }
 
+@test "every worker lost: 'N tasks could not run' leaves out those up to date" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {i: "1..3"}
+    out: {f: "a{i}"}
+    run: "echo {i} > {out.f}; [ {i} -le 3 ] || while [ ! -e stop ]; do sleep 0.1; done"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	sed -i 's/1\.\.3/1..5/' wf.yaml
+	# the one node of an allocation, whose agent is killed once a4 runs
+	mkdir bin
+	cat >bin/srun <<EOF2
+#!/bin/sh
+for a; do agent=\$a; done
+(while [ ! -e "$PWD/a4" ]; do sleep 0.05; done; kill -9 \$\$) </dev/null >/dev/null 2>&1 &
+exec "\$agent"
+EOF2
+	chmod +x bin/srun
+	PATH="$PWD/bin:$PATH" SLURM_JOB_ID=1 SLURM_JOB_NODELIST=n1 SLURM_JOB_CPUS_PER_NODE=2 \
+		run timeout 60 "$WFRUN" --slurm wf.yaml 3>&-
+	touch stop # the tasks the agent left
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"wfrun: 3 of 5 tasks are up to date"* ]]
+	[[ "$output" == *"wfrun: error: every worker was lost; 2 tasks could not run"* ]]
+}
+
 # The bash completion of the words given (the last is completed, or the
 # CWORDth) for $WFRUN: COMPREPLY, one a line.
 complete_bash() {
