@@ -5,6 +5,7 @@
  * command, not an existing file and close to a command's name is taken
  * for a misspelt command, not for a workflow file.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,13 +213,22 @@ unknown_command(const char *word, const char *sug)
 	return EXIT_USAGE;
 }
 
+/* More than max words (the command's name first, usage its usage):
+ * whether that was said. */
+static bool
+too_many(int argc, int max, const char *usage)
+{
+	if (argc <= max)
+		return false;
+	error_msg("usage: wfrun %s", usage);
+	return true;
+}
+
 static int
 cmd_version(int argc, char **argv)
 {
-	if (argc > 1) {
-		error_msg("usage: wfrun version");
+	if (too_many(argc, 1, "version"))
 		return EXIT_USAGE;
-	}
 	printf("wfrun %s\n", WFRUN_VERSION);
 	return EXIT_OK;
 }
@@ -227,18 +237,15 @@ cmd_version(int argc, char **argv)
 static int
 cmd_help(int argc, char **argv)
 {
-	if (argc > 2) {
-		error_msg("usage: wfrun help [COMMAND]");
+	const struct subcmd *s = argc == 2 ? find_subcmd(argv[1]) : NULL;
+	if (too_many(argc, 2, "help [COMMAND]"))
 		return EXIT_USAGE;
-	}
-	if (argc < 2) {
-		usage(stdout);
-		return EXIT_OK;
-	}
-	const struct subcmd *s = find_subcmd(argv[1]);
-	if (!s)
+	if (argc == 2 && !s)
 		return unknown_command(argv[1], misspelt_command(argv[1]));
-	subcmd_usage(s, stdout);
+	if (s)
+		subcmd_usage(s, stdout);
+	else
+		usage(stdout);
 	return EXIT_OK;
 }
 
