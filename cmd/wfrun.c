@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -323,6 +324,7 @@ main(int argc, char **argv)
 	}
 	if (!s)
 		return cmd_run(argc, argv);
+	cli_command = s->name;
 	memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(char *));
 	return s->fn(argc - 1, argv);
 }

@@ -38,6 +38,10 @@ EOF2
 	run "$WFRUN" --frobnicate wf.yaml
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unrecognized option"* ]]
+	[[ "$output" == *"Try 'wfrun run --help'."* ]]
+	run "$WFRUN" sim -x wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"Try 'wfrun sim --help'."* ]]
 }
 
 @test "a missing workflow file names the file" {
