@@ -6,6 +6,9 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/wfrun
+# where bash-completion and zsh look for completions
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -190,6 +193,9 @@ install: all
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(DATADIR)/workflows/
 	install -m 755 $(EXAMPLE_SCRIPTS) $(DESTDIR)$(DATADIR)/workflows/data/
 	install -m 644 $(EXAMPLE_DATA) $(DESTDIR)$(DATADIR)/workflows/data/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 cmd/completion/wfrun.bash $(DESTDIR)$(BASHCOMPDIR)/wfrun
+	install -m 644 cmd/completion/_wfrun $(DESTDIR)$(ZSHCOMPDIR)/_wfrun
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/wfrun $(DESTDIR)$(BINDIR)/wfrun-worker $(DESTDIR)$(MANDIR)/man1/wfrun.1 \
@@ -199,7 +205,8 @@ uninstall:
 	      $(DESTDIR)$(DATADIR)/wfrun-resources.xsd \
 	      $(EXAMPLES:%=$(DESTDIR)$(DATADIR)/%) \
 	      $(EXAMPLE_SCRIPTS:%=$(DESTDIR)$(DATADIR)/%) \
-	      $(EXAMPLE_DATA:%=$(DESTDIR)$(DATADIR)/%)
+	      $(EXAMPLE_DATA:%=$(DESTDIR)$(DATADIR)/%) \
+	      $(DESTDIR)$(BASHCOMPDIR)/wfrun $(DESTDIR)$(ZSHCOMPDIR)/_wfrun
 	-rmdir $(DESTDIR)$(DATADIR)/workflows/data $(DESTDIR)$(DATADIR)/workflows \
 	       $(DESTDIR)$(DATADIR) 2>/dev/null
 

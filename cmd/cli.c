@@ -30,6 +30,8 @@ workflow_operand(int argc, const char *lack, const char *usage)
 	return EXIT_USAGE;
 }
 
+const char *cli_command = "run";
+
 int
 cli_parse(int argc, char **argv, const struct cli_spec *s, void *ctx)
 {
@@ -45,7 +47,7 @@ cli_parse(int argc, char **argv, const struct cli_spec *s, void *ctx)
 			log_level = 2;
 			break;
 		case '?':
-			fputs("Try 'wfrun --help'.\n", stderr);
+			fprintf(stderr, "Try 'wfrun %s --help'.\n", cli_command);
 			return EXIT_USAGE;
 		default:
 			if (s->fn(c, optarg, ctx) < 0)

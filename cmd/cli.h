@@ -41,9 +41,12 @@ struct cli_spec {
  * Read argv's options as s says: -q and -v set log_level, every other
  * option goes to s->fn(ctx); then check the operands.  0 with optind at the
  * first operand, or EXIT_USAGE after an error (an unknown option: "Try
- * 'wfrun --help'.").
+ * 'wfrun COMMAND --help'.").
  */
 int cli_parse(int argc, char **argv, const struct cli_spec *s, void *ctx);
+/* The command being run ("run" by default; main sets it), for "Try
+ * 'wfrun COMMAND --help'." */
+extern const char *cli_command;
 
 /* The options run and sim both take, stored through these pointers. */
 struct cli_shared {

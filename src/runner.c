@@ -1709,6 +1709,16 @@ queue_tasks(struct runner *r)
 	place_queue_ready(&r->pl, clock_real());
 }
 
+/* The tasks that neither ran to an end nor were up to date, nor were
+ * cancelled because one they depend on failed (the summary says those
+ * apart). */
+static size_t
+not_run(const struct runner *r)
+{
+	return r->total - r->done - r->failed - r->skipped - r->ignored -
+	       r->cancelled;
+}
+
 /* Run until nothing runs or can start; whether every worker was lost
  * with tasks left. */
 static bool
@@ -1728,7 +1738,7 @@ run_loop(struct runner *r)
 				error_msg("%s; %zu tasks could not run",
 					  r->allocating ? "no node to run on"
 							: "every worker was lost",
-					  r->total - r->done - r->failed);
+					  not_run(r));
 				return true;
 			}
 			return false;
@@ -1813,8 +1823,9 @@ fetch_outputs(struct runner *r)
 static int
 run_tasks(struct runner *r)
 {
-	verbose_msg("running %zu tasks of '%s' in %s", r->total,
-		    r->p->wf->name, r->p->wf->workdir);
+	verbose_msg("running %zu task%s of '%s' in %s", r->total - r->skipped,
+		    r->total - r->skipped == 1 ? "" : "s", r->p->wf->name,
+		    r->p->wf->workdir);
 	bool lost_all = run_loop(r);
 	sync_journal(r, true);
 	/* waiting for a retry when the run stopped: failed */
@@ -1840,7 +1851,7 @@ run_tasks(struct runner *r)
 static void
 summary(struct runner *r, int rc)
 {
-	size_t not_run = r->total - r->done - r->failed - r->skipped - r->ignored;
+	size_t nrun = not_run(r);
 	struct strbuf extra = STRBUF_INIT;
 	if (r->skipped)
 		strbuf_addf(&extra, ", %zu up to date", r->skipped);
@@ -1860,12 +1871,12 @@ summary(struct runner *r, int rc)
 		; /* said above */
 	else if (r->interrupted)
 		info_msg("interrupted after %.1fs: %zu done, %zu stopped, %zu not "
-			 "run%s (trace: %s%s%s)", secs, r->done, r->failed, not_run,
+			 "run%s (trace: %s%s%s)", secs, r->done, r->failed, nrun,
 			 extra.buf, tdir, tsep, r->tpath);
 	else if (r->failed || rc == EXIT_UNREACHABLE)
 		info_msg("%zu task%s failed, %zu done, %zu not run%s, in %.1fs "
 			 "(trace: %s%s%s)", r->failed, r->failed == 1 ? "" : "s",
-			 r->done, not_run, extra.buf, secs, tdir, tsep, r->tpath);
+			 r->done, nrun, extra.buf, secs, tdir, tsep, r->tpath);
 	else
 		info_msg("%zu task%s done in %.1fs%s", r->done,
 			 r->done == 1 ? "" : "s", secs, extra.buf);

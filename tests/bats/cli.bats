@@ -38,6 +38,10 @@ EOF2
 	run "$WFRUN" --frobnicate wf.yaml
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unrecognized option"* ]]
+	[[ "$output" == *"Try 'wfrun run --help'."* ]]
+	run "$WFRUN" sim -x wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"Try 'wfrun sim --help'."* ]]
 }
 
 @test "a missing workflow file names the file" {
@@ -187,13 +191,227 @@ EOF2
 	[ "$(cat sub/o.txt)" = mine ]
 }
 
-@test "every long option of --help is in wfrun(1)" {
-	run "$WFRUN" --help
+@test "every long option of every command's --help is in wfrun(1)" {
+	helps=$(for c in run check dag sim probe report; do "$WFRUN" "$c" --help; done)
+	[[ "$helps" == *"--registry FILE"* ]]
+	missing=$(comm -23 <(grep -o -- '--[a-z][a-z-]*' <<<"$helps" | sort -u) \
+		<(sed 's/\\-/-/g' "$WFRUN_TOP/man/wfrun.1" | grep -o -- '--[a-z][a-z-]*' | sort -u))
+	[ -z "$missing" ] || { echo "not in man/wfrun.1:" $missing; false; }
+}
+
+@test "-v counts only the tasks that run, not those up to date" {
+	hello
+	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
-	missing=
-	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$output" | sort -u); do
-		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$WFRUN_TOP/man/wfrun.1" ||
-			missing="$missing $o"
+	sed -i 's/world, moon/world, moon, sun/' wf.yaml
+	run "$WFRUN" -v -j 1 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 2 of 3 tasks are up to date"* ]]
+	[[ "$output" == *"wfrun: running 1 task of 'hello' in $PWD"$'\n'* ]]
+	[[ "$output" == *"wfrun: 1 task done in "*", 2 up to date"* ]]
+}
+
+@test "a misspelt command is said, not taken for a workflow file" {
+	hello
+	run "$WFRUN" chek wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: unknown command 'chek'; did you mean check?" ]
+	run "$WFRUN" help chek
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wfrun: error: unknown command 'chek'; did you mean check?" ]
+	# a file of that name is a workflow, as is any other word
+	cp wf.yaml chek
+	run "$WFRUN" -q chek
+	[ "$status" -eq 0 ]
+	[ -f greet/moon.txt ]
+	run "$WFRUN" nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"nosuch: error: cannot read: No such file or directory"* ]]
+}
+
+@test "wfrun COMMAND --help prints that command's help; version prints the version" {
+	run "$WFRUN" sim --help
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "usage: wfrun sim -m MODEL [-r FILE] [options] WORKFLOW.yaml" ]
+	[[ "$output" == *"--registry FILE"* ]]
+	[[ "$output" != *"--dry-run"* ]]
+	[ "${#lines[@]}" -lt 40 ]
+	run "$WFRUN" help probe
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "usage: wfrun probe [--size MB] [-j WRITERS] [DIR]" ]
+	[[ "$output" == *"-j, --writers N"* ]]
+	run "$WFRUN" report -o x.html -h
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: wfrun report "* ]]
+	run "$WFRUN" version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^wfrun\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+}
+
+# "COMMAND OPTION", one a line, for every option the --help of each
+# command lists in its first column (-x, --long), but -h and -V.
+help_opts() {
+	local c
+	for c in "$@"; do
+		echo "== $c"
+		"$WFRUN" "$c" --help
+	done | awk '/^== / {c = $2} /^  (-[a-zA-Z]|    --)/ {
+		for (i = 1; i <= NF && $i ~ /^-/; i++) {
+			sub(/,$/, "", $i)
+			if ($i !~ /^(-h|--help|-V|--version)$/) print c, $i } }' | sort -u
+}
+
+# The same for what the parser of each command takes: the getopt_long
+# table and short-option string in the source of cmd_COMMAND in cmd/.
+parser_opts() {
+	awk -v cmds=" $* " '/^cmd_[a-z]*\(/ {
+			c = substr($0, 5, index($0, "(") - 5)
+			if (index(cmds, " " c " ")) { on = 1; seen[c] = 1 }
+		}
+		on && match($0, /^[ \t]*\{ "[a-z-]+", [a-z_]+, NULL/) {
+			split($0, q, "\""); print c, "--" q[2]
+		}
+		on && spec { split($0, q, "\""); gsub(/:/, "", q[2])
+			for (i = 1; i <= length(q[2]); i++) print c, "-" substr(q[2], i, 1)
+			spec = 0 }
+		on && /struct cli_spec spec = \{/ { spec = 1 }
+		on && /^}/ { on = 0 }
+		END { n = split(cmds, a, " "); for (i = 1; i <= n; i++)
+			if (!(a[i] in seen)) print a[i], "(no cmd_" a[i] " in cmd/)" }' \
+		"$WFRUN_TOP"/cmd/*.c | sort -u
+}
+
+@test "every command's --help lists exactly the options its parser takes" {
+	cmds=$("$WFRUN" --help | awk '/^commands:/ {on = 1; next} on && /^$/ {exit} on {print $1}')
+	[[ "$cmds" == *sim* && "$cmds" == *report* ]]
+	p=$(parser_opts $cmds)
+	h=$(help_opts $cmds)
+	[[ "$p" == *"sim --registry"* && "$p" == *"run -n"* ]]
+	d=$(diff <(echo "$p") <(echo "$h")) || { echo "< parser only, > help only:"; echo "$d"; false; }
+}
+
+@test "wfrun(1): each command is an entry of COMMANDS; no option another command takes says 'For run only'" {
+	man="$WFRUN_TOP/man/wfrun.1"
+	entries=$(awk '/^\.SH/ {on = ($0 == ".SH COMMANDS")} on && prev == ".TP" {print $2} {prev = $0}' "$man")
+	for c in run check dag sim probe report version help; do
+		grep -qx "$c" <<<"$entries" || { echo "no .TP entry for $c"; false; }
 	done
-	[ -z "$missing" ] || { echo "not in man/wfrun.1:$missing"; false; }
+	run_only=$(awk '/^\.SH/ {on = ($0 == ".SH OPTIONS")}
+		on && /^\.TP/ {getline tag}
+		on && p2 == "For" && p1 == ".B run" && $0 == "only." {print tag}
+		{p2 = p1; p1 = $0}' "$man" | grep -o -- '\\-\\-[a-z\\-]*' | sed 's/\\//g')
+	[[ "$run_only" == *--forceall* ]]
+	others=
+	for c in check dag sim probe report; do
+		others="$others $("$WFRUN" "$c" --help)"
+	done
+	wrong=
+	for o in $run_only; do
+		if grep -qE -- "(^|[ ,])$o( |$)" <<<"$others"; then wrong="$wrong $o"; fi
+	done
+	[ -z "$wrong" ] || { echo "'For run only' but another command takes:$wrong"; false; }
+}
+
+@test "an option's value before the command is not taken for the command" {
+	# every option whose help line names a value (FILE, N, A|B), each
+	# with the value "dag": one taken for the command prints dag's help
+	args=()
+	for o in $(for c in run check dag sim probe report; do "$WFRUN" "$c" --help; done |
+		awk '/^  (-[a-zA-Z]|    --)/ { n = 0
+			for (i = 1; i <= NF && $i ~ /^-/; i++) { sub(/,$/, "", $i); o[++n] = $i }
+			if ($i ~ /^[A-Z]/ || $i ~ /\|/) for (k = 1; k <= n; k++) print o[k] }' | sort -u); do
+		args+=("$o" dag)
+	done
+	[ "${#args[@]}" -ge 40 ]
+	run "$WFRUN" "${args[@]}" --help
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "usage: wfrun [run] [options] WORKFLOW.yaml" ]
+}
+
+@test "every worker lost: 'N tasks could not run' leaves out those up to date" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {i: "1..3"}
+    out: {f: "a{i}"}
+    run: "echo {i} > {out.f}; [ {i} -le 3 ] || while [ ! -e stop ]; do sleep 0.1; done"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	sed -i 's/1\.\.3/1..5/' wf.yaml
+	# the one node of an allocation, whose agent is killed once a4 runs
+	mkdir bin
+	cat >bin/srun <<EOF2
+#!/bin/sh
+for a; do agent=\$a; done
+(while [ ! -e "$PWD/a4" ]; do sleep 0.05; done; kill -9 \$\$) </dev/null >/dev/null 2>&1 &
+exec "\$agent"
+EOF2
+	chmod +x bin/srun
+	PATH="$PWD/bin:$PATH" SLURM_JOB_ID=1 SLURM_JOB_NODELIST=n1 SLURM_JOB_CPUS_PER_NODE=2 \
+		run timeout 60 "$WFRUN" --slurm wf.yaml 3>&-
+	touch stop # the tasks the agent left
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"wfrun: 3 of 5 tasks are up to date"* ]]
+	[[ "$output" == *"wfrun: error: every worker was lost; 2 tasks could not run"* ]]
+}
+
+# The bash completion of the words given (the last is completed, or the
+# CWORDth) for $WFRUN: COMPREPLY, one a line.
+complete_bash() {
+	bash -c 'source "$1/cmd/completion/wfrun.bash"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=${CWORD:-$(($# - 1))}; _wfrun
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$WFRUN_TOP" "$WFRUN" "$@"
+}
+
+@test "bash completion: commands, each command's options and values, workflow files, task names" {
+	hello
+	run complete_bash ch
+	[ "$status" -eq 0 ]
+	[ "$output" = check ]
+	run complete_bash -j 2 s
+	[ "$output" = sim ]
+	run complete_bash sim --re
+	[ "$output" = $'--resources\n--registry' ]
+	run complete_bash --fetch f
+	[ "$output" = final ]
+	run complete_bash dag --format = m
+	[ "$output" = mermaid ]
+	run complete_bash check w
+	[ "$output" = wf.yaml ]
+	# task names of the workflow on the line
+	run complete_bash wf.yaml --force g
+	[ "$output" = greet ]
+	# the workflow may come after the word completed
+	CWORD=3 run complete_bash -q --force "" wf.yaml
+	[ "$output" = greet ]
+}
+
+# The zsh completion of the words given for $WFRUN, with compadd and
+# _files stubbed: what each was given, one a line.
+complete_zsh() {
+	zsh -f -c 'compadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done
+			[[ $1 == -- ]] && shift; print -rl -- "$@"; }
+		_files() { print -r -- "_files $*"; }
+		compset() { :; }
+		words=("${@:2}"); CURRENT=$#words
+		source "$1/cmd/completion/_wfrun"' _ "$WFRUN_TOP" "$WFRUN" "$@"
+}
+
+@test "zsh completion parses and offers commands, options, values, task names" {
+	command -v zsh >/dev/null || { echo "zsh is not installed: apt-get install -y zsh" >&2; return 1; }
+	run zsh -n "$WFRUN_TOP/cmd/completion/_wfrun"
+	[ "$status" -eq 0 ]
+	hello
+	run complete_zsh ""
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '%s\n' run check dag sim probe report version help '_files -g *.(yaml|yml)')" ]
+	run complete_zsh probe --
+	[ "$output" = "$(printf '%s\n' -s --size -j --writers -q --quiet -v --verbose -h --help)" ]
+	run complete_zsh --learn=c
+	[ "$output" = $'climb\npaper' ]
+	run complete_zsh wf.yaml --force ""
+	[ "$output" = greet ]
+	run complete_zsh probe ""
+	[ "$output" = "_files -/" ]
 }

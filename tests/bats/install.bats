@@ -18,6 +18,8 @@ san() { [ "${BUILD:-build}" = build-san ] && echo SANITIZE=address,undefined; }
 	[ -f "$d/opt/wf/share/wfrun/wfrun-resources.xsd" ]
 	[ -f "$d/opt/wf/share/wfrun/workflows/hmmer.yaml" ]
 	[ -x "$d/opt/wf/share/wfrun/workflows/data/make-points.sh" ]
+	[ -f "$d/opt/wf/share/bash-completion/completions/wfrun" ]
+	[ -f "$d/opt/wf/share/zsh/site-functions/_wfrun" ]
 	# nothing outside DESTDIR/PREFIX
 	[ "$(cd "$d" && ls)" = opt ]
 	# the installed examples run from a copy: kmeans needs no extra tool

@@ -133,7 +133,7 @@ EOF2
 	[ -e o1.txt ]
 	[ -e o2.txt ]
 	[ -e o3.txt ]
-	[[ "$output" == *"1 task failed, 3 done, 2 not run, 2 cancelled"* ]]
+	[[ "$output" == *"1 task failed, 3 done, 0 not run, 2 cancelled"* ]]
 }
 
 @test "on_failure: cancel_successors: everything downstream is cancelled, the rest runs" {

@@ -47,7 +47,7 @@ EOF2
 	[ -e ind2.txt ]
 	[ -e ind3.txt ]
 	[ -e slow.txt ]
-	[[ "$output" == *"1 task failed, 4 done, 1 not run"* ]]
+	[[ "$output" == *"1 task failed, 4 done, 0 not run, 1 cancelled"* ]]
 }
 
 @test "a task that exits 0 without its output fails" {
