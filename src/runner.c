@@ -20,6 +20,7 @@
 #include "guard.h"
 #include "iopol.h"
 #include "journal.h"
+#include "logname.h"
 #include "loop.h"
 #include "path.h"
 #include "place.h"
@@ -123,16 +124,14 @@ static void
 log_path(struct runner *r, uint32_t t, const char *ext, struct strbuf *out)
 {
 	uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
-	const char *name = r->p->wf->tasks[tmpl].name;
-	strbuf_reset(out);
-	strbuf_addf(out, ".wfrun/logs/%s", name);
 	if (!r->logdir_made[tmpl]) {
+		logname_dir(r->p, t, out);
 		if (mkdir_p(out->buf, 0777) < 0)
 			die("cannot create %s/%s: %s", r->p->wf->workdir, out->buf,
 			    strerror(errno));
 		r->logdir_made[tmpl] = true;
 	}
-	strbuf_addf(out, "/%u.%s", t + 1, ext);
+	logname_path(r->p, t, ext, out);
 }
 
 /* Create the directories a task writes into; -1 with a message. */

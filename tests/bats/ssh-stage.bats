@@ -203,8 +203,8 @@ tasks:
 EOF2
 	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"error: task 'bad' failed with exit status 3 (stderr on worker 'w1': $C/w1/work/.wfrun/logs/bad/1.err)"* ]]
-	[ "$(cat "$C/w1/work/.wfrun/logs/bad/1.err")" = oops ]
+	[[ "$output" == *"error: task 'bad' failed with exit status 3 (stderr on worker 'w1': $C/w1/work/.wfrun/logs/bad.err)"* ]]
+	[ "$(cat "$C/w1/work/.wfrun/logs/bad.err")" = oops ]
 	ls "$C"/w1/work/.wfrun/sandbox/*/1/in.txt
 	[ "$(cat in.txt)" = in ]
 }
