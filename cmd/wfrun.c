@@ -48,6 +48,7 @@ usage(FILE *fp)
 	      "                     on it) even if up to date; repeatable\n"
 	      "      --forceall     rerun every task, as if no earlier run (the\n"
 	      "                     originals of inputs updated in place back first)\n"
+	      "      --keep-temp    keep temp outputs ({temp: PATH}) once read\n"
 	      "  -r, --resources FILE  run on the workers of a resources file\n"
 	      "                     (wfrun-resources(5)); also for check; with\n"
 	      "                     <slurm>, on nodes wfrun asks Slurm for\n"

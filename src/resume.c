@@ -24,6 +24,19 @@ in_store(const struct jrec *r, const struct jfile *f)
 	return r->store && f->mode == 'w' && f->id.kind == '-';
 }
 
+/* Entry f is a temp file that was removed once read (journal.h, X
+ * lines) and is still absent: its writer is up to date unless a reader
+ * runs again (temp_gone_for). */
+static bool
+temp_removed(const struct jfile *f, const char *path)
+{
+	if (f->id.kind != 't')
+		return false;
+	struct jident now;
+	jident_get(path, false, false, &now);
+	return now.kind == '-';
+}
+
 /* Whether a whole-collection write of an ancestor of x happens at or
  * after task t (it rewrites x). */
 static bool
@@ -67,7 +80,7 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 			continue;
 		const char *path = g->data.v[x].path;
 		const struct jfile *f = rec_entry(r, i, 'w', path);
-		if (f && in_store(r, f))
+		if (f && (in_store(r, f) || temp_removed(f, path)))
 			continue;
 		if (!f || !jident_matches(path, a->is_dir, &f->id)) {
 			struct jident now;
@@ -144,6 +157,31 @@ left_for(const struct plan *p, const struct journal *j, uint32_t w,
 		return false; /* taken from the store, or w runs (gone) */
 	for (size_t k = 0; r && k < r->nf; k++) {
 		if (r->f[k].mode != 'w' || r->f[k].id.kind != '-')
+			continue;
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			if ((a->mode & DAG_READ) &&
+			    related(g->data.v[a->datum].path, r->f[k].path))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether w's record says a temp output of w that task t reads was
+ * removed (and it is still absent): t cannot run unless w makes it
+ * again. */
+static bool
+temp_gone_for(const struct plan *p, const struct journal *j, uint32_t w,
+	      uint32_t t, struct strbuf *key)
+{
+	const struct dag *g = &p->dag;
+	strbuf_reset(key);
+	plan_label(p, w, key);
+	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
+	const struct dag_task *dt = &g->tasks.v[t];
+	for (size_t k = 0; r && k < r->nf; k++) {
+		if (r->f[k].mode != 'w' || !temp_removed(&r->f[k], r->f[k].path))
 			continue;
 		for (uint32_t i = 0; i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
@@ -248,6 +286,11 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 			if (!rs->why[w] && recorded[w] &&
 			    left_for(p, j, w, t, &key)) {
 				rs->why[w] = RESUME_LEFT;
+				rs->detail[w] = t;
+				VEC_PUSH(work, w);
+			} else if (!rs->why[w] && recorded[w] &&
+				   temp_gone_for(p, j, w, t, &key)) {
+				rs->why[w] = RESUME_TEMP;
 				rs->detail[w] = t;
 				VEC_PUSH(work, w);
 			}
@@ -376,6 +419,11 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 	case RESUME_LEFT:
 		plan_label(p, d, out);
 		strbuf_adds(out, ", which runs, reads what it left on a worker");
+		break;
+	case RESUME_TEMP:
+		plan_label(p, d, out);
+		strbuf_adds(out, ", which runs, reads a temp output of it that "
+			    "was removed");
 		break;
 	case RESUME_STORE_GONE:
 		strbuf_adds(out, "what it made is no longer in its worker's "

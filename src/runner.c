@@ -33,6 +33,7 @@
 #include "slurm_jobs.h"
 #include "spawn.h"
 #include "stage.h"
+#include "temp.h"
 #include "trace.h"
 #include "undo.h"
 
@@ -91,6 +92,7 @@ struct runner {
 	VEC(uint32_t) recorded; /* succeeded: mark saved copies once the
 				   journal record is written (undo.h) */
 	struct resume resume;
+	struct temp temp;       /* temp outputs: removed once read */
 	size_t skipped, cancelled, ignored, preempted;
 	bool journal_failed;
 	bool unrecorded;        /* a task's record could not be made */
@@ -886,6 +888,20 @@ record(struct runner *r, uint32_t t, const bool *got,
 	return false;
 }
 
+/* Task t succeeded: the temp files it was the last to read go, before
+ * anything after it starts (a task that writes them again waits for
+ * it).  t == UINT32_MAX: the end of the run (temp_finish). */
+static void
+remove_temps(struct runner *r, uint32_t t)
+{
+	if (log_level >= 2)
+		progress_clear(r);
+	if (t == UINT32_MAX)
+		temp_finish(&r->temp, r->p, &r->journal);
+	else
+		temp_task_done(&r->temp, r->p, t, &r->journal);
+}
+
 static void
 on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	     const struct attempt *at)
@@ -908,6 +924,8 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 		VEC_PUSH(r->recorded, t);
 		VEC_PUSH(r->discard, t);
 	}
+	if (!at->staged)
+		remove_temps(r, t);
 	place_complete(&r->pl, t, clock_real());
 	if (log_level >= 2) {
 		struct strbuf lab = STRBUF_INIT;
@@ -1690,11 +1708,25 @@ check_stores(struct runner *r)
 	return rc;
 }
 
+/* The temp outputs and their readers that run; none go with
+ * --keep-temp, nor where the workdir is not shared (they are on the
+ * workers, and fetched back at the end). */
+static void
+start_temps(struct runner *r)
+{
+	bool *run = xmalloc((r->total ? r->total : 1) * sizeof(bool));
+	for (uint32_t t = 0; t < r->total; t++)
+		run[t] = r->resume.why[t] != RESUME_SKIP;
+	temp_init(&r->temp, r->p, run, !r->o->keep_temp && !r->stage);
+	free(run);
+}
+
 /* Up to date (resume.c): done without running; their predecessors are
  * all skipped too, so program order works.  Then the others queue. */
 static void
 queue_tasks(struct runner *r)
 {
+	start_temps(r);
 	for (uint32_t t = 0; t < r->total; t++)
 		if (r->resume.why[t] == RESUME_SKIP) {
 			place_skip(&r->pl, t);
@@ -1815,6 +1847,8 @@ run_tasks(struct runner *r)
 	verbose_msg("running %zu tasks of '%s' in %s", r->total,
 		    r->p->wf->name, r->p->wf->workdir);
 	bool lost_all = run_loop(r);
+	if (!r->interrupted)
+		remove_temps(r, UINT32_MAX);
 	sync_journal(r, true);
 	/* waiting for a retry when the run stopped: failed */
 	for (size_t i = 0; i < r->retryq.n; i++)
@@ -1937,6 +1971,7 @@ runner_release(struct runner *r)
 	strbuf_release(&r->cmd);
 	strbuf_release(&r->words);
 	strbuf_release(&r->path);
+	temp_release(&r->temp);
 }
 
 int

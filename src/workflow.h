@@ -81,6 +81,8 @@ struct wf_list;
  * 40 bytes: the parts of a list are apart, in the lists that have them. */
 struct wf_data {
 	enum wf_data_kind kind;
+	bool temp;              /* FILE: {temp: P}, removed once read (in
+				   the padding after kind) */
 	char *path;             /* FILE and DIR: a path template */
 	long depth;             /* DIR: levels of elements, >= 1 */
 	struct wf_list *list;   /* LIST */
