@@ -1,6 +1,9 @@
 #include "logname.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "path.h"
 
 static int
 name_safe(unsigned char c)
@@ -46,10 +49,24 @@ logname_instance(struct strbuf *out, const char *const *keys,
 	strbuf_addf(out, "~%016llx", (unsigned long long)h);
 }
 
+bool
+logname_own(const struct plan *p, uint32_t t)
+{
+	return !p->pt[p->dag.tasks.v[t].tmpl].log;
+}
+
 void
-logname_dir(const struct plan *p, uint32_t t, struct strbuf *out)
+logname_dir(const struct plan *p, uint32_t t, const char *ext,
+	    struct strbuf *out)
 {
 	const struct wf_task *wt = &p->wf->tasks[p->dag.tasks.v[t].tmpl];
+	if (plan_log(p, t, !strcmp(ext, "err"), out)) {
+		char *d = path_dirname(out->buf);
+		strbuf_reset(out);
+		strbuf_adds(out, d);
+		free(d);
+		return;
+	}
 	strbuf_reset(out);
 	strbuf_adds(out, LOGNAME_DIR);
 	if (wt->foreach.n)
@@ -62,7 +79,9 @@ logname_path(const struct plan *p, uint32_t t, const char *ext,
 {
 	const struct dag_task *dt = &p->dag.tasks.v[t];
 	const struct wf_task *wt = &p->wf->tasks[dt->tmpl];
-	logname_dir(p, t, out);
+	if (plan_log(p, t, !strcmp(ext, "err"), out))
+		return;
+	logname_dir(p, t, ext, out);
 	strbuf_addch(out, '/');
 	if (!wt->foreach.n) {
 		strbuf_adds(out, wt->name);

@@ -11,7 +11,9 @@
  * '%' itself is %25, '=' and ',' too when inside a value), and a name
  * whose escaped form is longer than LOGNAME_MAX bytes keeps its first
  * LOGNAME_KEEP bytes followed by '~' and the 16 hex digits of the FNV-1a
- * hash of the whole escaped name.  Pure: it creates nothing.
+ * hash of the whole escaped name.  A task with a log: key
+ * (wfrun-workflow(5)) has its logs where that says instead
+ * (plan_log()).  Pure: it creates nothing.
  */
 #ifndef WFRUN_LOGNAME_H
 #define WFRUN_LOGNAME_H
@@ -32,8 +34,13 @@ void logname_escape(struct strbuf *out, const char *s, size_t n);
  * keys and values are keys[i] and vals[i]: "K=V,K2=V2", capped. */
 void logname_instance(struct strbuf *out, const char *const *keys,
 		      const char *const *vals, size_t n);
-/* The directory that holds task t's logs, relative to the workdir. */
-void logname_dir(const struct plan *p, uint32_t t, struct strbuf *out);
+/* Whether task t's logs are wfrun's, under LOGNAME_DIR (not a log:
+ * key's): then one directory holds those of every instance. */
+bool logname_own(const struct plan *p, uint32_t t);
+/* The directory that holds task t's log with extension ext, relative to
+ * the workdir: out is reset first. */
+void logname_dir(const struct plan *p, uint32_t t, const char *ext,
+		 struct strbuf *out);
 /* Task t's log with extension ext ("out" or "err"), relative to the
  * workdir: out is reset first. */
 void logname_path(const struct plan *p, uint32_t t, const char *ext,

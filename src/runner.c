@@ -126,12 +126,13 @@ static void
 log_path(struct runner *r, uint32_t t, const char *ext, struct strbuf *out)
 {
 	uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
-	if (!r->logdir_made[tmpl]) {
-		logname_dir(r->p, t, out);
+	bool own = logname_own(r->p, t); /* else each instance's, a log: */
+	if (!own || !r->logdir_made[tmpl]) {
+		logname_dir(r->p, t, ext, out);
 		if (mkdir_p(out->buf, 0777) < 0)
 			die("cannot create %s/%s: %s", r->p->wf->workdir, out->buf,
 			    strerror(errno));
-		r->logdir_made[tmpl] = true;
+		r->logdir_made[tmpl] = own;
 	}
 	logname_path(r->p, t, ext, out);
 }

@@ -873,7 +873,7 @@ is_task_name(const char *s)
 static const char *const task_keys[] = {
 	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
 	"storage_bw", "learn_as", "retries", "on_failure", "timeout", "env",
-	"run", "allow_outside", "log_max",
+	"run", "allow_outside", "log_max", "log",
 };
 
 struct task_arg {
@@ -994,6 +994,52 @@ task_run(struct ctx *c, struct ynode *v, struct wf_task *t)
 }
 
 static void
+log_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
+	 void *arg)
+{
+	(void)k;
+	struct wf_log *l = arg;
+	const char *s = scalar(c, v, "a log path");
+	if (s && !*s)
+		diag_error(c->d, loc_of(v), "log %s is an empty path", key);
+	else if (s)
+		*(strcmp(key, "out") ? &l->err : &l->out) = wf_strdup(c->wf, s);
+}
+
+/* log: PREFIX (PREFIX.out and PREFIX.err) or {out: PATH, err: PATH}. */
+static void
+task_log(struct ctx *c, struct ynode *v, struct wf_task *t)
+{
+	static const char *const keys[] = { "out", "err" };
+	struct wf_log *l = t->log = xcalloc(1, sizeof(*t->log));
+	l->loc = loc_of(v);
+	const char *s = NULL;
+	if (v->type == YAML_MAPPING_NODE) {
+		size_t before = c->d->nerrors;
+		each_pair(c, v, "log", keys, ARRAY_SIZE(keys), log_pair, l);
+		if ((!l->out || !l->err) && c->d->nerrors == before)
+			diag_error(c->d, loc_of(v), "log: {out: PATH, err: PATH} "
+				   "needs both");
+	} else {
+		s = scalar(c, v, "log (a path prefix, or {out: PATH, err: "
+			   "PATH})");
+	}
+	if (s && !*s) {
+		diag_error(c->d, loc_of(v), "log is an empty path");
+	} else if (s) {
+		char *o = xasprintf("%s.out", s), *e = xasprintf("%s.err", s);
+		l->out = wf_strdup(c->wf, o);
+		l->err = wf_strdup(c->wf, e);
+		free(o);
+		free(e);
+	}
+	if (!l->out || !l->err) {
+		free(l);
+		t->log = NULL;
+	}
+}
+
+static void
 task_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	  void *arg)
 {
@@ -1036,6 +1082,8 @@ task_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 		parse_bool_node(c, v, "allow_outside", &t->allow_outside);
 	} else if (!strcmp(key, "log_max")) {
 		parse_log_max(c, v, &t->log_max);
+	} else if (!strcmp(key, "log")) {
+		task_log(c, v, t);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
 		task_run(c, v, t);
@@ -1775,6 +1823,7 @@ workflow_release(struct workflow *wf)
 			data_release(&t->params[j].data);
 		}
 		free(t->params);
+		free(t->log);
 		for (size_t j = 0; j < t->nenv; j++) {
 			free(t->env[j].key);
 			free(t->env[j].val);

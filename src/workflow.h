@@ -122,6 +122,12 @@ enum wf_on_failure {
 	WF_CANCEL_SUCCESSORS,
 };
 
+/* log: where a task's logs go instead of .wfrun/logs (path templates). */
+struct wf_log {
+	char *out, *err;
+	struct wf_loc loc;
+};
+
 struct wf_task {
 	char *name;
 	struct wf_loc loc;
@@ -144,6 +150,7 @@ struct wf_task {
 				       loading: the workflow's if unset) */
 	struct wf_kv *env;
 	size_t nenv;
+	struct wf_log *log;         /* NULL: .wfrun/logs (logname.h) */
 	char *run;
 	struct wf_loc run_loc;
 	struct wf_loc cores_loc;

@@ -150,3 +150,66 @@ EOF2
 	done
 	[ "$(cat .wfrun/logs/t/* | sort | tr '\n' ' ')" = "1 2 " ]
 }
+
+@test "log: puts an instance's logs where the task says, named in its failure" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {s: [S1, S2]}
+    log: "logs/{s}"
+    out: {o: "o{s}"}
+    run: "echo out {s}; echo err {s} >&2; touch {out.o}"
+  - name: b
+    log: {out: "b/stdout.txt", err: "b.txt"}
+    run: "echo B; echo why >&2; exit 4"
+EOF2
+	run "$WFRUN" -k wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat logs/S1.out)" = "out S1" ]
+	[ "$(cat logs/S2.err)" = "err S2" ]
+	[ "$(cat b/stdout.txt)" = B ]
+	[ "$(cat b.txt)" = why ]
+	[[ "$output" == *"task 'b' failed with exit status 4 (stderr: $PWD/b.txt)"*"  | why"* ]]
+	[ ! -e .wfrun/logs/a ]
+	[ ! -e .wfrun/logs/b.out ]
+}
+
+@test "log: paths are checked before anything runs: unique, inside the workdir, no data, not wfrun's" {
+	wf <<'EOF2'
+tasks:
+  - name: a
+    foreach: {s: [S1, S2]}
+    log: "logs/x"
+    out: {o: "o{s}"}
+    run: "touch {out.o}"
+  - name: b
+    log: {out: "oS1", err: "e"}
+    run: "true"
+  - name: c
+    log: {out: "/tmp/x", err: "e2"}
+    run: "true"
+  - name: d
+    log: {out: "d", err: "d"}
+    run: "true"
+  - name: e
+    log: ".wfrun/x"
+    run: "true"
+EOF2
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"wf.yaml:4:10: error: task 'a' (s=S2): its log 'logs/x.out' is also the log of 'a' (s=S1)"* ]]
+	[[ "$output" == *"wf.yaml:8:10: error: task 'b': its log 'oS1' is data of the workflow (a task reads or writes it)"* ]]
+	[[ "$output" == *"wf.yaml:11:10: error: task 'c': its log '/tmp/x' is outside the workdir; a log goes inside it"* ]]
+	[[ "$output" == *"wf.yaml:14:10: error: task 'd': its out and err logs are one file, 'd'"* ]]
+	[[ "$output" == *"wf.yaml:17:10: error: task 'e': its log '.wfrun/x.out' is wfrun's own state"* ]]
+	[ ! -e oS1 ]
+	wf <<'EOF2'
+tasks:
+  - name: f
+    log: {out: "x"}
+    run: "true"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"wf.yaml:3:10: error: log: {out: PATH, err: PATH} needs both"* ]]
+}
