@@ -26,7 +26,7 @@ in_store(const struct jrec *r, const struct jfile *f)
 
 /* Entry f is a temp file that was removed once read (journal.h, X
  * lines) and is still absent: its writer is up to date unless a reader
- * runs again (temp_gone_for). */
+ * runs again (left_for). */
 static bool
 temp_removed(const struct jfile *f, const char *path)
 {
@@ -142,54 +142,38 @@ related(const char *a, const char *b)
 	       (a[n] == '\0' || a[n] == '/' || b[n] == '\0' || b[n] == '/');
 }
 
-/* Whether w's record says it left on a worker (recorded absent) data
- * that task t reads: t cannot run unless w makes them again. */
+/* Whether task t reads path, or a path under it or above it. */
 static bool
-left_for(const struct plan *p, const struct journal *j, uint32_t w,
-	 uint32_t t, struct strbuf *key)
+reads_related(const struct dag *g, uint32_t t, const char *path)
 {
-	const struct dag *g = &p->dag;
-	strbuf_reset(key);
-	plan_label(p, w, key);
-	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
 	const struct dag_task *dt = &g->tasks.v[t];
-	if (r && r->store)
-		return false; /* taken from the store, or w runs (gone) */
-	for (size_t k = 0; r && k < r->nf; k++) {
-		if (r->f[k].mode != 'w' || r->f[k].id.kind != '-')
-			continue;
-		for (uint32_t i = 0; i < dt->nacc; i++) {
-			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			if ((a->mode & DAG_READ) &&
-			    related(g->data.v[a->datum].path, r->f[k].path))
-				return true;
-		}
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		if ((a->mode & DAG_READ) && related(g->data.v[a->datum].path, path))
+			return true;
 	}
 	return false;
 }
 
-/* Whether w's record says a temp output of w that task t reads was
- * removed (and it is still absent): t cannot run unless w makes it
- * again. */
+/* Whether w's record says it left on a worker (recorded absent) data
+ * that task t reads, or (temp) that a temp output of w that t reads was
+ * removed and is still absent: t cannot run unless w makes them again. */
 static bool
-temp_gone_for(const struct plan *p, const struct journal *j, uint32_t w,
-	      uint32_t t, struct strbuf *key)
+left_for(const struct plan *p, const struct journal *j, uint32_t w,
+	 uint32_t t, struct strbuf *key, bool temp)
 {
 	const struct dag *g = &p->dag;
 	strbuf_reset(key);
 	plan_label(p, w, key);
 	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
-	const struct dag_task *dt = &g->tasks.v[t];
-	for (size_t k = 0; r && k < r->nf; k++) {
-		if (r->f[k].mode != 'w' || !temp_removed(&r->f[k], r->f[k].path))
-			continue;
-		for (uint32_t i = 0; i < dt->nacc; i++) {
-			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			if ((a->mode & DAG_READ) &&
-			    related(g->data.v[a->datum].path, r->f[k].path))
-				return true;
-		}
-	}
+	if (r && r->store && !temp)
+		return false; /* taken from the store, or w runs (gone) */
+	for (size_t k = 0; r && k < r->nf; k++)
+		if (r->f[k].mode == 'w' &&
+		    (temp ? temp_removed(&r->f[k], r->f[k].path)
+			  : r->f[k].id.kind == '-') &&
+		    reads_related(g, t, r->f[k].path))
+			return true;
 	return false;
 }
 
@@ -284,12 +268,12 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 		for (uint32_t k = poff[t]; k < poff[t + 1]; k++) {
 			uint32_t w = pred[k];
 			if (!rs->why[w] && recorded[w] &&
-			    left_for(p, j, w, t, &key)) {
+			    left_for(p, j, w, t, &key, false)) {
 				rs->why[w] = RESUME_LEFT;
 				rs->detail[w] = t;
 				VEC_PUSH(work, w);
 			} else if (!rs->why[w] && recorded[w] &&
-				   temp_gone_for(p, j, w, t, &key)) {
+				   left_for(p, j, w, t, &key, true)) {
 				rs->why[w] = RESUME_TEMP;
 				rs->detail[w] = t;
 				VEC_PUSH(work, w);

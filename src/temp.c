@@ -5,21 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Whether parameter data d (a file, or a list of them) is temp. */
-static bool
-data_temp(const struct wf_data *d)
-{
-	while (d->kind == WF_LIST && d->list)
-		d = &d->list->elem;
-	return d->kind == WF_FILE && d->temp;
-}
-
 static bool
 access_temp(const struct plan *p, uint32_t t, const struct dag_access *a)
 {
 	const struct wf_task *wt = &p->wf->tasks[p->dag.tasks.v[t].tmpl];
 	return a->mode == DAG_WRITE && !a->is_dir &&
-	       data_temp(&wt->params[a->param].data);
+	       wf_data_temp(&wt->params[a->param].data);
 }
 
 /* Whether datum z is x or a directory above it. */

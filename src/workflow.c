@@ -686,9 +686,8 @@ param_index(struct task_params *tp, const struct wf_task *t, const char *key)
 	return v ? (long)*v : -1;
 }
 
-/* Whether d (a file, or a list of them) is temp. */
-static bool
-data_temp(const struct wf_data *d)
+bool
+wf_data_temp(const struct wf_data *d)
 {
 	while (d->kind == WF_LIST && d->list)
 		d = &d->list->elem;
@@ -699,7 +698,7 @@ data_temp(const struct wf_data *d)
 static void
 check_temp(struct ctx *c, const struct wf_param *p, struct ynode *v)
 {
-	if (p->access != WF_OUT && data_temp(&p->data))
+	if (p->access != WF_OUT && wf_data_temp(&p->data))
 		diag_error(c->d, loc_of(v), "parameter '%s': only an out "
 			   "parameter can be temp (an %s one is not wfrun's "
 			   "to remove)", p->name, wf_access_name(p->access));

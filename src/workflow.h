@@ -202,6 +202,8 @@ const struct wf_kv *workflow_var(const struct workflow *wf, const char *name,
 				 size_t len);
 
 const char *wf_access_name(enum wf_access a);
+/* Whether d is {temp: PATH}, or a list collection of such files. */
+bool wf_data_temp(const struct wf_data *d);
 
 /* Parse "30m", "1h30m", "90s", "45" (seconds); -1 on error. */
 double parse_duration(const char *s);

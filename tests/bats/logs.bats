@@ -4,6 +4,11 @@
 # tasks although silent tasks' files are used again.
 load helper
 
+# has FILE TEXT: FILE holds TEXT (and a newline)
+has() {
+	[ "$(cat "$1")" = "$2" ]
+}
+
 @test "a running task's logs get their names after a second; the empty one goes at the end" {
 	wf <<'EOF2'
 tasks:
@@ -119,17 +124,17 @@ tasks:
 EOF2
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(cat '.wfrun/logs/align/s=S1,n=2.out')" = "S1 2" ]
-	[ "$(cat '.wfrun/logs/align/s=a%2Fb%20c,n=1.out')" = "a/b c 1" ]
-	[ "$(cat .wfrun/logs/sum.err)" = sum ]
+	has '.wfrun/logs/align/s=S1,n=2.out' "S1 2"
+	has '.wfrun/logs/align/s=a%2Fb%20c,n=1.out' "a/b c 1"
+	has .wfrun/logs/sum.err sum
 	# a task put first: the others' logs keep their names
 	sed -i 's/^tasks:$/tasks:\n  - name: first\n    foreach: {i: "1..3"}\n    run: "echo first {i}"/' wf.yaml
 	sed -i 's/echo {s} {n}/echo again {s} {n}/' wf.yaml
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(cat .wfrun/logs/first/i=3.out)" = "first 3" ]
-	[ "$(cat '.wfrun/logs/align/s=S1,n=2.out')" = "again S1 2" ]
-	[ "$(cat .wfrun/logs/sum.err)" = sum ]
+	has .wfrun/logs/first/i=3.out "first 3"
+	has '.wfrun/logs/align/s=S1,n=2.out' "again S1 2"
+	has .wfrun/logs/sum.err sum
 }
 
 @test "a value too long for a file name is cut and given a hash; two such differ" {
@@ -155,61 +160,48 @@ EOF2
 	wf <<'EOF2'
 tasks:
   - name: a
-    foreach: {s: [S1, S2]}
     log: "logs/{s}"
-    out: {o: "o{s}"}
-    run: "echo out {s}; echo err {s} >&2; touch {out.o}"
-  - name: b
-    log: {out: "b/stdout.txt", err: "b.txt"}
-    run: "echo B; echo why >&2; exit 4"
+    foreach: {s: [S1, S2]}
+    run: "echo out {s}; echo err {s} >&2"
+  - {name: b, log: {out: "b/stdout.txt", err: "b.txt"}, run: "echo B; echo why >&2; exit 4"}
 EOF2
 	run "$WFRUN" -k wf.yaml
 	[ "$status" -eq 1 ]
-	[ "$(cat logs/S1.out)" = "out S1" ]
-	[ "$(cat logs/S2.err)" = "err S2" ]
-	[ "$(cat b/stdout.txt)" = B ]
-	[ "$(cat b.txt)" = why ]
+	has logs/S1.out "out S1"
+	has logs/S2.err "err S2"
+	has b/stdout.txt B
+	has b.txt why
 	[[ "$output" == *"task 'b' failed with exit status 4 (stderr: $PWD/b.txt)"*"  | why"* ]]
 	[ ! -e .wfrun/logs/a ]
 	[ ! -e .wfrun/logs/b.out ]
 }
 
 @test "log: paths are checked before anything runs: unique, inside the workdir, no data, not wfrun's" {
+	# one task a line: the columns below are those of each log:
 	wf <<'EOF2'
 tasks:
-  - name: a
-    foreach: {s: [S1, S2]}
-    log: "logs/x"
-    out: {o: "o{s}"}
-    run: "touch {out.o}"
-  - name: b
-    log: {out: "oS1", err: "e"}
-    run: "true"
-  - name: c
-    log: {out: "/tmp/x", err: "e2"}
-    run: "true"
-  - name: d
-    log: {out: "d", err: "d"}
-    run: "true"
-  - name: e
-    log: ".wfrun/x"
-    run: "true"
+  - {name: a, foreach: {s: [S1, S2]}, log: "logs/x", out: {o: "o{s}"}, run: "touch {out.o}"}
+  - {name: b, log: {out: "oS1", err: "e"}, run: "true"}
+  - {name: c, log: {out: "/tmp/x", err: "e2"}, run: "true"}
+  - {name: d, log: {out: "d", err: "d"}, run: "true"}
+  - {name: e, log: ".wfrun/x", run: "true"}
+  - {name: f, log: {out: "x"}, run: "true"}
 EOF2
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"wf.yaml:4:10: error: task 'a' (s=S2): its log 'logs/x.out' is also the log of 'a' (s=S1)"* ]]
-	[[ "$output" == *"wf.yaml:8:10: error: task 'b': its log 'oS1' is data of the workflow (a task reads or writes it)"* ]]
-	[[ "$output" == *"wf.yaml:11:10: error: task 'c': its log '/tmp/x' is outside the workdir; a log goes inside it"* ]]
-	[[ "$output" == *"wf.yaml:14:10: error: task 'd': its out and err logs are one file, 'd'"* ]]
-	[[ "$output" == *"wf.yaml:17:10: error: task 'e': its log '.wfrun/x.out' is wfrun's own state"* ]]
-	[ ! -e oS1 ]
-	wf <<'EOF2'
-tasks:
-  - name: f
-    log: {out: "x"}
-    run: "true"
-EOF2
-	run "$WFRUN" check wf.yaml
+	[ "$output" = "wf.yaml:7:20: error: log: {out: PATH, err: PATH} needs both
+wfrun: 1 error in wf.yaml; nothing was run" ]
+	sed -i '$d' wf.yaml
+	run "$WFRUN" wf.yaml
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"wf.yaml:3:10: error: log: {out: PATH, err: PATH} needs both"* ]]
+	cat >want <<EOF2
+wf.yaml:2:44: error: task 'a' (s=S2): its log 'logs/x.out' is also the log of 'a' (s=S1)
+wf.yaml:3:20: error: task 'b': its log 'oS1' is data of the workflow (a task reads or writes it)
+wf.yaml:4:20: error: task 'c': its log '/tmp/x' is outside the workdir; a log goes inside it
+wf.yaml:5:20: error: task 'd': its out and err logs are one file, 'd'
+wf.yaml:6:20: error: task 'e': its log '.wfrun/x.out' is wfrun's own state
+wfrun: 5 errors in wf.yaml; nothing was run
+EOF2
+	[ "$output" = "$(cat want)" ]
+	[ ! -e oS1 ]
 }

@@ -4,6 +4,11 @@
 # can be made again, so a later run does not rerun for it.
 load helper
 
+# has FILE TEXT: FILE holds TEXT (and a newline)
+has() {
+	[ "$(cat "$1")" = "$2" ]
+}
+
 pipeline() {
 	printf 'A\n' >in1
 	printf 'B\n' >in2
@@ -30,7 +35,7 @@ EOF2
 	[ "$status" -eq 0 ]
 	[ ! -e tmp/1.bam ]
 	[ ! -e tmp/2.bam ]
-	[ "$(cat out/1.vcf)" = "$(printf 'A\nx')" ]
+	has out/1.vcf "$(printf 'A\nx')"
 	: >ran.log
 	run "$WFRUN" -n --reason wf.yaml
 	[ "$status" -eq 0 ]
@@ -53,7 +58,7 @@ EOF2
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat ran.log | tr '\n' ' ')" = "align 2 call 2 " ]
-	[ "$(cat out/2.vcf)" = "$(printf 'B\nz')" ]
+	has out/2.vcf "$(printf 'B\nz')"
 	[ ! -e tmp/2.bam ]
 }
 
@@ -63,12 +68,12 @@ EOF2
 	run "$WFRUN" -q -k wf.yaml
 	[ "$status" -eq 1 ]
 	[ ! -e tmp/1.bam ]
-	[ "$(cat tmp/2.bam)" = B ]
+	has tmp/2.bam B
 	rm fail2
 	: >ran.log
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(cat ran.log)" = "call 2" ]
+	has ran.log "call 2"
 	[ ! -e tmp/2.bam ]
 }
 
@@ -78,8 +83,8 @@ EOF2
 	[ "$status" -eq 0 ]
 	run "$WFRUN" -q --keep-temp wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(cat tmp/1.bam)" = A ]
-	[ "$(cat tmp/2.bam)" = B ]
+	has tmp/1.bam A
+	has tmp/2.bam B
 	# interrupted while a reader runs: its input stays
 	rm -rf .wfrun tmp out ran.log
 	sed -i 's/echo call {s} >> ran.log;/echo call {s} >> ran.log; sleep 30;/' wf.yaml
@@ -115,11 +120,11 @@ EOF2
 	[ ! -e a.tmp ]
 	[ ! -e l1.tmp ]
 	[ ! -e l2.tmp ]
-	[ "$(cat b.tmp)" = "$(printf 'b\nmore')" ]
+	has b.tmp "$(printf 'b\nmore')"
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
 	[[ "$output" == "" ]]
-	[ "$(cat b.tmp)" = "$(printf 'b\nmore')" ]
+	has b.tmp "$(printf 'b\nmore')"
 }
 
 @test "only an out file can be temp, at its line" {
