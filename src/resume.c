@@ -26,15 +26,19 @@ in_store(const struct jrec *r, const struct jfile *f)
 
 /* Entry f is a temp file that was removed once read (journal.h, X
  * lines) and is still absent: its writer is up to date unless a reader
- * runs again (left_for). */
+ * runs again (left_for).  With kept, also one that is there as its
+ * writer left it (a master killed between the X line and the removal):
+ * then it is up to date as any output. */
 static bool
-temp_removed(const struct jfile *f, const char *path)
+temp_removed(const struct jfile *f, const char *path, bool kept)
 {
 	if (f->id.kind != 't')
 		return false;
-	struct jident now;
+	struct jident now, was = f->id;
 	jident_get(path, false, false, &now);
-	return now.kind == '-';
+	was.kind = 'f';
+	return now.kind == '-' ||
+	       (kept && jident_matches(path, false, &was));
 }
 
 /* Whether a whole-collection write of an ancestor of x happens at or
@@ -80,7 +84,7 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 			continue;
 		const char *path = g->data.v[x].path;
 		const struct jfile *f = rec_entry(r, i, 'w', path);
-		if (f && (in_store(r, f) || temp_removed(f, path)))
+		if (f && (in_store(r, f) || temp_removed(f, path, true)))
 			continue;
 		if (!f || !jident_matches(path, a->is_dir, &f->id)) {
 			struct jident now;
@@ -170,7 +174,7 @@ left_for(const struct plan *p, const struct journal *j, uint32_t w,
 		return false; /* taken from the store, or w runs (gone) */
 	for (size_t k = 0; r && k < r->nf; k++)
 		if (r->f[k].mode == 'w' &&
-		    (temp ? temp_removed(&r->f[k], r->f[k].path)
+		    (temp ? temp_removed(&r->f[k], r->f[k].path, false)
 			  : r->f[k].id.kind == '-') &&
 		    reads_related(g, t, r->f[k].path))
 			return true;

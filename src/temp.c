@@ -126,24 +126,30 @@ temp_release(struct temp *tp)
 	memset(tp, 0, sizeof(*tp));
 }
 
-/* Remove out o's file and say so in j; whether it was there. */
+/* Say in j that out o's file goes, then remove it (so that a master
+ * killed in between leaves a file the journal knows, not a missing one
+ * it does not); whether it was removed.  When the journal cannot be
+ * written (the runner says so), the file stays. */
 static bool
 remove_out(struct temp *tp, const struct plan *p, uint32_t o,
 	   struct journal *j)
 {
 	struct temp_out *x = &tp->outs.v[o];
 	const char *path = p->dag.data.v[x->datum].path;
+	struct strbuf key = STRBUF_INIT;
+	struct errbuf err;
+	plan_label(p, x->task, &key);
+	journal_add_temp_gone(j, key.buf, path);
+	strbuf_release(&key);
 	x->removed = true;
+	if (journal_flush(j, false, &err) < 0)
+		return false;
 	if (unlink(path) < 0) {
 		if (errno != ENOENT)
 			warning_msg("cannot remove the temp file %s: %s", path,
 				    strerror(errno));
 		return false;
 	}
-	struct strbuf key = STRBUF_INIT;
-	plan_label(p, x->task, &key);
-	journal_add_temp_gone(j, key.buf, path);
-	strbuf_release(&key);
 	verbose_msg("removed the temp file %s", path);
 	return true;
 }

@@ -43,6 +43,14 @@ EOF2
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
 	[ ! -s ran.log ]
+	# back as its writer left it (a master killed after the journal said
+	# it goes, before it went): up to date, and it goes at the end
+	mkdir -p tmp
+	echo A >tmp/1.bam
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ ! -s ran.log ]
+	[ ! -e tmp/1.bam ]
 }
 
 @test "a reader that must rerun has its temp input made again first, then it goes again" {
