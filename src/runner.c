@@ -925,8 +925,7 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 		VEC_PUSH(r->recorded, t);
 		VEC_PUSH(r->discard, t);
 	}
-	if (!at->staged)
-		remove_temps(r, t);
+	remove_temps(r, t);
 	place_complete(&r->pl, t, clock_real());
 	if (log_level >= 2) {
 		struct strbuf lab = STRBUF_INIT;
@@ -1710,15 +1709,15 @@ check_stores(struct runner *r)
 }
 
 /* The temp outputs and their readers that run; none go with
- * --keep-temp, nor where the workdir is not shared (they are on the
- * workers, and fetched back at the end). */
+ * --keep-temp, and where the workdir is not shared only at the end,
+ * after the fetch (fetch_outputs). */
 static void
 start_temps(struct runner *r)
 {
 	bool *run = xmalloc((r->total ? r->total : 1) * sizeof(bool));
 	for (uint32_t t = 0; t < r->total; t++)
 		run[t] = r->resume.why[t] != RESUME_SKIP;
-	temp_init(&r->temp, r->p, run, !r->o->keep_temp && !r->stage);
+	temp_init(&r->temp, r->p, run, !r->o->keep_temp, r->stage != NULL);
 	free(run);
 }
 
@@ -1848,7 +1847,7 @@ run_tasks(struct runner *r)
 	verbose_msg("running %zu tasks of '%s' in %s", r->total,
 		    r->p->wf->name, r->p->wf->workdir);
 	bool lost_all = run_loop(r);
-	if (!r->interrupted)
+	if (!r->interrupted && !r->stage)
 		remove_temps(r, UINT32_MAX);
 	sync_journal(r, true);
 	/* waiting for a retry when the run stopped: failed */
@@ -1864,6 +1863,10 @@ run_tasks(struct runner *r)
 					      : EXIT_OK;
 	if (r->stage && !r->interrupted && fetch_outputs(r) && rc == EXIT_OK)
 		rc = EXIT_TASK_FAILED;
+	if (r->stage && !r->interrupted) {
+		remove_temps(r, UINT32_MAX); /* what came back of them */
+		sync_journal(r, true);
+	}
 	/* a host key refused is not a worker merely down: it is said */
 	if (r->refused && (rc == EXIT_OK || rc == EXIT_TASK_FAILED))
 		rc = EXIT_UNREACHABLE;

@@ -76,12 +76,13 @@ touch_write(struct temp *tp, uint32_t o, const struct dag_access *a,
 
 void
 temp_init(struct temp *tp, const struct plan *p, const bool *run,
-	  bool active)
+	  bool active, bool deferred)
 {
 	const struct dag *g = &p->dag;
 	size_t nt = g->tasks.n, nd = g->data.n;
 	memset(tp, 0, sizeof(*tp));
 	tp->active = active;
+	tp->deferred = deferred;
 	tp->roff = xcalloc(nt + 1, sizeof(uint32_t));
 	struct scan s = { .cur = xmalloc((nd ? nd : 1) * sizeof(uint32_t)) };
 	for (size_t x = 0; x < nd; x++)
@@ -163,7 +164,8 @@ temp_task_done(struct temp *tp, const struct plan *p, uint32_t t,
 		return 0;
 	for (uint32_t k = tp->roff[t]; k < tp->roff[t + 1]; k++) {
 		struct temp_out *x = &tp->outs.v[tp->reads[k]];
-		if (!x->left || --x->left || x->updated || x->removed)
+		if (!x->left || --x->left || x->updated || x->removed ||
+		    tp->deferred)
 			continue;
 		n += remove_out(tp, p, tp->reads[k], j);
 	}

@@ -10,7 +10,9 @@
  * again unless a task that reads it runs (resume.c).  It never removes a
  * version that a later task updates in place (inout), nor at the end one
  * that a later task writes again, nor anything when the run keeps temp
- * files (--keep-temp) or has workers whose workdir is not shared.
+ * files (--keep-temp).  In a run with workers whose workdir is not
+ * shared (deferred), removals wait for the end, after the fetch: the
+ * master's copy goes (the workers' stores are pruned as ever).
  * The runner's loop thread only; paths are relative to the workdir,
  * the current directory.
  */
@@ -37,12 +39,14 @@ struct temp {
 	uint32_t *roff;    /* per task (CSR): the outs it reads */
 	uint32_t *reads;
 	bool active;       /* removes anything */
+	bool deferred;     /* only at the end (temp_finish) */
 };
 
 /* The temp outputs of plan p's tasks; run[t]: task t runs in this run
- * (not up to date).  Nothing is removed when !active. */
+ * (not up to date).  Nothing is removed when !active; only at the end
+ * when deferred. */
 void temp_init(struct temp *tp, const struct plan *p, const bool *run,
-	       bool active);
+	       bool active, bool deferred);
 void temp_release(struct temp *tp);
 /* Task t succeeded: the temp files whose last reader it was go, each
  * said in j.  Returns how many were removed. */
@@ -50,7 +54,8 @@ size_t temp_task_done(struct temp *tp, const struct plan *p, uint32_t t,
 		      struct journal *j);
 /* The end of a run that was not interrupted: temp files that no task of
  * this run still reads and that no later task writes go (those read by
- * no task at all, or only by tasks up to date). */
+ * no task at all, or only by tasks up to date; when deferred, all those
+ * whose readers succeeded). */
 size_t temp_finish(struct temp *tp, const struct plan *p, struct journal *j);
 
 #endif
