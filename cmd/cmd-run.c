@@ -189,6 +189,9 @@ run_opt(int c, const char *arg, void *ctx)
 	case 'R':
 		a->reason = true;
 		break;
+	case 'K':
+		a->o.keep_temp = true;
+		break;
 	case 'S':
 		a->slurm = true;
 		break;
@@ -264,6 +267,7 @@ cmd_run(int argc, char **argv)
 		{ "force", required_argument, NULL, 'F' },
 		{ "forceall", no_argument, NULL, 'a' },
 		{ "reason", no_argument, NULL, 'R' },
+		{ "keep-temp", no_argument, NULL, 'K' },
 		{ "slurm", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -49,6 +49,7 @@ static const char run_opts[] =
 	"                     on it) even if up to date; repeatable\n"
 	"      --forceall     rerun every task, as if no earlier run (the\n"
 	"                     originals of inputs updated in place back first)\n"
+	"      --keep-temp    keep temp outputs ({temp: PATH}) once read\n"
 	"  -r, --resources FILE  run on the workers of a resources file\n"
 	"                     (wfrun-resources(5)); with <slurm>, on nodes\n"
 	"                     wfrun asks Slurm for\n"

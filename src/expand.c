@@ -683,6 +683,21 @@ classify_run(struct plan *p, struct ptask *pt)
 	pt->simple = pt->exe != NULL; /* else the shell says "not found" */
 }
 
+/* log: its two path templates, in the task's scope. */
+static int
+compile_log(struct builder *b, struct ptask *pt, const struct wf_task *wt,
+	    const struct scope *sc, const char *owner)
+{
+	if (!wt->log)
+		return 0;
+	pt->log = xcalloc(2, sizeof(*pt->log));
+	int bad = tmpl_compile(&pt->log[0], wt->log->out, sc, IN_PATH, b->d,
+			       wt->log->loc, owner) < 0;
+	bad |= tmpl_compile(&pt->log[1], wt->log->err, sc, IN_PATH, b->d,
+			    wt->log->loc, owner) < 0;
+	return bad ? -1 : 0;
+}
+
 static int
 compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 {
@@ -715,6 +730,7 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 	for (size_t i = 0; i < wt->nenv; i++)
 		bad |= tmpl_compile(&pt->env[i], wt->env[i].val, &sc, IN_ENV,
 				    b->d, wt->env[i].loc, owner) < 0;
+	bad |= compile_log(b, pt, wt, &sc, owner) < 0;
 	free(owner);
 	return bad ? -1 : 0;
 }
@@ -1609,6 +1625,7 @@ check_inputs(struct builder *b)
 	free(per_task);
 }
 
+static void check_logs(struct builder *b);
 static int build(struct plan *p, const struct workflow *wf,
 		 struct diags *d, bool expand, const struct plan_limits *lim,
 		 const char *const *files, const char *const *what,
@@ -1712,6 +1729,8 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 		}
 		if (!d->nerrors)
 			check_inputs(&b);
+		if (!d->nerrors)
+			check_logs(&b);
 	}
 	dag_finalize(&p->dag);
 	strbuf_release(&b.sb);
@@ -1734,6 +1753,7 @@ plan_release(struct plan *p)
 			for (size_t j = 0; j < wt->nenv; j++)
 				tmpl_release(&pt->env[j]);
 		free(pt->env);
+		free(pt->log);
 		if (pt->params)
 			for (size_t j = 0; j < wt->nparams; j++)
 				pdata_release(&pt->params[j]);
@@ -1982,4 +2002,98 @@ plan_label(const struct plan *p, uint32_t t, struct strbuf *out)
 		plan_tag(p, t, out);
 		strbuf_addch(out, ')');
 	}
+}
+
+bool
+plan_log(const struct plan *p, uint32_t t, bool err, struct strbuf *out)
+{
+	const struct ptask *pt = &p->pt[p->dag.tasks.v[t].tmpl];
+	if (!pt->log)
+		return false;
+	strbuf_reset(out);
+	render_raw(out, &pt->log[err], task_vals(p, t));
+	char *norm = path_normalize(out->buf);
+	size_t n = strlen(norm);
+	const char *name = in_workdir(p->wf->workdir, norm, &n);
+	strbuf_reset(out);
+	strbuf_add(out, name, n);
+	free(norm);
+	return true;
+}
+
+/* Why log path name may not be one: outside the workdir, the workdir,
+ * wfrun's own, or data of the workflow; NULL when it may. */
+static const char *
+log_refused(const struct plan *p, const char *name)
+{
+	size_t n = strlen(name);
+	const struct plan_file *f;
+	if (name[0] == '/' || (name[0] == '.' && name[1] == '.' &&
+			       (!name[2] || name[2] == '/')))
+		return "outside the workdir; a log goes inside it";
+	if (!strcmp(name, "."))
+		return "the workdir";
+	if ((f = guarded(p, name, n)))
+		return f->what;
+	if (is_data(p, name, n))
+		return "data of the workflow (a task reads or writes it)";
+	return NULL;
+}
+
+/*
+ * Every log that a log: key names: inside the workdir, none of wfrun's
+ * own files, no data of the workflow (no task may write it: they are
+ * the user's files, made by wfrun alone), and no two alike.  One error
+ * per task at most, at its log: line.
+ */
+static void
+check_logs(struct builder *b)
+{
+	struct plan *p = b->p;
+	struct dag *g = &p->dag;
+	struct hmap seen;
+	hmap_init(&seen);
+	struct strbuf path = STRBUF_INIT, lab = STRBUF_INIT;
+	bool *said = xcalloc(p->wf->ntasks ? p->wf->ntasks : 1, sizeof(bool));
+	for (uint32_t t = 0; t < g->tasks.n; t++) {
+		uint32_t tmpl = g->tasks.v[t].tmpl;
+		for (int e = 0; e < 2 && !said[tmpl] && plan_log(p, t, e, &path);
+		     e++) {
+			const char *why = log_refused(p, path.buf);
+			int found;
+			const char *key = arena_strndup(&g->arena, path.buf,
+							path.len);
+			uint64_t *v = why ? NULL
+					  : hmap_put(&seen, key, path.len,
+						     (uint64_t)t, &found);
+			if (!why && !found)
+				continue;
+			strbuf_reset(&lab);
+			plan_label(p, t, &lab);
+			if (!why && *v == t) {
+				strbuf_adds(&lab, ": its out and err logs are "
+					    "one file, '");
+				strbuf_adds(&lab, path.buf);
+				strbuf_addch(&lab, '\'');
+				diag_error(b->d, p->wf->tasks[tmpl].log->loc,
+					   "task %s", lab.buf);
+			} else if (!why) {
+				strbuf_adds(&lab, ": its log '");
+				strbuf_adds(&lab, path.buf);
+				strbuf_adds(&lab, "' is also the log of ");
+				plan_label(p, (uint32_t)*v, &lab);
+				diag_error(b->d, p->wf->tasks[tmpl].log->loc,
+					   "task %s", lab.buf);
+			} else {
+				diag_error(b->d, p->wf->tasks[tmpl].log->loc,
+					   "task %s: its log '%s' is %s", lab.buf,
+					   path.buf, why);
+			}
+			said[tmpl] = true;
+		}
+	}
+	free(said);
+	strbuf_release(&path);
+	strbuf_release(&lab);
+	hmap_release(&seen);
 }

@@ -68,6 +68,7 @@ struct ptask {
 	const struct wf_task *wt;
 	struct tmpl run;
 	struct tmpl *env;
+	struct tmpl *log;  /* log: out and err; NULL: .wfrun/logs */
 	struct pdata *params;
 	struct pforeach *fe; /* its foreach keys; NULL: none */
 	bool simple;       /* run needs no shell */
@@ -152,6 +153,10 @@ bool plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 const char *plan_exe(const struct plan *p, uint32_t t);
 /* KEY=VALUE environment additions of task t, values unquoted. */
 void plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out);
+/* Task t's log: its out (err false) or err log as the task's log: key
+ * says, normalised, relative to the workdir when inside it; false (out
+ * untouched) when the task has no log: key. */
+bool plan_log(const struct plan *p, uint32_t t, bool err, struct strbuf *out);
 /* "i=3,j=a" */
 void plan_tag(const struct plan *p, uint32_t t, struct strbuf *out);
 /* "name (i=3)" or "name" */

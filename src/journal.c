@@ -225,7 +225,7 @@ parse_record(const char *s, size_t n, struct jrec *r)
 		struct jfile *x = &r->f[i];
 		uint64_t mt;
 		if (gl[0] != 2 || (g[0][0] != 'r' && g[0][0] != 'w') ||
-		    !strchr("fd-", g[0][1]) || !g[0][1])
+		    !strchr("fd-t", g[0][1]) || !g[0][1])
 			goto out;
 		x->mode = g[0][0];
 		x->id.kind = g[0][1];
@@ -308,6 +308,29 @@ out:
 	free(f);
 	free(fl);
 	jstore_free(st);
+	return rc;
+}
+
+/* An X payload: the temp file PATH that the latest record of KEY says
+ * it wrote was removed (kind 't' from now on); 0 (ignored when no such
+ * record or entry), or -1 if malformed. */
+static int
+parse_temp_gone(struct journal *j, const char *s, size_t n)
+{
+	const char *f[4];
+	size_t fl[4];
+	if (split(s, n, f, fl, 4) != 3)
+		return -1;
+	char *key = unesc(f[1], fl[1]), *path = unesc(f[2], fl[2]);
+	int rc = key && path ? 0 : -1;
+	uint64_t *at = key ? hmap_get(&j->keys, key, strlen(key)) : NULL;
+	struct jrec *r = at ? &j->recs.v[*at] : NULL;
+	for (size_t i = 0; r && path && i < r->nf; i++)
+		if (r->f[i].mode == 'w' && r->f[i].id.kind == 'f' &&
+		    !strcmp(r->f[i].path, path))
+			r->f[i].id.kind = 't';
+	free(key);
+	free(path);
 	return rc;
 }
 
@@ -413,6 +436,13 @@ read_records(struct journal *j, const char *path, const char *buf, size_t n,
 			good++;
 			if (no)
 				j->nlost++; /* a header in the middle is no record */
+			continue;
+		}
+		if (len > 10 && line[9] == 'X' && line[10] == '\t') {
+			if (parse_temp_gone(j, line + 9, len - 9) < 0)
+				lose_line(j, line, len);
+			else
+				good++;
 			continue;
 		}
 		if (len > 10 && line[9] == 'S' && line[10] == '\t') {
@@ -642,6 +672,18 @@ void
 journal_add_store(struct journal *j, const char *key, const struct jstore *s)
 {
 	serialise_store(&j->pending, key, s);
+}
+
+void
+journal_add_temp_gone(struct journal *j, const char *key, const char *path)
+{
+	struct strbuf p = STRBUF_INIT;
+	strbuf_adds(&p, "X\t");
+	esc(&p, key);
+	strbuf_addch(&p, '\t');
+	esc(&p, path);
+	add_line(&j->pending, &p);
+	strbuf_release(&p);
 }
 
 /* Put the file back as it was before a write that failed part way (so

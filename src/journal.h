@@ -38,6 +38,18 @@
  * KEY right before it; anywhere else it is ignored.  When the outputs
  * are brought back, a new T record of KEY, without S, replaces both.
  *
+ * A temp output (wfrun-workflow(5)) removed once every task that reads
+ * it had finished is said by a line after its writer's record:
+ *
+ *   CRC X KEY PATH
+ *
+ * after which that record's entry "wf PATH ..." reads as "wt PATH ..."
+ * (kind t: a temp file that was there with that identity and was
+ * removed; compaction writes it so).  A missing file of kind t makes
+ * its writer out of date only when a task that reads it runs again
+ * (resume.c).  An X line that follows no record of KEY writing PATH is
+ * ignored.
+ *
  * Records are buffered and written once per loop round, so a killed
  * master loses none that it finished; fdatasync, for a machine that
  * crashes, is at most every JOURNAL_SYNC_EVERY seconds (the runner's
@@ -149,6 +161,10 @@ void journal_add(struct journal *j, const char *key, const char *cmd,
 /* Queue the S line of the record just queued for key (journal_add). */
 void journal_add_store(struct journal *j, const char *key,
 		       const struct jstore *s);
+/* Queue an X line: the temp output path of key's latest record was
+ * removed (its entry reads as kind 't' from then on). */
+void journal_add_temp_gone(struct journal *j, const char *key,
+			   const char *path);
 /* Write the queued records, and fdatasync when sync; 0, or -1 with err. */
 int journal_flush(struct journal *j, bool sync, struct errbuf *err);
 

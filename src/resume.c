@@ -24,6 +24,23 @@ in_store(const struct jrec *r, const struct jfile *f)
 	return r->store && f->mode == 'w' && f->id.kind == '-';
 }
 
+/* Entry f is a temp file that was removed once read (journal.h, X
+ * lines) and is still absent: its writer is up to date unless a reader
+ * runs again (left_for).  With kept, also one that is there as its
+ * writer left it (a master killed between the X line and the removal):
+ * then it is up to date as any output. */
+static bool
+temp_removed(const struct jfile *f, const char *path, bool kept)
+{
+	if (f->id.kind != 't')
+		return false;
+	struct jident now, was = f->id;
+	jident_get(path, false, false, &now);
+	was.kind = 'f';
+	return now.kind == '-' ||
+	       (kept && jident_matches(path, false, &was));
+}
+
 /* Whether a whole-collection write of an ancestor of x happens at or
  * after task t (it rewrites x). */
 static bool
@@ -67,7 +84,7 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 			continue;
 		const char *path = g->data.v[x].path;
 		const struct jfile *f = rec_entry(r, i, 'w', path);
-		if (f && in_store(r, f))
+		if (f && (in_store(r, f) || temp_removed(f, path, true)))
 			continue;
 		if (!f || !jident_matches(path, a->is_dir, &f->id)) {
 			struct jident now;
@@ -129,29 +146,38 @@ related(const char *a, const char *b)
 	       (a[n] == '\0' || a[n] == '/' || b[n] == '\0' || b[n] == '/');
 }
 
+/* Whether task t reads path, or a path under it or above it. */
+static bool
+reads_related(const struct dag *g, uint32_t t, const char *path)
+{
+	const struct dag_task *dt = &g->tasks.v[t];
+	for (uint32_t i = 0; i < dt->nacc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		if ((a->mode & DAG_READ) && related(g->data.v[a->datum].path, path))
+			return true;
+	}
+	return false;
+}
+
 /* Whether w's record says it left on a worker (recorded absent) data
- * that task t reads: t cannot run unless w makes them again. */
+ * that task t reads, or (temp) that a temp output of w that t reads was
+ * removed and is still absent: t cannot run unless w makes them again. */
 static bool
 left_for(const struct plan *p, const struct journal *j, uint32_t w,
-	 uint32_t t, struct strbuf *key)
+	 uint32_t t, struct strbuf *key, bool temp)
 {
 	const struct dag *g = &p->dag;
 	strbuf_reset(key);
 	plan_label(p, w, key);
 	const struct jrec *r = j ? journal_find(j, key->buf) : NULL;
-	const struct dag_task *dt = &g->tasks.v[t];
-	if (r && r->store)
+	if (r && r->store && !temp)
 		return false; /* taken from the store, or w runs (gone) */
-	for (size_t k = 0; r && k < r->nf; k++) {
-		if (r->f[k].mode != 'w' || r->f[k].id.kind != '-')
-			continue;
-		for (uint32_t i = 0; i < dt->nacc; i++) {
-			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			if ((a->mode & DAG_READ) &&
-			    related(g->data.v[a->datum].path, r->f[k].path))
-				return true;
-		}
-	}
+	for (size_t k = 0; r && k < r->nf; k++)
+		if (r->f[k].mode == 'w' &&
+		    (temp ? temp_removed(&r->f[k], r->f[k].path, false)
+			  : r->f[k].id.kind == '-') &&
+		    reads_related(g, t, r->f[k].path))
+			return true;
 	return false;
 }
 
@@ -246,8 +272,13 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 		for (uint32_t k = poff[t]; k < poff[t + 1]; k++) {
 			uint32_t w = pred[k];
 			if (!rs->why[w] && recorded[w] &&
-			    left_for(p, j, w, t, &key)) {
+			    left_for(p, j, w, t, &key, false)) {
 				rs->why[w] = RESUME_LEFT;
+				rs->detail[w] = t;
+				VEC_PUSH(work, w);
+			} else if (!rs->why[w] && recorded[w] &&
+				   left_for(p, j, w, t, &key, true)) {
+				rs->why[w] = RESUME_TEMP;
 				rs->detail[w] = t;
 				VEC_PUSH(work, w);
 			}
@@ -376,6 +407,11 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 	case RESUME_LEFT:
 		plan_label(p, d, out);
 		strbuf_adds(out, ", which runs, reads what it left on a worker");
+		break;
+	case RESUME_TEMP:
+		plan_label(p, d, out);
+		strbuf_adds(out, ", which runs, reads a temp output of it that "
+			    "was removed");
 		break;
 	case RESUME_STORE_GONE:
 		strbuf_adds(out, "what it made is no longer in its worker's "

@@ -40,6 +40,8 @@ enum resume_why {
 				 longer there (or its worker is not) */
 	RESUME_DROPPED,       /* its record was dropped: the original of a
 				 workflow input it updates was put back */
+	RESUME_TEMP,          /* detail: a later task that runs and reads a
+				 temp output of it that was removed */
 };
 
 /* A workflow input updated in place by an earlier run whose first

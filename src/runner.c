@@ -20,6 +20,7 @@
 #include "guard.h"
 #include "iopol.h"
 #include "journal.h"
+#include "logname.h"
 #include "loop.h"
 #include "path.h"
 #include "place.h"
@@ -32,6 +33,7 @@
 #include "slurm_jobs.h"
 #include "spawn.h"
 #include "stage.h"
+#include "temp.h"
 #include "trace.h"
 #include "undo.h"
 
@@ -90,6 +92,7 @@ struct runner {
 	VEC(uint32_t) recorded; /* succeeded: mark saved copies once the
 				   journal record is written (undo.h) */
 	struct resume resume;
+	struct temp temp;       /* temp outputs: removed once read */
 	size_t skipped, cancelled, ignored, preempted;
 	bool journal_failed;
 	bool unrecorded;        /* a task's record could not be made */
@@ -123,16 +126,15 @@ static void
 log_path(struct runner *r, uint32_t t, const char *ext, struct strbuf *out)
 {
 	uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
-	const char *name = r->p->wf->tasks[tmpl].name;
-	strbuf_reset(out);
-	strbuf_addf(out, ".wfrun/logs/%s", name);
-	if (!r->logdir_made[tmpl]) {
+	bool own = logname_own(r->p, t); /* else each instance's, a log: */
+	if (!own || !r->logdir_made[tmpl]) {
+		logname_dir(r->p, t, ext, out);
 		if (mkdir_p(out->buf, 0777) < 0)
 			die("cannot create %s/%s: %s", r->p->wf->workdir, out->buf,
 			    strerror(errno));
-		r->logdir_made[tmpl] = true;
+		r->logdir_made[tmpl] = own;
 	}
-	strbuf_addf(out, "/%u.%s", t + 1, ext);
+	logname_path(r->p, t, ext, out);
 }
 
 /* Create the directories a task writes into; -1 with a message. */
@@ -887,6 +889,20 @@ record(struct runner *r, uint32_t t, const bool *got,
 	return false;
 }
 
+/* Task t succeeded: the temp files it was the last to read go, before
+ * anything after it starts (a task that writes them again waits for
+ * it).  t == UINT32_MAX: the end of the run (temp_finish). */
+static void
+remove_temps(struct runner *r, uint32_t t)
+{
+	if (log_level >= 2)
+		progress_clear(r);
+	if (t == UINT32_MAX)
+		temp_finish(&r->temp, r->p, &r->journal);
+	else
+		temp_task_done(&r->temp, r->p, t, &r->journal);
+}
+
 static void
 on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 	     const struct attempt *at)
@@ -909,6 +925,7 @@ on_succeeded(struct runner *r, uint32_t t, const struct exec_result *res,
 		VEC_PUSH(r->recorded, t);
 		VEC_PUSH(r->discard, t);
 	}
+	remove_temps(r, t);
 	place_complete(&r->pl, t, clock_real());
 	if (log_level >= 2) {
 		struct strbuf lab = STRBUF_INIT;
@@ -1691,11 +1708,25 @@ check_stores(struct runner *r)
 	return rc;
 }
 
+/* The temp outputs and their readers that run; none go with
+ * --keep-temp, and where the workdir is not shared only at the end,
+ * after the fetch (fetch_outputs). */
+static void
+start_temps(struct runner *r)
+{
+	bool *run = xmalloc((r->total ? r->total : 1) * sizeof(bool));
+	for (uint32_t t = 0; t < r->total; t++)
+		run[t] = r->resume.why[t] != RESUME_SKIP;
+	temp_init(&r->temp, r->p, run, !r->o->keep_temp, r->stage != NULL);
+	free(run);
+}
+
 /* Up to date (resume.c): done without running; their predecessors are
  * all skipped too, so program order works.  Then the others queue. */
 static void
 queue_tasks(struct runner *r)
 {
+	start_temps(r);
 	for (uint32_t t = 0; t < r->total; t++)
 		if (r->resume.why[t] == RESUME_SKIP) {
 			place_skip(&r->pl, t);
@@ -1827,6 +1858,8 @@ run_tasks(struct runner *r)
 		    r->total - r->skipped == 1 ? "" : "s", r->p->wf->name,
 		    r->p->wf->workdir);
 	bool lost_all = run_loop(r);
+	if (!r->interrupted && !r->stage)
+		remove_temps(r, UINT32_MAX);
 	sync_journal(r, true);
 	/* waiting for a retry when the run stopped: failed */
 	for (size_t i = 0; i < r->retryq.n; i++)
@@ -1841,6 +1874,10 @@ run_tasks(struct runner *r)
 					      : EXIT_OK;
 	if (r->stage && !r->interrupted && fetch_outputs(r) && rc == EXIT_OK)
 		rc = EXIT_TASK_FAILED;
+	if (r->stage && !r->interrupted) {
+		remove_temps(r, UINT32_MAX); /* what came back of them */
+		sync_journal(r, true);
+	}
 	/* a host key refused is not a worker merely down: it is said */
 	if (r->refused && (rc == EXIT_OK || rc == EXIT_TASK_FAILED))
 		rc = EXIT_UNREACHABLE;
@@ -1949,6 +1986,7 @@ runner_release(struct runner *r)
 	strbuf_release(&r->cmd);
 	strbuf_release(&r->words);
 	strbuf_release(&r->path);
+	temp_release(&r->temp);
 }
 
 int

@@ -35,6 +35,7 @@ struct runner_opts {
 	bool force_all;          /* --forceall: ignore the journal */
 	int fetch;               /* enum stage_fetch: outputs of workers
 				    whose workdir is not shared */
+	bool keep_temp;          /* --keep-temp: temp outputs stay */
 };
 
 /* Run every task; returns the exit status (exitcode.h: EXIT_OK,

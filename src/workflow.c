@@ -523,7 +523,7 @@ struct coll_arg {
 	struct wf_data *data;
 	const char *pname;
 	int nesting;
-	struct ynode *depth, *dir, *list, *each;
+	struct ynode *depth, *dir, *list, *each, *temp;
 };
 
 static void
@@ -541,6 +541,8 @@ coll_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 		a->list = v;
 	else if (!strcmp(key, "foreach"))
 		a->each = v;
+	else if (!strcmp(key, "temp"))
+		a->temp = v;
 }
 
 /* {dir: D, depth: N} into a->data. */
@@ -586,11 +588,32 @@ coll_list(struct ctx *c, struct ynode *v, const struct coll_arg *a)
 	parse_foreach(c, a->each, &data->list->each);
 }
 
+/* {temp: P} (at v): the file P, removed once every task that reads it
+ * has finished; only a file can be temp (a collection's element too). */
+static void
+coll_temp(struct ctx *c, struct ynode *v, const struct coll_arg *a)
+{
+	if (a->dir || a->list || a->depth || a->each) {
+		diag_error(c->d, loc_of(v), "parameter '%s': temp stands alone: "
+			   "{temp: PATH}", a->pname);
+		return;
+	}
+	if (a->temp->type != YAML_SCALAR_NODE) {
+		diag_error(c->d, loc_of(a->temp), "parameter '%s': only a file can "
+			   "be temp ({temp: PATH}), not %s", a->pname,
+			   type_name(a->temp));
+		return;
+	}
+	parse_data(c, a->temp, a->data, a->pname, a->nesting);
+	a->data->temp = a->data->kind == WF_FILE && a->data->path;
+}
+
 static void
 parse_data(struct ctx *c, struct ynode *v, struct wf_data *data,
 	   const char *pname, int nesting)
 {
-	static const char *const keys[] = { "dir", "depth", "list", "foreach" };
+	static const char *const keys[] = { "dir", "depth", "list", "foreach",
+					    "temp" };
 	data->loc = loc_of(v);
 	if (nesting > 16) {
 		diag_error(c->d, loc_of(v), "parameter '%s': collections nest more "
@@ -616,8 +639,12 @@ parse_data(struct ctx *c, struct ynode *v, struct wf_data *data,
 			   pname, type_name(v));
 		return;
 	}
-	struct coll_arg a = { data, pname, nesting, NULL, NULL, NULL, NULL };
+	struct coll_arg a = { data, pname, nesting, NULL, NULL, NULL, NULL, NULL };
 	each_pair(c, v, "a collection", keys, ARRAY_SIZE(keys), coll_pair, &a);
+	if (a.temp) {
+		coll_temp(c, v, &a);
+		return;
+	}
 	if (a.dir && a.list) {
 		diag_error(c->d, loc_of(v), "parameter '%s': a collection has "
 			   "either dir or list, not both", pname);
@@ -659,6 +686,24 @@ param_index(struct task_params *tp, const struct wf_task *t, const char *key)
 	return v ? (long)*v : -1;
 }
 
+bool
+wf_data_temp(const struct wf_data *d)
+{
+	while (d->kind == WF_LIST && d->list)
+		d = &d->list->elem;
+	return d->kind == WF_FILE && d->temp;
+}
+
+/* Only what a task makes can be temp: an out parameter. */
+static void
+check_temp(struct ctx *c, const struct wf_param *p, struct ynode *v)
+{
+	if (p->access != WF_OUT && wf_data_temp(&p->data))
+		diag_error(c->d, loc_of(v), "parameter '%s': only an out "
+			   "parameter can be temp (an %s one is not wfrun's "
+			   "to remove)", p->name, wf_access_name(p->access));
+}
+
 struct params_arg {
 	struct wf_task *t;
 	enum wf_access access;
@@ -697,6 +742,7 @@ param_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	p->access = pa->access;
 	p->loc = loc_of(k);
 	parse_data(c, v, &p->data, key, 0);
+	check_temp(c, p, v);
 }
 
 static void
@@ -826,7 +872,7 @@ is_task_name(const char *s)
 static const char *const task_keys[] = {
 	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
 	"storage_bw", "learn_as", "retries", "on_failure", "timeout", "env",
-	"run", "allow_outside", "log_max",
+	"run", "allow_outside", "log_max", "log",
 };
 
 struct task_arg {
@@ -947,6 +993,52 @@ task_run(struct ctx *c, struct ynode *v, struct wf_task *t)
 }
 
 static void
+log_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
+	 void *arg)
+{
+	(void)k;
+	struct wf_log *l = arg;
+	const char *s = scalar(c, v, "a log path");
+	if (s && !*s)
+		diag_error(c->d, loc_of(v), "log %s is an empty path", key);
+	else if (s)
+		*(strcmp(key, "out") ? &l->err : &l->out) = wf_strdup(c->wf, s);
+}
+
+/* log: PREFIX (PREFIX.out and PREFIX.err) or {out: PATH, err: PATH}. */
+static void
+task_log(struct ctx *c, struct ynode *v, struct wf_task *t)
+{
+	static const char *const keys[] = { "out", "err" };
+	struct wf_log *l = t->log = xcalloc(1, sizeof(*t->log));
+	l->loc = loc_of(v);
+	const char *s = NULL;
+	if (v->type == YAML_MAPPING_NODE) {
+		size_t before = c->d->nerrors;
+		each_pair(c, v, "log", keys, ARRAY_SIZE(keys), log_pair, l);
+		if ((!l->out || !l->err) && c->d->nerrors == before)
+			diag_error(c->d, loc_of(v), "log: {out: PATH, err: PATH} "
+				   "needs both");
+	} else {
+		s = scalar(c, v, "log (a path prefix, or {out: PATH, err: "
+			   "PATH})");
+	}
+	if (s && !*s) {
+		diag_error(c->d, loc_of(v), "log is an empty path");
+	} else if (s) {
+		char *o = xasprintf("%s.out", s), *e = xasprintf("%s.err", s);
+		l->out = wf_strdup(c->wf, o);
+		l->err = wf_strdup(c->wf, e);
+		free(o);
+		free(e);
+	}
+	if (!l->out || !l->err) {
+		free(l);
+		t->log = NULL;
+	}
+}
+
+static void
 task_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	  void *arg)
 {
@@ -989,6 +1081,8 @@ task_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 		parse_bool_node(c, v, "allow_outside", &t->allow_outside);
 	} else if (!strcmp(key, "log_max")) {
 		parse_log_max(c, v, &t->log_max);
+	} else if (!strcmp(key, "log")) {
+		task_log(c, v, t);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
 		task_run(c, v, t);
@@ -1728,6 +1822,7 @@ workflow_release(struct workflow *wf)
 			data_release(&t->params[j].data);
 		}
 		free(t->params);
+		free(t->log);
 		for (size_t j = 0; j < t->nenv; j++) {
 			free(t->env[j].key);
 			free(t->env[j].val);

@@ -81,6 +81,8 @@ struct wf_list;
  * 40 bytes: the parts of a list are apart, in the lists that have them. */
 struct wf_data {
 	enum wf_data_kind kind;
+	bool temp;              /* FILE: {temp: P}, removed once read (in
+				   the padding after kind) */
 	char *path;             /* FILE and DIR: a path template */
 	long depth;             /* DIR: levels of elements, >= 1 */
 	struct wf_list *list;   /* LIST */
@@ -120,6 +122,12 @@ enum wf_on_failure {
 	WF_CANCEL_SUCCESSORS,
 };
 
+/* log: where a task's logs go instead of .wfrun/logs (path templates). */
+struct wf_log {
+	char *out, *err;
+	struct wf_loc loc;
+};
+
 struct wf_task {
 	char *name;
 	struct wf_loc loc;
@@ -142,6 +150,7 @@ struct wf_task {
 				       loading: the workflow's if unset) */
 	struct wf_kv *env;
 	size_t nenv;
+	struct wf_log *log;         /* NULL: .wfrun/logs (logname.h) */
 	char *run;
 	struct wf_loc run_loc;
 	struct wf_loc cores_loc;
@@ -193,6 +202,8 @@ const struct wf_kv *workflow_var(const struct workflow *wf, const char *name,
 				 size_t len);
 
 const char *wf_access_name(enum wf_access a);
+/* Whether d is {temp: PATH}, or a list collection of such files. */
+bool wf_data_temp(const struct wf_data *d);
 
 /* Parse "30m", "1h30m", "90s", "45" (seconds); -1 on error. */
 double parse_duration(const char *s);

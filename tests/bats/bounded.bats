@@ -99,13 +99,13 @@ tasks:
 EOF2
 	run "$WFRUN" run -q wf.yaml
 	[ "$status" -eq 0 ]
-	size=$(stat -c %s .wfrun/logs/big/1.out)
+	size=$(stat -c %s .wfrun/logs/big.out)
 	[ "$size" -le 4200 ]
-	[ "$(head -1 .wfrun/logs/big/1.out)" = 1 ]
-	grep -qx '\[wfrun: log_max 4096: [0-9]* bytes cut here; the last 2048 follow\]' .wfrun/logs/big/1.out
-	[ "$(tail -1 .wfrun/logs/big/1.out)" = 100000 ]
-	[ "$(cat .wfrun/logs/big/1.err)" = e ]
-	[ "$(wc -l <.wfrun/logs/own/2.out)" -eq 100000 ]
+	[ "$(head -1 .wfrun/logs/big.out)" = 1 ]
+	grep -qx '\[wfrun: log_max 4096: [0-9]* bytes cut here; the last 2048 follow\]' .wfrun/logs/big.out
+	[ "$(tail -1 .wfrun/logs/big.out)" = 100000 ]
+	[ "$(cat .wfrun/logs/big.err)" = e ]
+	[ "$(wc -l <.wfrun/logs/own.out)" -eq 100000 ]
 }
 
 @test "log_max: a running task's log is cut while it runs, not only at its end" {
@@ -118,8 +118,8 @@ tasks:
 EOF2
 	run "$WFRUN" run -q wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(cat .wfrun/logs/chatty/1.err)" -eq 4096 ]
-	grep -q '^\[wfrun: log_max 8192: 995904 bytes cut here; the last 0 follow\]$' .wfrun/logs/chatty/1.out
+	[ "$(cat .wfrun/logs/chatty.err)" -eq 4096 ]
+	grep -q '^\[wfrun: log_max 8192: 995904 bytes cut here; the last 0 follow\]$' .wfrun/logs/chatty.out
 }
 
 @test "log_max must be a size or none, at its line" {

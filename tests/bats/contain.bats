@@ -69,7 +69,7 @@ EOF
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
 	ended "$(cat bg.pid)"
-	[ "$(cat .wfrun/logs/t/1.out)" = started ]
+	[ "$(cat .wfrun/logs/t.out)" = started ]
 }
 
 @test "a process left in the background ends with its task when the task fails" {

@@ -46,7 +46,7 @@ EOF2
 	[ -e "o/a b" ]
 	[ -e 'o/$HOME' ]
 	[ ! -e INJECTED ]
-	[ "$(cat .wfrun/logs/u/3.out)" = "\$(touch INJECTED); \`touch INJECTED\` 'q' \"d\",v.txt" ]
+	[ "$(cat .wfrun/logs/u.out)" = "\$(touch INJECTED); \`touch INJECTED\` 'q' \"d\",v.txt" ]
 }
 
 @test "a newline in a path cannot start a new command" {

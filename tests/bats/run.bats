@@ -26,7 +26,7 @@ EOF2
 	failing
 	run "$WFRUN" -j 2 wf.yaml
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"wfrun: error: task 'bad' failed with exit status 3 (stderr: $PWD/.wfrun/logs/bad/1.err)"* ]]
+	[[ "$output" == *"wfrun: error: task 'bad' failed with exit status 3 (stderr: $PWD/.wfrun/logs/bad.err)"* ]]
 	[[ "$output" == *"  | some context"*"  | the reason"* ]]
 	[[ "$output" == *"waiting for 1 running task (use -k to keep going)"* ]]
 	# the running task finished; nothing new started
@@ -89,10 +89,10 @@ tasks:
 EOF2
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(cat .wfrun/logs/talk/2.out)" = "out 2" ]
-	[ "$(cat .wfrun/logs/talk/2.err)" = "err 2" ]
-	[ ! -e .wfrun/logs/quiet/3.out ]
-	[ ! -e .wfrun/logs/quiet/3.err ]
+	[ "$(cat .wfrun/logs/talk/i=2.out)" = "out 2" ]
+	[ "$(cat .wfrun/logs/talk/i=2.err)" = "err 2" ]
+	[ ! -e .wfrun/logs/quiet.out ]
+	[ ! -e .wfrun/logs/quiet.err ]
 }
 
 @test "trace.tsv: the columns of the design, one row per task" {

@@ -162,6 +162,31 @@ tasks:
 EOF2
 }
 
+@test "not shared: temp outputs go from the workdir at the end, after the fetch; a rerun runs nothing" {
+	echo a >in.txt
+	wf <<'EOF2'
+tasks:
+  - name: p
+    foreach: {i: "1..3"}
+    in: {a: in.txt}
+    out: {t: {temp: "tmp/{i}.txt"}}
+    run: "cat {in.a} > {out.t}; echo {i} >> {out.t}"
+  - name: r
+    foreach: {i: "1..3"}
+    in: {t: "tmp/{i}.txt"}
+    out: {o: "o/{i}.txt"}
+    run: "cat {in.t} > {out.o}"
+EOF2
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat o/3.txt | tr '\n' ' ')" = "a 3 " ]
+	[ ! -e tmp/1.txt ]
+	[ ! -e tmp/3.txt ]
+	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 tasks done"*"6 up to date"* ]]
+}
+
 @test "--fetch all (the default) brings back every file a task wrote" {
 	fetch_wf
 	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
@@ -203,8 +228,8 @@ tasks:
 EOF2
 	run "$WFRUN" -r "$C/cluster.xml" wf.yaml
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"error: task 'bad' failed with exit status 3 (stderr on worker 'w1': $C/w1/work/.wfrun/logs/bad/1.err)"* ]]
-	[ "$(cat "$C/w1/work/.wfrun/logs/bad/1.err")" = oops ]
+	[[ "$output" == *"error: task 'bad' failed with exit status 3 (stderr on worker 'w1': $C/w1/work/.wfrun/logs/bad.err)"* ]]
+	[ "$(cat "$C/w1/work/.wfrun/logs/bad.err")" = oops ]
 	ls "$C"/w1/work/.wfrun/sandbox/*/1/in.txt
 	[ "$(cat in.txt)" = in ]
 }

@@ -276,6 +276,49 @@ stores(void)
 	journal_release(&j);
 }
 
+/* X lines: a temp output of a record removed; kept by compaction. */
+static void
+temps(void)
+{
+	struct journal j;
+	struct errbuf err;
+	unlink("j");
+	ok(journal_open(&j, "j", true, &err) == 0, "fresh, for temps");
+	struct jfile f[2] = {
+		{ 'r', "in", { 'f', 1, 1, 0, false, 0 } },
+		{ 'w', "tmp/a.bam", { 'f', 3, 7, 0x42ULL, true, 0 } },
+	};
+	journal_add(&j, "p", "make", f, 2);
+	journal_add_temp_gone(&j, "p", "tmp/a.bam");
+	journal_add_temp_gone(&j, "p", "in");   /* read, not written */
+	journal_add_temp_gone(&j, "q", "tmp/a.bam"); /* no record of q */
+	ok(journal_flush(&j, true, &err) == 0, "flushed");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.nlost == 0 &&
+		   j.recs.n == 1, "read, nothing lost, no record added");
+	const struct jrec *r = journal_find(&j, "p");
+	ok(r && r->nf == 2 && r->f[1].id.kind == 't' && r->f[1].id.size == 3 &&
+		   r->f[1].id.hash == 0x42ULL,
+	   "the written file reads as removed temp, its identity kept");
+	ok(r && r->f[0].id.kind == 'f', "an X line naming a read: ignored");
+	journal_release(&j);
+	append("j", "00000000 T\tx\techo\n");
+	ok(journal_open(&j, "j", true, &err) == 0, "rewritten");
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 && j.nlost == 0 &&
+		   (r = journal_find(&j, "p")) && r->f[1].id.kind == 't',
+	   "kind t kept by the rewrite");
+	journal_release(&j);
+	ok(journal_open(&j, "j", true, &err) == 0, "for a new record");
+	journal_add(&j, "p", "make", f, 2);
+	journal_flush(&j, true, &err);
+	journal_release(&j);
+	ok(journal_open(&j, "j", false, &err) == 0 &&
+		   (r = journal_find(&j, "p")) && r->f[1].id.kind == 'f',
+	   "a later record of the writer: the file is there again");
+	journal_release(&j);
+}
+
 int
 main(void)
 {
@@ -357,6 +400,7 @@ main(void)
 	journal_release(&j);
 
 	stores();
+	temps();
 
 	/* Identities: the hash saves a file rewritten with the same bytes. */
 	int fd = open("data", O_WRONLY | O_CREAT | O_TRUNC, 0644);
