@@ -19,13 +19,15 @@ static const struct subcmd {
 	{ "sim", cmd_sim, "simulate a run on a virtual clock (-m MODEL)" },
 	{ "probe", cmd_probe, "measure the write bandwidth of a directory's disk" },
 	{ "report", cmd_report, "write a run's trace as HTML or Chrome JSON" },
+	{ "list", cmd_list, "list the tasks: instances, what each reads and writes" },
 };
 
 static void
 usage(FILE *fp)
 {
-	fputs("usage: wfrun [run] [options] WORKFLOW.yaml\n"
+	fputs("usage: wfrun [run] [options] WORKFLOW.yaml [TARGET...]\n"
 	      "       wfrun check [options] WORKFLOW.yaml\n"
+	      "       wfrun list [--names] WORKFLOW.yaml\n"
 	      "       wfrun dag [--names] [--format dot|mermaid] WORKFLOW.yaml\n"
 	      "       wfrun sim -m MODEL [-r FILE] [options] WORKFLOW.yaml\n"
 	      "       wfrun probe [--size MB] [-j WRITERS] [DIR]\n"
@@ -44,6 +46,13 @@ usage(FILE *fp)
 	      "  -k, --keep-going   after a failure, run what does not depend on it\n"
 	      "                     (on_failure: cancel_successors for every task)\n"
 	      "      --reason       with -n: say why each task would run\n"
+	      "  TARGET...          run only what these need: files or directories\n"
+	      "                     (relative to the current directory) and what\n"
+	      "                     writes them, or task names (NAME[KEY=VALUE]:\n"
+	      "                     one instance), with the tasks they depend on\n"
+	      "      --until TASK   run the tasks written up to TASK, and its\n"
+	      "                     instances; none after it\n"
+	      "      --list         list the tasks, as wfrun list does\n"
 	      "      --force TASK   rerun every instance of TASK (and what depends\n"
 	      "                     on it) even if up to date; repeatable\n"
 	      "      --forceall     rerun every task, as if no earlier run (the\n"
@@ -114,7 +123,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "--writers") || !strcmp(a, "--force") ||
 	       !strcmp(a, "--fetch") || !strcmp(a, "--learn") ||
 	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
-	       !strcmp(a, "--format") || !strcmp(a, "--events");
+	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
+	       !strcmp(a, "--until");
 }
 
 int

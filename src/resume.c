@@ -227,7 +227,9 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t detail = 0;
 		uint8_t why;
-		if (all || (forced && forced[g->tasks.v[t].tmpl]))
+		if (g->tasks.v[t].state == TASK_LEFT_OUT)
+			why = RESUME_LEFT_OUT; /* (no successor of it needed) */
+		else if (all || (forced && forced[g->tasks.v[t].tmpl]))
 			why = RESUME_FORCED;
 		else if (gone && gone[t])
 			why = RESUME_STORE_GONE;
@@ -236,7 +238,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 					 &recorded[t]);
 		rs->why[t] = why;
 		rs->detail[t] = detail;
-		if (why)
+		if (why && why != RESUME_LEFT_OUT)
 			VEC_PUSH(work, t);
 	}
 	uint32_t *poff, *pred;
@@ -385,6 +387,9 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 		strbuf_adds(out, "its record was dropped when the original of "
 			    "a workflow input it updates was put back");
 		break;
+	case RESUME_LEFT_OUT:
+		strbuf_adds(out, "not needed by the targets");
+		break;
 	}
 }
 
@@ -506,7 +511,8 @@ rerun_reader(const struct resume *rs, const struct plan *p, uint32_t u,
 	for (uint32_t k = poff[u]; k < poff[u + 1]; k++) {
 		uint32_t w = pred[k];
 		const struct dag_task *dt = &g->tasks.v[w];
-		for (uint32_t i = 0; rs->why[w] && i < dt->nacc; i++) {
+		bool runs = rs->why[w] && rs->why[w] != RESUME_LEFT_OUT;
+		for (uint32_t i = 0; runs && i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
 			if (a->mode == DAG_READ &&
 			    related(g->data.v[a->datum].path, g->data.v[x].path))
@@ -630,6 +636,9 @@ resume_originals(struct resume *rs, const struct plan *p,
 			struct resume_orig o = {
 				x, u, rerun_reader(rs, p, u, x, poff, pred)
 			};
+			/* an update left out matters only to a reader that runs */
+			if (rs->why[u] == RESUME_LEFT_OUT && o.reader == DAG_NONE)
+				continue;
 			VEC_PUSH(orig, o);
 		}
 	}

@@ -39,7 +39,8 @@ enum resume_why {
 	RESUME_STORE_GONE,    /* what it left in a worker's store is no
 				 longer there (or its worker is not) */
 	RESUME_DROPPED,       /* its record was dropped: the original of a
-				 workflow input it updates was put back */
+				 workflow input it updates was put back */	RESUME_LEFT_OUT,      /* not needed by what the run asks for
+				 (select.h: TASK_LEFT_OUT): never runs */
 };
 
 /* A workflow input updated in place by an earlier run whose first

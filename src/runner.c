@@ -91,6 +91,7 @@ struct runner {
 				   journal record is written (undo.h) */
 	struct resume resume;
 	size_t skipped, cancelled, ignored, preempted;
+	size_t left_out;        /* not needed by the targets (select.h) */
 	bool journal_failed;
 	bool unrecorded;        /* a task's record could not be made */
 	bool refused;           /* a worker's host key was refused */
@@ -1700,8 +1701,11 @@ queue_tasks(struct runner *r)
 		if (r->resume.why[t] == RESUME_SKIP) {
 			place_skip(&r->pl, t);
 			r->skipped++;
+		} else if (r->resume.why[t] == RESUME_LEFT_OUT) {
+			r->left_out++;
 		}
 	r->prog.done += r->skipped; /* the progress counts them done */
+	r->prog.total -= r->left_out; /* and never these */
 	if (r->skipped)
 		info_msg("%zu of %zu tasks are up to date (see the journal %s/%s; "
 			 "--forceall reruns them)", r->skipped, r->total,
@@ -1728,7 +1732,8 @@ run_loop(struct runner *r)
 				error_msg("%s; %zu tasks could not run",
 					  r->allocating ? "no node to run on"
 							: "every worker was lost",
-					  r->total - r->done - r->failed);
+					  r->total - r->left_out - r->done -
+						  r->failed);
 				return true;
 			}
 			return false;
@@ -1842,6 +1847,9 @@ summary(struct runner *r, int rc)
 {
 	size_t not_run = r->total - r->done - r->failed - r->skipped - r->ignored;
 	struct strbuf extra = STRBUF_INIT;
+	not_run -= r->left_out;
+	if (r->left_out)
+		strbuf_addf(&extra, ", %zu left out (not asked for)", r->left_out);
 	if (r->skipped)
 		strbuf_addf(&extra, ", %zu up to date", r->skipped);
 	if (r->ignored)
