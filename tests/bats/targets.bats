@@ -95,14 +95,14 @@ labels() {
 	[ "$(labels "$output")" = "# 'index'," ]
 	run "$WFRUN" -n proj/wf.yaml side 'call[s=S3]'
 	[ "$(labels "$output")" = "# 'index',# 'align' (s=S1),# 'align' (s=S3),# 'call' (s=S3),# 'side'," ]
+	run "$WFRUN" -n proj/wf.yaml 'align[s=S2]' proj/out
+	[ "$(labels "$output")" = "# 'index',# 'align' (s=S1),# 'align' (s=S2),# 'align' (s=S3),# 'call' (s=S1),# 'call' (s=S2),# 'call' (s=S3),# 'side',# 'merge'," ]
 	# what reads a target is not run, though all it waits for ended
 	run "$WFRUN" proj/wf.yaml proj/out/bam/S1.bam
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" 2 tasks done in "*"s, 7 left out (not asked for)" ]]
 	[ ! -e proj/out/side.txt ]
 	[ ! -e proj/out/calls/S1.vcf ]
-	run "$WFRUN" -n proj/wf.yaml 'align[s=S2]' proj/out
-	[ "$(labels "$output")" = "# 'index',# 'align' (s=S1),# 'align' (s=S2),# 'align' (s=S3),# 'call' (s=S1),# 'call' (s=S2),# 'call' (s=S3),# 'side',# 'merge'," ]
 }
 
 @test "a task name wins over a file of that name; ./NAME is the file" {
