@@ -118,6 +118,21 @@ left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 	return false;
 }
 
+/* left_as_recorded, asked once per datum and writer: left[x] is w + 1
+ * once x was found as w left it (a datum many tasks read is looked at
+ * once). */
+static bool
+as_left(const struct plan *p, const struct journal *j, uint32_t w,
+	const struct dag_access *a, uint32_t *left, struct strbuf *key)
+{
+	if (left[a->datum] == w + 1)
+		return true;
+	if (!left_as_recorded(p, j, w, a, key))
+		return false;
+	left[a->datum] = w + 1;
+	return true;
+}
+
 /* One path is the other or under it. */
 static bool
 related(const char *a, const char *b)
@@ -176,9 +191,11 @@ preds(const struct dag *g, uint32_t **off, uint32_t **pred)
 
 /*
  * The set of tasks that run is closed under three rules: what depends on a
- * task that runs runs too; and a task that runs and updates x in place
- * (INOUT) needs x as its previous writer left it, so unless x is still
- * in that state, that writer runs too (back to the task that created x);
+ * task that runs runs too; and a task that runs and reads x or updates
+ * it in place (INOUT) needs x as its previous writer left it, so unless x
+ * is still in that state (a later task overwrote or updated it, and runs
+ * after it, or is left out: select.h), that writer runs too (back to the
+ * task that created x);
  * and a task that runs reads what its predecessors left, so one whose
  * record says it left that on a worker (not in the workdir) runs too.
  * One worklist, each task added once: O(tasks + edges + accesses).
@@ -202,6 +219,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
 	bool *recorded = xcalloc(nt ? nt : 1, sizeof(bool));
+	uint32_t *left = xcalloc(nd ? nd : 1, sizeof(uint32_t));
 	for (size_t x = 0; x < nd; x++)
 		wsub[x] = wown[x] = -1;
 	for (size_t t = 0; t < nt; t++) {
@@ -264,18 +282,17 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 		}
 		const struct dag_task *dt = &g->tasks.v[t];
 		for (uint32_t i = 0; i < dt->nacc; i++) {
-			if (g->acc.v[dt->acc + i].mode != (DAG_READ | DAG_WRITE))
-				continue;
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
 			uint32_t w = prevw[dt->acc + i];
-			/* (w == DAG_NONE: it updates a workflow input, whose
-			 * original is put back: resume_originals) */
-			if (w != DAG_NONE && !rs->why[w] &&
-			    !left_as_recorded(p, j, w, &g->acc.v[dt->acc + i],
-					      &key)) {
-				rs->why[w] = RESUME_REWRITTEN;
-				rs->detail[w] = t;
-				VEC_PUSH(work, w);
-			}
+			/* (w == DAG_NONE: it reads or updates a workflow input;
+			 * an update's original is put back: resume_originals) */
+			if (!(a->mode & DAG_READ) || w == DAG_NONE || rs->why[w] ||
+			    as_left(p, j, w, a, left, &key))
+				continue;
+			rs->why[w] = a->mode & DAG_WRITE ? RESUME_REWRITTEN
+							 : RESUME_REREAD;
+			rs->detail[w] = t;
+			VEC_PUSH(work, w);
 		}
 	}
 	for (uint32_t t = 0; t < nt; t++)
@@ -290,6 +307,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	free(wown);
 	free(prevw);
 	free(recorded);
+	free(left);
 }
 
 void
@@ -378,6 +396,11 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 	case RESUME_LEFT:
 		plan_label(p, d, out);
 		strbuf_adds(out, ", which runs, reads what it left on a worker");
+		break;
+	case RESUME_REREAD:
+		plan_label(p, d, out);
+		strbuf_adds(out, ", which runs, reads what it wrote, which is no "
+			    "longer as it left it");
 		break;
 	case RESUME_STORE_GONE:
 		strbuf_adds(out, "what it made is no longer in its worker's "

@@ -5,8 +5,9 @@
  * has a record of it with the same command, nothing it wrote that no
  * later task overwrites has changed or gone, nothing it read that no task
  * at or after it writes has changed, none of its predecessors reruns, and
- * no later task that updates (INOUT) what it wrote reruns, and no later
- * task that reads what it left on a worker (recorded absent) reruns.
+ * no later task that reads or updates (INOUT) what it wrote reruns while
+ * that is no longer as it left it, and no later task that reads what it
+ * left on a worker (recorded absent) reruns.
  * An output recorded as in a worker's store (journal.h, S lines) is not
  * looked for here: the stage asks the worker (stage_store_ask), and a
  * task whose store is gone runs again (resume_plan_again).
@@ -39,7 +40,10 @@ enum resume_why {
 	RESUME_STORE_GONE,    /* what it left in a worker's store is no
 				 longer there (or its worker is not) */
 	RESUME_DROPPED,       /* its record was dropped: the original of a
-				 workflow input it updates was put back */	RESUME_LEFT_OUT,      /* not needed by what the run asks for
+				 workflow input it updates was put back */	RESUME_REREAD,        /* detail: a later task that runs and reads
+				 what this one wrote, since changed (a
+				 later task overwrote or updated it) */
+	RESUME_LEFT_OUT,      /* not needed by what the run asks for
 				 (select.h: TASK_LEFT_OUT): never runs */
 };
 

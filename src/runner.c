@@ -1708,7 +1708,8 @@ queue_tasks(struct runner *r)
 	r->prog.total -= r->left_out; /* and never these */
 	if (r->skipped)
 		info_msg("%zu of %zu tasks are up to date (see the journal %s/%s; "
-			 "--forceall reruns them)", r->skipped, r->total,
+			 "--forceall reruns them)", r->skipped,
+			 r->total - r->left_out,
 			 r->p->wf->workdir, JOURNAL_PATH);
 	place_queue_ready(&r->pl, clock_real());
 }

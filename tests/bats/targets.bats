@@ -213,3 +213,62 @@ EOF2
 	run "$WFRUN" -q wf.yaml
 	[ "$(cat data.txt)" = "$(printf 'orig\nu')" ]
 }
+
+@test "a task that runs reads a file as its writer left it, though a later task changed it since" {
+	wf <<'EOF2'
+vars: {v: 1}
+tasks:
+  - name: make
+    out: {x: x.txt}
+    run: "echo made > {out.x}"
+  - name: read
+    in: {x: x.txt}
+    out: {r: r.txt}
+    run: "cat {in.x} > {out.r}; echo {v} >> {out.r}"
+  - name: update
+    inout: {x: x.txt}
+    run: "echo updated >> {inout.x}"
+  - name: overwrite
+    out: {x: y.txt}
+    run: "echo new > {out.x}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat r.txt)" = "$(printf 'made\n1')" ]
+	# asked for alone, read runs again: make too, or read would see the
+	# update of the task left out
+	rm r.txt
+	run "$WFRUN" -n --reason wf.yaml r.txt
+	[ "${lines[2]}" = "# 'make': 'read', which runs, reads what it wrote, which is no longer as it left it" ]
+	run "$WFRUN" wf.yaml r.txt
+	[ "$status" -eq 0 ]
+	[ "$(cat r.txt)" = "$(printf 'made\n1')" ]
+	[ "$(cat x.txt)" = made ]
+	run "$WFRUN" -q wf.yaml
+	[ "$(cat x.txt)" = "$(printf 'made\nupdated')" ]
+	# the same in a whole run, when a later task overwrote it and read's
+	# command changed
+	wf w2.yaml <<'EOF2'
+vars: {v: 1}
+workdir: w2
+tasks:
+  - name: make
+    out: {x: x.txt}
+    run: "echo made > {out.x}"
+  - name: read
+    in: {x: x.txt}
+    out: {r: r.txt}
+    run: "cat {in.x} > {out.r}; echo {v} >> {out.r}"
+  - name: overwrite
+    out: {x: x.txt}
+    run: "echo other > {out.x}"
+EOF2
+	run "$WFRUN" -q w2.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat w2/x.txt)" = other ]
+	sed -i 's/v: 1/v: 2/' w2.yaml
+	run "$WFRUN" -q w2.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat w2/r.txt)" = "$(printf 'made\n2')" ]
+	[ "$(cat w2/x.txt)" = other ]
+}
