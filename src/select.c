@@ -85,7 +85,10 @@ instance_has(const struct plan *p, uint32_t t, const char *sel, size_t len,
 {
 	const struct dag_task *dt = &p->dag.tasks.v[t];
 	const struct wf_task *wt = &p->wf->tasks[dt->tmpl];
-	const char *const *vals = p->dag.binds.v + dt->bind;
+	/* (no binds at all when no task has a foreach: NULL + 0 is
+	 * undefined) */
+	const char *const *vals = wt->foreach.n ? p->dag.binds.v + dt->bind
+						: NULL;
 	const char *s = sel, *end = sel + len;
 	while (s < end) {
 		const char *comma = memchr(s, ',', (size_t)(end - s));
@@ -97,7 +100,7 @@ instance_has(const struct plan *p, uint32_t t, const char *sel, size_t len,
 			    !memcmp(wt->foreach.v[i].name, s, (size_t)(eq - s)))
 				break;
 		if (!eq || i == wt->foreach.n) {
-			errprintf(err, "target %s[%.*s]: task '%s' has no foreach "
+			errprintf(err, "target '%s[%.*s]': task '%s' has no foreach "
 				  "key '%.*s' (write %s[KEY=VALUE,...])", wt->name,
 				  (int)len, sel, wt->name,
 				  (int)(eq ? eq - s : e - s), s, wt->name);
@@ -137,7 +140,7 @@ want_task(const struct plan *p, const char *target, uint8_t *want,
 		want[t] |= (uint8_t)has;
 	}
 	if (inst && !found) {
-		errprintf(err, "target %s: no instance of task '%s' has %.*s",
+		errprintf(err, "target '%s': no instance of task '%s' has %.*s",
 			  target, p->wf->tasks[k].name,
 			  (int)(target + n - 1 - br - 1), br + 1);
 		return -1;

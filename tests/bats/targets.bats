@@ -138,7 +138,7 @@ EOF2
 	[[ "$output" == *"none writes $PWD/proj/data/ref.txt (a workflow input, which no task makes)" ]]
 	run "$WFRUN" proj/wf.yaml 'call[s=S9]'
 	[ "$status" -eq 2 ]
-	[ "$output" = "wfrun: error: target call[s=S9]: no instance of task 'call' has s=S9" ]
+	[ "$output" = "wfrun: error: target 'call[s=S9]': no instance of task 'call' has s=S9" ]
 	run "$WFRUN" proj/wf.yaml 'call[x=S1]'
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"task 'call' has no foreach key 'x'"* ]]
