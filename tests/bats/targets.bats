@@ -248,21 +248,8 @@ EOF2
 	[ "$(cat x.txt)" = "$(printf 'made\nupdated')" ]
 	# the same in a whole run, when a later task overwrote it and read's
 	# command changed
-	wf w2.yaml <<'EOF2'
-vars: {v: 1}
-workdir: w2
-tasks:
-  - name: make
-    out: {x: x.txt}
-    run: "echo made > {out.x}"
-  - name: read
-    in: {x: x.txt}
-    out: {r: r.txt}
-    run: "cat {in.x} > {out.r}; echo {v} >> {out.r}"
-  - name: overwrite
-    out: {x: x.txt}
-    run: "echo other > {out.x}"
-EOF2
+	sed '1a workdir: w2' wf.yaml |
+		sed 's/inout: {x: x.txt}/out: {x: x.txt}/; s/echo updated >> {inout.x}/echo other > {out.x}/' >w2.yaml
 	run "$WFRUN" -q w2.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat w2/x.txt)" = other ]
