@@ -2,6 +2,7 @@
 #include "select.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,30 +52,67 @@ select_path_from(const char *workdir, const char *cwd, const char *path,
 	free(abs);
 }
 
+/* abs (normalised) relative to dir when at or under it, else NULL. */
+static char *
+under(const char *abs, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (!strcmp(abs, dir))
+		return xstrdup(".");
+	if (!strcmp(dir, "/"))
+		return xstrdup(abs + 1);
+	if (!strncmp(abs, dir, n) && abs[n] == '/')
+		return xstrdup(abs + n + 1);
+	return NULL;
+}
+
+/* The real path of p (absolute, normalised): that of its deepest
+ * existing ancestor, and the rest as it is; NULL when it is p. */
+static char *
+real_path(const char *p)
+{
+	char *head = xstrdup(p), *real = NULL;
+	size_t n = strlen(p);
+	while (!(real = realpath(head, NULL)) && n > 1) {
+		long l = path_parent_len(p, n);
+		n = l > 0 ? (size_t)l : 1;
+		head[n] = '\0';
+	}
+	free(head);
+	if (!real)
+		return NULL;
+	char *r = n < strlen(p) ? path_join(real, p + n + (p[n] == '/'))
+				: xstrdup(real);
+	free(real);
+	if (!strcmp(r, p)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
 /* A target path (relative to the current directory cwd, or absolute) as
- * a datum is named: relative to the workdir, or absolute outside it. */
+ * a datum is named: relative to the workdir, or absolute outside it.
+ * The current directory is a physical path: when the workdir or the
+ * target is named through a symbolic link, their real paths are
+ * compared too. */
 static char *
 datum_form(const char *workdir, const char *cwd, const char *target)
 {
 	char *j = target[0] == '/' ? xstrdup(target) : path_join(cwd, target);
 	char *abs = path_normalize(j);
 	free(j);
-	size_t n = strlen(workdir);
-	if (!strcmp(abs, workdir)) {
-		free(abs);
-		return xstrdup(".");
-	}
-	if (!strcmp(workdir, "/")) {
-		char *r = xstrdup(abs + 1);
-		free(abs);
-		return r;
-	}
-	if (!strncmp(abs, workdir, n) && abs[n] == '/') {
-		char *r = xstrdup(abs + n + 1);
-		free(abs);
-		return r;
-	}
-	return abs;
+	char *r = under(abs, workdir);
+	char *rw = r ? NULL : real_path(workdir);
+	char *ra = r ? NULL : real_path(abs);
+	if (!r && (rw || ra))
+		r = under(ra ? ra : abs, rw ? rw : workdir);
+	free(rw);
+	free(ra);
+	if (!r)
+		return abs;
+	free(abs);
+	return r;
 }
 
 /* Whether instance t has every KEY=VALUE of sel (comma-separated); -1

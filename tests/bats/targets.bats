@@ -259,3 +259,18 @@ EOF2
 	[ "$(cat w2/r.txt)" = "$(printf 'made\n2')" ]
 	[ "$(cat w2/x.txt)" = other ]
 }
+
+@test "targets through a symbolic link to the project name its files all the same" {
+	pipeline
+	mv proj real
+	ln -s real proj
+	# the workflow named through the link, the target from the real path
+	cd real
+	run "$WFRUN" -n "$BATS_TEST_TMPDIR/proj/wf.yaml" out/side.txt
+	[ "$status" -eq 0 ]
+	[ "$(labels "$output")" = "# 'index',# 'align' (s=S1),# 'side'," ]
+	# and the reverse
+	run "$WFRUN" -n wf.yaml "$BATS_TEST_TMPDIR/proj/out/side.txt"
+	[ "$status" -eq 0 ]
+	[ "$(labels "$output")" = "# 'index',# 'align' (s=S1),# 'side'," ]
+}
