@@ -16,9 +16,10 @@
 
 /* The operand of run and sim, one workflow file (struct cli_spec). */
 static int
-workflow_operand(int argc, const char *lack, const char *usage)
+workflow_operand(int argc, int max, const char *lack, const char *usage)
 {
-	if (optind + 1 == argc && !lack)
+	/* (run: the targets after the file) */
+	if (optind < argc && argc - optind <= max && !lack)
 		return EXIT_OK;
 	if (lack)
 		error_msg("%s", lack);
@@ -55,8 +56,8 @@ cli_parse(int argc, char **argv, const struct cli_spec *s, void *ctx)
 		}
 	}
 	if (s->workflow)
-		return workflow_operand(argc, s->lack ? s->lack(ctx) : NULL,
-					s->usage);
+		return workflow_operand(argc, s->max,
+					s->lack ? s->lack(ctx) : NULL, s->usage);
 	int n = argc - optind;
 	if (n < s->min || n > s->max) {
 		error_msg("%s", s->usage);

@@ -1,5 +1,6 @@
 /* wfrun run: parse the run options, load the plan, run it or print it. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +13,12 @@
 #include "resources.h"
 #include "resume.h"
 #include "runner.h"
+#include "select.h"
 #include "stage.h"
 #include "undo.h"
 #include "util.h"
 #include "wfrun.h"
 
-/* Print what a run would do: the tasks that are not up to date, in
- * program order, with why when reason.  Paths are relative to the
- * workdir, as in a run: a workdir not made yet has no journal, so every
- * task runs whatever the current directory holds. */
 /* The originals a run would put back first (resume_originals), or why
  * it would refuse. */
 static void
@@ -46,8 +44,14 @@ dry_run_originals(const struct plan *p, const struct resume *rs)
 	strbuf_release(&lab);
 }
 
+/* Print what a run would do: the tasks that are not up to date, in
+ * program order, with why when reason; of those the targets need, when
+ * left (tasks left out) is not 0.  Paths are relative to the workdir, as
+ * in a run: a workdir not made yet has no journal, so every task runs
+ * whatever the current directory holds. */
 static int
-dry_run(struct plan *p, const bool *forced, bool all, bool reason)
+dry_run(struct plan *p, const bool *forced, bool all, bool reason,
+	size_t left)
 {
 	struct journal j;
 	struct errbuf err;
@@ -74,12 +78,15 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 	/* on a terminal, control characters in names are shown, never
 	 * acted on; into a file or pipe the commands stay as they run */
 	bool tty = isatty(STDOUT_FILENO);
+	if (left)
+		printf("# %zu of them left out: not needed by what is asked "
+		       "for\n", left);
 	if (rs.nskip)
 		printf("# %zu of them up to date: not run\n", rs.nskip);
 	dry_run_originals(p, &rs);
 	/* Program order is a valid order: every edge points forward. */
 	for (uint32_t t = 0; t < p->dag.tasks.n; t++) {
-		if (rs.why[t] == RESUME_SKIP)
+		if (rs.why[t] == RESUME_SKIP || rs.why[t] == RESUME_LEFT_OUT)
 			continue;
 		strbuf_reset(&cmd);
 		strbuf_reset(&lab);
@@ -132,7 +139,9 @@ forced_tasks(const struct workflow *wf, const struct strvec *names,
 struct run_args {
 	struct runner_opts o;
 	bool dry, reason;
+	bool list;              /* --list: wfrun list */
 	struct strvec force;    /* --force TASK, the names */
+	struct select_ask ask;  /* the targets, --until */
 	char *trace;            /* --trace, absolute */
 	const char *resources;
 	bool slurm;             /* --slurm: the allocation's nodes */
@@ -195,6 +204,12 @@ run_opt(int c, const char *arg, void *ctx)
 	case 'S':
 		a->slurm = true;
 		break;
+	case 'U':
+		a->ask.until = arg;
+		break;
+	case 'l':
+		a->list = true;
+		break;
 	default:
 		return cli_shared_opt(c, arg, &a->sh);
 	}
@@ -235,8 +250,15 @@ run(struct run_args *a, const char *file)
 	if (!rc && forced_tasks(&wf, &a->force, forced) < 0)
 		rc = EXIT_USAGE;
 	a->o.forced = forced;
+	size_t left = 0;
+	struct errbuf err;
+	if (!rc && select_tasks(&p, &a->ask, &left, &err) < 0) {
+		error_msg("%s", err.msg);
+		rc = EXIT_USAGE;
+	}
 	if (!rc)
-		rc = a->dry ? dry_run(&p, forced, a->o.force_all, a->reason)
+		rc = a->dry ? dry_run(&p, forced, a->o.force_all, a->reason,
+				      left)
 			    : run_plan(&p, &a->o, a->resources ? &cl : NULL);
 	free(forced);
 	plan_release(&p);
@@ -269,11 +291,14 @@ cmd_run(int argc, char **argv)
 		{ "reason", no_argument, NULL, 'R' },
 		{ "keep-temp", no_argument, NULL, 'K' },
 		{ "slurm", no_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'U' },
+		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {
-		"j:nkqvr:", opts, run_opt, 1, 1,
-		"usage: wfrun [run] [options] WORKFLOW.yaml\n", true, NULL
+		"j:nkqvr:", opts, run_opt, 1, INT_MAX,
+		"usage: wfrun [run] [options] WORKFLOW.yaml [TARGET...]\n", true,
+		NULL
 	};
 	struct run_args a = { .sh = CLI_SHARED(a.o, a.resources) };
 	int rc = cli_parse(argc, argv, &spec, &a);
@@ -281,8 +306,16 @@ cmd_run(int argc, char **argv)
 		a.slurm_file = a.resources; /* its <slurm>, for lost-after */
 		a.resources = cli_slurm;
 	}
-	if (!rc)
+	if (!rc && a.list && argc - optind > 1) {
+		error_msg("--list takes one workflow file, not targets");
+		rc = EXIT_USAGE;
+	} else if (!rc && a.list) {
+		rc = list_workflow(argv[optind], false);
+	} else if (!rc) {
+		a.ask.targets = (const char *const *)argv + optind + 1;
+		a.ask.n = (size_t)(argc - optind - 1);
 		rc = run(&a, argv[optind]);
+	}
 	VEC_FREE(a.force);
 	free(a.trace);
 	return rc;

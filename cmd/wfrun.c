@@ -45,6 +45,13 @@ static const char run_opts[] =
 	"  -k, --keep-going   after a failure, run what does not depend on it\n"
 	"                     (on_failure: cancel_successors for every task)\n"
 	"      --reason       with -n: say why each task would run\n"
+	"  TARGET...          run only what these need: files or directories\n"
+	"                     (relative to the current directory) and what\n"
+	"                     writes them, or task names (NAME[KEY=VALUE]:\n"
+	"                     one instance), with the tasks they depend on\n"
+	"      --until TASK   run the tasks written up to TASK, and its\n"
+	"                     instances; none after it\n"
+	"      --list         list the tasks, as wfrun list does\n"
 	"      --force TASK   rerun every instance of TASK (and what depends\n"
 	"                     on it) even if up to date; repeatable\n"
 	"      --forceall     rerun every task, as if no earlier run (the\n"
@@ -86,6 +93,10 @@ static const char dag_opts[] =
 	"      --names        one node per task name, not per instance\n"
 	"      --format dot|mermaid  Graphviz dot (default) or a Mermaid\n"
 	"                     flowchart\n"
+	H_QUIET H_VERBOSE H_HELP;
+
+static const char list_opts[] =
+	"      --names        only the task names, one a line\n"
 	H_QUIET H_VERBOSE H_HELP;
 
 static const char sim_opts[] =
@@ -130,9 +141,11 @@ static const struct subcmd {
 	const char *opts;       /* its option lines */
 } subcmds[] = {
 	{ "run", cmd_run, "run a workflow (the default)",
-	  "[run] [options] WORKFLOW.yaml", run_opts },
+	  "[run] [options] WORKFLOW.yaml [TARGET...]", run_opts },
 	{ "check", cmd_check, "validate a workflow and summarise its graph",
 	  "check [options] WORKFLOW.yaml", check_opts },
+	{ "list", cmd_list, "list the tasks: instances, what each reads and writes",
+	  "list [--names] WORKFLOW.yaml", list_opts },
 	{ "dag", cmd_dag, "print the task graph (Graphviz dot or Mermaid)",
 	  "dag [--names] [--format dot|mermaid] WORKFLOW.yaml", dag_opts },
 	{ "sim", cmd_sim, "simulate a run on a virtual clock (-m MODEL)",
@@ -265,7 +278,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "--writers") || !strcmp(a, "--force") ||
 	       !strcmp(a, "--fetch") || !strcmp(a, "--learn") ||
 	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
-	       !strcmp(a, "--format") || !strcmp(a, "--events");
+	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
+	       !strcmp(a, "--until");
 }
 
 /* The index in argv of the first word that is not an option (argc when

@@ -5,6 +5,8 @@
 #ifndef WFRUN_CMD_H
 #define WFRUN_CMD_H
 
+#include <stdbool.h>
+
 #include "exitcode.h"
 
 int cmd_run(int argc, char **argv);
@@ -13,5 +15,9 @@ int cmd_dag(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+/* wfrun list FILE (and run --list): the tasks; names: their names only,
+ * one a line.  The exit status. */
+int list_workflow(const char *file, bool names);
 
 #endif

@@ -321,7 +321,7 @@ dag_complete(struct dag *d, uint32_t t, uint32_t **ready, size_t *nready,
 		struct dag_task *s = &d->tasks.v[d->succ[i]];
 		if (!s->waiting)
 			BUG("task %u has no waiting predecessors", d->succ[i]);
-		if (--s->waiting == 0) {
+		if (--s->waiting == 0 && s->state != TASK_LEFT_OUT) {
 			s->state = TASK_READY;
 			ALLOC_GROW(*ready, *nready + 1, *alloc);
 			(*ready)[(*nready)++] = d->succ[i];

@@ -61,6 +61,8 @@ enum dag_state {
 	TASK_DONE,
 	TASK_FAILED,
 	TASK_CANCELLED, /* downstream of a failure: never runs */
+	TASK_LEFT_OUT,  /* not needed by what the run asks for (select.h):
+			   never runs, never becomes ready */
 };
 
 struct dag_task {

@@ -135,6 +135,21 @@ left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 	return false;
 }
 
+/* left_as_recorded, asked once per datum and writer: left[x] is w + 1
+ * once x was found as w left it (a datum many tasks read is looked at
+ * once). */
+static bool
+as_left(const struct plan *p, const struct journal *j, uint32_t w,
+	const struct dag_access *a, uint32_t *left, struct strbuf *key)
+{
+	if (left[a->datum] == w + 1)
+		return true;
+	if (!left_as_recorded(p, j, w, a, key))
+		return false;
+	left[a->datum] = w + 1;
+	return true;
+}
+
 /* One path is the other or under it. */
 static bool
 related(const char *a, const char *b)
@@ -202,9 +217,11 @@ preds(const struct dag *g, uint32_t **off, uint32_t **pred)
 
 /*
  * The set of tasks that run is closed under three rules: what depends on a
- * task that runs runs too; and a task that runs and updates x in place
- * (INOUT) needs x as its previous writer left it, so unless x is still
- * in that state, that writer runs too (back to the task that created x);
+ * task that runs runs too; and a task that runs and reads x or updates
+ * it in place (INOUT) needs x as its previous writer left it, so unless x
+ * is still in that state (a later task overwrote or updated it, and runs
+ * after it, or is left out: select.h), that writer runs too (back to the
+ * task that created x);
  * and a task that runs reads what its predecessors left, so one whose
  * record says it left that on a worker (not in the workdir) runs too.
  * One worklist, each task added once: O(tasks + edges + accesses).
@@ -228,6 +245,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
 	bool *recorded = xcalloc(nt ? nt : 1, sizeof(bool));
+	uint32_t *left = xcalloc(nd ? nd : 1, sizeof(uint32_t));
 	for (size_t x = 0; x < nd; x++)
 		wsub[x] = wown[x] = -1;
 	for (size_t t = 0; t < nt; t++) {
@@ -253,7 +271,9 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t detail = 0;
 		uint8_t why;
-		if (all || (forced && forced[g->tasks.v[t].tmpl]))
+		if (g->tasks.v[t].state == TASK_LEFT_OUT)
+			why = RESUME_LEFT_OUT; /* (no successor of it needed) */
+		else if (all || (forced && forced[g->tasks.v[t].tmpl]))
 			why = RESUME_FORCED;
 		else if (gone && gone[t])
 			why = RESUME_STORE_GONE;
@@ -262,7 +282,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 					 &recorded[t]);
 		rs->why[t] = why;
 		rs->detail[t] = detail;
-		if (why)
+		if (why && why != RESUME_LEFT_OUT)
 			VEC_PUSH(work, t);
 	}
 	uint32_t *poff, *pred;
@@ -293,18 +313,17 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 		}
 		const struct dag_task *dt = &g->tasks.v[t];
 		for (uint32_t i = 0; i < dt->nacc; i++) {
-			if (g->acc.v[dt->acc + i].mode != (DAG_READ | DAG_WRITE))
-				continue;
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
 			uint32_t w = prevw[dt->acc + i];
-			/* (w == DAG_NONE: it updates a workflow input, whose
-			 * original is put back: resume_originals) */
-			if (w != DAG_NONE && !rs->why[w] &&
-			    !left_as_recorded(p, j, w, &g->acc.v[dt->acc + i],
-					      &key)) {
-				rs->why[w] = RESUME_REWRITTEN;
-				rs->detail[w] = t;
-				VEC_PUSH(work, w);
-			}
+			/* (w == DAG_NONE: it reads or updates a workflow input;
+			 * an update's original is put back: resume_originals) */
+			if (!(a->mode & DAG_READ) || w == DAG_NONE || rs->why[w] ||
+			    as_left(p, j, w, a, left, &key))
+				continue;
+			rs->why[w] = a->mode & DAG_WRITE ? RESUME_REWRITTEN
+							 : RESUME_REREAD;
+			rs->detail[w] = t;
+			VEC_PUSH(work, w);
 		}
 	}
 	for (uint32_t t = 0; t < nt; t++)
@@ -319,6 +338,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	free(wown);
 	free(prevw);
 	free(recorded);
+	free(left);
 }
 
 void
@@ -413,6 +433,11 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 		strbuf_adds(out, ", which runs, reads a temp output of it that "
 			    "was removed");
 		break;
+	case RESUME_REREAD:
+		plan_label(p, d, out);
+		strbuf_adds(out, ", which runs, reads what it wrote, which is no "
+			    "longer as it left it");
+		break;
 	case RESUME_STORE_GONE:
 		strbuf_adds(out, "what it made is no longer in its worker's "
 			    "store");
@@ -420,6 +445,9 @@ resume_reason(const struct resume *rs, const struct plan *p, uint32_t t,
 	case RESUME_DROPPED:
 		strbuf_adds(out, "its record was dropped when the original of "
 			    "a workflow input it updates was put back");
+		break;
+	case RESUME_LEFT_OUT:
+		strbuf_adds(out, "not needed by the targets");
 		break;
 	}
 }
@@ -542,7 +570,8 @@ rerun_reader(const struct resume *rs, const struct plan *p, uint32_t u,
 	for (uint32_t k = poff[u]; k < poff[u + 1]; k++) {
 		uint32_t w = pred[k];
 		const struct dag_task *dt = &g->tasks.v[w];
-		for (uint32_t i = 0; rs->why[w] && i < dt->nacc; i++) {
+		bool runs = rs->why[w] && rs->why[w] != RESUME_LEFT_OUT;
+		for (uint32_t i = 0; runs && i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
 			if (a->mode == DAG_READ &&
 			    related(g->data.v[a->datum].path, g->data.v[x].path))
@@ -666,6 +695,9 @@ resume_originals(struct resume *rs, const struct plan *p,
 			struct resume_orig o = {
 				x, u, rerun_reader(rs, p, u, x, poff, pred)
 			};
+			/* an update left out matters only to a reader that runs */
+			if (rs->why[u] == RESUME_LEFT_OUT && o.reader == DAG_NONE)
+				continue;
 			VEC_PUSH(orig, o);
 		}
 	}

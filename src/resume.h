@@ -5,8 +5,9 @@
  * has a record of it with the same command, nothing it wrote that no
  * later task overwrites has changed or gone, nothing it read that no task
  * at or after it writes has changed, none of its predecessors reruns, and
- * no later task that updates (INOUT) what it wrote reruns, and no later
- * task that reads what it left on a worker (recorded absent) reruns.
+ * no later task that reads or updates (INOUT) what it wrote reruns while
+ * that is no longer as it left it, and no later task that reads what it
+ * left on a worker (recorded absent) reruns.
  * An output recorded as in a worker's store (journal.h, S lines) is not
  * looked for here: the stage asks the worker (stage_store_ask), and a
  * task whose store is gone runs again (resume_plan_again).
@@ -42,6 +43,11 @@ enum resume_why {
 				 workflow input it updates was put back */
 	RESUME_TEMP,          /* detail: a later task that runs and reads a
 				 temp output of it that was removed */
+	RESUME_REREAD,        /* detail: a later task that runs and reads
+				 what this one wrote, since changed (a
+				 later task overwrote or updated it) */
+	RESUME_LEFT_OUT,      /* not needed by what the run asks for
+				 (select.h: TASK_LEFT_OUT): never runs */
 };
 
 /* A workflow input updated in place by an earlier run whose first

@@ -94,6 +94,7 @@ struct runner {
 	struct resume resume;
 	struct temp temp;       /* temp outputs: removed once read */
 	size_t skipped, cancelled, ignored, preempted;
+	size_t left_out;        /* not needed by the targets (select.h) */
 	bool journal_failed;
 	bool unrecorded;        /* a task's record could not be made */
 	bool refused;           /* a worker's host key was refused */
@@ -1716,7 +1717,8 @@ start_temps(struct runner *r)
 {
 	bool *run = xmalloc((r->total ? r->total : 1) * sizeof(bool));
 	for (uint32_t t = 0; t < r->total; t++)
-		run[t] = r->resume.why[t] != RESUME_SKIP;
+		run[t] = r->resume.why[t] != RESUME_SKIP &&
+			 r->resume.why[t] != RESUME_LEFT_OUT;
 	temp_init(&r->temp, r->p, run, !r->o->keep_temp, r->stage != NULL);
 	free(run);
 }
@@ -1731,11 +1733,15 @@ queue_tasks(struct runner *r)
 		if (r->resume.why[t] == RESUME_SKIP) {
 			place_skip(&r->pl, t);
 			r->skipped++;
+		} else if (r->resume.why[t] == RESUME_LEFT_OUT) {
+			r->left_out++;
 		}
 	r->prog.done += r->skipped; /* the progress counts them done */
+	r->prog.total -= r->left_out; /* and never these */
 	if (r->skipped)
 		info_msg("%zu of %zu tasks are up to date (see the journal %s/%s; "
-			 "--forceall reruns them)", r->skipped, r->total,
+			 "--forceall reruns them)", r->skipped,
+			 r->total - r->left_out,
 			 r->p->wf->workdir, JOURNAL_PATH);
 	place_queue_ready(&r->pl, clock_real());
 }
@@ -1746,8 +1752,8 @@ queue_tasks(struct runner *r)
 static size_t
 not_run(const struct runner *r)
 {
-	return r->total - r->done - r->failed - r->skipped - r->ignored -
-	       r->cancelled;
+	return r->total - r->left_out - r->done - r->failed - r->skipped -
+	       r->ignored - r->cancelled;
 }
 
 /* Run until nothing runs or can start; whether every worker was lost
@@ -1854,9 +1860,9 @@ fetch_outputs(struct runner *r)
 static int
 run_tasks(struct runner *r)
 {
-	verbose_msg("running %zu task%s of '%s' in %s", r->total - r->skipped,
-		    r->total - r->skipped == 1 ? "" : "s", r->p->wf->name,
-		    r->p->wf->workdir);
+	size_t n = r->total - r->skipped - r->left_out;
+	verbose_msg("running %zu task%s of '%s' in %s", n, n == 1 ? "" : "s",
+		    r->p->wf->name, r->p->wf->workdir);
 	bool lost_all = run_loop(r);
 	if (!r->interrupted && !r->stage)
 		remove_temps(r, UINT32_MAX);
@@ -1890,6 +1896,8 @@ summary(struct runner *r, int rc)
 {
 	size_t nrun = not_run(r);
 	struct strbuf extra = STRBUF_INIT;
+	if (r->left_out)
+		strbuf_addf(&extra, ", %zu left out (not asked for)", r->left_out);
 	if (r->skipped)
 		strbuf_addf(&extra, ", %zu up to date", r->skipped);
 	if (r->ignored)

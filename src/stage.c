@@ -1240,7 +1240,9 @@ stage_fetch_start(struct stage *st, enum stage_fetch mode)
 		maxr[i] = NONE;
 	for (uint32_t t = 0; t < g->tasks.n; t++) {
 		const struct dag_task *dt = &g->tasks.v[t];
-		for (uint32_t i = 0; i < dt->nacc; i++) {
+		/* (a task left out reads nothing in this run) */
+		for (uint32_t i = 0; dt->state != TASK_LEFT_OUT && i < dt->nacc;
+		     i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
 			if (a->mode & DAG_READ)
 				maxr[a->datum] = t;

@@ -325,7 +325,7 @@ parser_opts() {
 	[ "${#args[@]}" -ge 40 ]
 	run "$WFRUN" "${args[@]}" --help
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "usage: wfrun [run] [options] WORKFLOW.yaml" ]
+	[ "${lines[0]}" = "usage: wfrun [run] [options] WORKFLOW.yaml [TARGET...]" ]
 }
 
 @test "every worker lost: 'N tasks could not run' leaves out those up to date" {
@@ -405,7 +405,7 @@ complete_zsh() {
 	hello
 	run complete_zsh ""
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf '%s\n' run check dag sim probe report version help '_files -g *.(yaml|yml)')" ]
+	[ "$output" = "$(printf '%s\n' run check list dag sim probe report version help '_files -g *.(yaml|yml)')" ]
 	run complete_zsh probe --
 	[ "$output" = "$(printf '%s\n' -s --size -j --writers -q --quiet -v --verbose -h --help)" ]
 	run complete_zsh --learn=c

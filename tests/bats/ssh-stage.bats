@@ -217,6 +217,14 @@ EOF2
 	[ "$output" = "wfrun: error: --fetch wants all, final or none, not 'some'" ]
 }
 
+@test "--fetch final with a target: what a task left out would read is final all the same" {
+	fetch_wf
+	run "$WFRUN" -q -r "$C/cluster.xml" --fetch final wf.yaml mid/m.txt
+	[ "$status" -eq 0 ]
+	[ "$(cat mid/m.txt)" = mid ]
+	[ ! -e final.txt ]
+}
+
 @test "not shared: a failed task's stderr is named on its worker, its sandbox kept" {
 	echo in >in.txt
 	wf <<'EOF2'
