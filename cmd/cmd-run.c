@@ -265,6 +265,7 @@ cmd_run(int argc, char **argv)
 		{ "forceall", no_argument, NULL, 'a' },
 		{ "reason", no_argument, NULL, 'R' },
 		{ "slurm", no_argument, NULL, 'S' },
+		CLI_VARS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {

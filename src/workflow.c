@@ -418,8 +418,8 @@ iter_range(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 	if (parse_range(s, &it->lo, &it->hi) < 0) {
 		diag_error(c->d, loc_of(v),
 			   "foreach '%s': '%s' is not a range \"A..B\"; give "
-			   "a list ([a, b]) or {glob: pattern} for other "
-			   "values", key, s);
+			   "a list ([a, b]), {glob: pattern} or {var: NAME} "
+			   "for other values", key, s);
 		return -1;
 	}
 	return 0;
@@ -1377,7 +1377,8 @@ split_commas(const char *s, struct varval *out)
 }
 
 /* Replace *val (the file's value of var key) by its outside value, if
- * any; ext says where the value used comes from.  -1 after an error. */
+ * any; ext says where the value used comes from.  -1 after an error
+ * (*val is then the file's). */
 static int
 var_override(struct ctx *c, const char *key, struct varval *val,
 	     struct wf_var_ext *ext)
@@ -1402,8 +1403,8 @@ var_override(struct ctx *c, const char *key, struct varval *val,
 		struct strbuf sb = STRBUF_INIT;
 		add_loc(c, &sb, ext->from_loc);
 		diag_error(c->d, o->loc, "var '%s' is %s in %s: give %s", key,
-			   list ? "a list" : "a text, not a list", sb.buf,
-			   list ? "a list ([a, b])" : "one value");
+			   list ? "a list" : "a text", sb.buf,
+			   list ? "a list ([a, b])" : "one value, not a list");
 		strbuf_release(&sb);
 		return -1;
 	}
@@ -1485,10 +1486,12 @@ var_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 		return;
 	const struct wf_kv *old = workflow_var(c->wf, key, strlen(key));
 	struct wf_var_ext ext = { NULL, 0, 0, loc_of(k), WF_FROM_FILE };
-	if (old)
+	if (old) {
 		var_again(c, old, &val, loc_of(k));
-	else if (!var_override(c, key, &val, &ext))
+	} else {
+		var_override(c, key, &val, &ext);
 		var_add(c, key, loc_of(k), &val, &ext);
+	}
 	varval_release(&val);
 }
 
