@@ -1218,6 +1218,8 @@ struct wf_load {
 	VEC(struct ctx *) included; /* in program order (include.c part) */
 	VEC(struct incl_at) chain;  /* files being read, outermost first */
 	VEC(struct incl_at) done;   /* files read */
+	bool broken;                /* a file's YAML did not load: that is
+				       all that is said */
 };
 
 /* The index of file name, in the diags and in wf->files. */
@@ -1709,6 +1711,8 @@ load_tree(struct ctx *c, const char *path, struct wf_loc at,
 	memset(&extra, 0, sizeof(extra));
 	int r = ytree_load(tree, &extra, &second, sb.buf, sb.len, &tmp);
 	strbuf_release(&sb);
+	if (r < 0)
+		c->ls->broken = true;
 	if (!r && second && extra.root)
 		diag_error(&tmp, loc_of(extra.root), "a second YAML document "
 			   "('---') follows; a file of a workflow holds one");
@@ -1971,6 +1975,8 @@ load_doc(struct ctx *c, const char *path)
 	doc_name(c, a.name, path);
 	doc_workdir(c, a.workdir, path);
 	includes_load(c, a.include);
+	if (c->ls->broken)
+		return; /* as for the workflow's own YAML */
 	if (a.vars && !is_null(c, a.vars) && is_mapping(c, a.vars, "vars"))
 		each_pair(c, a.vars, "vars", NULL, 0, var_pair, NULL);
 	c->wf->log_max = WF_LOG_MAX_DEFAULT;
