@@ -1220,6 +1220,8 @@ struct wf_load {
 	VEC(struct incl_at) done;   /* files read */
 	bool broken;                /* a file's YAML did not load: that is
 				       all that is said */
+	bool in_memory;             /* workflow_load_mem: no file is read
+				       (the fuzz targets) */
 };
 
 /* The index of file name, in the diags and in wf->files. */
@@ -1794,6 +1796,11 @@ static void
 include_one(struct ctx *c, const char *rel, struct wf_loc at)
 {
 	struct wf_load *ls = c->ls;
+	if (ls->in_memory) {
+		diag_error(c->d, at, "include: a workflow loaded from memory "
+			   "reads no other file");
+		return;
+	}
 	char *path = include_path(c, rel);
 	struct stat st;
 	if (stat(path, &st) < 0) {
@@ -2347,6 +2354,7 @@ load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
 	if (!r) {
 		struct wf_load ls;
 		load_begin(&c, &ls, path, set);
+		ls.in_memory = !file;
 		load_doc(&c, path);
 		load_end(&ls);
 		/* A second document is almost always a mistake. */
