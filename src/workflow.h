@@ -6,7 +6,10 @@
  * strings still hold their {placeholders}, foreach keys are not expanded.
  * Every error goes to a diags list with the file, line and column of the
  * offending node, so one run reports all of them.  expand.c turns templates
- * into task instances.
+ * into task instances.  It also reads the files the workflow includes
+ * (include:, depth first: every file's vars before any task, the tasks in
+ * program order) and the vars' values given from outside (--vars FILE,
+ * --set NAME=VALUE: struct wf_settings), each error in the file it is in.
  */
 #ifndef WFRUN_WORKFLOW_H
 #define WFRUN_WORKFLOW_H
