@@ -1270,29 +1270,28 @@ var_is_list(struct ctx *c, const struct wf_kv *ref, const char *key,
 	return true;
 }
 
-/* Append item s to a list value. */
+/* Append item s[0..n) to the items of a list being built in sb. */
 static void
-list_add(struct varval *v, const char *s, size_t n)
+list_add(struct strbuf *sb, uint32_t *nitems, const char *s, size_t n)
 {
-	size_t tl = v->text ? strlen(v->text) : 0;
-	v->text = xrealloc(v->text, tl + n + 2);
-	if (v->nitems)
-		v->text[tl++] = ' ';
-	memcpy(v->text + tl, s, n);
-	v->text[tl + n] = '\0';
-	v->items = xrealloc(v->items, v->items_len + n + 1);
-	memcpy(v->items + v->items_len, s, n);
-	v->items[v->items_len + n] = '\0';
-	v->items_len += (uint32_t)(n + 1);
-	v->nitems++;
+	strbuf_add(sb, s, n);
+	strbuf_addch(sb, '\0');
+	(*nitems)++;
 }
 
+/* The list built in sb (taken) into *v: its items, and its text (the
+ * items joined by spaces). */
 static void
-list_init(struct varval *v)
+list_finish(struct strbuf *sb, uint32_t nitems, struct varval *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->text = xstrdup("");
-	v->items = xstrdup("");
+	v->items_len = (uint32_t)sb->len;
+	v->nitems = nitems;
+	v->text = xmalloc(sb->len + 1);
+	for (size_t i = 0; i < sb->len; i++)
+		v->text[i] = sb->buf[i] ? sb->buf[i] : ' ';
+	v->text[sb->len ? sb->len - 1 : 0] = '\0';
+	v->items = strbuf_detach(sb);
 }
 
 /* A list var's items from sequence n: each a text in which {name} is a
@@ -1301,22 +1300,21 @@ static int
 var_list_value(struct ctx *c, const char *key, struct ynode *n, bool resolve,
 	       struct varval *out)
 {
-	list_init(out);
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t nitems = 0;
 	for (size_t i = 0; i < n->n; i++) {
 		struct ynode *e = node_at(c, n, i);
 		const char *s = e ? scalar(c, e, "an item of a list var") : NULL;
-		if (!s) {
-			varval_release(out);
-			return -1;
-		}
-		char *r = resolve ? resolve_var(c, key, s, loc_of(e)) : xstrdup(s);
+		char *r = !s ? NULL : resolve ? resolve_var(c, key, s, loc_of(e))
+					      : xstrdup(s);
 		if (!r) {
-			varval_release(out);
+			strbuf_release(&sb);
 			return -1;
 		}
-		list_add(out, r, strlen(r));
+		list_add(&sb, &nitems, r, strlen(r));
 		free(r);
 	}
+	list_finish(&sb, nitems, out);
 	return 0;
 }
 
@@ -1367,17 +1365,16 @@ ovr_put(struct ctx *c, const char *name, struct varval *val, bool list,
 static void
 split_commas(const char *s, struct varval *out)
 {
-	list_init(out);
-	if (!*s)
-		return; /* an empty list */
-	for (;;) {
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t nitems = 0;
+	bool more = *s; /* "" is the empty list, "a," is [a, ""] */
+	while (more) {
 		const char *e = strchr(s, ',');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		list_add(out, s, n);
-		if (!e)
-			break;
-		s = e + 1;
+		list_add(&sb, &nitems, s, e ? (size_t)(e - s) : strlen(s));
+		more = e != NULL;
+		s = e ? e + 1 : s;
 	}
+	list_finish(&sb, nitems, out);
 }
 
 /* Replace *val (the file's value of var key) by its outside value, if

@@ -69,6 +69,8 @@ EOF2
 	run "$WFRUN" check --set samples=A --set samples= wf.yaml
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"  samples = []  (--set)"* ]]
+	run "$WFRUN" check --set samples=a,,b, wf.yaml
+	[[ "$output" == *"  samples = [a, , b, ]  (--set)"* ]]
 	# braces of an outside value are no placeholders
 	run "$WFRUN" -n --set 'ref={x}' wf.yaml
 	[ "$status" -eq 0 ]
