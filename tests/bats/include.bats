@@ -4,6 +4,12 @@
 # cycles, errors at the included file's line and column.
 load helper
 
+# expect [N] <<EOF: the output of the last run (from its line N, the
+# first 0) is exactly these lines.
+expect() {
+	diff -u - <(printf '%s\n' "${lines[@]:${1:-0}}")
+}
+
 # A workflow in sub/ whose parts include a common file twice over.
 pipeline() {
 	mkdir -p sub/parts
@@ -45,12 +51,19 @@ EOF2
 	pipeline
 	run "$WFRUN" check sub/wf.yaml
 	[ "$status" -eq 0 ]
-	[ "${lines[2]}" = "vars: 3" ]
-	[ "${lines[3]}" = "  samples = [S1, S2]  (sub/parts/common.yaml:2:3)" ]
-	[ "${lines[5]}" = "  final = res/final.txt  (sub/wf.yaml:2:3)" ]
-	[ "${lines[7]}" = "  prepare 1" ]
-	[ "${lines[8]}" = "  align   2" ]
-	[ "${lines[9]}" = "  gather  1" ]
+	expect 2 <<'EOF2'
+vars: 3
+  samples = [S1, S2]  (sub/parts/common.yaml:2:3)
+  base = res  (sub/parts/common.yaml:3:3)
+  final = res/final.txt  (sub/wf.yaml:2:3)
+task instances: 4
+  prepare 1
+  align   2
+  gather  1
+edges: 4
+inputs that must exist: 1
+  order.log
+EOF2
 	run "$WFRUN" -q -j 4 sub/wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat sub/res/final.txt)" = "$(printf 'S1\nS2')" ]
@@ -77,12 +90,15 @@ tasks:
 EOF2
 	run "$WFRUN" check sub/wf.yaml
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "sub/wf.yaml:4:5: error: duplicate task name 'gather' (first at sub/parts/common.yaml:6:5); task names must be unique" ]
-	# files in the order they were first met: align.yaml, then common.yaml
-	[ "${lines[1]}" = "sub/parts/align.yaml:3:3: error: var 'base' is defined again with another value (first at sub/parts/common.yaml:4:3); the files of a workflow share their vars" ]
-	[ "${lines[2]}" = "sub/parts/common.yaml:1:10: error: workdir belongs to the workflow file given to wfrun (sub/wf.yaml), not to a file it includes" ]
-	[ "${lines[3]}" = "sub/parts/common.yaml:7:10: error: run of task 'gather': unknown placeholder {nope}: no var or foreach key has that name" ]
-	[ "${lines[4]}" = "wfrun: 4 errors in sub/wf.yaml; nothing was run" ]
+	# the workflow's file first, then the others in the order they were
+	# first met: align.yaml, then common.yaml
+	expect <<'EOF2'
+sub/wf.yaml:4:5: error: duplicate task name 'gather' (first at sub/parts/common.yaml:6:5); task names must be unique
+sub/parts/align.yaml:3:3: error: var 'base' is defined again with another value (first at sub/parts/common.yaml:4:3); the files of a workflow share their vars
+sub/parts/common.yaml:1:10: error: workdir belongs to the workflow file given to wfrun (sub/wf.yaml), not to a file it includes
+sub/parts/common.yaml:7:10: error: run of task 'gather': unknown placeholder {nope}: no var or foreach key has that name
+wfrun: 4 errors in sub/wf.yaml; nothing was run
+EOF2
 	printf 'tasks: [\n' >sub/parts/common.yaml
 	run "$WFRUN" check sub/wf.yaml
 	[ "$status" -eq 2 ]

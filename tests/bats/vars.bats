@@ -4,6 +4,12 @@
 # (wfrun-workflow(5), vars and VARS FROM THE COMMAND LINE).
 load helper
 
+# expect [N] <<EOF: the output of the last run (from its line N, the
+# first 0) is exactly these lines.
+expect() {
+	diff -u - <(printf '%s\n' "${lines[@]:${1:-0}}")
+}
+
 samples_wf() {
 	wf <<'EOF2'
 vars:
@@ -51,11 +57,13 @@ tasks:
 EOF2
 	run "$WFRUN" check wf.yaml
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wf.yaml:3:11: error: var 'joined': {samples} is a list; a var's value holds one text (a foreach takes a list: {var: samples})" ]
-	[ "${lines[1]}" = "wf.yaml:7:15: error: foreach 's' of task 'a': no list var 'sampels'; did you mean 'samples'?" ]
-	[ "${lines[2]}" = "wf.yaml:7:34: error: foreach 't' of task 'a': var 'one' is not a list; give it a list ([a, b]) or iterate a list here" ]
-	[ "${lines[3]}" = "wf.yaml:8:14: error: a path of task 'a': {samples} is a list var, and a path holds one value: iterate it with foreach: {KEY: {var: samples}} and write {KEY}" ]
-	[ "${lines[4]}" = "wfrun: 4 errors in wf.yaml; nothing was run" ]
+	expect <<'EOF2'
+wf.yaml:3:11: error: var 'joined': {samples} is a list; a var's value holds one text (a foreach takes a list: {var: samples})
+wf.yaml:7:15: error: foreach 's' of task 'a': no list var 'sampels'; did you mean 'samples'?
+wf.yaml:7:34: error: foreach 't' of task 'a': var 'one' is not a list; give it a list ([a, b]) or iterate a list here
+wf.yaml:8:14: error: a path of task 'a': {samples} is a list var, and a path holds one value: iterate it with foreach: {KEY: {var: samples}} and write {KEY}
+wfrun: 4 errors in wf.yaml; nothing was run
+EOF2
 }
 
 @test "--set replaces a var where it is defined; later vars see it; a list takes commas" {
@@ -83,11 +91,17 @@ EOF2
 	printf 'ref: t2t\n' >cfg2.yaml
 	run "$WFRUN" check --vars cfg.yaml --vars cfg2.yaml wf.yaml
 	[ "$status" -eq 0 ]
-	[ "${lines[2]}" = "vars: 3" ]
-	[ "${lines[3]}" = "  samples = [A, B,C]  (--vars cfg.yaml:1:1)" ]
-	[ "${lines[4]}" = "  ref = t2t  (--vars cfg2.yaml:1:1)" ]
-	[ "${lines[5]}" = "  fa = genome/t2t.fa  (wf.yaml:4:3)" ]
-	[ "${lines[7]}" = "  call  2" ]
+	expect 2 <<'EOF2'
+vars: 3
+  samples = [A, B,C]  (--vars cfg.yaml:1:1)
+  ref = t2t  (--vars cfg2.yaml:1:1)
+  fa = genome/t2t.fa  (wf.yaml:4:3)
+task instances: 3
+  call  2
+  merge 1
+edges: 2
+inputs that must exist: 0
+EOF2
 	run "$WFRUN" check --set ref=mm10 --vars cfg.yaml wf.yaml
 	[ "$status" -eq 0 ]
 	[ "${lines[4]}" = "  ref = mm10  (--set)" ]
@@ -105,12 +119,14 @@ EOF2
 	printf 'sampels: [A]\nref: [x]\nfa: {a: b}\n' >cfg.yaml
 	run "$WFRUN" check --vars cfg.yaml --set rf=1 --set bad wf.yaml
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "cfg.yaml:1:1: error: wf.yaml defines no var 'sampels'; did you mean 'samples'?" ]
-	[ "${lines[1]}" = "cfg.yaml:2:1: error: var 'ref' is a text in wf.yaml:3:3: give one value, not a list" ]
-	[ "${lines[2]}" = "cfg.yaml:3:5: error: a var value (a text or a list of texts) must be a scalar, not a mapping" ]
-	[ "${lines[3]}" = "--set rf: error: wf.yaml defines no var 'rf'; did you mean 'ref'?" ]
-	[ "${lines[4]}" = "--set: error: 'bad' is not NAME=VALUE with NAME a var's name" ]
-	[ "${lines[5]}" = "wfrun: 5 errors in wf.yaml; nothing was run" ]
+	expect <<'EOF2'
+cfg.yaml:1:1: error: wf.yaml defines no var 'sampels'; did you mean 'samples'?
+cfg.yaml:2:1: error: var 'ref' is a text in wf.yaml:3:3: give one value, not a list
+cfg.yaml:3:5: error: a var value (a text or a list of texts) must be a scalar, not a mapping
+--set rf: error: wf.yaml defines no var 'rf'; did you mean 'ref'?
+--set: error: 'bad' is not NAME=VALUE with NAME a var's name
+wfrun: 5 errors in wf.yaml; nothing was run
+EOF2
 	printf 'ref: [unclosed\n' >bad.yaml
 	run "$WFRUN" -n --vars bad.yaml wf.yaml
 	[ "$status" -eq 2 ]
