@@ -1215,7 +1215,7 @@ struct wf_load {
 	VEC(struct ovr) ovr;
 	struct hmap ovr_index;      /* name -> index in ovr */
 	struct hmap task_names;     /* task name -> index in wf->tasks */
-	VEC(struct ctx *) included; /* in program order (include.c part) */
+	VEC(struct ctx *) included; /* their files, in program order */
 	VEC(struct incl_at) chain;  /* files being read, outermost first */
 	VEC(struct incl_at) done;   /* files read */
 	bool broken;                /* a file's YAML did not load: that is
