@@ -14,6 +14,9 @@
 #include "slurm_jobs.h"
 #include "util.h"
 
+/* --set and --vars, in the order given (pointers into argv). */
+static VEC(const char *) cli_sets, cli_vars_files;
+
 /* The operand of run and sim, one workflow file (struct cli_spec). */
 static int
 workflow_operand(int argc, int max, const char *lack, const char *usage)
@@ -38,9 +41,16 @@ cli_parse(int argc, char **argv, const struct cli_spec *s, void *ctx)
 {
 	int c;
 	optind = 1;
+	cli_sets.n = cli_vars_files.n = 0;
 	while ((c = getopt_long(argc, argv, s->shortopts, s->longopts,
 				NULL)) != -1) {
 		switch (c) {
+		case CLI_SET:
+			VEC_PUSH(cli_sets, optarg);
+			break;
+		case CLI_VARS:
+			VEC_PUSH(cli_vars_files, optarg);
+			break;
 		case 'q':
 			log_level = 0;
 			break;
@@ -180,9 +190,11 @@ load_plan_guarded(const char *file, long cores, struct workflow *wf,
 		  const char *const *what, size_t n)
 {
 	struct diags d;
+	struct wf_settings set = { cli_vars_files.v, cli_vars_files.n,
+				   cli_sets.v, cli_sets.n };
 	diags_init(&d, file);
 	memset(p, 0, sizeof(*p));
-	if (workflow_load(wf, file, &d) == 0) {
+	if (workflow_load_set(wf, file, &set, &d) == 0) {
 		/* Templates are checked even when some keys were wrong, so
 		 * one run reports both; expansion needs a clean file. */
 		plan_build_guarded(p, wf, &d, d.nerrors == 0, files, what, n);

@@ -70,6 +70,13 @@ enum {
 	CLI_LEARN = 'P',
 	CLI_NO_PREEMPT = 'W',
 };
+/* --set NAME=VALUE and --vars FILE (repeatable), for every subcommand
+ * that loads a workflow: cli_parse keeps them, load_plan applies them
+ * (wfrun-workflow(5), VARS). */
+enum { CLI_SET = 0x7301, CLI_VARS = 0x7302 };
+#define CLI_VARS_OPTIONS                                                   \
+	{ "set", required_argument, NULL, CLI_SET },                       \
+	{ "vars", required_argument, NULL, CLI_VARS }
 /* A cli_opt_fn for the options of struct cli_shared (ctx): 0 or -1; 1
  * when c is not one of them. */
 int cli_shared_opt(int c, const char *arg, void *ctx);

@@ -11,6 +11,60 @@
 /* Inputs listed by name before the rest are only counted. */
 #define MAX_INPUTS_SHOWN 20
 
+/* Vars listed before the rest are only counted (-v lists them all). */
+#define MAX_VARS_SHOWN 20
+
+/* Where var i's value comes from: "FILE:LINE:COL", "--vars FILE:LINE:COL"
+ * or "--set". */
+static void
+var_origin(const struct workflow *wf, size_t i, struct strbuf *sb)
+{
+	const struct wf_var_ext *x = &wf->var_ext[i];
+	struct wf_loc l = x->from_loc;
+	unsigned f = WF_LOC_FILE(l);
+	if (x->from == WF_FROM_SET) {
+		strbuf_adds(sb, "--set");
+		return;
+	}
+	if (x->from == WF_FROM_VARS)
+		strbuf_adds(sb, "--vars ");
+	strbuf_addf(sb, "%s:%u:%u", f < wf->files.n && wf->files.v[f]
+		    ? wf->files.v[f] : wf->file, l.line, WF_LOC_COL(l));
+}
+
+/* The vars' values used, and where each comes from. */
+static void
+vars_summary(const struct workflow *wf)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t shown = log_level >= 2 ? wf->nvars : MAX_VARS_SHOWN;
+	printf("vars: %zu\n", wf->nvars);
+	for (size_t i = 0; i < wf->nvars && i < shown; i++) {
+		const struct wf_var_ext *x = &wf->var_ext[i];
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "  %s = ", wf->vars[i].key);
+		if (!x->items)
+			strbuf_add_visible(&sb, wf->vars[i].val,
+					   strlen(wf->vars[i].val));
+		for (uint32_t j = 0; x->items && j <= x->items_len;) {
+			if (j == x->items_len) {
+				strbuf_adds(&sb, j ? "]" : "[]");
+				break;
+			}
+			size_t n = strlen(x->items + j);
+			strbuf_adds(&sb, j ? ", " : "[");
+			strbuf_add_visible(&sb, x->items + j, n);
+			j += (uint32_t)n + 1;
+		}
+		strbuf_adds(&sb, "  (");
+		var_origin(wf, i, &sb);
+		printf("%s)\n", sb.buf);
+	}
+	if (wf->nvars > shown)
+		printf("  ... and %zu more (-v lists them)\n", wf->nvars - shown);
+	strbuf_release(&sb);
+}
+
 /* The graph's summary on stdout. */
 static void
 summary(const char *file, const struct workflow *wf, const struct plan *p)
@@ -27,6 +81,8 @@ summary(const char *file, const struct workflow *wf, const struct plan *p)
 	free(vf);
 	free(vn);
 	free(vw);
+	if (wf->nvars)
+		vars_summary(wf);
 	printf("task instances: %zu\n", g->tasks.n);
 	for (size_t i = 0; i < wf->ntasks; i++)
 		printf("  %-*s %u\n", (int)width, wf->tasks[i].name,
@@ -78,6 +134,7 @@ cmd_check(int argc, char **argv)
 		{ "resources", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		CLI_VARS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	long cores = 0;

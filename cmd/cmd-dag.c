@@ -147,6 +147,7 @@ cmd_dag(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		CLI_VARS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	bool names = false;

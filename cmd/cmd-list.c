@@ -120,6 +120,7 @@ cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "names", no_argument, NULL, 'N' },
+		CLI_VARS_OPTIONS,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },

@@ -293,6 +293,7 @@ cmd_run(int argc, char **argv)
 		{ "slurm", no_argument, NULL, 'S' },
 		{ "until", required_argument, NULL, 'U' },
 		{ "list", no_argument, NULL, 'l' },
+		CLI_VARS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {

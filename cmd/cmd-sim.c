@@ -197,6 +197,7 @@ cmd_sim(int argc, char **argv)
 		{ "learn", required_argument, NULL, 'P' },
 		{ "no-preempt", no_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
+		CLI_VARS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {

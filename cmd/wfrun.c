@@ -34,6 +34,11 @@
 #define H_NO_PREEMPT \
 	"      --no-preempt   never stop running I/O tasks when a learned\n" \
 	"                     storage_bw: auto corrects its first guess\n"
+#define H_VARS \
+	"      --set NAME=VALUE  give var NAME that value for this run (a\n" \
+	"                     list var: items between commas); repeatable\n" \
+	"      --vars FILE    vars' values from a YAML file of NAME: VALUE\n" \
+	"                     (--set wins)\n"
 #define H_QUIET "  -q, --quiet        print only errors\n"
 #define H_VERBOSE \
 	"  -v, --verbose      print each task as it starts and ends\n"
@@ -57,6 +62,7 @@ static const char run_opts[] =
 	"      --forceall     rerun every task, as if no earlier run (the\n"
 	"                     originals of inputs updated in place back first)\n"
 	"      --keep-temp    keep temp outputs ({temp: PATH}) once read\n"
+	H_VARS
 	"  -r, --resources FILE  run on the workers of a resources file\n"
 	"                     (wfrun-resources(5)); with <slurm>, on nodes\n"
 	"                     wfrun asks Slurm for\n"
@@ -86,6 +92,7 @@ static const char check_opts[] =
 	"  -r, --resources FILE  validate a resources file too, check the\n"
 	"                     cores of each task against its largest worker\n"
 	"                     and list its workers\n"
+	H_VARS
 	"  -q, --quiet        print only errors (the exit status tells)\n"
 	H_VERBOSE H_HELP;
 
@@ -93,10 +100,12 @@ static const char dag_opts[] =
 	"      --names        one node per task name, not per instance\n"
 	"      --format dot|mermaid  Graphviz dot (default) or a Mermaid\n"
 	"                     flowchart\n"
+	H_VARS
 	H_QUIET H_VERBOSE H_HELP;
 
 static const char list_opts[] =
 	"      --names        only the task names, one a line\n"
+	H_VARS
 	H_QUIET H_VERBOSE H_HELP;
 
 static const char sim_opts[] =
@@ -114,6 +123,7 @@ static const char sim_opts[] =
 	"                     beside it); default: none\n"
 	"      --registry FILE  start from the storage_bw registries kept\n"
 	"                     there and keep what is learned (as run does)\n"
+	H_VARS
 	H_QUIET H_HELP;
 
 static const char probe_opts[] =
@@ -279,7 +289,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "--fetch") || !strcmp(a, "--learn") ||
 	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
 	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
-	       !strcmp(a, "--until");
+	       !strcmp(a, "--until") ||
+	       !strcmp(a, "--set") || !strcmp(a, "--vars");
 }
 
 /* The index in argv of the first word that is not an option (argc when

@@ -306,6 +306,31 @@ param_seg(const struct tmpl_ctx *c, const char *name, const char *dot,
 	return true;
 }
 
+/* {name} of a list var v into *s: in run each item is a word (quoted
+ * each), in env they are joined by spaces; a path or a foreach value
+ * holds one value, so there it is an error. */
+static bool
+list_seg(const struct tmpl_ctx *c, const struct wf_kv *v, struct seg *s)
+{
+	const struct wf_var_ext *x = workflow_var_ext(c->sc->wf, v);
+	if (c->where == IN_RUN) {
+		s->kind = SEG_LIST;
+		s->s = x->items;
+		s->len = x->items_len;
+		return true;
+	}
+	if (c->where == IN_ENV) {
+		s->kind = SEG_VAR;
+		s->s = v->val;
+		s->len = (uint32_t)strlen(v->val);
+		return true;
+	}
+	tmpl_error(c, NULL, "{%s} is a list var, and %s holds one value: "
+		   "iterate it with foreach: {KEY: {var: %s}} and write {KEY}",
+		   v->key, where_name(c->where), v->key);
+	return false;
+}
+
 /* A placeholder {name}, a foreach key (the innermost of that name) or a
  * var, into *s. */
 static bool
@@ -324,6 +349,8 @@ name_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
 			   "key has that name", name);
 		return false;
 	}
+	if (workflow_var_ext(sc->wf, v)->items)
+		return list_seg(c, v, s);
 	s->kind = SEG_VAR;
 	s->s = v->val;
 	s->len = (uint32_t)strlen(v->val);
@@ -457,6 +484,12 @@ render_raw(struct strbuf *out, const struct tmpl *t, const char *const *vals)
 		case SEG_BIND:
 			strbuf_adds(out, vals[s->idx]);
 			break;
+		case SEG_LIST:
+			for (uint32_t j = 0; j < s->len; j++)
+				strbuf_addch(out, s->s[j] ? s->s[j] : ' ');
+			if (s->len)
+				strbuf_setlen(out, out->len - 1);
+			break;
 		case SEG_PARAM:
 			BUG("parameter in a raw template");
 		}
@@ -490,6 +523,35 @@ struct builder {
 	size_t empty;            /* foreach values that made nothing */
 	struct strbuf msg;       /* scratch for messages */
 };
+
+/* The list var of foreach key it ({var: NAME}): -1 after saying that
+ * there is none. */
+static int
+foreach_var_check(struct builder *b, const struct wf_iter *it,
+		  const char *owner)
+{
+	const struct workflow *wf = b->p->wf;
+	const struct wf_kv *v = workflow_var(wf, it->var, strlen(it->var));
+	if (v && workflow_var_ext(wf, v)->items)
+		return 0;
+	if (v) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: var '%s' is not a "
+			   "list; give it a list ([a, b]) or iterate a list "
+			   "here", it->name, owner, it->var);
+		return -1;
+	}
+	const char **names = xcalloc(wf->nvars + 1, sizeof(*names));
+	size_t n = 0;
+	for (size_t i = 0; i < wf->nvars; i++)
+		if (wf->var_ext[i].items)
+			names[n++] = wf->vars[i].key;
+	const char *sug = closest_word(it->var, names, n);
+	diag_error(b->d, it->loc, "foreach '%s' of %s: no list var '%s'%s%s%s",
+		   it->name, owner, it->var, sug ? "; did you mean '" : "",
+		   sug ? sug : "", sug ? "'?" : "");
+	free(names);
+	return -1;
+}
 
 static void
 compile_foreach(struct builder *b, const struct wf_foreach *fe,
@@ -533,6 +595,9 @@ compile_foreach(struct builder *b, const struct wf_foreach *fe,
 		case WF_ITER_GLOB:
 			*bad |= tmpl_compile(&(*glob)[k], it->glob, &sc, IN_PATH,
 					     b->d, it->loc, owner) < 0;
+			break;
+		case WF_ITER_VAR:
+			*bad |= foreach_var_check(b, it, owner) < 0;
 			break;
 		}
 		VEC_PUSH(b->names, it->name);
@@ -998,6 +1063,23 @@ combo_glob(struct builder *b, const struct combo *c, size_t k)
 	return r;
 }
 
+/* The items of a list var, as they are (checked by foreach_var_check). */
+static int
+combo_var(struct builder *b, const struct combo *c, size_t k)
+{
+	const struct wf_iter *it = &c->fe->v[k];
+	const struct workflow *wf = b->p->wf;
+	const struct wf_var_ext *x =
+		workflow_var_ext(wf, workflow_var(wf, it->var, strlen(it->var)));
+	for (uint32_t j = 0; j < x->items_len;) {
+		size_t n = strlen(x->items + j);
+		if (combo_value(b, c, k, x->items + j, n) < 0)
+			return -1;
+		j += (uint32_t)n + 1;
+	}
+	return 0;
+}
+
 /* Call c->fn for every combination of the keys c->fe->v[k..n). */
 static int
 combo_at(struct builder *b, const struct combo *c, size_t k)
@@ -1013,6 +1095,8 @@ combo_at(struct builder *b, const struct combo *c, size_t k)
 		return combo_list(b, c, k);
 	case WF_ITER_GLOB:
 		return combo_glob(b, c, k);
+	case WF_ITER_VAR:
+		return combo_var(b, c, k);
 	}
 	return 0;
 }
@@ -1817,6 +1901,14 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 		case SEG_BIND:
 			sq_quote(out, vals[s->idx], strlen(vals[s->idx]));
 			break;
+		case SEG_LIST:
+			for (uint32_t j = 0; j < s->len; j += (uint32_t)
+					strlen(s->s + j) + 1) {
+				if (j)
+					strbuf_addch(out, ' ');
+				sq_quote(out, s->s + j, strlen(s->s + j));
+			}
+			break;
 		case SEG_PARAM: {
 			bool first = true;
 			const struct dag_access *a = dag_task_acc(&p->dag, dt);
@@ -1902,6 +1994,18 @@ words_param(struct words *w, const struct plan *p, const struct dag_task *dt,
 	}
 }
 
+/* The items of a list var, one word each. */
+static void
+words_list(struct words *w, const struct seg *s)
+{
+	for (uint32_t j = 0; j < s->len; j += (uint32_t)strlen(s->s + j) + 1) {
+		if (j)
+			word_end(w);
+		word_start(w);
+		strbuf_adds(w->buf, s->s + j);
+	}
+}
+
 bool
 plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 	  struct strvec *argv)
@@ -1928,6 +2032,9 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 		case SEG_BIND:
 			word_start(&w);
 			strbuf_adds(buf, vals[s->idx]);
+			break;
+		case SEG_LIST:
+			words_list(&w, s);
 			break;
 		case SEG_PARAM:
 			words_param(&w, p, dt, s->idx);

@@ -20,7 +20,9 @@
 #include "dag.h"
 #include "workflow.h"
 
-enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM };
+/* SEG_LIST: a list var in run, its items (s, len: each followed by a
+ * NUL) each one word. */
+enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM, SEG_LIST };
 
 /* 16 bytes: a file of a million tasks holds several per task. */
 struct seg {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -27,6 +28,29 @@ diags_release(struct diags *d)
 		free(d->list.v[i].msg);
 	VEC_FREE(d->list);
 	d->nerrors = 0;
+	for (size_t i = 0; i < d->files.n; i++)
+		free(d->files.v[i]);
+	VEC_FREE(d->files);
+}
+
+unsigned
+diags_file(struct diags *d, const char *name)
+{
+	if (d->file && !strcmp(d->file, name))
+		return 0;
+	for (size_t i = 0; i < d->files.n; i++)
+		if (!strcmp(d->files.v[i], name))
+			return (unsigned)i + 1;
+	if (d->files.n >= WF_MAX_FILES)
+		return 0; /* said by the includer */
+	VEC_PUSH(d->files, xstrdup(name));
+	return (unsigned)d->files.n;
+}
+
+const char *
+diags_file_name(const struct diags *d, unsigned i)
+{
+	return i && i <= d->files.n ? d->files.v[i - 1] : d->file;
 }
 
 static void
@@ -63,6 +87,8 @@ static int
 diag_cmp(const void *a, const void *b)
 {
 	const struct diag *x = a, *y = b;
+	if (WF_LOC_FILE(x->loc) != WF_LOC_FILE(y->loc))
+		return WF_LOC_FILE(x->loc) < WF_LOC_FILE(y->loc) ? -1 : 1;
 	if (x->loc.line != y->loc.line)
 		return x->loc.line < y->loc.line ? -1 : 1;
 	if (x->loc.col != y->loc.col)
@@ -101,11 +127,12 @@ diags_print(struct diags *d, FILE *fp)
 	for (size_t i = 0; i < d->list.n; i++) {
 		struct diag *g = &d->list.v[i];
 		const char *kind = g->warning ? "warning" : "error";
+		const char *file = diags_file_name(d, WF_LOC_FILE(g->loc));
 		if (g->loc.line)
-			fprintf(fp, "%s:%u:%u: %s: %s\n", d->file, g->loc.line,
-				g->loc.col, kind, g->msg);
+			fprintf(fp, "%s:%u:%u: %s: %s\n", file, g->loc.line,
+				WF_LOC_COL(g->loc), kind, g->msg);
 		else
-			fprintf(fp, "%s: %s: %s\n", d->file, kind, g->msg);
+			fprintf(fp, "%s: %s: %s\n", file, kind, g->msg);
 	}
 }
 
@@ -127,6 +154,7 @@ struct ynode {
 				mapping's: key, value, key, value...) */
 	uint8_t type;        /* YAML_SCALAR_NODE, _SEQUENCE_, _MAPPING_ */
 	uint8_t plain;       /* a plain scalar */
+	uint16_t file;       /* its file's index (wf_loc.file) */
 };
 
 struct ytree {
@@ -135,6 +163,9 @@ struct ytree {
 	VEC(char) text;
 	struct ynode *root;  /* NULL: the stream holds no document */
 };
+static int ytree_load(struct ytree *tree, struct ytree *scratch, bool *second,
+		      const char *buf, size_t len, struct diags *d);
+static void ytree_release(struct ytree *t);
 
 /* A string of a task (its name, run, parameter names and paths) in the
  * workflow's arena: a malloc each cost 32 bytes for 8, six times a task. */
@@ -154,14 +185,16 @@ struct ctx {
 	size_t max_visits;
 	size_t max_alias;
 	bool piped;    /* read from a pipe: its directory is no place */
+	struct wf_load *ls; /* shared by every file of one load */
+	const char *path;   /* this file's name, as diags say it */
+	struct ynode *tasks; /* an included file's tasks: */
 };
 
 
 static struct wf_loc
 loc_of(const struct ynode *n)
 {
-	struct wf_loc l = { n->line + 1, n->col + 1 };
-	return l;
+	return wf_loc_at(n->line + 1, (unsigned long)n->col + 1, n->file);
 }
 
 /* Child i of collection n. */
@@ -385,8 +418,8 @@ iter_range(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 	if (parse_range(s, &it->lo, &it->hi) < 0) {
 		diag_error(c->d, loc_of(v),
 			   "foreach '%s': '%s' is not a range \"A..B\"; give "
-			   "a list ([a, b]) or {glob: pattern} for other "
-			   "values", key, s);
+			   "a list ([a, b]), {glob: pattern} or {var: NAME} "
+			   "for other values", key, s);
 		return -1;
 	}
 	return 0;
@@ -425,7 +458,8 @@ iter_glob(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 							    : NULL;
 	if (!gs || strcmp(gs, "glob")) {
 		diag_error(c->d, loc_of(v), "foreach '%s' must be a range "
-			   "\"A..B\", a list, or {glob: pattern}", key);
+			   "\"A..B\", a list, {glob: pattern} or {var: NAME}",
+			   key);
 		return -1;
 	}
 	const char *s = scalar(c, gv, "a glob pattern");
@@ -440,6 +474,29 @@ iter_glob(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 	return 0;
 }
 
+/* {var: NAME} (v, a mapping) into it: the items of list var NAME,
+ * looked up once every file is read; 1 when v is no such mapping, -1
+ * after an error. */
+static int
+iter_var(struct ctx *c, struct ynode *v, struct wf_iter *it)
+{
+	struct ynode *k = v->n == 2 ? node_at(c, v, 0) : NULL;
+	if (!k || k->type != YAML_SCALAR_NODE || strcmp(ytext(c, k), "var"))
+		return 1;
+	struct ynode *n = node_at(c, v, 1);
+	const char *s = n ? scalar(c, n, "the var of a foreach") : NULL;
+	if (!s)
+		return -1;
+	if (!is_identifier(s)) {
+		diag_error(c->d, loc_of(n), "foreach {var: %s}: '%s' is not a "
+			   "var's name", s, s);
+		return -1;
+	}
+	it->kind = WF_ITER_VAR;
+	it->var = xstrdup(s);
+	return 0;
+}
+
 static void
 iter_release(struct wf_iter *it)
 {
@@ -450,6 +507,7 @@ iter_release(struct wf_iter *it)
 	free(it->items);
 	free(it->item_locs);
 	free(it->glob);
+	free(it->var);
 }
 
 static void
@@ -458,6 +516,7 @@ foreach_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 {
 	struct wf_foreach *fe = arg;
 	struct wf_iter it = { 0 };
+	int r;
 	it.loc = loc_of(k);
 	if (!foreach_key_ok(c, key, k))
 		return;
@@ -466,7 +525,9 @@ foreach_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 			return;
 	} else if (v->type == YAML_SEQUENCE_NODE) {
 		iter_list(c, v, &it);
-	} else if (iter_glob(c, key, v, &it) < 0) {
+	} else if ((r = iter_var(c, v, &it)) < 0) {
+		return;
+	} else if (r && iter_glob(c, key, v, &it) < 0) {
 		return;
 	}
 	/* each_pair() refused duplicate keys. */
@@ -1151,6 +1212,9 @@ parse_task(struct ctx *c, struct ynode *n, struct wf_task *t, size_t index)
 			   "not have", t->name ? t->name : "?");
 }
 
+static bool var_is_list(struct ctx *c, const struct wf_kv *ref,
+			const char *key, struct wf_loc loc);
+
 /*
  * A var's value is literal text in which {name} is the value of a var
  * defined above it and {{ and }} are braces.  NULL after an error.
@@ -1189,6 +1253,10 @@ resolve_var(struct ctx *c, const char *key, const char *s, struct wf_loc loc)
 			strbuf_release(&sb);
 			return NULL;
 		}
+		if (var_is_list(c, ref, key, loc)) {
+			strbuf_release(&sb);
+			return NULL;
+		}
 		strbuf_adds(&sb, ref->val);
 		s = e + 1;
 		if (sb.len > WF_MAX_VALUE) {
@@ -1208,12 +1276,293 @@ resolve_var(struct ctx *c, const char *key, const char *s, struct wf_loc loc)
 	return strbuf_detach(&sb);
 }
 
+/* ---- vars: lists, overrides (--vars FILE, --set), one namespace ---- */
+
+/* A value for a var: a text, or a list (items each followed by a NUL,
+ * and the text they make joined by spaces). */
+struct varval {
+	char *text;
+	char *items;          /* NULL: a scalar */
+	uint32_t items_len, nitems;
+};
+
+static void
+varval_release(struct varval *v)
+{
+	free(v->text);
+	free(v->items);
+	memset(v, 0, sizeof(*v));
+}
+
+/* One value from outside the file (struct wf_settings). */
+struct ovr {
+	char *name;
+	struct varval val;
+	bool list;            /* --vars: given as a YAML list */
+	uint8_t from;         /* enum wf_var_from */
+	struct wf_loc loc;    /* --vars: the key; --set: line 0 of "--set N" */
+	bool used;
+};
+
+/* What every file of one load shares. */
+struct wf_load {
+	VEC(struct ovr) ovr;
+	struct hmap ovr_index;      /* name -> index in ovr */
+	struct hmap task_names;     /* task name -> index in wf->tasks */
+	VEC(struct ctx *) included; /* their files, in program order */
+	VEC(struct incl_at) chain;  /* files being read, outermost first */
+	VEC(struct incl_at) done;   /* files read */
+	bool broken;                /* a file's YAML did not load: that is
+				       all that is said */
+	bool in_memory;             /* workflow_load_mem: no file is read
+				       (the fuzz targets) */
+};
+
+/* The index of file name, in the diags and in wf->files. */
+static unsigned
+file_index(struct ctx *c, const char *name)
+{
+	unsigned i = diags_file(c->d, name);
+	struct workflow *wf = c->wf;
+	while (wf->files.n <= i)
+		VEC_PUSH(wf->files, NULL);
+	if (!wf->files.v[i])
+		wf->files.v[i] = xstrdup(name);
+	return i;
+}
+
+/* "FILE:LINE:COL" of loc, for messages. */
+static void
+add_loc(struct ctx *c, struct strbuf *sb, struct wf_loc loc)
+{
+	strbuf_addf(sb, "%s:%u:%u", diags_file_name(c->d, WF_LOC_FILE(loc)),
+		    loc.line, WF_LOC_COL(loc));
+}
+
+static const struct wf_var_ext *
+var_ext_of(const struct workflow *wf, const struct wf_kv *v)
+{
+	return &wf->var_ext[v - wf->vars];
+}
+
+const struct wf_var_ext *
+workflow_var_ext(const struct workflow *wf, const struct wf_kv *v)
+{
+	return var_ext_of(wf, v);
+}
+
+/* A var's value names ref, a list var: said at loc. */
+static bool
+var_is_list(struct ctx *c, const struct wf_kv *ref, const char *key,
+	    struct wf_loc loc)
+{
+	if (!var_ext_of(c->wf, ref)->items)
+		return false;
+	diag_error(c->d, loc, "var '%s': {%s} is a list; a var's value holds "
+		   "one text (a foreach takes a list: {var: %s})", key,
+		   ref->key, ref->key);
+	return true;
+}
+
+/* Append item s[0..n) to the items of a list being built in sb. */
+static void
+list_add(struct strbuf *sb, uint32_t *nitems, const char *s, size_t n)
+{
+	strbuf_add(sb, s, n);
+	strbuf_addch(sb, '\0');
+	(*nitems)++;
+}
+
+/* The list built in sb (taken) into *v: its items, and its text (the
+ * items joined by spaces). */
+static void
+list_finish(struct strbuf *sb, uint32_t nitems, struct varval *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->items_len = (uint32_t)sb->len;
+	v->nitems = nitems;
+	v->text = xmalloc(sb->len + 1);
+	for (size_t i = 0; i < sb->len; i++)
+		v->text[i] = sb->buf[i] ? sb->buf[i] : ' ';
+	v->text[sb->len ? sb->len - 1 : 0] = '\0';
+	v->items = strbuf_detach(sb);
+}
+
+/* A list var's items from sequence n: each a text in which {name} is a
+ * var above it (resolve).  -1 after an error. */
+static int
+var_list_value(struct ctx *c, const char *key, struct ynode *n, bool resolve,
+	       struct varval *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t nitems = 0;
+	for (size_t i = 0; i < n->n; i++) {
+		struct ynode *e = node_at(c, n, i);
+		const char *s = e ? scalar(c, e, "an item of a list var") : NULL;
+		char *r = !s ? NULL : resolve ? resolve_var(c, key, s, loc_of(e))
+					      : xstrdup(s);
+		if (!r) {
+			strbuf_release(&sb);
+			return -1;
+		}
+		list_add(&sb, &nitems, r, strlen(r));
+		free(r);
+	}
+	list_finish(&sb, nitems, out);
+	return 0;
+}
+
+/* A var's value from node v (a text or a list): 0, or -1 after an error. */
+static int
+var_value(struct ctx *c, const char *key, struct ynode *v, bool resolve,
+	  struct varval *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (v->type == YAML_SEQUENCE_NODE)
+		return var_list_value(c, key, v, resolve, out);
+	const char *s = scalar(c, v, "a var value (a text or a list of texts)");
+	if (!s)
+		return -1;
+	out->text = resolve ? resolve_var(c, key, s, loc_of(v)) : xstrdup(s);
+	return out->text ? 0 : -1;
+}
+
+static struct ovr *
+ovr_find(struct ctx *c, const char *name)
+{
+	uint64_t *i = hmap_get(&c->ls->ovr_index, name, strlen(name));
+	return i ? &c->ls->ovr.v[*i] : NULL;
+}
+
+/* Set name's outside value (a later one replaces an earlier one). */
+static void
+ovr_put(struct ctx *c, const char *name, struct varval *val, bool list,
+	uint8_t from, struct wf_loc loc)
+{
+	struct ovr *o = ovr_find(c, name);
+	if (!o) {
+		struct ovr n = { xstrdup(name), { 0 }, false, 0, loc, false };
+		VEC_PUSH(c->ls->ovr, n);
+		o = &c->ls->ovr.v[c->ls->ovr.n - 1];
+		int found;
+		hmap_put(&c->ls->ovr_index, o->name, strlen(o->name),
+			 c->ls->ovr.n - 1, &found);
+	}
+	varval_release(&o->val);
+	o->val = *val;
+	o->list = list;
+	o->from = from;
+	o->loc = loc;
+}
+
+/* --set's value for a var that is a list: the items between commas. */
+static void
+split_commas(const char *s, struct varval *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t nitems = 0;
+	bool more = *s; /* "" is the empty list, "a," is [a, ""] */
+	while (more) {
+		const char *e = strchr(s, ',');
+		list_add(&sb, &nitems, s, e ? (size_t)(e - s) : strlen(s));
+		more = e != NULL;
+		s = e ? e + 1 : s;
+	}
+	list_finish(&sb, nitems, out);
+}
+
+/* Replace *val (the file's value of var key) by its outside value, if
+ * any; ext says where the value used comes from.  -1 after an error
+ * (*val is then the file's). */
+static int
+var_override(struct ctx *c, const char *key, struct varval *val,
+	     struct wf_var_ext *ext)
+{
+	struct ovr *o = ovr_find(c, key);
+	if (!o)
+		return 0;
+	o->used = true;
+	bool list = val->items != NULL;
+	struct varval nv;
+	if (o->from == WF_FROM_SET && list) {
+		split_commas(o->val.text, &nv);
+	} else if (o->from == WF_FROM_SET || o->list == list) {
+		nv = o->val;
+		nv.text = xstrdup(o->val.text);
+		nv.items = NULL;
+		if (o->val.items) {
+			nv.items = xmalloc(o->val.items_len + 1);
+			memcpy(nv.items, o->val.items, o->val.items_len + 1);
+		}
+	} else {
+		struct strbuf sb = STRBUF_INIT;
+		add_loc(c, &sb, ext->from_loc);
+		diag_error(c->d, o->loc, "var '%s' is %s in %s: give %s", key,
+			   list ? "a list" : "a text", sb.buf,
+			   list ? "a list ([a, b])" : "one value, not a list");
+		strbuf_release(&sb);
+		return -1;
+	}
+	varval_release(val);
+	*val = nv;
+	ext->from = o->from;
+	ext->from_loc = o->loc;
+	return 0;
+}
+
+/* Add var key with val (taken). */
+static void
+var_add(struct ctx *c, const char *key, struct wf_loc loc, struct varval *val,
+	const struct wf_var_ext *ext)
+{
+	struct workflow *wf = c->wf;
+	size_t had = wf->vars_alloc;
+	ALLOC_GROW(wf->vars, wf->nvars + 1, wf->vars_alloc);
+	if (wf->vars_alloc != had)
+		wf->var_ext = xrealloc(wf->var_ext,
+				       wf->vars_alloc * sizeof(*wf->var_ext));
+	struct wf_kv *kv = &wf->vars[wf->nvars];
+	struct wf_var_ext *x = &wf->var_ext[wf->nvars++];
+	kv->key = xstrdup(key);
+	int found;
+	hmap_put(&wf->var_index, kv->key, strlen(kv->key), wf->nvars - 1, &found);
+	kv->val = val->text;
+	kv->loc = loc;
+	*x = *ext;
+	x->items = val->items;
+	x->items_len = val->items_len;
+	x->nitems = val->nitems;
+	memset(val, 0, sizeof(*val));
+}
+
+/* A var defined again (in another file of the workflow): the same value
+ * is no conflict, another one is an error naming both places. */
+static void
+var_again(struct ctx *c, const struct wf_kv *old, const struct varval *val,
+	  struct wf_loc loc)
+{
+	const struct wf_var_ext *x = var_ext_of(c->wf, old);
+	if (x->from != WF_FROM_FILE)
+		return; /* both get the outside value */
+	bool same = (x->items != NULL) == (val->items != NULL) &&
+		    !strcmp(old->val, val->text) &&
+		    (!x->items || (x->items_len == val->items_len &&
+				   !memcmp(x->items, val->items, x->items_len)));
+	if (same)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	add_loc(c, &sb, old->loc);
+	diag_error(c->d, loc, "var '%s' is defined again with another value "
+		   "(first at %s); the files of a workflow share their vars",
+		   old->key, sb.buf);
+	strbuf_release(&sb);
+}
+
 static void
 var_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	 void *arg)
 {
 	(void)arg;
-	struct workflow *wf = c->wf;
 	if (!is_identifier(key)) {
 		diag_error(c->d, loc_of(k), "var name '%s' is not a name (letters, "
 			   "digits and _, not starting with a digit)", key);
@@ -1224,23 +1573,118 @@ var_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 			   "reserved for parameters", key);
 		return;
 	}
-	const char *s = scalar(c, v, "a var value");
-	if (!s)
+	struct ovr *o = ovr_find(c, key);
+	if (o)
+		o->used = true;
+	struct varval val;
+	if (var_value(c, key, v, true, &val) < 0)
 		return;
-	char *val = resolve_var(c, key, s, loc_of(v));
-	if (!val)
+	const struct wf_kv *old = workflow_var(c->wf, key, strlen(key));
+	struct wf_var_ext ext = { NULL, 0, 0, loc_of(k), WF_FROM_FILE };
+	if (old) {
+		var_again(c, old, &val, loc_of(k));
+	} else {
+		var_override(c, key, &val, &ext);
+		var_add(c, key, loc_of(k), &val, &ext);
+	}
+	varval_release(&val);
+}
+
+/* The vars of --vars FILE (a YAML mapping of names to texts or lists)
+ * into the outside values. */
+static void
+vars_file_pair(struct ctx *c, const char *key, struct ynode *k,
+	       struct ynode *v, void *arg)
+{
+	(void)arg;
+	struct varval val;
+	if (!is_identifier(key)) {
+		diag_error(c->d, loc_of(k), "var name '%s' is not a name (letters, "
+			   "digits and _, not starting with a digit)", key);
 		return;
-	ALLOC_GROW(wf->vars, wf->nvars + 1, wf->vars_alloc);
-	struct wf_kv *kv = &wf->vars[wf->nvars++];
-	kv->key = xstrdup(key);
-	int found;
-	hmap_put(&wf->var_index, kv->key, strlen(kv->key), wf->nvars - 1, &found);
-	kv->val = val;
-	kv->loc = loc_of(k);
+	}
+	if (var_value(c, key, v, false, &val) == 0)
+		ovr_put(c, key, &val, val.items != NULL, WF_FROM_VARS, loc_of(k));
+}
+
+/* --set NAME=VALUE into the outside values. */
+static void
+set_one(struct ctx *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *name = eq ? xstrndup(arg, (size_t)(eq - arg)) : NULL;
+	if (!name || !is_identifier(name)) {
+		struct wf_loc l = wf_loc_at(0, 0, file_index(c, "--set"));
+		diag_error(c->d, l, "'%s' is not NAME=VALUE with NAME a var's "
+			   "name", arg);
+		free(name);
+		return;
+	}
+	char *what = xasprintf("--set %s", name);
+	struct wf_loc l = wf_loc_at(0, 0, file_index(c, what));
+	struct varval val = { xstrdup(eq + 1), NULL, 0, 0 };
+	ovr_put(c, name, &val, false, WF_FROM_SET, l);
+	free(what);
+	free(name);
+}
+
+static int load_tree(struct ctx *c, const char *path, struct wf_loc at,
+		     struct ytree *tree);
+
+/* Every outside value, before the first var is read. */
+static void
+overrides_load(struct ctx *c, const struct wf_settings *set)
+{
+	for (size_t i = 0; set && i < set->nvars_files; i++) {
+		struct ctx f = *c;
+		memset(&f.doc, 0, sizeof(f.doc));
+		f.path = set->vars_files[i];
+		struct wf_loc l0 = wf_loc_at(0, 0, file_index(c, f.path));
+		if (load_tree(&f, f.path, l0, &f.doc) == 0 && f.doc.root &&
+		    !is_null(&f, f.doc.root) &&
+		    is_mapping(&f, f.doc.root, "a --vars file"))
+			each_pair(&f, f.doc.root, "a --vars file", NULL, 0,
+				  vars_file_pair, NULL);
+		ytree_release(&f.doc);
+	}
+	for (size_t i = 0; set && i < set->nset; i++)
+		set_one(c, set->set[i]);
+}
+
+/* Outside values for vars the workflow does not define: errors, with a
+ * suggestion (a misspelt --set must not run the default). */
+static void
+overrides_unused(struct ctx *c)
+{
+	struct workflow *wf = c->wf;
+	const char **names = xcalloc(wf->nvars + 1, sizeof(*names));
+	for (size_t i = 0; i < wf->nvars; i++)
+		names[i] = wf->vars[i].key;
+	for (size_t i = 0; i < c->ls->ovr.n; i++) {
+		const struct ovr *o = &c->ls->ovr.v[i];
+		if (o->used)
+			continue;
+		const char *sug = closest_word(o->name, names, wf->nvars);
+		diag_error(c->d, o->loc, "%s defines no var '%s'%s%s%s", wf->file,
+			   o->name, sug ? "; did you mean '" : "",
+			   sug ? sug : "", sug ? "'?" : "");
+	}
+	free(names);
+}
+
+static void
+overrides_release(struct wf_load *ls)
+{
+	for (size_t i = 0; i < ls->ovr.n; i++) {
+		free(ls->ovr.v[i].name);
+		varval_release(&ls->ovr.v[i].val);
+	}
+	VEC_FREE(ls->ovr);
+	hmap_release(&ls->ovr_index);
 }
 
 struct top_arg {
-	struct ynode *name, *workdir, *vars, *tasks, *log_max;
+	struct ynode *name, *workdir, *vars, *tasks, *log_max, *include;
 };
 
 static void
@@ -1260,6 +1704,8 @@ top_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 		a->tasks = v;
 	else if (!strcmp(key, "log_max"))
 		a->log_max = v;
+	else if (!strcmp(key, "include"))
+		a->include = v;
 }
 
 /* name:, or else the file's name without its extension. */
@@ -1307,6 +1753,264 @@ doc_workdir(struct ctx *c, struct ynode *workdir, const char *path)
 	free(base);
 }
 
+static void doc_tasks(struct ctx *c, struct ynode *root, struct ynode *tasks);
+
+/* ---- include: other files' vars and tasks ---- */
+
+/* A file being read or read, known by its inode (a name may differ). */
+struct incl_at {
+	dev_t dev;
+	ino_t ino;
+	char *name;
+};
+
+static void includes_load(struct ctx *c, struct ynode *v);
+
+/* A tree's nodes and errors belong to file index f. */
+static void
+tree_in_file(struct ctx *c, struct ytree *tree, struct diags *tmp, unsigned f)
+{
+	for (size_t i = 0; i < tree->nodes.n; i++)
+		tree->nodes.v[i].file = (uint16_t)f;
+	for (size_t i = 0; i < tmp->list.n; i++) {
+		struct diag *g = &tmp->list.v[i];
+		struct wf_loc l = wf_loc_at(g->loc.line, WF_LOC_COL(g->loc), f);
+		if (g->warning)
+			diag_warning(c->d, l, "%s", g->msg);
+		else
+			diag_error(c->d, l, "%s", g->msg);
+	}
+	diags_release(tmp);
+}
+
+/* Read the YAML file path into tree, its places in that file; a file
+ * that cannot be read is said at at.  0, or -1 after an error. */
+static int
+load_tree(struct ctx *c, const char *path, struct wf_loc at,
+	  struct ytree *tree)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct errbuf err;
+	unsigned f = file_index(c, path);
+	if (read_bounded(path, READ_MAX_WORKFLOW, &sb, &err) < 0) {
+		diag_error(c->d, at, "cannot read %s: %s", path, err.msg);
+		strbuf_release(&sb);
+		return -1;
+	}
+	struct diags tmp;
+	struct ytree extra;
+	bool second = false;
+	diags_init(&tmp, path);
+	memset(&extra, 0, sizeof(extra));
+	int r = ytree_load(tree, &extra, &second, sb.buf, sb.len, &tmp);
+	strbuf_release(&sb);
+	if (r < 0)
+		c->ls->broken = true;
+	if (!r && second && extra.root)
+		diag_error(&tmp, loc_of(extra.root), "a second YAML document "
+			   "('---') follows; a file of a workflow holds one");
+	tree_in_file(c, tree, &tmp, f);
+	ytree_release(&extra);
+	c->visits = 0;
+	c->max_visits = c->max_alias + 2 * tree->kids.n;
+	return r;
+}
+
+/* rel, relative to the directory of the file of c. */
+static char *
+include_path(const struct ctx *c, const char *rel)
+{
+	if (rel[0] == '/')
+		return path_normalize(rel);
+	char *dir = c->piped ? xstrdup(".") : path_dirname(c->path);
+	char *j = path_join(dir, rel);
+	char *n = path_normalize(j);
+	free(j);
+	free(dir);
+	return n;
+}
+
+/* Whether the file st names is in v: its index, or -1. */
+static long
+incl_find(const struct incl_at *v, size_t n, const struct stat *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].dev == st->st_dev && v[i].ino == st->st_ino)
+			return (long)i;
+	return -1;
+}
+
+/* An include cycle: the chain from the file at index from of the files
+ * being read, through name again. */
+static void
+include_cycle(struct ctx *c, struct wf_loc at, size_t from, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct wf_load *ls = c->ls;
+	for (size_t i = from; i < ls->chain.n; i++)
+		strbuf_addf(&sb, "%s -> ", ls->chain.v[i].name);
+	strbuf_adds(&sb, name);
+	diag_error(c->d, at, "include cycle: %s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* The top of an included file (in f): include, vars and tasks only. */
+static void
+include_doc(struct ctx *f)
+{
+	static const char *const keys[] = { "name", "workdir", "vars",
+					    "tasks", "log_max", "include" };
+	struct ynode *root = f->doc.root;
+	if (!root || is_null(f, root) ||
+	    !is_mapping(f, root, "an included file"))
+		return;
+	struct top_arg a = { 0 };
+	each_pair(f, root, "an included file", keys, ARRAY_SIZE(keys),
+		  top_pair, &a);
+	struct ynode *main_only[] = { a.name, a.workdir, a.log_max };
+	for (size_t i = 0; i < ARRAY_SIZE(main_only); i++)
+		if (main_only[i])
+			diag_error(f->d, loc_of(main_only[i]), "%s belongs to the "
+				   "workflow file given to wfrun (%s), not to a "
+				   "file it includes", keys[i == 2 ? 4 : i],
+				   f->wf->file);
+	includes_load(f, a.include);
+	if (a.vars && !is_null(f, a.vars) && is_mapping(f, a.vars, "vars"))
+		each_pair(f, a.vars, "vars", NULL, 0, var_pair, NULL);
+	f->tasks = a.tasks;
+}
+
+/* Include the file rel (named at at) of the file of c: its includes and
+ * vars now, its tasks kept in program order; a file already included is
+ * not included again. */
+static void
+include_one(struct ctx *c, const char *rel, struct wf_loc at)
+{
+	struct wf_load *ls = c->ls;
+	if (ls->in_memory) {
+		diag_error(c->d, at, "include: a workflow loaded from memory "
+			   "reads no other file");
+		return;
+	}
+	char *path = include_path(c, rel);
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		diag_error(c->d, at, "cannot include %s: %s", path,
+			   strerror(errno));
+		free(path);
+		return;
+	}
+	long cyc = incl_find(ls->chain.v, ls->chain.n, &st);
+	if (cyc >= 0 || incl_find(ls->done.v, ls->done.n, &st) >= 0 ||
+	    ls->done.n >= WF_MAX_FILES - 1) {
+		if (cyc >= 0)
+			include_cycle(c, at, (size_t)cyc, path);
+		else if (ls->done.n >= WF_MAX_FILES - 1)
+			diag_error(c->d, at, "a workflow includes at most %d "
+				   "files", WF_MAX_FILES - 1);
+		free(path);
+		return;
+	}
+	struct incl_at me = { st.st_dev, st.st_ino, path };
+	VEC_PUSH(ls->chain, me);
+	struct ctx *f = xmalloc(sizeof(*f));
+	*f = *c;
+	memset(&f->doc, 0, sizeof(f->doc));
+	f->path = path;
+	f->piped = false;
+	f->tasks = NULL;
+	if (load_tree(f, path, at, &f->doc) == 0)
+		include_doc(f);
+	VEC_PUSH(ls->included, f);
+	ls->chain.n--;
+	VEC_PUSH(ls->done, me);
+}
+
+/* include: (v, or NULL) of the file of c. */
+static void
+includes_load(struct ctx *c, struct ynode *v)
+{
+	if (!v || is_null(c, v))
+		return;
+	if (v->type != YAML_SEQUENCE_NODE) {
+		diag_error(c->d, loc_of(v), "include must be a list of files "
+			   "([parts/a.yaml, ...]), not %s", type_name(v));
+		return;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		struct ynode *e = node_at(c, v, i);
+		const char *s = e ? scalar(c, e, "an included file") : NULL;
+		if (s && !*s)
+			diag_error(c->d, loc_of(e), "include: an empty file name");
+		else if (s)
+			include_one(c, s, loc_of(e));
+	}
+}
+
+/* The tasks of the included files, in the order they were included
+ * (each after the files it includes), before those of the workflow's. */
+static void
+includes_tasks(struct ctx *c)
+{
+	struct wf_load *ls = c->ls;
+	for (size_t i = 0; i < ls->included.n; i++) {
+		struct ctx *f = ls->included.v[i];
+		if (f->tasks)
+			doc_tasks(f, f->doc.root, f->tasks);
+	}
+}
+
+/* The main file (the first of the chain) and the load's shared state. */
+static void
+load_begin(struct ctx *c, struct wf_load *ls, const char *path,
+	   const struct wf_settings *set)
+{
+	memset(ls, 0, sizeof(*ls));
+	hmap_init(&ls->ovr_index);
+	hmap_init(&ls->task_names);
+	c->ls = ls;
+	c->path = path;
+	VEC_PUSH(c->wf->files, xstrdup(path));
+	struct stat st;
+	if (!c->piped && stat(path, &st) == 0) {
+		struct incl_at me = { st.st_dev, st.st_ino, xstrdup(path) };
+		VEC_PUSH(ls->chain, me);
+	}
+	overrides_load(c, set);
+}
+
+static void
+load_end(struct wf_load *ls)
+{
+	for (size_t i = 0; i < ls->included.n; i++) {
+		ytree_release(&ls->included.v[i]->doc);
+		free(ls->included.v[i]);
+	}
+	VEC_FREE(ls->included);
+	for (size_t i = 0; i < ls->chain.n; i++)
+		free(ls->chain.v[i].name);
+	for (size_t i = 0; i < ls->done.n; i++)
+		free(ls->done.v[i].name);
+	VEC_FREE(ls->chain);
+	VEC_FREE(ls->done);
+	hmap_release(&ls->task_names);
+	overrides_release(ls);
+}
+
+/* Task t has the name of task first: said with first's place. */
+static void
+task_again(struct ctx *c, const struct wf_task *t, const struct wf_task *first)
+{
+	struct strbuf at = STRBUF_INIT;
+	if (WF_LOC_FILE(first->loc) == WF_LOC_FILE(t->loc))
+		strbuf_addf(&at, "line %u", first->loc.line);
+	else
+		add_loc(c, &at, first->loc);
+	diag_error(c->d, t->loc, "duplicate task name '%s' (first at %s); task "
+		   "names must be unique", t->name, at.buf);
+	strbuf_release(&at);
+}
+
 /* tasks:, a list of tasks with unique names. */
 static void
 doc_tasks(struct ctx *c, struct ynode *root, struct ynode *tasks)
@@ -1326,9 +2030,11 @@ doc_tasks(struct ctx *c, struct ynode *root, struct ynode *tasks)
 	size_t n = tasks->n;
 	if (!n)
 		diag_error(c->d, loc_of(tasks), "tasks is empty");
-	wf->tasks = xcalloc(n, sizeof(*wf->tasks));
-	struct hmap names;
-	hmap_init(&names);
+	/* after the tasks of the files included before */
+	wf->tasks = xrealloc(wf->tasks, (wf->ntasks + n + !n) *
+					 sizeof(*wf->tasks));
+	memset(wf->tasks + wf->ntasks, 0, n * sizeof(*wf->tasks));
+	struct hmap *names = &c->ls->task_names;
 	for (size_t i = 0; i < n; i++) {
 		struct ynode *tn = node_at(c, tasks, i);
 		if (!tn) {
@@ -1340,24 +2046,19 @@ doc_tasks(struct ctx *c, struct ynode *root, struct ynode *tasks)
 		wf->ntasks++;
 		if (t->name) {
 			int found;
-			uint64_t *slot = hmap_put(&names, t->name, strlen(t->name),
+			uint64_t *slot = hmap_put(names, t->name, strlen(t->name),
 						  wf->ntasks - 1, &found);
 			if (found)
-				diag_error(c->d, t->loc, "duplicate task name '%s' "
-					   "(first at line %u); task names must be "
-					   "unique", t->name,
-					   wf->tasks[*slot].loc.line);
+				task_again(c, t, &wf->tasks[*slot]);
 		}
 	}
-	hmap_release(&names);
-	check_learn_as(c, wf);
 }
 
 static void
 load_doc(struct ctx *c, const char *path)
 {
 	static const char *const top_keys[] = { "name", "workdir", "vars",
-						"tasks", "log_max" };
+						"tasks", "log_max", "include" };
 	struct ynode *root = c->doc.root;
 	struct wf_loc l1 = { 1, 1 };
 	if (!root || is_null(c, root)) {
@@ -1371,12 +2072,19 @@ load_doc(struct ctx *c, const char *path)
 		  top_pair, &a);
 	doc_name(c, a.name, path);
 	doc_workdir(c, a.workdir, path);
+	includes_load(c, a.include);
+	if (c->ls->broken)
+		return; /* as for the workflow's own YAML */
 	if (a.vars && !is_null(c, a.vars) && is_mapping(c, a.vars, "vars"))
 		each_pair(c, a.vars, "vars", NULL, 0, var_pair, NULL);
 	c->wf->log_max = WF_LOG_MAX_DEFAULT;
 	if (a.log_max)
 		parse_log_max(c, a.log_max, &c->wf->log_max);
-	doc_tasks(c, root, a.tasks);
+	includes_tasks(c);
+	if (a.tasks || !c->wf->ntasks)
+		doc_tasks(c, root, a.tasks);
+	check_learn_as(c, c->wf);
+	overrides_unused(c);
 	for (size_t i = 0; i < c->wf->ntasks; i++)
 		if (!c->wf->tasks[i].log_max)
 			c->wf->tasks[i].log_max = c->wf->log_max;
@@ -1392,7 +2100,8 @@ loc_of_offset(const char *buf, size_t len, size_t off)
 		if (buf[i] == '\n') {
 			l.line++;
 			l.col = 1;
-		} else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
+		} else if (((unsigned char)buf[i] & 0xc0) != 0x80 &&
+			   WF_LOC_COL(l) < WF_MAX_COL) {
 			l.col++; /* columns count characters, as libyaml's */
 		}
 	}
@@ -1428,8 +2137,7 @@ struct ybuild {
 static struct wf_loc
 loc_of_mark(yaml_mark_t m)
 {
-	struct wf_loc l = { (unsigned)m.line + 1, (unsigned)m.column + 1 };
-	return l;
+	return wf_loc_at((unsigned)m.line + 1, (unsigned long)m.column + 1, 0);
 }
 
 static void
@@ -1509,7 +2217,7 @@ ybuild_node(struct ybuild *b, const yaml_event_t *ev, uint8_t type)
 {
 	struct ytree *t = b->t;
 	struct ynode n = { (uint32_t)ev->start_mark.line,
-			   (uint32_t)ev->start_mark.column, 0, 0, type, 0 };
+			   (uint32_t)ev->start_mark.column, 0, 0, type, 0, 0 };
 	if (type == YAML_SCALAR_NODE) {
 		size_t len = ev->data.scalar.length;
 		n.off = (uint32_t)t->text.n;
@@ -1711,7 +2419,8 @@ ytree_load(struct ytree *tree, struct ytree *scratch, bool *second,
  * built: the file and the workflow need not both be in memory. */
 static int
 load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
-	 struct strbuf *file, bool piped, size_t max_alias, struct diags *d)
+	 struct strbuf *file, bool piped, size_t max_alias,
+	 const struct wf_settings *set, struct diags *d)
 {
 	memset(wf, 0, sizeof(*wf));
 	wf->file = xstrdup(path);
@@ -1734,7 +2443,11 @@ load_mem(struct workflow *wf, const char *path, const char *buf, size_t len,
 	c.max_alias = max_alias;
 	c.max_visits = max_alias + 2 * c.doc.kids.n;
 	if (!r) {
+		struct wf_load ls;
+		load_begin(&c, &ls, path, set);
+		ls.in_memory = !file;
 		load_doc(&c, path);
+		load_end(&ls);
 		/* A second document is almost always a mistake. */
 		if (second)
 			diag_error(d, loc_of(extra.root), "a second YAML document "
@@ -1749,7 +2462,8 @@ int
 workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
 		  size_t len, struct diags *d)
 {
-	return load_mem(wf, path, buf, len, NULL, false, WF_MAX_ALIAS_NODES, d);
+	return load_mem(wf, path, buf, len, NULL, false, WF_MAX_ALIAS_NODES,
+			NULL, d);
 }
 
 int
@@ -1757,7 +2471,7 @@ workflow_load_mem_limited(struct workflow *wf, const char *path,
 			  const char *buf, size_t len, size_t max_alias,
 			  struct diags *d)
 {
-	return load_mem(wf, path, buf, len, NULL, false, max_alias, d);
+	return load_mem(wf, path, buf, len, NULL, false, max_alias, NULL, d);
 }
 
 /* The file is read whole first: the reader's errors are offsets, which
@@ -1765,6 +2479,13 @@ workflow_load_mem_limited(struct workflow *wf, const char *path,
  * too; a device is not, and nothing beyond READ_MAX_WORKFLOW. */
 int
 workflow_load(struct workflow *wf, const char *path, struct diags *d)
+{
+	return workflow_load_set(wf, path, NULL, d);
+}
+
+int
+workflow_load_set(struct workflow *wf, const char *path,
+		  const struct wf_settings *set, struct diags *d)
 {
 	struct wf_loc l0 = { 0, 0 };
 	struct strbuf sb = STRBUF_INIT;
@@ -1778,7 +2499,7 @@ workflow_load(struct workflow *wf, const char *path, struct diags *d)
 		return -1;
 	}
 	int r = load_mem(wf, path, sb.buf, sb.len, &sb, kind == 1,
-			 WF_MAX_ALIAS_NODES, d);
+			 WF_MAX_ALIAS_NODES, set, d);
 	return r;
 }
 
@@ -1795,6 +2516,7 @@ foreach_release(struct wf_foreach *fe)
 		free(it->items);
 		free(it->item_locs);
 		free(it->glob);
+		free(it->var);
 	}
 	free(fe->v);
 	fe->v = NULL;
@@ -1833,8 +2555,13 @@ workflow_release(struct workflow *wf)
 	for (size_t i = 0; i < wf->nvars; i++) {
 		free(wf->vars[i].key);
 		free(wf->vars[i].val);
+		free(wf->var_ext[i].items);
 	}
 	free(wf->vars);
+	free(wf->var_ext);
+	for (size_t i = 0; i < wf->files.n; i++)
+		free(wf->files.v[i]);
+	VEC_FREE(wf->files);
 	hmap_release(&wf->var_index);
 	free(wf->file);
 	free(wf->name);

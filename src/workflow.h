@@ -6,7 +6,10 @@
  * strings still hold their {placeholders}, foreach keys are not expanded.
  * Every error goes to a diags list with the file, line and column of the
  * offending node, so one run reports all of them.  expand.c turns templates
- * into task instances.
+ * into task instances.  It also reads the files the workflow includes
+ * (include:, depth first: every file's vars before any task, the tasks in
+ * program order) and the vars' values given from outside (--vars FILE,
+ * --set NAME=VALUE: struct wf_settings), each error in the file it is in.
  */
 #ifndef WFRUN_WORKFLOW_H
 #define WFRUN_WORKFLOW_H
@@ -16,10 +19,26 @@
 
 #include "util.h"
 
-/* 1-based line and column; 0 when unknown. */
+/* 1-based line and column; 0 when unknown.  8 bytes: one per node, so
+ * the index of the file among the diags' (0: the one diags_init named,
+ * others from diags_file(); an error in an included file names it) is in
+ * col's top bits: { line, col } alone is a place in file 0.  Read them
+ * with WF_LOC_COL and WF_LOC_FILE, make one with wf_loc_at(). */
+#define WF_MAX_FILES 4095
+#define WF_MAX_COL 0xfffffu /* a column beyond is said as this one */
+#define WF_LOC_COL(l) ((l).col & WF_MAX_COL)
+#define WF_LOC_FILE(l) ((l).col >> 20)
 struct wf_loc {
 	unsigned line, col;
 };
+static inline struct wf_loc
+wf_loc_at(unsigned line, unsigned long col, unsigned file)
+{
+	struct wf_loc l = { line, (col < WF_MAX_COL ? (unsigned)col
+						    : WF_MAX_COL) |
+					  (file & WF_MAX_FILES) << 20 };
+	return l;
+}
 
 /* Diagnostics: errors and warnings with a location, printed sorted. */
 struct diag {
@@ -31,8 +50,14 @@ struct diags {
 	const char *file; /* not owned */
 	VEC(struct diag) list;
 	size_t nerrors;
+	VEC(char *) files; /* files 1..: names of the other files */
 };
 void diags_init(struct diags *d, const char *file);
+/* The index of name among d's files (added when new), for wf_loc.file;
+ * 0 when it is d->file. */
+unsigned diags_file(struct diags *d, const char *name);
+/* The name of file index i. */
+const char *diags_file_name(const struct diags *d, unsigned i);
 void diags_release(struct diags *d);
 void diag_error(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 	PRINTF(3, 4);
@@ -53,9 +78,10 @@ void diags_print(struct diags *d, FILE *fp);
 /* Parameters of one task: the dag numbers them in 16 bits. */
 #define WF_MAX_PARAMS 65535
 
-enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB };
+enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB, WF_ITER_VAR };
 
-/* One foreach key: "lo..hi" (integer expressions), a list, or a glob. */
+/* One foreach key: "lo..hi" (integer expressions), a list, a glob, or
+ * the items of a list var ({var: NAME}). */
 struct wf_iter {
 	char *name;
 	enum wf_iter_kind kind;
@@ -64,6 +90,7 @@ struct wf_iter {
 	struct wf_loc *item_locs;
 	size_t nitems;
 	char *glob;         /* GLOB: a path template */
+	char *var;          /* VAR: the name of a list var */
 	struct wf_loc loc;
 };
 
@@ -159,6 +186,29 @@ struct wf_task {
 /* What a task's stdout or stderr log keeps unless log_max says. */
 #define WF_LOG_MAX_DEFAULT ((long long)64 << 20)
 
+/* Where a var's value comes from: the workflow's files, --vars FILE,
+ * --set NAME=VALUE (wfrun check says). */
+enum wf_var_from { WF_FROM_FILE, WF_FROM_VARS, WF_FROM_SET };
+
+/* What a var holds beyond its text, parallel to workflow.vars. */
+struct wf_var_ext {
+	char *items;           /* a list: each item followed by a NUL (and
+				  kv.val the items joined by spaces);
+				  NULL: a scalar */
+	uint32_t items_len, nitems;
+	struct wf_loc from_loc; /* FILE: kv.loc; VARS: in that file */
+	uint8_t from;           /* enum wf_var_from */
+};
+
+/* Values for vars from outside the workflow: --vars FILE (in order),
+ * then --set NAME=VALUE (in order); a later one wins. */
+struct wf_settings {
+	const char *const *vars_files;
+	size_t nvars_files;
+	const char *const *set;  /* "NAME=VALUE" */
+	size_t nset;
+};
+
 struct workflow {
 	char *file;      /* as given on the command line */
 	char *name;
@@ -168,6 +218,8 @@ struct workflow {
 	size_t nvars;
 	size_t vars_alloc;
 	struct hmap var_index; /* var name -> index in vars */
+	struct wf_var_ext *var_ext; /* parallel to vars */
+	VEC(char *) files; /* file index (wf_loc.file) -> its name; [0]: file */
 	struct wf_task *tasks;
 	size_t ntasks;
 	struct arena strings; /* the tasks' names, run lines, parameter
@@ -183,6 +235,9 @@ struct workflow {
  * READ_MAX_WORKFLOW bytes; a device or a directory is refused unread.
  */
 int workflow_load(struct workflow *wf, const char *path, struct diags *d);
+/* The same with the vars of set (NULL: none) over the file's. */
+int workflow_load_set(struct workflow *wf, const char *path,
+		      const struct wf_settings *set, struct diags *d);
 /* The same from len bytes at buf; path names the file in messages and
  * gives the default workdir and name.  For the fuzz targets and tests. */
 int workflow_load_mem(struct workflow *wf, const char *path, const char *buf,
@@ -200,6 +255,9 @@ void workflow_release(struct workflow *wf);
 /* Look up a var; NULL if absent. */
 const struct wf_kv *workflow_var(const struct workflow *wf, const char *name,
 				 size_t len);
+/* The rest of var v (one of wf->vars). */
+const struct wf_var_ext *workflow_var_ext(const struct workflow *wf,
+					  const struct wf_kv *v);
 
 const char *wf_access_name(enum wf_access a);
 /* Whether d is {temp: PATH}, or a list collection of such files. */

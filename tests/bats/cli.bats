@@ -264,7 +264,18 @@ help_opts() {
 # The same for what the parser of each command takes: the getopt_long
 # table and short-option string in the source of cmd_COMMAND in cmd/.
 parser_opts() {
-	awk -v cmds=" $* " '/^cmd_[a-z]*\(/ {
+	awk -v cmds=" $* " 'FILENAME ~ /cli\.h$/ {
+			if (match($0, /^#define CLI_[A-Z_]+/)) m = substr($0, 9, RLENGTH - 8)
+			if (m != "" && match($0, /\{ "[a-z-]+", [a-z_]+, NULL/)) {
+				split($0, q, "\""); macro[m] = macro[m] " --" q[2] }
+			if ($0 !~ /\\$/) m = ""
+			next
+		}
+		on && match($0, /^[ \t]*CLI_[A-Z_]+,?[ \t]*$/) {
+			k = $0; gsub(/[ \t,]/, "", k); n = split(macro[k], o, " ")
+			for (i = 1; i <= n; i++) print c, o[i]
+		}
+		/^cmd_[a-z]*\(/ {
 			c = substr($0, 5, index($0, "(") - 5)
 			if (index(cmds, " " c " ")) { on = 1; seen[c] = 1 }
 		}
@@ -278,7 +289,7 @@ parser_opts() {
 		on && /^}/ { on = 0 }
 		END { n = split(cmds, a, " "); for (i = 1; i <= n; i++)
 			if (!(a[i] in seen)) print a[i], "(no cmd_" a[i] " in cmd/)" }' \
-		"$WFRUN_TOP"/cmd/*.c | sort -u
+		"$WFRUN_TOP"/cmd/cli.h "$WFRUN_TOP"/cmd/*.c | sort -u
 }
 
 @test "every command's --help lists exactly the options its parser takes" {

@@ -27,6 +27,66 @@ err(size_t i)
 	return i < dg.list.n ? dg.list.v[i].msg : "";
 }
 
+/* List vars, outside values, file indices in locations. */
+static void
+vars_and_files(void)
+{
+	struct wf_loc l = wf_loc_at(7, 12, 3);
+	is_int(l.line, 7, "a loc's line");
+	is_int(WF_LOC_COL(l), 12, "its column");
+	is_int(WF_LOC_FILE(l), 3, "its file");
+	l = wf_loc_at(1, 5000000, 0);
+	is_int(WF_LOC_COL(l), WF_MAX_COL, "a column too far is the last one");
+	is_int(WF_LOC_FILE(l), 0, "and leaves the file alone");
+
+	struct diags d;
+	diags_init(&d, "main.yaml");
+	is_int(diags_file(&d, "main.yaml"), 0, "the diags' own file is 0");
+	is_int(diags_file(&d, "a.yaml"), 1, "another file is 1");
+	is_int(diags_file(&d, "b.yaml"), 2, "the next 2");
+	is_int(diags_file(&d, "a.yaml"), 1, "a file named again keeps its index");
+	is_str(diags_file_name(&d, 2), "b.yaml", "index to name");
+	is_str(diags_file_name(&d, 9), "main.yaml", "an unknown index: the main file");
+	diags_release(&d);
+
+	is_int(load("vars: {s: [a, \"b c\"], e: [], x: \"{y}\", y: 1}\n"
+		    "tasks:\n  - {name: t, run: \"true\"}\n"), -1,
+	       "a var naming one below it");
+	const struct wf_kv *v = workflow_var(&wf, "s", 1);
+	const struct wf_var_ext *x = v ? workflow_var_ext(&wf, v) : NULL;
+	ok(x && x->items, "a list var");
+	is_int(x ? x->nitems : 0, 2, "its items");
+	is_int(x ? x->items_len : 0, 6, "each followed by a NUL");
+	is_str(v ? v->val : "", "a b c", "its text: the items joined by spaces");
+	v = workflow_var(&wf, "e", 1);
+	x = v ? workflow_var_ext(&wf, v) : NULL;
+	ok(x && x->items && !x->nitems, "an empty list is a list");
+
+	const char *sets[] = { "s=p,q,r", "y=2" };
+	struct wf_settings set = { NULL, 0, sets, 2 };
+	workflow_release(&wf);
+	diags_release(&dg);
+	const char *path = write_tmp("vars: {s: [a], y: 1, z: \"{y}0\"}\n"
+				     "tasks:\n  - {name: t, run: \"true\"}\n");
+	diags_init(&dg, path);
+	is_int(workflow_load_set(&wf, path, &set, &dg), 0, "loaded with --set");
+	is_int(dg.nerrors, 0, "no error");
+	v = workflow_var(&wf, "s", 1);
+	x = v ? workflow_var_ext(&wf, v) : NULL;
+	is_int(x ? x->nitems : 0, 3, "--set splits a list var's value at commas");
+	is_int(x ? x->from : 0, WF_FROM_SET, "and says where it comes from");
+	v = workflow_var(&wf, "z", 1);
+	is_str(v ? v->val : "", "20", "a var below sees the new value");
+
+	workflow_release(&wf);
+	diags_release(&dg);
+	diags_init(&dg, "m.yaml");
+	const char *inc = "include: [a.yaml]\ntasks:\n  - {name: t, run: x}\n";
+	workflow_load_mem(&wf, "/x/m.yaml", inc, strlen(inc), &dg);
+	is_str(err(0), "include: a workflow loaded from memory reads no other "
+	       "file", "a workflow in memory includes nothing");
+}
+
 int
 main(void)
 {
@@ -99,5 +159,6 @@ main(void)
 	ok(parse_memory("12") < 0, "a size needs a unit");
 	workflow_release(&wf);
 	diags_release(&dg);
+	vars_and_files();
 	return done_testing();
 }
