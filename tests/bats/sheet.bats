@@ -1,0 +1,227 @@
+#!/usr/bin/env bats
+# foreach over the rows of a sample sheet ({table: F}) and glob captures
+# ({glob: "reads/{sample}_R1.fq"}), as a user writes them (issue 20).
+load helper
+
+# A TSV sheet of three samples and their reads.
+sheet() {
+	mkdir -p reads
+	printf '# samples of the run\nsample\ttype\tfastq_1\n\n' >samples.tsv
+	for s in S1:tumor S2:normal S3:tumor; do
+		printf '%s\t%s\treads/%s_R1.fq\n' "${s%%:*}" "${s#*:}" "${s%%:*}" \
+			>>samples.tsv
+		echo "reads of ${s%%:*}" >"reads/${s%%:*}_R1.fq"
+	done
+}
+
+@test "a sample sheet drives a two-step pipeline, one instance per row" {
+	sheet
+	wf <<'EOF'
+tasks:
+  - name: align
+    foreach: {s: {table: samples.tsv}}
+    in: {fq: "{s.fastq_1}"}
+    out: {bam: "bam/{s}.bam"}
+    run: "echo {s.type} > {out.bam} && cat {in.fq} >> {out.bam}"
+  - name: call
+    foreach: {s: {table: samples.tsv}}
+    in: {bam: "bam/{s}.bam"}
+    out: {vcf: "vcf/{s}.vcf"}
+    run: "wc -l < {in.bam} > {out.vcf}"
+EOF
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"task instances: 6"* ]]
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "# 'align' (s=S1)" ]
+	[ "${lines[2]}" = "echo tumor > bam/S1.bam && cat reads/S1_R1.fq >> bam/S1.bam" ]
+	[ "${lines[5]}" = "# 'align' (s=S3)" ]
+	[ "${lines[12]}" = "wc -l < bam/S3.bam > vcf/S3.vcf" ]
+	[ ! -e bam ]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat bam/S2.bam)" = "normal
+reads of S2" ]
+	[ "$(cat vcf/S3.vcf)" = 2 ]
+	run "$WFRUN" -v wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"6 of 6 tasks are up to date"* ]]
+}
+
+@test "where keeps the rows whose column holds a value, or one of a list" {
+	sheet
+	printf 'S4\tnormal\treads/S4_R1.fq\n' >>samples.tsv
+	wf <<'EOF'
+tasks:
+  - name: t
+    foreach: {s: {table: samples.tsv, where: {type: tumor}}}
+    run: "echo {s}"
+  - name: n
+    foreach: {s: {table: samples.tsv, where: {type: [normal, x], sample: [S4, S3]}}}
+    run: "echo {s}"
+  - name: f
+    foreach: {s: {table: samples.tsv, key: fastq_1, where: {sample: S2}}}
+    run: "echo {s} {s.sample}"
+EOF
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "# 't' (s=S1)" ]
+	[ "${lines[3]}" = "# 't' (s=S3)" ]
+	[ "${lines[5]}" = "# 'n' (s=S4)" ]
+	[ "${lines[7]}" = "# 'f' (s=reads/S2_R1.fq)" ]
+	[ "${lines[8]}" = "echo reads/S2_R1.fq S2" ]
+	[ "${#lines[@]}" -eq 9 ]
+}
+
+@test "a CSV sheet: quotes, a byte order mark, CRLF; each field is one word" {
+	printf '\xef\xbb\xbfid,note,n\r\nA,"x, y",1\r\nB,"say ""hi""",2\r\n' >s.csv
+	printf 'id\tnote\nC\t"as is"\n' >s.txt
+	wf <<'EOF'
+tasks:
+  - name: a
+    foreach: {r: {table: s.csv}}
+    out: {o: "out/{r}.txt"}
+    run: "printf '%s|' {r.note} {r.n} > {out.o}"
+  - name: b
+    foreach: {r: {table: s.txt, format: tsv}}
+    run: "echo {r.note}"
+EOF
+	run "$WFRUN" -n wf.yaml
+	[ "${lines[3]}" = "# 'a' (r=B)" ]
+	[ "${lines[4]}" = "printf '%s|' 'say \"hi\"' 2 > out/B.txt" ]
+	[ "${lines[5]}" = "# 'b' (r=C)" ]
+	[ "${lines[6]}" = "echo '\"as is\"'" ]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat out/A.txt)" = "x, y|1|" ]
+	[ "$(cat out/B.txt)" = 'say "hi"|2|' ]
+}
+
+@test "a bad sheet is an error at its own line, saying what to do" {
+	printf 'a,b\n1,2\n3\n' >ragged.csv
+	printf 's\tt\nS1\tx\n\nS1\ty\n' >dup.tsv
+	printf 's\t\tt\n' >hole.tsv
+	printf 'a,b\n1,"open\n2,3\n' >quote.csv
+	printf 's\tt\n\tx\n' >nokey.tsv
+	wf <<'EOF'
+tasks:
+  - name: a
+    foreach: {r: {table: ragged.csv}}
+    run: "true"
+  - name: b
+    foreach: {r: {table: dup.tsv}}
+    run: "true"
+  - name: c
+    foreach: {r: {table: hole.tsv}}
+    run: "true"
+  - name: d
+    foreach: {r: {table: quote.csv}}
+    run: "true"
+  - name: e
+    foreach: {r: {table: nokey.tsv}}
+    run: "true"
+EOF
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "dup.tsv:4: error: key 'S1' (column 's') is that of line 2 too: foreach 'r' of task 'b' takes one row per key; give each row a key of its own, drop a row, or name another column with key:" ]
+	[ "${lines[1]}" = "hole.tsv:1: error: the header's column 2 is empty; name every column (the first line that is not blank or a # comment is the header) (the table of foreach 'r' of task 'c')" ]
+	[ "${lines[2]}" = "nokey.tsv:2: error: this row's key (column 's') is empty: foreach 'r' of task 'e' takes one row per key; give each row a key of its own, drop a row, or name another column with key:" ]
+	[ "${lines[3]}" = "quote.csv:2: error: a quoted field opens here and never closes; end it with \", and write \"\" for a quote inside it (the table of foreach 'r' of task 'd')" ]
+	[ "${lines[4]}" = "ragged.csv:3: error: this row has 1 field, the header (line 1) 2; give every row one field per column (an empty field is two separators side by side) (the table of foreach 'r' of task 'a')" ]
+	[ "${lines[5]}" = "wfrun: 5 errors in wf.yaml; nothing was run" ]
+}
+
+@test "a column the header lacks is an error at its name, with the closest column" {
+	sheet
+	mkdir -p sub
+	wf sub/wf.yaml <<'EOF'
+workdir: ..
+tasks:
+  - name: a
+    foreach: {s: {table: samples.tsv, key: smaple, where: {typ: tumor}}}
+    run: "true"
+  - name: b
+    foreach: {s: {table: samples.tsv}}
+    run: "echo {s.fastq1}"
+  - name: c
+    foreach: {s: {table: missing.tsv}}
+    run: "true"
+  - name: d
+    foreach: {i: "1..2", s: {table: "s{i}.tsv"}}
+    run: "true"
+  - name: e
+    foreach: {s: {table: wf.yaml}}
+    run: "true"
+EOF
+	run "$WFRUN" check sub/wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "sub/wf.yaml:4:44: error: foreach 's' of task 'a': key column 'smaple': the table samples.tsv has no such column (its header, line 2: sample, type, fastq_1); did you mean 'sample'?" ]
+	[ "${lines[1]}" = "sub/wf.yaml:4:60: error: foreach 's' of task 'a': where column 'typ': the table samples.tsv has no such column (its header, line 2: sample, type, fastq_1); did you mean 'type'?" ]
+	[ "${lines[2]}" = "sub/wf.yaml:8:10: error: run of task 'b': {s.fastq1}: the table samples.tsv has no column 'fastq1'; did you mean {s.fastq_1}?" ]
+	[ "${lines[3]}" = "sub/wf.yaml:10:26: error: foreach 's' of task 'c': cannot read the table missing.tsv: No such file or directory (a table is read when the workflow is loaded, before any task runs)" ]
+	[ "${lines[4]}" = "sub/wf.yaml:13:37: error: foreach 's' of task 'd': a table's path may use vars, not foreach keys: it is read once, when the workflow is loaded" ]
+	[ "${lines[5]}" = "sub/wf.yaml:16:26: error: foreach 's' of task 'e': is wf.yaml a TSV or a CSV table? Its name ends in neither .tsv, .tab nor .csv; add format: tsv or format: csv" ]
+}
+
+@test "a glob capture binds the name, not the path; a second name is a field" {
+	mkdir -p reads
+	touch reads/S1_L1_R1.fq reads/S1_L2_R1.fq reads/S2_L1_R1.fq \
+		reads/S2_L1_R2.fq reads/_L1_R1.fq
+	wf <<'EOF'
+vars: {end: R1}
+tasks:
+  - name: one
+    foreach: {sample: {glob: "reads/{sample}_*_{end}.fq"}}
+    run: "echo {sample} {sample.path}"
+  - name: two
+    foreach: {s: {glob: "reads/{s}_{lane}_R1.fq"}}
+    out: {o: "out/{s}.{s.lane}"}
+    run: "echo {s.path} > {out.o}"
+  - name: nokey
+    foreach: {f: {glob: "reads/S2_{lane}_{end}.fq"}}
+    run: "echo {f} {f.lane}"
+EOF
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "# 'one' (sample=S1)" ]
+	[ "${lines[2]}" = "echo S1 reads/S1_L1_R1.fq" ]
+	[ "${lines[3]}" = "# 'one' (sample=S2)" ]
+	[ "${lines[5]}" = "# 'two' (s=S1,s.lane=L1)" ]
+	[ "${lines[7]}" = "# 'two' (s=S1,s.lane=L2)" ]
+	[ "${lines[9]}" = "# 'two' (s=S2,s.lane=L1)" ]
+	[ "${lines[11]}" = "# 'nokey' (f=reads/S2_L1_R1.fq)" ]
+	[ "${lines[12]}" = "echo reads/S2_L1_R1.fq L1" ]
+	[ "${#lines[@]}" -eq 13 ]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat out/S1.L2)" = "reads/S1_L2_R1.fq" ]
+	run "$WFRUN" -v wf.yaml
+	[[ "$output" == *"6 of 6 tasks are up to date"* ]]
+}
+
+@test "glob captures: a name twice must agree; errors name the capture" {
+	mkdir -p d
+	touch d/a_a.x d/a_b.x
+	wf <<'EOF'
+tasks:
+  - name: same
+    foreach: {k: {glob: "d/{k}_{k}.x"}}
+    run: "echo {k}"
+  - name: bad
+    foreach: {k: {glob: "d/{k}_{j}.x"}}
+    run: "echo {k.jj} {k.path}"
+  - name: reserved
+    foreach: {k: {glob: "d/{path}.x"}}
+    run: "true"
+EOF
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "wf.yaml:7:10: error: run of task 'bad': {k.jj}: the glob 'd/{k}_{j}.x' captures no 'jj'; did you mean {k.j}?" ]
+	[ "${lines[1]}" = "wf.yaml:9:15: error: foreach 'k' of task 'reserved': a glob cannot capture {path}: {k.path} is the whole path; choose another name" ]
+	sed -i '5,$d' wf.yaml
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "# 'same' (k=a)" ]
+	[ "${#lines[@]}" -eq 3 ]
+}
