@@ -3,6 +3,16 @@
 # ({glob: "reads/{sample}_R1.fq"}), as a user writes them (issue 20).
 load helper
 
+# The last run's output is exactly stdin (a diff on stderr if not).
+output_is() {
+	local want
+	want=$(cat)
+	if [ "$output" != "$want" ]; then
+		diff <(printf '%s\n' "$want") <(printf '%s\n' "$output") >&2
+		return 1
+	fi
+}
+
 # A TSV sheet of three samples and their reads.
 sheet() {
 	mkdir -p reads
@@ -34,10 +44,21 @@ EOF
 	[[ "$output" == *"task instances: 6"* ]]
 	run "$WFRUN" -n wf.yaml
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "# 'align' (s=S1)" ]
-	[ "${lines[2]}" = "echo tumor > bam/S1.bam && cat reads/S1_R1.fq >> bam/S1.bam" ]
-	[ "${lines[5]}" = "# 'align' (s=S3)" ]
-	[ "${lines[12]}" = "wc -l < bam/S3.bam > vcf/S3.vcf" ]
+	output_is <<OUT
+# workflow 'wf': 6 tasks, run in $PWD
+# 'align' (s=S1)
+echo tumor > bam/S1.bam && cat reads/S1_R1.fq >> bam/S1.bam
+# 'align' (s=S2)
+echo normal > bam/S2.bam && cat reads/S2_R1.fq >> bam/S2.bam
+# 'align' (s=S3)
+echo tumor > bam/S3.bam && cat reads/S3_R1.fq >> bam/S3.bam
+# 'call' (s=S1)
+wc -l < bam/S1.bam > vcf/S1.vcf
+# 'call' (s=S2)
+wc -l < bam/S2.bam > vcf/S2.vcf
+# 'call' (s=S3)
+wc -l < bam/S3.bam > vcf/S3.vcf
+OUT
 	[ ! -e bam ]
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
@@ -66,12 +87,17 @@ tasks:
 EOF
 	run "$WFRUN" -n wf.yaml
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "# 't' (s=S1)" ]
-	[ "${lines[3]}" = "# 't' (s=S3)" ]
-	[ "${lines[5]}" = "# 'n' (s=S4)" ]
-	[ "${lines[7]}" = "# 'f' (s=reads/S2_R1.fq)" ]
-	[ "${lines[8]}" = "echo reads/S2_R1.fq S2" ]
-	[ "${#lines[@]}" -eq 9 ]
+	output_is <<OUT
+# workflow 'wf': 4 tasks, run in $PWD
+# 't' (s=S1)
+echo S1
+# 't' (s=S3)
+echo S3
+# 'n' (s=S4)
+echo S4
+# 'f' (s=reads/S2_R1.fq)
+echo reads/S2_R1.fq S2
+OUT
 }
 
 @test "a CSV sheet: quotes, a byte order mark, CRLF; each field is one word" {
@@ -88,10 +114,16 @@ tasks:
     run: "echo {r.note}"
 EOF
 	run "$WFRUN" -n wf.yaml
-	[ "${lines[3]}" = "# 'a' (r=B)" ]
-	[ "${lines[4]}" = "printf '%s|' 'say \"hi\"' 2 > out/B.txt" ]
-	[ "${lines[5]}" = "# 'b' (r=C)" ]
-	[ "${lines[6]}" = "echo '\"as is\"'" ]
+	[ "$status" -eq 0 ]
+	output_is <<OUT
+# workflow 'wf': 3 tasks, run in $PWD
+# 'a' (r=A)
+printf '%s|' 'x, y' 1 > out/A.txt
+# 'a' (r=B)
+printf '%s|' 'say "hi"' 2 > out/B.txt
+# 'b' (r=C)
+echo '"as is"'
+OUT
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat out/A.txt)" = "x, y|1|" ]
@@ -104,32 +136,23 @@ EOF
 	printf 's\t\tt\n' >hole.tsv
 	printf 'a,b\n1,"open\n2,3\n' >quote.csv
 	printf 's\tt\n\tx\n' >nokey.tsv
-	wf <<'EOF'
-tasks:
-  - name: a
-    foreach: {r: {table: ragged.csv}}
-    run: "true"
-  - name: b
-    foreach: {r: {table: dup.tsv}}
-    run: "true"
-  - name: c
-    foreach: {r: {table: hole.tsv}}
-    run: "true"
-  - name: d
-    foreach: {r: {table: quote.csv}}
-    run: "true"
-  - name: e
-    foreach: {r: {table: nokey.tsv}}
-    run: "true"
-EOF
+	{
+		echo "tasks:"
+		for t in ragged.csv dup.tsv hole.tsv quote.csv nokey.tsv; do
+			printf '  - {name: %s, foreach: {r: {table: %s}}, run: "true"}\n' \
+				"${t%.*}" "$t"
+		done
+	} >wf.yaml
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "dup.tsv:4: error: key 'S1' (column 's') is that of line 2 too: foreach 'r' of task 'b' takes one row per key; give each row a key of its own, drop a row, or name another column with key:" ]
-	[ "${lines[1]}" = "hole.tsv:1: error: the header's column 2 is empty; name every column (the first line that is not blank or a # comment is the header) (the table of foreach 'r' of task 'c')" ]
-	[ "${lines[2]}" = "nokey.tsv:2: error: this row's key (column 's') is empty: foreach 'r' of task 'e' takes one row per key; give each row a key of its own, drop a row, or name another column with key:" ]
-	[ "${lines[3]}" = "quote.csv:2: error: a quoted field opens here and never closes; end it with \", and write \"\" for a quote inside it (the table of foreach 'r' of task 'd')" ]
-	[ "${lines[4]}" = "ragged.csv:3: error: this row has 1 field, the header (line 1) 2; give every row one field per column (an empty field is two separators side by side) (the table of foreach 'r' of task 'a')" ]
-	[ "${lines[5]}" = "wfrun: 5 errors in wf.yaml; nothing was run" ]
+	output_is <<'OUT'
+dup.tsv:4: error: key 'S1' (column 's') is that of line 2 too: foreach 'r' of task 'dup' takes one row per key; give each row a key of its own, drop a row, or name another column with key:
+hole.tsv:1: error: the header's column 2 is empty; name every column (the first line that is not blank or a # comment is the header) (the table of foreach 'r' of task 'hole')
+nokey.tsv:2: error: this row's key (column 's') is empty: foreach 'r' of task 'nokey' takes one row per key; give each row a key of its own, drop a row, or name another column with key:
+quote.csv:2: error: a quoted field opens here and never closes; end it with ", and write "" for a quote inside it (the table of foreach 'r' of task 'quote')
+ragged.csv:3: error: this row has 1 field, the header (line 1) 2; give every row one field per column (an empty field is two separators side by side) (the table of foreach 'r' of task 'ragged')
+wfrun: 5 errors in wf.yaml; nothing was run
+OUT
 }
 
 @test "a column the header lacks is an error at its name, with the closest column" {
@@ -156,12 +179,15 @@ tasks:
 EOF
 	run "$WFRUN" check sub/wf.yaml
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "sub/wf.yaml:4:44: error: foreach 's' of task 'a': key column 'smaple': the table samples.tsv has no such column (its header, line 2: sample, type, fastq_1); did you mean 'sample'?" ]
-	[ "${lines[1]}" = "sub/wf.yaml:4:60: error: foreach 's' of task 'a': where column 'typ': the table samples.tsv has no such column (its header, line 2: sample, type, fastq_1); did you mean 'type'?" ]
-	[ "${lines[2]}" = "sub/wf.yaml:8:10: error: run of task 'b': {s.fastq1}: the table samples.tsv has no column 'fastq1'; did you mean {s.fastq_1}?" ]
-	[ "${lines[3]}" = "sub/wf.yaml:10:26: error: foreach 's' of task 'c': cannot read the table missing.tsv: No such file or directory (a table is read when the workflow is loaded, before any task runs)" ]
-	[ "${lines[4]}" = "sub/wf.yaml:13:37: error: foreach 's' of task 'd': a table's path may use vars, not foreach keys: it is read once, when the workflow is loaded" ]
-	[ "${lines[5]}" = "sub/wf.yaml:16:26: error: foreach 's' of task 'e': is wf.yaml a TSV or a CSV table? Its name ends in neither .tsv, .tab nor .csv; add format: tsv or format: csv" ]
+	output_is <<'OUT'
+sub/wf.yaml:4:44: error: foreach 's' of task 'a': key column 'smaple': the table samples.tsv has no such column (its header, line 2: sample, type, fastq_1); did you mean 'sample'?
+sub/wf.yaml:4:60: error: foreach 's' of task 'a': where column 'typ': the table samples.tsv has no such column (its header, line 2: sample, type, fastq_1); did you mean 'type'?
+sub/wf.yaml:8:10: error: run of task 'b': {s.fastq1}: the table samples.tsv has no column 'fastq1'; did you mean {s.fastq_1}?
+sub/wf.yaml:10:26: error: foreach 's' of task 'c': cannot read the table missing.tsv: No such file or directory (a table is read when the workflow is loaded, before any task runs)
+sub/wf.yaml:13:37: error: foreach 's' of task 'd': a table's path may use vars, not foreach keys: it is read once, when the workflow is loaded
+sub/wf.yaml:16:26: error: foreach 's' of task 'e': is wf.yaml a TSV or a CSV table? Its name ends in neither .tsv, .tab nor .csv; add format: tsv or format: csv
+wfrun: 6 errors in sub/wf.yaml; nothing was run
+OUT
 }
 
 @test "a glob capture binds the name, not the path; a second name is a field" {
@@ -184,15 +210,21 @@ tasks:
 EOF
 	run "$WFRUN" -n wf.yaml
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "# 'one' (sample=S1)" ]
-	[ "${lines[2]}" = "echo S1 reads/S1_L1_R1.fq" ]
-	[ "${lines[3]}" = "# 'one' (sample=S2)" ]
-	[ "${lines[5]}" = "# 'two' (s=S1,s.lane=L1)" ]
-	[ "${lines[7]}" = "# 'two' (s=S1,s.lane=L2)" ]
-	[ "${lines[9]}" = "# 'two' (s=S2,s.lane=L1)" ]
-	[ "${lines[11]}" = "# 'nokey' (f=reads/S2_L1_R1.fq)" ]
-	[ "${lines[12]}" = "echo reads/S2_L1_R1.fq L1" ]
-	[ "${#lines[@]}" -eq 13 ]
+	output_is <<OUT
+# workflow 'wf': 6 tasks, run in $PWD
+# 'one' (sample=S1)
+echo S1 reads/S1_L1_R1.fq
+# 'one' (sample=S2)
+echo S2 reads/S2_L1_R1.fq
+# 'two' (s=S1,s.lane=L1)
+echo reads/S1_L1_R1.fq > out/S1.L1
+# 'two' (s=S1,s.lane=L2)
+echo reads/S1_L2_R1.fq > out/S1.L2
+# 'two' (s=S2,s.lane=L1)
+echo reads/S2_L1_R1.fq > out/S2.L1
+# 'nokey' (f=reads/S2_L1_R1.fq)
+echo reads/S2_L1_R1.fq L1
+OUT
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat out/S1.L2)" = "reads/S1_L2_R1.fq" ]
@@ -205,23 +237,23 @@ EOF
 	touch d/a_a.x d/a_b.x
 	wf <<'EOF'
 tasks:
-  - name: same
-    foreach: {k: {glob: "d/{k}_{k}.x"}}
-    run: "echo {k}"
-  - name: bad
-    foreach: {k: {glob: "d/{k}_{j}.x"}}
-    run: "echo {k.jj} {k.path}"
-  - name: reserved
-    foreach: {k: {glob: "d/{path}.x"}}
-    run: "true"
+  - {name: same, foreach: {k: {glob: "d/{k}_{k}.x"}}, run: "echo {k}"}
+  - {name: bad, foreach: {k: {glob: "d/{k}_{j}.x"}}, run: "echo {k.jj}"}
+  - {name: reserved, foreach: {k: {glob: "d/{path}.x"}}, run: "true"}
 EOF
 	run "$WFRUN" check wf.yaml
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wf.yaml:7:10: error: run of task 'bad': {k.jj}: the glob 'd/{k}_{j}.x' captures no 'jj'; did you mean {k.j}?" ]
-	[ "${lines[1]}" = "wf.yaml:9:15: error: foreach 'k' of task 'reserved': a glob cannot capture {path}: {k.path} is the whole path; choose another name" ]
-	sed -i '5,$d' wf.yaml
+	output_is <<'OUT'
+wf.yaml:3:59: error: run of task 'bad': {k.jj}: the glob 'd/{k}_{j}.x' captures no 'jj'; did you mean {k.j}?
+wf.yaml:4:32: error: foreach 'k' of task 'reserved': a glob cannot capture {path}: {k.path} is the whole path; choose another name
+wfrun: 2 errors in wf.yaml; nothing was run
+OUT
+	sed -i '3,$d' wf.yaml
 	run "$WFRUN" -n wf.yaml
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "# 'same' (k=a)" ]
-	[ "${#lines[@]}" -eq 3 ]
+	output_is <<OUT
+# workflow 'wf': 1 task, run in $PWD
+# 'same' (k=a)
+echo a
+OUT
 }
