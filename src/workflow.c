@@ -447,7 +447,8 @@ iter_glob(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 							    : NULL;
 	if (!gs || strcmp(gs, "glob")) {
 		diag_error(c->d, loc_of(v), "foreach '%s' must be a range "
-			   "\"A..B\", a list, or {glob: pattern}", key);
+			   "\"A..B\", a list, {glob: pattern} or {table: file}",
+			   key);
 		return -1;
 	}
 	const char *s = scalar(c, gv, "a glob pattern");

@@ -122,6 +122,39 @@ test_large(void)
 	strbuf_release(&sb);
 }
 
+/* Random text of the bytes that matter: parsed or refused, never a
+ * crash, and a parsed sheet is whole (every cell there, lines rising). */
+static void
+test_random(void)
+{
+	static const char alpha[] = "a,\t\"\n\r# x";
+	char buf[64];
+	unsigned seed = 17;
+	int whole = 1, parsed = 0;
+	for (int i = 0; i < 20000; i++) {
+		size_t n = (size_t)(rand_r(&seed) % sizeof(buf));
+		for (size_t j = 0; j < n; j++)
+			buf[j] = alpha[rand_r(&seed) % (sizeof(alpha) - 1)];
+		for (int f = 0; f < 2; f++) {
+			line = 0;
+			if (sheet_parse(&sh, buf, n, f ? SHEET_CSV : SHEET_TSV,
+					&mem, &line, &err) < 0) {
+				whole &= line >= 1 && err.msg[0];
+				continue;
+			}
+			parsed++;
+			for (size_t c = 0; c < sh.nrows * sh.ncols; c++)
+				whole &= sh.cells[c] != NULL;
+			for (size_t r = 0; r < sh.nrows; r++)
+				whole &= sh.lines[r] > (r ? sh.lines[r - 1]
+						      : sh.header_line);
+		}
+	}
+	ok(whole, "20,000 random texts: each parsed whole or refused at a "
+	   "line (%d parsed)", parsed);
+	ok(parsed > 1000, "many of them parse");
+}
+
 int
 main(void)
 {
@@ -130,6 +163,7 @@ main(void)
 	test_csv();
 	test_errors();
 	test_large();
+	test_random();
 	arena_release(&mem);
 	return done_testing();
 }
