@@ -236,6 +236,13 @@ suggest(struct strbuf *sb, const struct scope *sc, const char *name,
 		VEC_PUSH(cands, sc->wf->vars[i].key);
 	for (size_t i = 0; i < sc->n; i++)
 		VEC_PUSH(cands, sc->names[i]);
+	for (size_t i = 0; sc->rows && i < sc->n; i++)
+		for (size_t j = 0; sc->rows[i] && j < sc->rows[i]->ncols; j++) {
+			char *c = xasprintf("%s.%s", sc->names[i],
+					    sc->rows[i]->cols[j]);
+			VEC_PUSH(owned, c);
+			VEC_PUSH(cands, c);
+		}
 	if (sc->task && (where == IN_RUN || where == IN_ENV)) {
 		for (size_t i = 0; i < sc->task->nparams; i++) {
 			const struct wf_param *p = &sc->task->params[i];

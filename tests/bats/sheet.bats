@@ -176,6 +176,7 @@ tasks:
   - name: e
     foreach: {s: {table: wf.yaml}}
     run: "true"
+  - {name: f, foreach: {s: {table: samples.tsv}}, run: "echo {type}"}
 EOF
 	run "$WFRUN" check sub/wf.yaml
 	[ "$status" -eq 2 ]
@@ -186,7 +187,8 @@ sub/wf.yaml:8:10: error: run of task 'b': {s.fastq1}: the table samples.tsv has 
 sub/wf.yaml:10:26: error: foreach 's' of task 'c': cannot read the table missing.tsv: No such file or directory (a table is read when the workflow is loaded, before any task runs)
 sub/wf.yaml:13:37: error: foreach 's' of task 'd': a table's path may use vars, not foreach keys: it is read once, when the workflow is loaded
 sub/wf.yaml:16:26: error: foreach 's' of task 'e': is wf.yaml a TSV or a CSV table? Its name ends in neither .tsv, .tab nor .csv; add format: tsv or format: csv
-wfrun: 6 errors in sub/wf.yaml; nothing was run
+sub/wf.yaml:18:56: error: run of task 'f': unknown placeholder {type}: no var or foreach key has that name; did you mean {s.type}?
+wfrun: 7 errors in sub/wf.yaml; nothing was run
 OUT
 }
 
