@@ -112,22 +112,29 @@ tasks:
   - name: b
     foreach: {r: {table: s.txt, format: tsv}}
     run: "echo {r.note}"
+  - {name: c, foreach: {r: {table: s.csv}}, run: "touch {r.note}"}
 EOF
 	run "$WFRUN" -n wf.yaml
 	[ "$status" -eq 0 ]
 	output_is <<OUT
-# workflow 'wf': 3 tasks, run in $PWD
+# workflow 'wf': 5 tasks, run in $PWD
 # 'a' (r=A)
 printf '%s|' 'x, y' 1 > out/A.txt
 # 'a' (r=B)
 printf '%s|' 'say "hi"' 2 > out/B.txt
 # 'b' (r=C)
 echo '"as is"'
+# 'c' (r=A)
+touch 'x, y'
+# 'c' (r=B)
+touch 'say "hi"'
 OUT
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat out/A.txt)" = "x, y|1|" ]
 	[ "$(cat out/B.txt)" = 'say "hi"|2|' ]
+	[ -e "x, y" ]
+	[ -e 'say "hi"' ]
 }
 
 @test "a bad sheet is an error at its own line, saying what to do" {
