@@ -691,8 +691,12 @@ has_ext(const char *path, const char *ext)
 	return pl > el && !strcmp(path + pl - el, ext);
 }
 
+static void add_guard(struct builder *b, const char *file, const char *what,
+		      bool tree);
+
 /* Read and parse the table at full for key it (once per plan); NULL
- * after an error (reported once). */
+ * after an error (reported once).  No task may write it: its rows were
+ * taken before any ran. */
 static const struct sheet_cache *
 load_sheet(struct builder *b, const struct wf_iter *it, const char *owner,
 	   char *full)
@@ -703,6 +707,7 @@ load_sheet(struct builder *b, const struct wf_iter *it, const char *owner,
 			return b->sheets.v[i].bad ? NULL : &b->sheets.v[i];
 		}
 	struct sheet_cache sc = { full, shown_path(full), { 0 }, true };
+	add_guard(b, full, "a table that a foreach reads", false);
 	enum wf_table_format f = it->table->format;
 	if (f == WF_TABLE_AUTO)
 		f = has_ext(full, ".csv") ? WF_TABLE_CSV

@@ -199,6 +199,25 @@ wfrun: 7 errors in sub/wf.yaml; nothing was run
 OUT
 }
 
+@test "no task may write a table: its rows were taken before any task ran" {
+	sheet
+	wf <<'EOF'
+tasks:
+  - {name: a, foreach: {s: {table: samples.tsv}}, run: "echo {s}"}
+  - {name: check, in: {t: samples.tsv}, run: "cat {in.t}"}
+  - {name: fix, inout: {t: samples.tsv}, run: "true"}
+EOF
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	output_is <<'OUT'
+wf.yaml:4:25: error: task 'fix': inout parameter 't' writes 'samples.tsv', which is a table that a foreach reads; choose another path
+wfrun: 1 error in wf.yaml; nothing was run
+OUT
+	sed -i '$d' wf.yaml
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+}
+
 @test "a glob capture binds the name, not the path; a second name is a field" {
 	mkdir -p reads
 	touch reads/S1_L1_R1.fq reads/S1_L2_R1.fq reads/S2_L1_R1.fq \
