@@ -120,7 +120,7 @@ diags_print(struct diags *d, FILE *fp)
 		struct diag *g = &d->list.v[i];
 		const char *kind = g->warning ? "warning" : "error";
 		const char *file = g->file ? g->file : d->file;
-		if (g->loc.line && !g->loc.col)
+		if (g->file && g->loc.line && !g->loc.col)
 			fprintf(fp, "%s:%u: %s: %s\n", file, g->loc.line, kind,
 				g->msg);
 		else if (g->loc.line)

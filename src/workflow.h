@@ -40,7 +40,8 @@ void diag_error(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 void diag_warning(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 	PRINTF(3, 4);
 /* An error in another file than the workflow (a sample sheet); printed
- * after the workflow's own, by file and position; col 0: "file:line:". */
+ * after the workflow's own, by file and position; with col 0 as
+ * "file:line: error: msg". */
 void diag_error_in(struct diags *d, const char *file, struct wf_loc loc,
 		   const char *fmt, ...) PRINTF(4, 5);
 /* Print as "file:line:col: error: msg", sorted by position. */
