@@ -260,6 +260,40 @@ OUT
 	[[ "$output" == *"6 of 6 tasks are up to date"* ]]
 }
 
+@test "glob captures: wildcards and brackets around them, odd file names" {
+	mkdir r
+	touch 'r/a+b.x_L1.fq' 'r/c(d)_R1.fq' 'r/e_X1.fq' 'r/-h_L1.fq' \
+		'r/i[1]_L1.fq'
+	wf <<'EOF'
+tasks:
+  - {name: a, foreach: {s: {glob: "r/{s}_[!X]1.fq"}}, run: "echo {s.path}"}
+  - {name: b, foreach: {s: {glob: "r/{s}[_]?1.f?"}}, run: "echo {s}"}
+EOF
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	output_is <<OUT
+# workflow 'wf': 9 tasks, run in $PWD
+# 'a' (s=-h)
+echo r/-h_L1.fq
+# 'a' (s=a+b.x)
+echo r/a+b.x_L1.fq
+# 'a' (s=c(d))
+echo 'r/c(d)_R1.fq'
+# 'a' (s=i[1])
+echo 'r/i[1]_L1.fq'
+# 'b' (s=-h)
+echo -h
+# 'b' (s=a+b.x)
+echo a+b.x
+# 'b' (s=c(d))
+echo 'c(d)'
+# 'b' (s=e)
+echo e
+# 'b' (s=i[1])
+echo 'i[1]'
+OUT
+}
+
 @test "glob captures: a name twice must agree; errors name the capture" {
 	mkdir -p d
 	touch d/a_a.x d/a_b.x
