@@ -655,28 +655,40 @@ shown_path(const char *full)
 	return r;
 }
 
+/* text of key it's table (what: "a table's path") with its vars put in,
+ * into b->sb; -1 after an error at loc.  Foreach keys are refused: the
+ * table is read once. */
+static int
+render_vars(struct builder *b, const struct wf_iter *it, const char *text,
+	    struct wf_loc loc, const struct scope *sc, const char *owner,
+	    const char *what)
+{
+	struct tmpl t;
+	enum tmpl_where in = text == it->table->path ? IN_PATH : IN_EXPR;
+	if (tmpl_compile(&t, text, sc, in, b->d, loc, owner) < 0)
+		return -1;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].kind != SEG_LIT && t.v[i].kind != SEG_VAR) {
+			diag_error(b->d, loc, "foreach '%s' of %s: %s may use "
+				   "vars, not foreach keys: the table is read "
+				   "once, when the workflow is loaded", it->name,
+				   owner, what);
+			return -1;
+		}
+	strbuf_reset(&b->sb);
+	render_raw(&b->sb, &t, NULL);
+	return 0;
+}
+
 /* The path of key it's table, rendered (vars only) and absolute; NULL
  * after an error. */
 static char *
 table_path(struct builder *b, const struct wf_iter *it,
 	   const struct scope *sc, const char *owner)
 {
-	struct tmpl t;
-	if (tmpl_compile(&t, it->table->path, sc, IN_PATH, b->d,
-			 it->table->loc, owner) < 0)
+	if (render_vars(b, it, it->table->path, it->table->loc, sc, owner,
+			"a table's path") < 0 || !b->p->wf->workdir)
 		return NULL;
-	for (size_t i = 0; i < t.n; i++)
-		if (t.v[i].kind != SEG_LIT && t.v[i].kind != SEG_VAR) {
-			diag_error(b->d, it->table->loc, "foreach '%s' of %s: a "
-				   "table's path may use vars, not foreach keys: "
-				   "it is read once, when the workflow is loaded",
-				   it->name, owner);
-			return NULL;
-		}
-	if (!b->p->wf->workdir)
-		return NULL;
-	strbuf_reset(&b->sb);
-	render_raw(&b->sb, &t, NULL);
 	char *j = path_join(b->p->wf->workdir, b->sb.buf);
 	char *full = path_normalize(j);
 	free(j);
@@ -763,18 +775,52 @@ table_col(struct builder *b, const struct wf_iter *it, const char *owner,
 	return -1;
 }
 
-/* Does row r of t pass every where of it (cols: their columns)? */
-static bool
-row_kept(const struct sheet *sh, size_t r, const struct wf_table *t,
-	 const long *cols)
+/* A where of a table: its column, its values with their vars put in. */
+struct where_at {
+	long col;
+	const char **vals;
+	size_t n;
+};
+
+/* The wheres of key it's table t into w[]; -1 after an error. */
+static int
+table_wheres(struct builder *b, const struct wf_iter *it,
+	     const struct scope *sc, const char *owner,
+	     const struct sheet_cache *t, struct where_at *w)
 {
-	for (size_t i = 0; i < t->nwhere; i++) {
-		const char *v = sheet_cell(sh, r, (size_t)cols[i]);
+	int err = 0;
+	for (size_t i = 0; i < it->table->nwhere; i++) {
+		const struct wf_where *wh = &it->table->where[i];
+		w[i].col = table_col(b, it, owner, t, "where", wh->col, wh->loc);
+		err |= w[i].col < 0;
+		w[i].vals = arena_alloc(&b->p->dag.arena,
+					(wh->nvals ? wh->nvals : 1) *
+					sizeof(*w[i].vals));
+		for (size_t j = 0; j < wh->nvals; j++) {
+			if (render_vars(b, it, wh->vals[j], wh->loc, sc, owner,
+					"a where value") < 0) {
+				err = 1;
+				continue;
+			}
+			w[i].vals[w[i].n++] = arena_strndup(&b->p->dag.arena,
+							    b->sb.buf, b->sb.len);
+		}
+	}
+	return err ? -1 : 0;
+}
+
+/* Does row r pass every where (nw of them)? */
+static bool
+row_kept(const struct sheet *sh, size_t r, const struct where_at *w,
+	 size_t nw)
+{
+	for (size_t i = 0; i < nw; i++) {
+		const char *v = sheet_cell(sh, r, (size_t)w[i].col);
 		size_t j;
-		for (j = 0; j < t->where[i].nvals; j++)
-			if (!strcmp(v, t->where[i].vals[j]))
+		for (j = 0; j < w[i].n; j++)
+			if (!strcmp(v, w[i].vals[j]))
 				break;
-		if (j == t->where[i].nvals)
+		if (j == w[i].n)
 			return false;
 	}
 	return true;
@@ -783,7 +829,7 @@ row_kept(const struct sheet *sh, size_t r, const struct wf_table *t,
 /* The rows of t that key it takes, their keys checked: 0 or -1. */
 static int
 table_rows(struct builder *b, const struct wf_iter *it, const char *owner,
-	   const struct sheet_cache *t, long key, const long *cols,
+	   const struct sheet_cache *t, long key, const struct where_at *w,
 	   struct prows *r)
 {
 	const struct sheet *sh = &t->sh;
@@ -793,7 +839,7 @@ table_rows(struct builder *b, const struct wf_iter *it, const char *owner,
 	r->keys = arena_alloc(&b->p->dag.arena,
 			      (sh->nrows ? sh->nrows : 1) * sizeof(*r->keys));
 	for (size_t i = 0; i < sh->nrows && !bad; i++) {
-		if (!row_kept(sh, i, it->table, cols))
+		if (!row_kept(sh, i, w, it->table->nwhere))
 			continue;
 		const char *k = sheet_cell(sh, i, (size_t)key);
 		int dup = 0;
@@ -843,13 +889,8 @@ compile_table(struct builder *b, const struct wf_iter *it,
 	long key = wt->key ? table_col(b, it, owner, t, "key", wt->key,
 				       wt->key_loc)
 			   : 0;
-	long *cols = xcalloc(wt->nwhere ? wt->nwhere : 1, sizeof(long));
-	int err = key < 0;
-	for (size_t i = 0; i < wt->nwhere; i++) {
-		cols[i] = table_col(b, it, owner, t, "where", wt->where[i].col,
-				    wt->where[i].loc);
-		err |= cols[i] < 0;
-	}
+	struct where_at *w = xcalloc(wt->nwhere ? wt->nwhere : 1, sizeof(*w));
+	int err = table_wheres(b, it, sc, owner, t, w) < 0 || key < 0;
 	struct prows *r = arena_alloc(&b->p->dag.arena, sizeof(*r));
 	memset(r, 0, sizeof(*r));
 	r->cols = t->sh.cols;
@@ -858,8 +899,8 @@ compile_table(struct builder *b, const struct wf_iter *it,
 	strbuf_addf(&b->msg, "the table %s has no column", t->shown);
 	r->what = arena_strndup(&b->p->dag.arena, b->msg.buf, b->msg.len);
 	if (!err)
-		err = table_rows(b, it, owner, t, key, cols, r);
-	free(cols);
+		err = table_rows(b, it, owner, t, key, w, r);
+	free(w);
 	if (err) {
 		*bad = 1;
 		return NULL;

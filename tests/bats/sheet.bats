@@ -74,9 +74,10 @@ reads of S2" ]
 	sheet
 	printf 'S4\tnormal\treads/S4_R1.fq\n' >>samples.tsv
 	wf <<'EOF'
+vars: {kind: tumor}
 tasks:
   - name: t
-    foreach: {s: {table: samples.tsv, where: {type: tumor}}}
+    foreach: {s: {table: samples.tsv, where: {type: "{kind}"}}}
     run: "echo {s}"
   - name: n
     foreach: {s: {table: samples.tsv, where: {type: [normal, x], sample: [S4, S3]}}}
@@ -184,6 +185,7 @@ tasks:
     foreach: {s: {table: wf.yaml}}
     run: "true"
   - {name: f, foreach: {s: {table: samples.tsv}}, run: "echo {type}"}
+  - {name: g, foreach: {i: [x], s: {table: samples.tsv, where: {type: "{i}"}}}, run: "true"}
 EOF
 	run "$WFRUN" check sub/wf.yaml
 	[ "$status" -eq 2 ]
@@ -192,10 +194,11 @@ sub/wf.yaml:4:44: error: foreach 's' of task 'a': key column 'smaple': the table
 sub/wf.yaml:4:60: error: foreach 's' of task 'a': where column 'typ': the table samples.tsv has no such column (its header, line 2: sample, type, fastq_1); did you mean 'type'?
 sub/wf.yaml:8:10: error: run of task 'b': {s.fastq1}: the table samples.tsv has no column 'fastq1'; did you mean {s.fastq_1}?
 sub/wf.yaml:10:26: error: foreach 's' of task 'c': cannot read the table missing.tsv: No such file or directory (a table is read when the workflow is loaded, before any task runs)
-sub/wf.yaml:13:37: error: foreach 's' of task 'd': a table's path may use vars, not foreach keys: it is read once, when the workflow is loaded
+sub/wf.yaml:13:37: error: foreach 's' of task 'd': a table's path may use vars, not foreach keys: the table is read once, when the workflow is loaded
 sub/wf.yaml:16:26: error: foreach 's' of task 'e': is wf.yaml a TSV or a CSV table? Its name ends in neither .tsv, .tab nor .csv; add format: tsv or format: csv
 sub/wf.yaml:18:56: error: run of task 'f': unknown placeholder {type}: no var or foreach key has that name; did you mean {s.type}?
-wfrun: 7 errors in sub/wf.yaml; nothing was run
+sub/wf.yaml:19:65: error: foreach 's' of task 'g': a where value may use vars, not foreach keys: the table is read once, when the workflow is loaded
+wfrun: 8 errors in sub/wf.yaml; nothing was run
 OUT
 }
 
