@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "path.h"
+#include "sheet.h"
 
 /* Errors about missing inputs reported per task before summarising. */
 #define MAX_MISSING_PER_TASK 10
@@ -166,6 +168,30 @@ eval_int(const char *s, long long *out, struct errbuf *err)
 
 /* ---- templates ---- */
 
+/*
+ * A foreach key whose values are rows: a table's (a sample sheet), or the
+ * captures of a glob.  A value is the row's key, an arena string right
+ * after a struct rowhead pointing at the row's fields: a value slot holds
+ * one string as every key's does, {key} renders it as it is, and
+ * {key.col} (SEG_FIELD) finds its field from it.  In the dag's arena.
+ */
+struct prows {
+	const char *const *cols;  /* column names */
+	size_t ncols;
+	const char *what;         /* "the table samples.tsv has no column",
+				     for messages */
+	const char **keys;        /* TABLE: the values, one per row taken */
+	size_t nrows;
+	struct tmpl *pieces;      /* GLOB: the pattern around its captures */
+	uint16_t *capcol;         /* GLOB: each capture's column */
+	size_t npieces;           /* GLOB: captures + 1 */
+	long own;                 /* GLOB: the column of the key's own name;
+				     -1: the value is the path */
+};
+struct rowhead {
+	const char *const *fields;
+};
+
 /* Names visible to a template: vars, then foreach keys by slot. */
 struct scope {
 	const struct workflow *wf;
@@ -173,6 +199,7 @@ struct scope {
 	size_t n;
 	const struct wf_task *task; /* params visible when set */
 	struct arena *mem;          /* where compiled templates live */
+	const struct prows *const *rows; /* per slot: its rows, or NULL */
 };
 
 enum tmpl_where { IN_PATH, IN_RUN, IN_ENV, IN_EXPR };
@@ -209,6 +236,13 @@ suggest(struct strbuf *sb, const struct scope *sc, const char *name,
 		VEC_PUSH(cands, sc->wf->vars[i].key);
 	for (size_t i = 0; i < sc->n; i++)
 		VEC_PUSH(cands, sc->names[i]);
+	for (size_t i = 0; sc->rows && i < sc->n; i++)
+		for (size_t j = 0; sc->rows[i] && j < sc->rows[i]->ncols; j++) {
+			char *c = xasprintf("%s.%s", sc->names[i],
+					    sc->rows[i]->cols[j]);
+			VEC_PUSH(owned, c);
+			VEC_PUSH(cands, c);
+		}
 	if (sc->task && (where == IN_RUN || where == IN_ENV)) {
 		for (size_t i = 0; i < sc->task->nparams; i++) {
 			const struct wf_param *p = &sc->task->params[i];
@@ -357,6 +391,44 @@ name_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
 	return true;
 }
 
+/*
+ * A dotted placeholder {key.col} of a foreach key whose values are rows
+ * (dot points into name): 1 when key is one (*s set), -1 after an error
+ * (no such column), 0 when no such key is in scope.
+ */
+static int
+field_seg(const struct tmpl_ctx *c, const char *name, const char *dot,
+	  struct seg *s)
+{
+	const struct scope *sc = c->sc;
+	size_t kl = (size_t)(dot - name);
+	const struct prows *r = NULL;
+	size_t i;
+	for (i = sc->n; i > 0 && !r; i--)
+		if (strlen(sc->names[i - 1]) == kl &&
+		    !memcmp(sc->names[i - 1], name, kl)) {
+			r = sc->rows ? sc->rows[i - 1] : NULL;
+			if (!r)
+				return 0;
+		}
+	if (!r)
+		return 0;
+	for (size_t j = 0; j < r->ncols; j++)
+		if (!strcmp(r->cols[j], dot + 1)) {
+			s->kind = SEG_FIELD;
+			s->idx = (uint16_t)i;
+			s->len = (uint32_t)j;
+			return 1;
+		}
+	const char *like = closest_word(dot + 1, r->cols, r->ncols);
+	struct strbuf m = STRBUF_INIT;
+	if (like)
+		strbuf_addf(&m, "; did you mean {%.*s.%s}?", (int)kl, name, like);
+	tmpl_error(c, NULL, "{%s}: %s '%s'%s", name, r->what, dot + 1, m.buf);
+	strbuf_release(&m);
+	return -1;
+}
+
 /* The placeholder whose name is p[0..q) into *s; false after an error. */
 static bool
 placeholder_seg(const struct tmpl_ctx *c, const char *p, const char *q,
@@ -364,7 +436,9 @@ placeholder_seg(const struct tmpl_ctx *c, const char *p, const char *q,
 {
 	char *name = xstrndup(p, (size_t)(q - p));
 	const char *dot = strchr(name, '.');
-	bool ok = dot ? param_seg(c, name, dot, s) : name_seg(c, name, s);
+	int f = dot ? field_seg(c, name, dot, s) : 0;
+	bool ok = f ? f > 0 : dot ? param_seg(c, name, dot, s)
+				  : name_seg(c, name, s);
 	free(name);
 	return ok;
 }
@@ -470,6 +544,14 @@ tmpl_release(struct tmpl *t)
 	t->n = 0;
 }
 
+/* Field col of the row whose key value v is (struct prows). */
+static const char *
+row_field(const char *v, size_t col)
+{
+	const struct rowhead *h = (const struct rowhead *)(const void *)v - 1;
+	return h->fields[col];
+}
+
 /* Render with raw values (paths, env, expressions); no PARAM segments. */
 static void
 render_raw(struct strbuf *out, const struct tmpl *t, const char *const *vals)
@@ -489,6 +571,9 @@ render_raw(struct strbuf *out, const struct tmpl *t, const char *const *vals)
 				strbuf_addch(out, s->s[j] ? s->s[j] : ' ');
 			if (s->len)
 				strbuf_setlen(out, out->len - 1);
+			break;
+		case SEG_FIELD:
+			strbuf_adds(out, row_field(vals[s->idx], s->len));
 			break;
 		case SEG_PARAM:
 			BUG("parameter in a raw template");
@@ -518,6 +603,9 @@ struct builder {
 	struct strbuf sb;
 	VEC(const char *) names; /* scope stack of foreach key names */
 	VEC(const char *) vals;  /* current values, parallel to names */
+	VEC(const struct prows *) rows; /* parallel to names: set by
+					   push_name() */
+	VEC(struct sheet_cache) sheets; /* each table read, once */
 	struct plan_limits lim;
 	bool over;               /* a limit was reached: expansion stops */
 	size_t empty;            /* foreach values that made nothing */
@@ -553,6 +641,468 @@ foreach_var_check(struct builder *b, const struct wf_iter *it,
 	return -1;
 }
 
+/* ---- foreach keys whose values are rows: tables, glob captures ---- */
+
+/* A table read once per plan, however many keys name it. */
+struct sheet_cache {
+	char *path;   /* absolute, normalised */
+	char *shown;  /* as messages name it */
+	struct sheet sh;
+	bool bad;     /* could not be read or parsed: reported */
+};
+
+static void
+sheets_release(struct builder *b)
+{
+	for (size_t i = 0; i < b->sheets.n; i++) {
+		free(b->sheets.v[i].path);
+		free(b->sheets.v[i].shown);
+	}
+	VEC_FREE(b->sheets);
+}
+
+/* Push a foreach key's name on the scope, with its rows (or NULL). */
+static void
+push_name(struct builder *b, const char *name, const struct prows *rows)
+{
+	b->rows.n = b->names.n;
+	VEC_PUSH(b->rows, rows);
+	VEC_PUSH(b->names, name);
+}
+
+/* The rows of foreach key it, or NULL when its values are no rows. */
+static const struct prows *
+plan_rows(const struct plan *p, const struct wf_iter *it)
+{
+	uint64_t *v = hmap_get(&p->rows, (const char *)&it, sizeof(it));
+	return v ? (const struct prows *)(uintptr_t)*v : NULL;
+}
+
+static void
+set_rows(struct plan *p, const struct wf_iter *it, const struct prows *r)
+{
+	const struct wf_iter **key = arena_alloc(&p->dag.arena, sizeof(*key));
+	int dup;
+	*key = it;
+	hmap_put(&p->rows, (const char *)key, sizeof(*key),
+		 (uint64_t)(uintptr_t)r, &dup);
+}
+
+/* A value v[0..n) whose row's fields are fields. */
+static const char *
+row_value(struct arena *mem, const char *const *fields, const char *v,
+	  size_t n)
+{
+	struct rowhead *h = arena_alloc(mem, sizeof(*h) + n + 1);
+	char *s = (char *)(h + 1);
+	h->fields = fields;
+	memcpy(s, v, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* full as the user knows it: relative to the current directory when it
+ * is inside it. */
+static char *
+shown_path(const char *full)
+{
+	char *cwd = path_absolute(".");
+	size_t n = strlen(cwd);
+	char *r;
+	if (n > 1 && !strncmp(full, cwd, n) && full[n] == '/')
+		r = xstrdup(full + n + 1);
+	else
+		r = xstrdup(full);
+	free(cwd);
+	return r;
+}
+
+/* text of key it's table (what: "a table's path") with its vars put in,
+ * into b->sb; -1 after an error at loc.  Foreach keys are refused: the
+ * table is read once. */
+static int
+render_vars(struct builder *b, const struct wf_iter *it, const char *text,
+	    struct wf_loc loc, const struct scope *sc, const char *owner,
+	    const char *what)
+{
+	struct tmpl t;
+	enum tmpl_where in = text == it->table->path ? IN_PATH : IN_EXPR;
+	if (tmpl_compile(&t, text, sc, in, b->d, loc, owner) < 0)
+		return -1;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].kind != SEG_LIT && t.v[i].kind != SEG_VAR) {
+			diag_error(b->d, loc, "foreach '%s' of %s: %s may use "
+				   "vars, not foreach keys: the table is read "
+				   "once, when the workflow is loaded", it->name,
+				   owner, what);
+			return -1;
+		}
+	strbuf_reset(&b->sb);
+	render_raw(&b->sb, &t, NULL);
+	return 0;
+}
+
+/* The path of key it's table, rendered (vars only) and absolute; NULL
+ * after an error. */
+static char *
+table_path(struct builder *b, const struct wf_iter *it,
+	   const struct scope *sc, const char *owner)
+{
+	if (render_vars(b, it, it->table->path, it->table->loc, sc, owner,
+			"a table's path") < 0 || !b->p->wf->workdir)
+		return NULL;
+	char *j = path_join(b->p->wf->workdir, b->sb.buf);
+	char *full = path_normalize(j);
+	free(j);
+	return full;
+}
+
+/* Is name[-n..] the end of path, after a dot? */
+static bool
+has_ext(const char *path, const char *ext)
+{
+	size_t pl = strlen(path), el = strlen(ext);
+	return pl > el && !strcmp(path + pl - el, ext);
+}
+
+static void add_guard(struct builder *b, const char *file, const char *what,
+		      bool tree);
+
+/* Read and parse the table at full for key it (once per plan); NULL
+ * after an error (reported once).  No task may write it: its rows were
+ * taken before any ran. */
+static const struct sheet_cache *
+load_sheet(struct builder *b, const struct wf_iter *it, const char *owner,
+	   char *full)
+{
+	for (size_t i = 0; i < b->sheets.n; i++)
+		if (!strcmp(b->sheets.v[i].path, full)) {
+			free(full);
+			return b->sheets.v[i].bad ? NULL : &b->sheets.v[i];
+		}
+	struct sheet_cache sc = { full, shown_path(full), { 0 }, true };
+	add_guard(b, full, "a table that a foreach reads", false);
+	enum wf_table_format f = it->table->format;
+	if (f == WF_TABLE_AUTO)
+		f = has_ext(full, ".csv") ? WF_TABLE_CSV
+		    : has_ext(full, ".tsv") || has_ext(full, ".tab") ? WF_TABLE_TSV
+		    : WF_TABLE_AUTO;
+	struct strbuf text = STRBUF_INIT;
+	struct errbuf err;
+	unsigned line = 0;
+	if (f == WF_TABLE_AUTO)
+		diag_error(b->d, it->table->loc, "foreach '%s' of %s: is %s a "
+			   "TSV or a CSV table? Its name ends in neither .tsv, "
+			   ".tab nor .csv; add format: tsv or format: csv",
+			   it->name, owner, sc.shown);
+	else if (read_bounded(full, READ_MAX_INPUT, &text, &err) < 0)
+		diag_error(b->d, it->table->loc, "foreach '%s' of %s: cannot read "
+			   "the table %s: %s (a table is read when the workflow "
+			   "is loaded, before any task runs)", it->name, owner,
+			   sc.shown, err.msg);
+	else if (sheet_parse(&sc.sh, text.buf, text.len,
+			     f == WF_TABLE_CSV ? SHEET_CSV : SHEET_TSV,
+			     &b->p->dag.arena, &line, &err) < 0)
+		diag_error_in(b->d, sc.shown, (struct wf_loc){ line, 0 },
+			      "%s (the table of foreach '%s' of %s)", err.msg,
+			      it->name, owner);
+	else
+		sc.bad = false;
+	strbuf_release(&text);
+	VEC_PUSH(b->sheets, sc);
+	return sc.bad ? NULL : &b->sheets.v[b->sheets.n - 1];
+}
+
+/* The column named col of table t (role says who names it: "key"), or -1
+ * after an error at loc naming the columns there are. */
+static long
+table_col(struct builder *b, const struct wf_iter *it, const char *owner,
+	  const struct sheet_cache *t, const char *role, const char *col,
+	  struct wf_loc loc)
+{
+	long c = sheet_column(&t->sh, col);
+	if (c >= 0)
+		return c;
+	strbuf_reset(&b->msg);
+	for (size_t i = 0; i < t->sh.ncols && i < 12; i++)
+		strbuf_addf(&b->msg, "%s%s", i ? ", " : "", t->sh.cols[i]);
+	if (t->sh.ncols > 12)
+		strbuf_adds(&b->msg, ", ...");
+	const char *like = closest_word(col, t->sh.cols, t->sh.ncols);
+	diag_error(b->d, loc, "foreach '%s' of %s: %s column '%s': the table "
+		   "%s has no such column (its header, line %u: %s)%s%s%s",
+		   it->name, owner, role, col, t->shown, t->sh.header_line,
+		   b->msg.buf, like ? "; did you mean '" : "", like ? like : "",
+		   like ? "'?" : "");
+	return -1;
+}
+
+/* A where of a table: its column, its values with their vars put in. */
+struct where_at {
+	long col;
+	const char **vals;
+	size_t n;
+};
+
+/* The wheres of key it's table t into w[]; -1 after an error. */
+static int
+table_wheres(struct builder *b, const struct wf_iter *it,
+	     const struct scope *sc, const char *owner,
+	     const struct sheet_cache *t, struct where_at *w)
+{
+	int err = 0;
+	for (size_t i = 0; i < it->table->nwhere; i++) {
+		const struct wf_where *wh = &it->table->where[i];
+		w[i].col = table_col(b, it, owner, t, "where", wh->col, wh->loc);
+		err |= w[i].col < 0;
+		w[i].vals = arena_alloc(&b->p->dag.arena,
+					(wh->nvals ? wh->nvals : 1) *
+					sizeof(*w[i].vals));
+		for (size_t j = 0; j < wh->nvals; j++) {
+			if (render_vars(b, it, wh->vals[j], wh->loc, sc, owner,
+					"a where value") < 0) {
+				err = 1;
+				continue;
+			}
+			w[i].vals[w[i].n++] = arena_strndup(&b->p->dag.arena,
+							    b->sb.buf, b->sb.len);
+		}
+	}
+	return err ? -1 : 0;
+}
+
+/* Does row r pass every where (nw of them)? */
+static bool
+row_kept(const struct sheet *sh, size_t r, const struct where_at *w,
+	 size_t nw)
+{
+	for (size_t i = 0; i < nw; i++) {
+		const char *v = sheet_cell(sh, r, (size_t)w[i].col);
+		size_t j;
+		for (j = 0; j < w[i].n; j++)
+			if (!strcmp(v, w[i].vals[j]))
+				break;
+		if (j == w[i].n)
+			return false;
+	}
+	return true;
+}
+
+/* The rows of t that key it takes, their keys checked: 0 or -1. */
+static int
+table_rows(struct builder *b, const struct wf_iter *it, const char *owner,
+	   const struct sheet_cache *t, long key, const struct where_at *w,
+	   struct prows *r)
+{
+	const struct sheet *sh = &t->sh;
+	struct hmap seen;
+	int bad = 0;
+	hmap_init(&seen);
+	r->keys = arena_alloc(&b->p->dag.arena,
+			      (sh->nrows ? sh->nrows : 1) * sizeof(*r->keys));
+	for (size_t i = 0; i < sh->nrows && !bad; i++) {
+		if (!row_kept(sh, i, w, it->table->nwhere))
+			continue;
+		const char *k = sheet_cell(sh, i, (size_t)key);
+		int dup = 0;
+		uint64_t *first = hmap_put(&seen, k, strlen(k), sh->lines[i], &dup);
+		struct wf_loc at = { sh->lines[i], 0 };
+		if (!*k || dup) {
+			strbuf_reset(&b->msg);
+			if (*k) {
+				char *vis = xvisible(k);
+				strbuf_addf(&b->msg, "key '%s' (column '%s') is that "
+					    "of line %u too", vis, sh->cols[key],
+					    (unsigned)*first);
+				free(vis);
+			} else {
+				strbuf_addf(&b->msg, "this row's key (column '%s') "
+					    "is empty", sh->cols[key]);
+			}
+			diag_error_in(b->d, t->shown, at, "%s: foreach '%s' of %s "
+				      "takes one row per key; give each row a key "
+				      "of its own, drop a row, or name another "
+				      "column with key:", b->msg.buf, it->name,
+				      owner);
+			bad = 1;
+			continue;
+		}
+		r->keys[r->nrows++] = row_value(&b->p->dag.arena,
+						sh->cells + i * sh->ncols, k,
+						strlen(k));
+	}
+	hmap_release(&seen);
+	return bad ? -1 : 0;
+}
+
+/* Read key it's table and take its rows; NULL after an error. */
+static const struct prows *
+compile_table(struct builder *b, const struct wf_iter *it,
+	      const struct scope *sc, const char *owner, int *bad)
+{
+	const struct wf_table *wt = it->table;
+	char *full = table_path(b, it, sc, owner);
+	const struct sheet_cache *t = full ? load_sheet(b, it, owner, full)
+					   : NULL;
+	if (!t) {
+		*bad = 1;
+		return NULL;
+	}
+	long key = wt->key ? table_col(b, it, owner, t, "key", wt->key,
+				       wt->key_loc)
+			   : 0;
+	struct where_at *w = xcalloc(wt->nwhere ? wt->nwhere : 1, sizeof(*w));
+	int err = table_wheres(b, it, sc, owner, t, w) < 0 || key < 0;
+	struct prows *r = arena_alloc(&b->p->dag.arena, sizeof(*r));
+	memset(r, 0, sizeof(*r));
+	r->cols = t->sh.cols;
+	r->ncols = t->sh.ncols;
+	strbuf_reset(&b->msg);
+	strbuf_addf(&b->msg, "the table %s has no column", t->shown);
+	r->what = arena_strndup(&b->p->dag.arena, b->msg.buf, b->msg.len);
+	if (!err)
+		err = table_rows(b, it, owner, t, key, w, r);
+	free(w);
+	if (err) {
+		*bad = 1;
+		return NULL;
+	}
+	set_rows(b->p, it, r);
+	return r;
+}
+
+/* Is {name} (n bytes) in the glob pattern of key it a capture: the key's
+ * own name, or a name that is no var and no foreach key in scope? */
+static bool
+is_capture(const struct scope *sc, const struct wf_iter *it,
+	   const char *name, size_t n)
+{
+	if (memchr(name, '.', n))
+		return false;
+	if (strlen(it->name) == n && !memcmp(it->name, name, n))
+		return true;
+	for (size_t i = 0; i < sc->n; i++)
+		if (strlen(sc->names[i]) == n && !memcmp(sc->names[i], name, n))
+			return false;
+	return !workflow_var(sc->wf, name, n);
+}
+
+/* Captures one glob pattern may hold. */
+#define MAX_CAPTURES 16
+
+/* The captures of glob pattern text: where each starts (at its '{') and
+ * its name's length, into at[] and len[]; how many (MAX_CAPTURES + 1
+ * when there are more). */
+static size_t
+find_captures(const struct scope *sc, const struct wf_iter *it,
+	      const char *text, const char **at, size_t *len)
+{
+	size_t n = 0;
+	for (const char *p = text; *p && n <= MAX_CAPTURES; p++) {
+		if ((p[0] == '{' || p[0] == '}') && p[1] == p[0]) {
+			p++;
+			continue;
+		}
+		if (*p != '{')
+			continue;
+		const char *q = p + 1;
+		while (name_char(*q))
+			q++;
+		if (*q == '}' && q > p + 1 &&
+		    is_capture(sc, it, p + 1, (size_t)(q - p - 1))) {
+			if (n < MAX_CAPTURES) {
+				at[n] = p;
+				len[n] = (size_t)(q - p - 1);
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The column of capture name[0..n) in r, added when new. */
+static uint16_t
+capture_col(struct prows *r, const char **cols, const char *name, size_t n)
+{
+	for (size_t j = 1; j < r->ncols; j++)
+		if (strlen(cols[j]) == n && !memcmp(cols[j], name, n))
+			return (uint16_t)j;
+	cols[r->ncols] = xstrndup(name, n);
+	return (uint16_t)r->ncols++;
+}
+
+/*
+ * A glob pattern with captures ({name} that is no var and no outer key):
+ * its pieces compiled, its columns ("path", then each name) into *out.
+ * Returns false when the pattern has no capture (it is compiled as
+ * before), true when it has (*out NULL after an error).
+ */
+static bool
+glob_captures(struct builder *b, const struct wf_iter *it,
+	      const struct scope *sc, const char *owner,
+	      const struct prows **out, int *bad)
+{
+	const char *at[MAX_CAPTURES];
+	size_t len[MAX_CAPTURES];
+	size_t n = find_captures(sc, it, it->glob, at, len);
+	*out = NULL;
+	if (!n)
+		return false;
+	if (n > MAX_CAPTURES) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: the glob pattern "
+			   "has more than %d captures", it->name, owner,
+			   MAX_CAPTURES);
+		*bad = 1;
+		return true;
+	}
+	struct arena *mem = &b->p->dag.arena;
+	struct prows *r = arena_alloc(mem, sizeof(*r));
+	const char *cols[MAX_CAPTURES + 1] = { "path" };
+	memset(r, 0, sizeof(*r));
+	r->ncols = 1;
+	r->own = -1;
+	r->npieces = n + 1;
+	r->pieces = arena_alloc(mem, r->npieces * sizeof(*r->pieces));
+	r->capcol = arena_alloc(mem, n * sizeof(*r->capcol));
+	const char *from = it->glob;
+	int err = 0;
+	for (size_t i = 0; i <= n; i++) {
+		const char *to = i < n ? at[i] : from + strlen(from);
+		char *piece = arena_strndup(mem, from, (size_t)(to - from));
+		err |= tmpl_compile(&r->pieces[i], piece, sc, IN_PATH, b->d,
+				    it->loc, owner) < 0;
+		if (i == n)
+			break;
+		if (len[i] == 4 && !memcmp(at[i] + 1, "path", 4)) {
+			diag_error(b->d, it->loc, "foreach '%s' of %s: a glob "
+				   "cannot capture {path}: {%s.path} is the whole "
+				   "path; choose another name", it->name, owner,
+				   it->name);
+			err = 1;
+		}
+		r->capcol[i] = capture_col(r, cols, at[i] + 1, len[i]);
+		from = at[i] + len[i] + 2;
+	}
+	const char **keep = arena_alloc(mem, r->ncols * sizeof(*keep));
+	for (size_t j = 0; j < r->ncols; j++) {
+		keep[j] = arena_strndup(mem, cols[j], strlen(cols[j]));
+		if (j && !strcmp(cols[j], it->name))
+			r->own = (long)j;
+		if (j)
+			free((char *)cols[j]);
+	}
+	r->cols = keep;
+	strbuf_reset(&b->msg);
+	strbuf_addf(&b->msg, "the glob '%s' captures no", it->glob);
+	r->what = arena_strndup(mem, b->msg.buf, b->msg.len);
+	if (err)
+		*bad = 1;
+	else
+		set_rows(b->p, it, r);
+	*out = err ? NULL : r;
+	return true;
+}
+
 static void
 compile_foreach(struct builder *b, const struct wf_foreach *fe,
 		struct tmpl **lo, struct tmpl **hi, struct tmpl ***items,
@@ -569,7 +1119,8 @@ compile_foreach(struct builder *b, const struct wf_foreach *fe,
 	for (size_t k = 0; k < fe->n; k++) {
 		const struct wf_iter *it = &fe->v[k];
 		struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL,
-				    &b->p->dag.arena };
+				    &b->p->dag.arena, b->rows.v };
+		const struct prows *rows = NULL;
 		for (size_t j = 0; j < b->names.n; j++)
 			if (!strcmp(b->names.v[j], it->name)) {
 				diag_error(b->d, it->loc, "foreach key '%s' of %s is "
@@ -593,14 +1144,19 @@ compile_foreach(struct builder *b, const struct wf_foreach *fe,
 						     it->item_locs[j], owner) < 0;
 			break;
 		case WF_ITER_GLOB:
-			*bad |= tmpl_compile(&(*glob)[k], it->glob, &sc, IN_PATH,
-					     b->d, it->loc, owner) < 0;
+			if (!glob_captures(b, it, &sc, owner, &rows, bad))
+				*bad |= tmpl_compile(&(*glob)[k], it->glob, &sc,
+						     IN_PATH, b->d, it->loc,
+						     owner) < 0;
+			break;
+		case WF_ITER_TABLE:
+			rows = compile_table(b, it, &sc, owner, bad);
 			break;
 		case WF_ITER_VAR:
 			*bad |= foreach_var_check(b, it, owner) < 0;
 			break;
 		}
-		VEC_PUSH(b->names, it->name);
+		push_name(b, it->name, rows);
 	}
 }
 
@@ -626,7 +1182,7 @@ compile_data(struct builder *b, const struct wf_data *wd,
 		return;
 	}
 	struct scope sc = { b->p->wf, b->names.v, b->names.n, NULL,
-			    &b->p->dag.arena };
+			    &b->p->dag.arena, b->rows.v };
 	*bad |= tmpl_compile(&pd->path, wd->path, &sc, IN_PATH, b->d, wd->loc,
 			     owner) < 0;
 }
@@ -784,7 +1340,7 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 	}
 	b->names.n = task_scope;
 	struct scope sc = { b->p->wf, b->names.v, b->names.n, wt,
-			    &b->p->dag.arena };
+			    &b->p->dag.arena, b->rows.v };
 	if (wt->run) {
 		bad |= tmpl_compile(&pt->run, wt->run, &sc, IN_RUN, b->d,
 				    wt->run_loc, owner) < 0;
@@ -932,18 +1488,26 @@ struct combo {
 
 static int combo_at(struct builder *b, const struct combo *c, size_t k);
 
-/* Bind key k to v[0..len) and walk the keys after it. */
+/* Bind key k to v (in the dag's arena) and walk the keys after it. */
 static int
-combo_value(struct builder *b, const struct combo *c, size_t k,
-	    const char *v, size_t len)
+combo_bound(struct builder *b, const struct combo *c, size_t k,
+	    const char *v)
 {
 	size_t before = made(b);
-	VEC_PUSH(b->vals, intern_value(b, v, len));
+	VEC_PUSH(b->vals, v);
 	int r = combo_at(b, c, k + 1);
 	b->vals.n--;
 	if (!r && k + 1 < c->fe->n)
 		r = empty_step(b, before, &c->fe->v[k], c->owner);
 	return r;
+}
+
+/* Bind key k to v[0..len) and walk the keys after it. */
+static int
+combo_value(struct builder *b, const struct combo *c, size_t k,
+	    const char *v, size_t len)
+{
+	return combo_bound(b, c, k, intern_value(b, v, len));
 }
 
 /* A bound of range key k, rendered from t and evaluated into *v. */
@@ -1041,10 +1605,189 @@ combo_list(struct builder *b, const struct combo *c, size_t k)
 }
 
 static int
+combo_table(struct builder *b, const struct combo *c, size_t k)
+{
+	const struct prows *r = plan_rows(b->p, &c->fe->v[k]);
+	if (!r)
+		BUG("a table foreach without its rows");
+	if (range_fits(b, c, k, r->nrows) < 0)
+		return -1;
+	for (size_t i = 0; i < r->nrows; i++)
+		if (combo_bound(b, c, k, r->keys[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* The end of the bracket expression at s[i] (its ']'), or 0 when the '['
+ * opens none (glob(3) then takes it as itself). */
+static size_t
+bracket_end(const char *s, size_t i, size_t n)
+{
+	size_t j = i + 1;
+	if (j < n && (s[j] == '!' || s[j] == '^'))
+		j++;
+	if (j < n && s[j] == ']')
+		j++;
+	while (j < n && s[j] != ']')
+		j++;
+	return j < n ? j : 0;
+}
+
+/* Glob pattern s[0..n) as a POSIX extended regex (a wildcard never
+ * crosses a '/'), appended to re. */
+static void
+glob_to_re(struct strbuf *re, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		size_t e;
+		if (ch == '*') {
+			strbuf_adds(re, "[^/]*");
+		} else if (ch == '?') {
+			strbuf_adds(re, "[^/]");
+		} else if (ch == '[' && (e = bracket_end(s, i, n))) {
+			strbuf_addch(re, '[');
+			if (s[i + 1] == '!' || s[i + 1] == '^') {
+				strbuf_addch(re, '^');
+				i++;
+			}
+			strbuf_add(re, s + i + 1, e - i);
+			i = e;
+		} else {
+			if (ch == '\\' && i + 1 < n)
+				ch = s[++i];
+			if (strchr(".^$+(){}|[]*?\\", ch))
+				strbuf_addch(re, '\\');
+			strbuf_addch(re, ch);
+		}
+	}
+}
+
+/* The glob pattern (captures as '*') and the regex of key k with
+ * captures r, rendered with the values bound; -1 after an error. */
+static int
+capture_pattern(struct builder *b, const struct combo *c, size_t k,
+		const struct prows *r, struct strbuf *pat, regex_t *re)
+{
+	const struct wf_iter *it = &c->fe->v[k];
+	struct strbuf rs = STRBUF_INIT;
+	strbuf_addch(&rs, '^');
+	for (size_t i = 0; i < r->npieces; i++) {
+		size_t at = pat->len;
+		if (render_capped(pat, &r->pieces[i], b->vals.v) < 0) {
+			diag_error(b->d, it->loc, "foreach '%s' of %s: glob pattern "
+				   "longer than %d bytes", it->name, c->owner,
+				   WF_MAX_VALUE);
+			strbuf_release(&rs);
+			return -1;
+		}
+		glob_to_re(&rs, pat->buf + at, pat->len - at);
+		if (i + 1 < r->npieces) {
+			strbuf_addch(pat, '*');
+			strbuf_adds(&rs, "([^/]+)");
+		}
+	}
+	strbuf_addch(&rs, '$');
+	int e = regcomp(re, rs.buf, REG_EXTENDED);
+	strbuf_release(&rs);
+	if (e)
+		diag_error(b->d, it->loc, "foreach '%s' of %s: glob pattern '%s' "
+			   "cannot be matched", it->name, c->owner, pat->buf);
+	return e ? -1 : 0;
+}
+
+/* The fields of path (its captures m) as r's row, or NULL when a name
+ * that appears twice captured two texts. */
+static const char **
+capture_row(struct builder *b, const struct prows *r, const char *path,
+	    const char *s, const regmatch_t *m)
+{
+	struct arena *mem = &b->p->dag.arena;
+	const char **f = arena_alloc(mem, r->ncols * sizeof(*f));
+	memset(f, 0, r->ncols * sizeof(*f));
+	f[0] = arena_strndup(mem, path, strlen(path));
+	for (size_t i = 0; i + 1 < r->npieces; i++) {
+		const char *v = s + m[i + 1].rm_so;
+		size_t n = (size_t)(m[i + 1].rm_eo - m[i + 1].rm_so);
+		const char **slot = &f[r->capcol[i]];
+		if (*slot && (strlen(*slot) != n || memcmp(*slot, v, n)))
+			return NULL;
+		if (!*slot)
+			*slot = arena_strndup(mem, v, n);
+	}
+	return f;
+}
+
+/*
+ * The values of glob key k with captures r: one per distinct tuple of
+ * captured texts, in the order of the first path giving it (paths sorted
+ * as glob(3) sorts them); the value is the key's own capture, else the
+ * path.
+ */
+static int
+combo_captures(struct builder *b, const struct combo *c, size_t k,
+	       const struct prows *r)
+{
+	const struct wf_iter *it = &c->fe->v[k];
+	struct strbuf pat = STRBUF_INIT, tuple = STRBUF_INIT;
+	struct strvec found = { 0 }, vals = { 0 };
+	regex_t re;
+	regmatch_t m[MAX_CAPTURES + 1];
+	if (capture_pattern(b, c, k, r, &pat, &re) < 0) {
+		strbuf_release(&pat);
+		return -1;
+	}
+	int res = glob_values(b, it, pat.buf, c->owner, &found);
+	struct hmap seen;
+	hmap_init(&seen);
+	for (size_t j = 0; !res && j < found.n; j++) {
+		const char *s = found.v[j];
+		if (!strncmp(s, "./", 2) && strncmp(pat.buf, "./", 2))
+			s += 2;
+		const char **f = regexec(&re, s, r->npieces, m, 0) ? NULL
+			: capture_row(b, r, found.v[j], s, m);
+		if (!f)
+			continue;
+		strbuf_reset(&tuple);
+		for (size_t i = 1; i < r->ncols; i++)
+			strbuf_add(&tuple, f[i], strlen(f[i]) + 1);
+		int dup = 0;
+		char *key = xstrndup(tuple.buf, tuple.len);
+		hmap_put(&seen, key, tuple.len, 0, &dup);
+		VEC_PUSH(vals, key);
+		if (dup)
+			continue;
+		const char *v = r->own >= 0 ? f[r->own] : f[0];
+		res = combo_bound(b, c, k, row_value(&b->p->dag.arena, f, v,
+						     strlen(v)));
+	}
+	if (!res && !seen.n)
+		diag_error(b->d, it->loc, "foreach '%s' of %s: glob '%s' matches "
+			   "files, but none with every capture non-empty and a "
+			   "name that appears twice capturing one text", it->name,
+			   c->owner, it->glob);
+	res = res || !seen.n ? -1 : 0;
+	hmap_release(&seen);
+	regfree(&re);
+	for (size_t j = 0; j < found.n; j++)
+		free(found.v[j]);
+	for (size_t j = 0; j < vals.n; j++)
+		free(vals.v[j]);
+	VEC_FREE(found);
+	VEC_FREE(vals);
+	strbuf_release(&pat);
+	strbuf_release(&tuple);
+	return res;
+}
+
+static int
 combo_glob(struct builder *b, const struct combo *c, size_t k)
 {
 	const struct wf_iter *it = &c->fe->v[k];
 	struct strvec found = { 0 };
+	const struct prows *rows = plan_rows(b->p, it);
+	if (rows)
+		return combo_captures(b, c, k, rows);
 	strbuf_reset(&b->sb);
 	if (render_capped(&b->sb, &c->glob[k], b->vals.v) < 0) {
 		diag_error(b->d, it->loc, "foreach '%s' of %s: glob pattern "
@@ -1097,6 +1840,8 @@ combo_at(struct builder *b, const struct combo *c, size_t k)
 		return combo_glob(b, c, k);
 	case WF_ITER_VAR:
 		return combo_var(b, c, k);
+	case WF_ITER_TABLE:
+		return combo_table(b, c, k);
 	}
 	return 0;
 }
@@ -1764,6 +2509,7 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 	p->wf = wf;
 	dag_init(&p->dag);
 	hmap_init(&p->exes);
+	hmap_init(&p->rows);
 	/* A file that stopped early (empty, not a mapping) has no workdir. */
 	p->workdir_fd = wf->workdir ? open(wf->workdir, O_RDONLY | O_DIRECTORY |
 					   O_CLOEXEC)
@@ -1821,6 +2567,8 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 	strbuf_release(&b.msg);
 	VEC_FREE(b.names);
 	VEC_FREE(b.vals);
+	VEC_FREE(b.rows);
+	sheets_release(&b);
 	return d->nerrors ? -1 : 0;
 }
 
@@ -1859,6 +2607,7 @@ plan_release(struct plan *p)
 		free(p->guard.v[i].path);
 	VEC_FREE(p->guard);
 	hmap_release(&p->exes);
+	hmap_release(&p->rows);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);
@@ -1909,6 +2658,11 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 				sq_quote(out, s->s + j, strlen(s->s + j));
 			}
 			break;
+		case SEG_FIELD: {
+			const char *f = row_field(vals[s->idx], s->len);
+			sq_quote(out, f, strlen(f));
+			break;
+		}
 		case SEG_PARAM: {
 			bool first = true;
 			const struct dag_access *a = dag_task_acc(&p->dag, dt);
@@ -2036,6 +2790,10 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 		case SEG_LIST:
 			words_list(&w, s);
 			break;
+		case SEG_FIELD:
+			word_start(&w);
+			strbuf_adds(buf, row_field(vals[s->idx], s->len));
+			break;
 		case SEG_PARAM:
 			words_param(&w, p, dt, s->idx);
 			break;
@@ -2086,6 +2844,23 @@ plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out)
 	}
 }
 
+/* A glob key's other captures after its own ("sample=S1,sample.lane=L2"):
+ * instances that differ only there have labels of their own (the
+ * journal knows a task by its label). */
+static void
+tag_captures(const struct plan *p, const struct wf_iter *it, const char *v,
+	     struct strbuf *out)
+{
+	const struct prows *r = it->kind == WF_ITER_GLOB ? plan_rows(p, it)
+							 : NULL;
+	if (!r || r->own < 0)
+		return;
+	for (size_t j = 1; j < r->ncols; j++)
+		if ((long)j != r->own)
+			strbuf_addf(out, ",%s.%s=%s", it->name, r->cols[j],
+				    row_field(v, j));
+}
+
 void
 plan_tag(const struct plan *p, uint32_t t, struct strbuf *out)
 {
@@ -2096,6 +2871,7 @@ plan_tag(const struct plan *p, uint32_t t, struct strbuf *out)
 		if (i)
 			strbuf_addch(out, ',');
 		strbuf_addf(out, "%s=%s", fe->v[i].name, vals[i]);
+		tag_captures(p, &fe->v[i], vals[i], out);
 	}
 }
 

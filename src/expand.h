@@ -2,8 +2,9 @@
  * expand: from workflow templates to the task instances of a dag.  It
  * compiles every string with {placeholders} once (reporting unknown names
  * with a suggestion), enumerates foreach keys (ranges of integer
- * expressions, lists, globs; several keys are a cross product, the first
- * key outermost), renders paths, scans the directories that collections
+ * expressions, lists, globs with their {captures}, the rows of a sample
+ * sheet read once; several keys are a cross product, the first key
+ * outermost), renders paths, scans the directories that collections
  * read, checks that every input exists, and renders each instance's command
  * on demand: as a shell command with every value shell-quoted, or, when the
  * command needs no shell, directly as an argv.
@@ -22,14 +23,15 @@
 
 /* SEG_LIST: a list var in run, its items (s, len: each followed by a
  * NUL) each one word. */
-enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM, SEG_LIST };
+enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM, SEG_LIST, SEG_FIELD };
 
 /* 16 bytes: a file of a million tasks holds several per task. */
 struct seg {
 	const char *s;    /* LIT: text (not NUL-terminated); VAR: value */
-	uint32_t len;     /* a workflow file is at most 256 MiB */
-	uint16_t idx;     /* BIND: value slot; PARAM: parameter index (a
-			     task has at most WF_MAX_PARAMS) */
+	uint32_t len;     /* a workflow file is at most 256 MiB; FIELD:
+			     the column of the row the slot's value is */
+	uint16_t idx;     /* BIND, FIELD: value slot; PARAM: parameter
+			     index (a task has at most WF_MAX_PARAMS) */
 	uint8_t kind;     /* enum seg_kind */
 };
 
@@ -90,6 +92,9 @@ struct plan {
 	VEC(struct plan_file) guard; /* wfrun's own files: never data */
 	struct hmap exes;  /* program word -> its path on PATH, or 0: one
 			      search per program, not per task */
+	struct hmap rows;  /* a foreach key whose values are rows (a table,
+			      a glob's captures): its wf_iter's address ->
+			      its struct prows, in the dag's arena */
 };
 
 /*

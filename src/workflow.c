@@ -24,8 +24,10 @@ diags_init(struct diags *d, const char *file)
 void
 diags_release(struct diags *d)
 {
-	for (size_t i = 0; i < d->list.n; i++)
+	for (size_t i = 0; i < d->list.n; i++) {
 		free(d->list.v[i].msg);
+		free(d->list.v[i].file);
+	}
 	VEC_FREE(d->list);
 	d->nerrors = 0;
 	for (size_t i = 0; i < d->files.n; i++)
@@ -59,7 +61,7 @@ diag_vadd(struct diags *d, struct wf_loc loc, bool warning, const char *fmt,
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_vaddf(&sb, fmt, ap);
-	struct diag g = { strbuf_detach(&sb), loc, warning };
+	struct diag g = { strbuf_detach(&sb), loc, warning, NULL };
 	VEC_PUSH(d->list, g);
 	if (!warning)
 		d->nerrors++;
@@ -83,10 +85,26 @@ diag_warning(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+diag_error_in(struct diags *d, const char *file, struct wf_loc loc,
+	      const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vadd(d, loc, false, fmt, ap);
+	va_end(ap);
+	d->list.v[d->list.n - 1].file = xstrdup(file);
+}
+
 static int
 diag_cmp(const void *a, const void *b)
 {
 	const struct diag *x = a, *y = b;
+	if (x->file || y->file) {
+		int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+		if (c)
+			return !x->file ? -1 : !y->file ? 1 : c;
+	}
 	if (WF_LOC_FILE(x->loc) != WF_LOC_FILE(y->loc))
 		return WF_LOC_FILE(x->loc) < WF_LOC_FILE(y->loc) ? -1 : 1;
 	if (x->loc.line != y->loc.line)
@@ -127,8 +145,12 @@ diags_print(struct diags *d, FILE *fp)
 	for (size_t i = 0; i < d->list.n; i++) {
 		struct diag *g = &d->list.v[i];
 		const char *kind = g->warning ? "warning" : "error";
-		const char *file = diags_file_name(d, WF_LOC_FILE(g->loc));
-		if (g->loc.line)
+		const char *file = g->file ? g->file
+					   : diags_file_name(d, WF_LOC_FILE(g->loc));
+		if (g->file && g->loc.line && !WF_LOC_COL(g->loc))
+			fprintf(fp, "%s:%u: %s: %s\n", file, g->loc.line, kind,
+				g->msg);
+		else if (g->loc.line)
 			fprintf(fp, "%s:%u:%u: %s: %s\n", file, g->loc.line,
 				WF_LOC_COL(g->loc), kind, g->msg);
 		else
@@ -458,7 +480,8 @@ iter_glob(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 							    : NULL;
 	if (!gs || strcmp(gs, "glob")) {
 		diag_error(c->d, loc_of(v), "foreach '%s' must be a range "
-			   "\"A..B\", a list, {glob: pattern} or {var: NAME}",
+			   "\"A..B\", a list, {glob: pattern}, {table: file} or "
+			   "{var: NAME}",
 			   key);
 		return -1;
 	}
@@ -497,6 +520,120 @@ iter_var(struct ctx *c, struct ynode *v, struct wf_iter *it)
 	return 0;
 }
 
+/* where: {COL: V, ...} or {COL: [V, ...], ...} into the table t. */
+static void
+where_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
+	   void *arg)
+{
+	struct wf_table *t = arg;
+	struct wf_where w = { NULL, NULL, 0, loc_of(k) };
+	bool list = v->type == YAML_SEQUENCE_NODE;
+	size_t n = list ? v->n : 1;
+	w.vals = xcalloc(n ? n : 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		struct ynode *e = list ? node_at(c, v, i) : v;
+		if (!e)
+			break;
+		const char *s = scalar(c, e, "a where value");
+		if (s)
+			w.vals[w.nvals++] = xstrdup(s);
+	}
+	w.col = xstrdup(key);
+	t->where = xrealloc(t->where, (t->nwhere + 1) * sizeof(w));
+	t->where[t->nwhere++] = w;
+}
+
+/* A non-empty scalar of a table foreach, or NULL after an error. */
+static const char *
+table_scalar(struct ctx *c, struct ynode *v, const char *what)
+{
+	const char *s = scalar(c, v, what);
+	if (s && !*s) {
+		diag_error(c->d, loc_of(v), "%s is empty", what);
+		return NULL;
+	}
+	return s;
+}
+
+static void
+table_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
+	   void *arg)
+{
+	struct wf_table *t = arg;
+	const char *s = NULL;
+	if (!strcmp(key, "where")) {
+		if (is_mapping(c, v, "where"))
+			each_pair(c, v, "where", NULL, 0, where_pair, t);
+	} else if (!strcmp(key, "table")) {
+		if ((s = table_scalar(c, v, "a table's path"))) {
+			t->path = xstrdup(s);
+			t->loc = loc_of(v);
+		}
+	} else if (!strcmp(key, "key")) {
+		if ((s = table_scalar(c, v, "a table's key column"))) {
+			t->key = xstrdup(s);
+			t->key_loc = loc_of(v);
+		}
+	} else if ((s = table_scalar(c, v, "a table's format"))) {
+		t->format_loc = loc_of(v);
+		if (!strcmp(s, "tsv"))
+			t->format = WF_TABLE_TSV;
+		else if (!strcmp(s, "csv"))
+			t->format = WF_TABLE_CSV;
+		else
+			diag_error(c->d, loc_of(v), "format must be tsv or csv, "
+				   "not '%s'", s);
+	}
+}
+
+static void
+table_release(struct wf_table *t)
+{
+	if (!t)
+		return;
+	free(t->path);
+	free(t->key);
+	for (size_t i = 0; i < t->nwhere; i++) {
+		for (size_t j = 0; j < t->where[i].nvals; j++)
+			free(t->where[i].vals[j]);
+		free(t->where[i].vals);
+		free(t->where[i].col);
+	}
+	free(t->where);
+	free(t);
+}
+
+/* Whether the mapping v has the key "table": then it is a table foreach. */
+static bool
+is_table(struct ctx *c, struct ynode *v)
+{
+	for (size_t i = 0; v->type == YAML_MAPPING_NODE && i < v->n; i += 2) {
+		struct ynode *k = node_at(c, v, i);
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    !strcmp(ytext(c, k), "table"))
+			return true;
+	}
+	return false;
+}
+
+/* {table: P, format: F, key: K, where: {...}} into it; -1 after an
+ * error. */
+static int
+iter_table(struct ctx *c, struct ynode *v, struct wf_iter *it)
+{
+	static const char *const keys[] = { "table", "format", "key", "where" };
+	size_t before = c->d->nerrors;
+	it->kind = WF_ITER_TABLE;
+	it->table = xcalloc(1, sizeof(*it->table));
+	each_pair(c, v, "a table foreach", keys, ARRAY_SIZE(keys), table_pair,
+		  it->table);
+	if (c->d->nerrors == before && it->table->path)
+		return 0;
+	table_release(it->table);
+	it->table = NULL;
+	return -1;
+}
+
 static void
 iter_release(struct wf_iter *it)
 {
@@ -508,6 +645,7 @@ iter_release(struct wf_iter *it)
 	free(it->item_locs);
 	free(it->glob);
 	free(it->var);
+	table_release(it->table);
 }
 
 static void
@@ -525,6 +663,9 @@ foreach_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 			return;
 	} else if (v->type == YAML_SEQUENCE_NODE) {
 		iter_list(c, v, &it);
+	} else if (is_table(c, v)) {
+		if (iter_table(c, v, &it) < 0)
+			return;
 	} else if ((r = iter_var(c, v, &it)) < 0) {
 		return;
 	} else if (r && iter_glob(c, key, v, &it) < 0) {
@@ -2517,6 +2658,7 @@ foreach_release(struct wf_foreach *fe)
 		free(it->item_locs);
 		free(it->glob);
 		free(it->var);
+		table_release(it->table);
 	}
 	free(fe->v);
 	fe->v = NULL;

@@ -45,6 +45,7 @@ struct diag {
 	char *msg;
 	struct wf_loc loc;
 	bool warning;
+	char *file; /* NULL: the diags' file; else another (a sheet) */
 };
 struct diags {
 	const char *file; /* not owned */
@@ -63,6 +64,11 @@ void diag_error(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 	PRINTF(3, 4);
 void diag_warning(struct diags *d, struct wf_loc loc, const char *fmt, ...)
 	PRINTF(3, 4);
+/* An error in another file than the workflow (a sample sheet); printed
+ * after the workflow's own, by file and position; with col 0 as
+ * "file:line: error: msg". */
+void diag_error_in(struct diags *d, const char *file, struct wf_loc loc,
+		   const char *fmt, ...) PRINTF(4, 5);
 /* Print as "file:line:col: error: msg", sorted by position. */
 void diags_print(struct diags *d, FILE *fp);
 
@@ -78,10 +84,34 @@ void diags_print(struct diags *d, FILE *fp);
 /* Parameters of one task: the dag numbers them in 16 bits. */
 #define WF_MAX_PARAMS 65535
 
-enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB, WF_ITER_VAR };
+enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB, WF_ITER_TABLE,
+		   WF_ITER_VAR };
 
-/* One foreach key: "lo..hi" (integer expressions), a list, a glob, or
- * the items of a list var ({var: NAME}). */
+/* A row filter of a table: column col holds one of vals. */
+struct wf_where {
+	char *col;
+	char **vals;
+	size_t nvals;
+	struct wf_loc loc;  /* of col */
+};
+
+enum wf_table_format { WF_TABLE_AUTO, WF_TABLE_TSV, WF_TABLE_CSV };
+
+/* {table: P, format: F, key: K, where: {COL: V, ...}}: one value per row
+ * of a sample sheet (expand.c reads it, sheet.c parses it). */
+struct wf_table {
+	char *path;                  /* a path template: vars only */
+	struct wf_loc loc;           /* of the path */
+	enum wf_table_format format; /* AUTO: by the path's extension */
+	struct wf_loc format_loc;
+	char *key;                   /* the key column; NULL: the first */
+	struct wf_loc key_loc;
+	struct wf_where *where;      /* every one must hold */
+	size_t nwhere;
+};
+
+/* One foreach key: "lo..hi" (integer expressions), a list, a glob, a
+ * table, or the items of a list var ({var: NAME}). */
 struct wf_iter {
 	char *name;
 	enum wf_iter_kind kind;
@@ -91,6 +121,7 @@ struct wf_iter {
 	size_t nitems;
 	char *glob;         /* GLOB: a path template */
 	char *var;          /* VAR: the name of a list var */
+	struct wf_table *table; /* TABLE */
 	struct wf_loc loc;
 };
 

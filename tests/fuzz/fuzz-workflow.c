@@ -7,7 +7,8 @@
  * It keeps off the file system: the workdir is forced to a directory that
  * does not exist, and expansion is skipped (templates are still compiled)
  * when a glob or a directory collection could name an absolute path,
- * which would make wfrun read the real disk.  Expansion limits are small
+ * which would make wfrun read the real disk; a table foreach, read when
+ * templates are compiled, is pointed at a file of that directory.  Expansion limits are small
  * so that a legitimate but huge foreach is reported, not run.
  */
 #include <stdint.h>
@@ -78,6 +79,20 @@ reads_disk(const struct workflow *wf)
 	return false;
 }
 
+/* Point the tables of fe, and of the list collections of d, at a file of
+ * the fake workdir: "../etc/passwd" would reach the real one. */
+static void
+no_tables(struct wf_foreach *fe, struct wf_data *d)
+{
+	for (size_t i = 0; fe && i < fe->n; i++)
+		if (fe->v[i].kind == WF_ITER_TABLE) {
+			free(fe->v[i].table->path);
+			fe->v[i].table->path = xstrdup("table.tsv");
+		}
+	if (d && d->kind == WF_LIST && d->list)
+		no_tables(&d->list->each, &d->list->elem);
+}
+
 /* Every task must complete exactly once when the DAG is drained. */
 static void
 drain(struct dag *g)
@@ -134,6 +149,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (wf.workdir) {
 			free(wf.workdir);
 			wf.workdir = xstrdup(FAKE_DIR);
+		}
+		for (size_t i = 0; i < wf.ntasks; i++) {
+			no_tables(&wf.tasks[i].foreach, NULL);
+			for (size_t j = 0; j < wf.tasks[i].nparams; j++)
+				no_tables(NULL, &wf.tasks[i].params[j].data);
 		}
 		struct plan_limits lim = { 5000, 50000, 5000 };
 		struct plan p;

@@ -1,4 +1,5 @@
 /* Unit tests of the workflow loader: values, errors and their positions. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,12 +86,55 @@ vars_and_files(void)
 	workflow_load_mem(&wf, "/x/m.yaml", inc, strlen(inc), &dg);
 	is_str(err(0), "include: a workflow loaded from memory reads no other "
 	       "file", "a workflow in memory includes nothing");
+/* A task whose foreach is f, as a workflow file. */
+static int
+load_foreach(const char *f)
+{
+	static char buf[512];
+	snprintf(buf, sizeof(buf), "tasks:\n  - name: a\n    foreach: %s\n"
+		 "    run: \"true\"\n", f);
+	return load(buf);
+}
+
+/* A table foreach: its keys, and what is wrong with them. */
+static void
+test_table(void)
+{
+	is_int(load_foreach("{s: {table: s.csv, key: id, format: tsv, where: "
+			    "{t: [x, y], u: z}}}"), 0,
+	       "a table foreach with every key loads");
+	const struct wf_iter *it = &wf.tasks[0].foreach.v[0];
+	is_int(it->kind, WF_ITER_TABLE, "a table");
+	is_str(it->table->path, "s.csv", "its path");
+	is_str(it->table->key, "id", "its key column");
+	is_int(it->table->format, WF_TABLE_TSV, "its format, as given");
+	is_int(it->table->nwhere, 2, "two where columns");
+	is_int(it->table->where[0].nvals, 2, "a list of values");
+	is_str(it->table->where[1].vals[0], "z", "a single value");
+	is_int(load_foreach("{s: {table: s.csv}}"), 0, "only table is needed");
+	it = &wf.tasks[0].foreach.v[0];
+	ok(!it->table->key && it->table->format == WF_TABLE_AUTO,
+	   "no key column (the first), the format by the name");
+	ok(load_foreach("{s: {table: s.csv, format: xml}}") < 0, "a bad format");
+	is_str(err(0), "format must be tsv or csv, not 'xml'", "named");
+	ok(load_foreach("{s: {table: s.csv, wher: {a: b}}}") < 0, "a typo");
+	is_str(err(0), "unknown key 'wher' in a table foreach; did you mean "
+	       "'where'?", "gets a suggestion");
+	ok(load_foreach("{s: {table: \"\"}}") < 0, "an empty path");
+	is_str(err(0), "a table's path is empty", "named");
+	ok(load_foreach("{s: {table: s.csv, where: [a]}}") < 0, "where: a list");
+	is_str(err(0), "where must be a mapping (key: value), not a list",
+	       "named");
+	ok(load_foreach("{s: {table: s.csv, where: {a: [[b]]}}}") < 0,
+	   "a where value that is a list");
+	is_str(err(0), "a where value must be a scalar, not a list", "named");
 }
 
 int
 main(void)
 {
 	diags_init(&dg, "");
+	test_table();
 	is_int(load("name: x\n"
 		    "vars: {n: 3}\n"
 		    "tasks:\n"
