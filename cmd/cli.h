@@ -66,7 +66,12 @@ enum {
 	CLI_NO_IO = 'B',
 	CLI_LEARN = 'P',
 	CLI_NO_PREEMPT = 'W',
+	CLI_MEMORY = 0x100,      /* --memory SIZE (kept in cli.c) */
+	CLI_SCALE_CORES = 0x101, /* --scale-cores (kept in cli.c) */
 };
+/* The memory of this machine's worker: --memory, or what the machine
+ * gives (contain_memory); 0: not known, not limited. */
+long long cli_memory(void);
 /* A cli_opt_fn for the options of struct cli_shared (ctx): 0 or -1; 1
  * when c is not one of them. */
 int cli_shared_opt(int c, const char *arg, void *ctx);
@@ -107,6 +112,10 @@ int report_diags(struct diags *d, const char *file);
 long parse_cores_arg(const char *s);
 /* The wfrun-worker beside this binary, to upload to workers. */
 char *agent_path(void);
+/* The --memory and --scale-cores entries of a subcommand's options. */
+#define CLI_RESOURCE_OPTS                                                  \
+	{ "memory", required_argument, NULL, CLI_MEMORY },                 \
+	{ "scale-cores", no_argument, NULL, CLI_SCALE_CORES }
 /* The cores of this machine (the CPUs this process may run on). */
 long local_cores(void);
 

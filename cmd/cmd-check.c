@@ -78,6 +78,7 @@ cmd_check(int argc, char **argv)
 		{ "resources", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		CLI_RESOURCE_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	long cores = 0;

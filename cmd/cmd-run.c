@@ -220,6 +220,7 @@ run(struct run_args *a, const char *file)
 {
 	if (!a->o.cores)
 		a->o.cores = local_cores();
+	a->o.memory = cli_memory();
 	a->o.trace_path = a->trace;
 	struct cluster cl;
 	struct workflow wf;
@@ -265,6 +266,7 @@ cmd_run(int argc, char **argv)
 		{ "forceall", no_argument, NULL, 'a' },
 		{ "reason", no_argument, NULL, 'R' },
 		{ "slurm", no_argument, NULL, 'S' },
+		CLI_RESOURCE_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {

@@ -368,6 +368,70 @@ own_cgroup(void)
 	return dir;
 }
 
+/* The number in file path (a cgroup limit, "max": none), or 0. */
+static long long
+limit_in(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 && buf[0] >= '0' && buf[0] <= '9' ? atoll(buf) : 0;
+}
+
+/* The v1 memory controller's limit of this process's cgroup, or 0. */
+static long long
+limit_v1(void)
+{
+	char line[4096];
+	long long lim = 0;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *m = strstr(line, ":memory:/");
+		if (!m)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		char *path = xasprintf("/sys/fs/cgroup/memory%s/"
+				       "memory.limit_in_bytes", m + 8);
+		lim = limit_in(path);
+		free(path);
+		if (!lim)
+			lim = limit_in("/sys/fs/cgroup/memory/"
+				       "memory.limit_in_bytes");
+	}
+	if (f)
+		fclose(f);
+	return lim;
+}
+
+long long
+contain_memory(void)
+{
+	long long total = 0, lim;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "MemTotal:", 9))
+			total = atoll(line + 9) * 1024;
+	if (f)
+		fclose(f);
+	char *own = own_cgroup();
+	if (own) {
+		char *path = xasprintf("%s/memory.max", own);
+		lim = limit_in(path);
+		if (lim > 0 && (!total || lim < total))
+			total = lim;
+		free(path);
+		free(own);
+	}
+	lim = limit_v1();
+	if (lim > 0 && (!total || lim < total))
+		total = lim;
+	return total;
+}
+
 /* Remove the empty run cgroups under own of wfrun processes that are
  * gone (killed with their guardian in a workdir never run again); one
  * with processes is left to the next run of its workdir. */

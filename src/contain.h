@@ -77,6 +77,11 @@ void contain_task_started(pid_t pgid);
  */
 bool contain_task_end(int handle, pid_t pgid);
 
+/* The memory this machine gives this process's tasks (bytes): MemTotal,
+ * or the limit of this process's cgroup (v2 memory.max, v1
+ * memory.limit_in_bytes) when lower; 0 if not known. */
+long long contain_memory(void);
+
 /* Whether process group pgid has a member that is not a zombie. */
 bool contain_group_alive(pid_t pgid);
 

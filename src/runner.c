@@ -1071,6 +1071,7 @@ on_state(struct exec *e, void *arg)
 					  ? ws->io_executors
 					  : iopol_default_io(cores);
 			place_worker_set(&r->pl, i, cores, io);
+			place_worker_memory(&r->pl, i, ws ? ws->memory : 0);
 			r->pol.w[i].io_executors = io;
 			r->pol.w[i].cores = cores;
 			verbose_msg("worker '%s' ready with %ld core%s", w->name,
@@ -1277,6 +1278,8 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 			  : o->io_executors ? o->io_executors
 					    : iopol_default_io(cores);
 		place_worker_set(&r->pl, i, cores, io);
+		place_worker_memory(&r->pl, i,
+				    ws->memory ? ws->memory : o->memory);
 		return 0;
 	}
 	if (!ws->shared) {
@@ -1324,6 +1327,7 @@ start_workers(struct runner *r)
 		place_worker_set(&r->pl, 0, o->cores,
 				 o->io_executors ? o->io_executors
 						 : iopol_default_io(o->cores));
+		place_worker_memory(&r->pl, 0, o->memory);
 		return 1;
 	}
 	size_t pending = 0;
@@ -1636,6 +1640,12 @@ start(struct runner *r)
 			error_msg("task '%s' asks for %ld cores but no reachable "
 				  "worker has more than %ld; nothing was run",
 				  p->wf->tasks[i].name, r->pl.cores[i], most);
+			return EXIT_USAGE;
+		}
+		char why[512];
+		if (place_usable(&r->pl) &&
+		    place_too_big(&r->pl, (uint32_t)i, why, sizeof(why))) {
+			error_msg("%s; nothing was run", why);
 			return EXIT_USAGE;
 		}
 		if (place_usable(&r->pl) && unfit_everywhere(r, i))

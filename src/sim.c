@@ -522,6 +522,10 @@ setup_workers(struct simr *s)
 			return -1;
 		}
 		place_worker_set(&s->pl, i, cores, s->pol.w[i].io_executors);
+		place_worker_memory(&s->pl, i,
+				    ws && !ws->local ? ws->memory
+				    : ws && ws->memory ? ws->memory
+						       : s->o->memory);
 		w->dev = s->pol.w[i].dev;
 		const char *dev = s->pol.dev[w->dev].name;
 		w->law = law_of(s->m, dev);
@@ -552,6 +556,10 @@ check_tasks(struct simr *s)
 			rc = -1;
 		}
 		char why[512];
+		if (place_too_big(&s->pl, (uint32_t)i, why, sizeof(why))) {
+			error_msg("%s", why);
+			rc = -1;
+		}
 		if (place_unfit(&s->pl, (uint32_t)i, why, sizeof(why))) {
 			error_msg("task '%s' has a storage_bw, but %s",
 				  wf->tasks[i].name, why);

@@ -839,6 +839,7 @@ static void
 task_memory(struct ctx *c, struct ynode *v, struct wf_task *t)
 {
 	const char *s = scalar(c, v, "memory");
+	t->memory_loc = loc_of(v);
 	if (s && (t->memory = parse_memory(s)) <= 0) {
 		diag_error(c->d, loc_of(v), "memory must be a size with a unit, "
 			   "e.g. 512M or 4G; not '%s'", s);

@@ -145,6 +145,7 @@ struct wf_task {
 	char *run;
 	struct wf_loc run_loc;
 	struct wf_loc cores_loc;
+	struct wf_loc memory_loc;
 };
 
 /* What a task's stdout or stderr log keeps unless log_max says. */
