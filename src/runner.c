@@ -78,6 +78,7 @@ struct runner {
 	struct theap dl;        /* (when, task, launch) */
 	struct loop_timer dl_timer;
 	bool *logdir_made;      /* per task name */
+	bool *mem_warned;       /* per task name: said it passed its memory */
 	bool *saved;            /* per instance: undo_save set data aside */
 	size_t total, done, failed;
 	/* failure policies, resume (failure.c, undo.c, journal.c) */
@@ -780,6 +781,47 @@ on_lost(struct runner *r, uint32_t t, const struct exec_result *res)
 	place_requeue(&r->pl, t);
 }
 
+/* An attempt of t that went over its memory: if it failed (the kernel
+ * ended it there, or its peak RSS passed it), why says so instead; if it
+ * succeeded, a warning says so, once per task name. */
+static void
+over_memory(struct runner *r, uint32_t t, const struct exec_result *res,
+	    struct strbuf *why)
+{
+	uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
+	long long mem = r->pl.mem[tmpl];
+	long long peak = res->started && res->maxrss_kb > 0
+				 ? res->maxrss_kb * 1024LL : -1;
+	bool oom = !strcmp(res->state, "OUT_OF_MEMORY");
+	if (!mem || (!oom && peak <= mem) || r->pl.t[t].timed_out)
+		return;
+	char a[32], b[32];
+	if (!why->len) {
+		if (r->mem_warned[tmpl])
+			return;
+		r->mem_warned[tmpl] = true;
+		struct strbuf lab = STRBUF_INIT;
+		plan_label(r->p, t, &lab);
+		progress_clear(r);
+		warning_msg("task %s used more memory than it reserves: peak %s "
+			    "of %s (raise its memory; said once per task)",
+			    lab.buf, place_size(peak, a, sizeof(a)),
+			    place_size(mem, b, sizeof(b)));
+		strbuf_release(&lab);
+		return;
+	}
+	strbuf_reset(why);
+	if (peak > 0)
+		strbuf_addf(why, "was over its memory: peak %s of %s",
+			    place_size(peak, a, sizeof(a)),
+			    place_size(mem, b, sizeof(b)));
+	else
+		strbuf_addf(why, "was over its memory of %s",
+			    place_size(mem, b, sizeof(b)));
+	if (oom && res->error[0])
+		strbuf_addf(why, " (%s)", res->error);
+}
+
 /* What ended, and why it failed (empty when it did not). */
 static void
 attempt_read(struct runner *r, uint32_t t, const struct exec_result *res,
@@ -819,6 +861,7 @@ attempt_read(struct runner *r, uint32_t t, const struct exec_result *res,
 				    WTERMSIG(res->wstatus),
 				    strsignal(WTERMSIG(res->wstatus)));
 	}
+	over_memory(r, t, res, why);
 	if (why->len)
 		return;
 	uint32_t miss = at->staged ? at->smiss : missing_output(r, t);
@@ -1593,6 +1636,7 @@ set_up(struct runner *r)
 	r->looping = true;
 	progress_init(&r->prog, stderr, isatty(2), r->total, &r->loop);
 	r->logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
+	r->mem_warned = xcalloc(nt ? nt : 1, sizeof(bool));
 	r->saved = xcalloc(p->dag.tasks.n ? p->dag.tasks.n : 1, sizeof(bool));
 	struct place_conf pc = {
 		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
@@ -1942,6 +1986,7 @@ runner_release(struct runner *r)
 		warning_msg("error writing %s: %s", r->epath, strerror(errno));
 	free(r->epath);
 	free(r->logdir_made);
+	free(r->mem_warned);
 	free(r->saved);
 	free(r->tpath);
 	VEC_FREE(r->argv);
