@@ -88,6 +88,12 @@ cli_memory(void)
 	return opt_memory ? opt_memory : contain_memory();
 }
 
+bool
+cli_scale_cores(void)
+{
+	return opt_scale_cores;
+}
+
 long
 parse_cores_arg(const char *s)
 {
@@ -201,6 +207,32 @@ load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
 	return load_plan_guarded(file, cores, wf, p, NULL, NULL, 0);
 }
 
+/* Task i asks for more than the most cores a worker has: with cores:
+ * {max, min} or --scale-cores, it is given most, with a warning, or is an
+ * error when that is below its min.  Whether it was either. */
+static bool
+scale_cores(struct workflow *wf, struct plan *p, size_t i, long most,
+	    struct diags *d)
+{
+	struct wf_task *t = &wf->tasks[i];
+	if (!t->cores_min && !opt_scale_cores)
+		return false;
+	long n = plan_fit_cores(t, most, opt_scale_cores);
+	if (n < 0) {
+		diag_error(d, t->cores_loc, "task '%s' needs at least %ld cores "
+			   "(cores: {min: %ld}) but only %ld %s available",
+			   t->name, t->cores_min, t->cores_min, most,
+			   most == 1 ? "is" : "are");
+		return true;
+	}
+	diag_warning(d, t->cores_loc, "task '%s' asks for %ld cores and is "
+		     "given %ld, the most a worker has", t->name, t->cores, n);
+	t->cores = n;
+	t->cores_scaled = true;
+	plan_set_cores(p, (uint32_t)i, n);
+	return true;
+}
+
 int
 load_plan_guarded(const char *file, long cores, struct workflow *wf,
 		  struct plan *p, const char *const *files,
@@ -215,6 +247,8 @@ load_plan_guarded(const char *file, long cores, struct workflow *wf,
 		plan_build_guarded(p, wf, &d, d.nerrors == 0, files, what, n);
 		for (size_t i = 0; i < wf->ntasks; i++) {
 			const struct wf_task *t = &wf->tasks[i];
+			if (t->cores > cores && scale_cores(wf, p, i, cores, &d))
+				continue;
 			if (t->cores > cores)
 				diag_error(&d, t->cores_loc, "task '%s' asks for "
 					   "%ld cores but only %ld %s available; "

@@ -72,6 +72,8 @@ enum {
 /* The memory of this machine's worker: --memory, or what the machine
  * gives (contain_memory); 0: not known, not limited. */
 long long cli_memory(void);
+/* --scale-cores was given. */
+bool cli_scale_cores(void);
 /* A cli_opt_fn for the options of struct cli_shared (ctx): 0 or -1; 1
  * when c is not one of them. */
 int cli_shared_opt(int c, const char *arg, void *ctx);

@@ -221,6 +221,7 @@ run(struct run_args *a, const char *file)
 	if (!a->o.cores)
 		a->o.cores = local_cores();
 	a->o.memory = cli_memory();
+	a->o.scale_cores = cli_scale_cores();
 	a->o.trace_path = a->trace;
 	struct cluster cl;
 	struct workflow wf;

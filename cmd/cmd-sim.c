@@ -163,6 +163,7 @@ sim(struct sim_args *a, const char *file)
 	if (!a->o.cores)
 		a->o.cores = local_cores();
 	a->o.memory = cli_memory();
+	a->o.scale_cores = cli_scale_cores();
 	int rc = cli_load(a->resources, true, file, NULL, a->o.cores, &cl, &wf,
 			  &p);
 	if (!rc)

@@ -24,8 +24,11 @@ place_init(struct place *pl, struct plan *p, struct iopol *pol, size_t nw,
 	pl->cores = xcalloc(nn ? nn : 1, sizeof(*pl->cores));
 	pl->io = xcalloc(nn ? nn : 1, sizeof(*pl->io));
 	pl->mem = xcalloc(nn ? nn : 1, sizeof(*pl->mem));
+	pl->scaled = xcalloc(nn ? nn : 1, sizeof(*pl->scaled));
 	for (size_t i = 0; i < nn; i++) {
 		pl->mem[i] = p->wf->tasks[i].memory;
+		pl->scaled[i] = p->wf->tasks[i].cores_min ||
+				p->wf->tasks[i].cores_scaled;
 		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
 		pl->io[i] = p->wf->tasks[i].io && !no_io;
 		pl->cores[i] = pl->io[i] ? 0 : p->wf->tasks[i].io
@@ -67,6 +70,7 @@ place_release(struct place *pl)
 	free(pl->cores);
 	free(pl->io);
 	free(pl->mem);
+	free(pl->scaled);
 	sched_release(&pl->sched);
 	idset_release(&pl->io_run);
 	VEC_FREE(pl->pinned);
@@ -132,6 +136,42 @@ place_most_cores(const struct place *pl)
 		else if (pl->w[k].usable && pl->w[k].cores > most)
 			most = pl->w[k].cores;
 	return most;
+}
+
+void
+place_scale(struct place *pl, uint32_t name, long n)
+{
+	pl->cores[name] = pl->sched.q[name].cores = n;
+	pl->scaled[name] = true;
+	plan_set_cores(pl->p, name, n);
+}
+
+int
+place_fit_cores(struct place *pl, uint32_t name, long most, bool scale_all,
+		char *buf, size_t len)
+{
+	const struct wf_task *t = &pl->p->wf->tasks[name];
+	if (pl->cores[name] <= most)
+		return 0;
+	struct wf_task now = *t;
+	now.cores = pl->cores[name];
+	long n = plan_fit_cores(&now, most, scale_all);
+	if (n < 0 && (t->cores_min || scale_all)) {
+		snprintf(buf, len, "task '%s' needs at least %ld cores but no "
+			 "reachable worker has more than %ld", t->name,
+			 t->cores_min ? t->cores_min : 1, most);
+		return -1;
+	}
+	if (n < 0) {
+		snprintf(buf, len, "task '%s' asks for %ld cores but no "
+			 "reachable worker has more than %ld", t->name,
+			 pl->cores[name], most);
+		return -1;
+	}
+	snprintf(buf, len, "task '%s' asks for %ld cores and is given %ld, "
+		 "the most a worker has", t->name, pl->cores[name], n);
+	place_scale(pl, name, n);
+	return 1;
 }
 
 long long
@@ -422,7 +462,8 @@ closest(struct place *pl, uint32_t t, uint32_t name, size_t best)
 	long long most = pl->ops.local_bytes(arg, t, best) + LOCALITY_MIN - 1;
 	for (size_t i = 0; i < pl->nw; i++) {
 		const struct place_worker *w = &pl->w[i];
-		if (i == best || !w->usable || !room(pl, w, name) ||
+		if (i == best || i == pl->held || !w->usable ||
+		    !room(pl, w, name) ||
 		    !iopol_could_start(pl->pol, name, i))
 			continue;
 		long long b = pl->ops.local_bytes(arg, t, i);
@@ -462,6 +503,41 @@ next_asked(const struct place *pl)
 	return best;
 }
 
+/* The worker held for the earliest ready task whose cores are as many as
+ * a worker has (place.scaled) when it fits no worker now, or nw: the
+ * usable worker with the most cores (and memory) for it, most free
+ * first; it starts no other compute task until that one starts, so
+ * later smaller ones cannot keep it waiting for ever. */
+static size_t
+held_worker(struct place *pl)
+{
+	uint32_t first = UINT32_MAX, name = 0;
+	for (uint32_t i = 0; i < pl->sched.nq; i++)
+		if (pl->scaled[i] && pl->sched.q[i].n &&
+		    pl->sched.q[i].heap[0] < first) {
+			first = pl->sched.q[i].heap[0];
+			name = i;
+		}
+	if (first == UINT32_MAX)
+		return pl->nw;
+	size_t best = pl->nw;
+	for (size_t k = 0; k < pl->nw; k++) {
+		const struct place_worker *w = &pl->w[k];
+		if (!w->usable)
+			continue;
+		if (w->per_job || room(pl, w, name))
+			return pl->nw; /* it can start now */
+		if (w->cores < pl->cores[name] ||
+		    (w->mem && w->mem < pl->mem[name]))
+			continue;
+		if (best == pl->nw || w->cores > pl->w[best].cores ||
+		    (w->cores == pl->w[best].cores &&
+		     w->free > pl->w[best].free))
+			best = k;
+	}
+	return best;
+}
+
 /* Start one ready task: workers are asked from the one with the most
  * free cores down, so compute spreads out; each answers with the
  * earliest ready task that fits its free cores (or I/O executors) and
@@ -472,13 +548,15 @@ start_one(struct place *pl)
 {
 	for (size_t i = 0; i < pl->nw; i++)
 		pl->w[i].tried = false;
-	size_t best;
+	size_t best, held = pl->held = held_worker(pl);
 	while ((best = next_asked(pl)) != pl->nw) {
 		pl->w[best].tried = true;
 		pl->asking = best;
 		const struct place_worker *w = &pl->w[best];
 		/* a job slot fits any task */
-		long fr = w->per_job && w->free > 0 ? LONG_MAX : w->free;
+		long fr = w->per_job && w->free > 0 ? LONG_MAX
+			  : best == held		   ? 0
+							   : w->free;
 		long iofr = w->per_job ? w->free : w->io_free;
 		uint32_t name;
 		uint32_t t = sched_pop_if(&pl->sched, fr, iofr, mem_free(w),

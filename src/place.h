@@ -93,6 +93,10 @@ struct place {
 	long long *mem;             /* per task name: memory each instance
 				       reserves (bytes, 0: none) */
 	bool *io;                   /* per task name: takes an I/O executor */
+	bool *scaled;               /* per task name: its cores are as many
+				       as a worker has (cores: {max, min},
+				       --scale-cores): a worker is held for
+				       it rather than let it starve */
 	size_t running;             /* over all workers */
 	uint32_t nlaunched;
 	struct idset io_run;        /* I/O tasks running */
@@ -103,6 +107,7 @@ struct place {
 	uint32_t *ready;
 	size_t nready, aready;
 	size_t asking;              /* the worker being asked */
+	size_t held;                /* the worker held for a scaled task */
 };
 
 /* For plan p, nw workers (all unusable until place_worker_set) and the
@@ -154,6 +159,15 @@ bool place_too_big(const struct place *pl, uint32_t name, char *buf,
 /* The most memory of a usable worker: LLONG_MAX when one is not limited
  * (or runs each task as a job of its own: the cluster says). */
 long long place_most_memory(const struct place *pl);
+/* Task name is given n cores (fewer than it asked: no worker has more;
+ * plan_set_cores too) and is one that a worker is held for. */
+void place_scale(struct place *pl, uint32_t name, long n);
+/* Task name asks for more cores than every usable worker has (most):
+ * scale it down (place_scale) when it may (plan_fit_cores; scale_all:
+ * --scale-cores) and say so in buf as a warning (returns 1), or say why
+ * it cannot run in buf (returns -1); 0 when it fits. */
+int place_fit_cores(struct place *pl, uint32_t name, long most,
+		    bool scale_all, char *buf, size_t len);
 /* Why no usable worker can run an instance of name at all (iopol_unfit),
  * or NULL when one can (or none is usable). */
 const char *place_unfit(const struct place *pl, uint32_t name, char *buf,

@@ -432,7 +432,7 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	plan_tag(r->p, t, &tag);
 	job.name = wt->name;
 	job.tag = tag.buf;
-	job.cores = wt->cores;
+	job.cores = r->p->pt[tmpl].cores;
 	job.memory = wt->memory;
 	if (log_level >= 2)
 		say_start(r, t, &job);
@@ -1680,13 +1680,15 @@ start(struct runner *r)
 	for (size_t i = 0; i < p->wf->ntasks; i++) {
 		if (!p->pt[i].ninst)
 			continue;
-		if (r->pl.cores[i] > most) {
-			error_msg("task '%s' asks for %ld cores but no reachable "
-				  "worker has more than %ld; nothing was run",
-				  p->wf->tasks[i].name, r->pl.cores[i], most);
+		char why[512];
+		int fit = place_fit_cores(&r->pl, (uint32_t)i, most,
+					  r->o->scale_cores, why, sizeof(why));
+		if (fit > 0)
+			warning_msg("%s", why);
+		if (fit < 0) {
+			error_msg("%s; nothing was run", why);
 			return EXIT_USAGE;
 		}
-		char why[512];
 		if (place_usable(&r->pl) &&
 		    place_too_big(&r->pl, (uint32_t)i, why, sizeof(why))) {
 			error_msg("%s; nothing was run", why);

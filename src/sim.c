@@ -549,13 +549,15 @@ check_tasks(struct simr *s)
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		if (!s->p->pt[i].ninst)
 			continue;
-		if (s->pl.cores[i] > most) {
-			error_msg("task '%s' asks for %ld cores but no worker has "
-				  "more than %ld", wf->tasks[i].name,
-				  s->pl.cores[i], most);
+		char why[512];
+		int fit = place_fit_cores(&s->pl, (uint32_t)i, most,
+					  s->o->scale_cores, why, sizeof(why));
+		if (fit > 0)
+			warning_msg("%s", why);
+		if (fit < 0) {
+			error_msg("%s", why);
 			rc = -1;
 		}
-		char why[512];
 		if (place_too_big(&s->pl, (uint32_t)i, why, sizeof(why))) {
 			error_msg("%s", why);
 			rc = -1;

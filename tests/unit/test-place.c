@@ -462,6 +462,49 @@ test_memory(void)
 	teardown();
 }
 
+static const char *const scaled =
+	"name: s\nworkdir: /tmp/wfrun-place-unused\ntasks:\n"
+	"  - name: first\n    out: {o: f}\n    run: \"true\"\n"
+	"  - name: big\n    cores: {max: 8, min: 2}\n    out: {o: b}\n"
+	"    run: \"echo {cores}\"\n"
+	"  - name: later\n    foreach: {i: \"1..3\"}\n"
+	"    out: {o: \"l{i}\"}\n    run: \"true\"\n";
+
+/* A task scaled to the most cores a worker has is given them, and the
+ * worker is held for it: later small tasks do not backfill past it. */
+static void
+test_scaled(void)
+{
+	long cores[] = { 4 };
+	char buf[200];
+	setup(scaled, 1, cores, 0, false);
+	is_int(place_fit_cores(&pl, 1, 4, false, buf, sizeof(buf)), 1,
+	       "max 8 on 4 cores: scaled");
+	is_str(buf, "task 'big' asks for 8 cores and is given 4, the most a "
+	       "worker has", "with a warning");
+	struct strbuf cmd = STRBUF_INIT;
+	plan_command(&plan, 1, &cmd);
+	is_str(cmd.buf, "echo 4", "{cores} is the number given");
+	strbuf_release(&cmd);
+	is_int(place_fit_cores(&pl, 1, 1, false, buf, sizeof(buf)), -1,
+	       "1 core is below its min");
+	is_str(buf, "task 'big' needs at least 2 cores but no reachable "
+	       "worker has more than 1", "says so");
+	is_int(place_fit_cores(&pl, 0, 1, false, buf, sizeof(buf)), 0,
+	       "a 1-core task fits");
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 1, "first starts; the worker is held for big");
+	done(launched[0]);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 2, "then big, on all 4 cores");
+	is_int((long)launched[1], 1, "big before the later ones");
+	is_int(pl.w[0].free, 0, "all 4 taken");
+	done(launched[1]);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 5, "then the later ones");
+	teardown();
+}
+
 int
 main(void)
 {
@@ -475,5 +518,6 @@ main(void)
 	test_worker_add();
 	test_per_job();
 	test_memory();
+	test_scaled();
 	return done_testing();
 }
