@@ -147,10 +147,12 @@ place_scale(struct place *pl, uint32_t name, long n)
 }
 
 int
-place_fit_cores(struct place *pl, uint32_t name, long most, bool scale_all,
-		char *buf, size_t len)
+place_fit(struct place *pl, uint32_t name, long most, bool scale_all,
+	  char *buf, size_t len)
 {
 	const struct wf_task *t = &pl->p->wf->tasks[name];
+	if (place_too_big(pl, name, buf, len))
+		return -1;
 	if (pl->cores[name] <= most)
 		return 0;
 	struct wf_task now = *t;
@@ -208,7 +210,7 @@ bool
 place_too_big(const struct place *pl, uint32_t name, char *buf, size_t len)
 {
 	long long most = place_most_memory(pl);
-	if (pl->mem[name] <= most)
+	if (pl->mem[name] <= most || !place_usable(pl))
 		return false;
 	char a[32], b[32];
 	snprintf(buf, len, "task '%s' asks for %s of memory but no worker has "

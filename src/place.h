@@ -162,12 +162,13 @@ long long place_most_memory(const struct place *pl);
 /* Task name is given n cores (fewer than it asked: no worker has more;
  * plan_set_cores too) and is one that a worker is held for. */
 void place_scale(struct place *pl, uint32_t name, long n);
-/* Task name asks for more cores than every usable worker has (most):
- * scale it down (place_scale) when it may (plan_fit_cores; scale_all:
- * --scale-cores) and say so in buf as a warning (returns 1), or say why
- * it cannot run in buf (returns -1); 0 when it fits. */
-int place_fit_cores(struct place *pl, uint32_t name, long most,
-		    bool scale_all, char *buf, size_t len);
+/* Whether task name fits a usable worker: 0 when it does; when it asks
+ * for more cores than every one has (most), scaled down (place_scale)
+ * where it may (plan_fit_cores; scale_all: --scale-cores), 1 with a
+ * warning in buf; -1 with why it cannot run in buf (its cores, or its
+ * memory: place_too_big). */
+int place_fit(struct place *pl, uint32_t name, long most, bool scale_all,
+	      char *buf, size_t len);
 /* Why no usable worker can run an instance of name at all (iopol_unfit),
  * or NULL when one can (or none is usable). */
 const char *place_unfit(const struct place *pl, uint32_t name, char *buf,

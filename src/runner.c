@@ -1681,16 +1681,11 @@ start(struct runner *r)
 		if (!p->pt[i].ninst)
 			continue;
 		char why[512];
-		int fit = place_fit_cores(&r->pl, (uint32_t)i, most,
-					  r->o->scale_cores, why, sizeof(why));
+		int fit = place_fit(&r->pl, (uint32_t)i, most,
+				    r->o->scale_cores, why, sizeof(why));
 		if (fit > 0)
 			warning_msg("%s", why);
 		if (fit < 0) {
-			error_msg("%s; nothing was run", why);
-			return EXIT_USAGE;
-		}
-		if (place_usable(&r->pl) &&
-		    place_too_big(&r->pl, (uint32_t)i, why, sizeof(why))) {
 			error_msg("%s; nothing was run", why);
 			return EXIT_USAGE;
 		}

@@ -550,15 +550,12 @@ check_tasks(struct simr *s)
 		if (!s->p->pt[i].ninst)
 			continue;
 		char why[512];
-		int fit = place_fit_cores(&s->pl, (uint32_t)i, most,
-					  s->o->scale_cores, why, sizeof(why));
-		if (fit > 0)
+		switch (place_fit(&s->pl, (uint32_t)i, most, s->o->scale_cores,
+				  why, sizeof(why))) {
+		case 1:
 			warning_msg("%s", why);
-		if (fit < 0) {
-			error_msg("%s", why);
-			rc = -1;
-		}
-		if (place_too_big(&s->pl, (uint32_t)i, why, sizeof(why))) {
+			break;
+		case -1:
 			error_msg("%s", why);
 			rc = -1;
 		}

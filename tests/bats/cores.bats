@@ -49,8 +49,8 @@ tasks:
 EOF
 	run "$WFRUN" -j 3 wf.yaml
 	[ "$status" -eq 0 ]
-	[ "$(grep -c warning <<<"$output")" -eq 1 ]
 	[ "${lines[0]}" = "wf.yaml:4:12: warning: task 'big' asks for 8 cores and is given 3, the most a worker has" ]
+	[ "$(grep -c warning <<<"$output")" -eq 1 ]
 	[ "$(cat b1 b2 | tr '\n' ' ')" = "3 3 " ]
 	[ "$(trace_col cores | sort -u)" = 3 ]
 	# under its max: as asked, no warning

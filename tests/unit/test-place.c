@@ -478,7 +478,7 @@ test_scaled(void)
 	long cores[] = { 4 };
 	char buf[200];
 	setup(scaled, 1, cores, 0, false);
-	is_int(place_fit_cores(&pl, 1, 4, false, buf, sizeof(buf)), 1,
+	is_int(place_fit(&pl, 1, 4, false, buf, sizeof(buf)), 1,
 	       "max 8 on 4 cores: scaled");
 	is_str(buf, "task 'big' asks for 8 cores and is given 4, the most a "
 	       "worker has", "with a warning");
@@ -486,11 +486,11 @@ test_scaled(void)
 	plan_command(&plan, 1, &cmd);
 	is_str(cmd.buf, "echo 4", "{cores} is the number given");
 	strbuf_release(&cmd);
-	is_int(place_fit_cores(&pl, 1, 1, false, buf, sizeof(buf)), -1,
+	is_int(place_fit(&pl, 1, 1, false, buf, sizeof(buf)), -1,
 	       "1 core is below its min");
 	is_str(buf, "task 'big' needs at least 2 cores but no reachable "
 	       "worker has more than 1", "says so");
-	is_int(place_fit_cores(&pl, 0, 1, false, buf, sizeof(buf)), 0,
+	is_int(place_fit(&pl, 0, 1, false, buf, sizeof(buf)), 0,
 	       "a 1-core task fits");
 	place_dispatch(&pl);
 	is_int((long)nlaunched, 1, "first starts; the worker is held for big");
