@@ -1820,8 +1820,24 @@ add_cores(struct strbuf *out, const struct plan *p, const struct dag_task *dt)
 	strbuf_addf(out, "%ld", n > 0 ? n : 1);
 }
 
+static void render_command(const struct plan *p, uint32_t t,
+			   struct strbuf *out, bool key);
+
 void
 plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
+{
+	render_command(p, t, out, false);
+}
+
+void
+plan_command_key(const struct plan *p, uint32_t t, struct strbuf *out)
+{
+	render_command(p, t, out, true);
+}
+
+/* plan_command; key: {cores} as written (plan_command_key). */
+static void
+render_command(const struct plan *p, uint32_t t, struct strbuf *out, bool key)
 {
 	const struct dag_task *dt = &p->dag.tasks.v[t];
 	const struct tmpl *tm = &p->pt[dt->tmpl].run;
@@ -1839,7 +1855,10 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 			sq_quote(out, vals[s->idx], strlen(vals[s->idx]));
 			break;
 		case SEG_CORES:
-			add_cores(out, p, dt);
+			if (key)
+				strbuf_adds(out, "{cores}");
+			else
+				add_cores(out, p, dt);
 			break;
 		case SEG_PARAM: {
 			bool first = true;

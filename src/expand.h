@@ -149,6 +149,9 @@ void plan_set_cores(struct plan *p, uint32_t name, long n);
 
 /* The shell form of task t's command (every value quoted). */
 void plan_command(const struct plan *p, uint32_t t, struct strbuf *out);
+/* The same with {cores} left as it is written: what the journal keeps,
+ * so that a run given other cores does not run the task again. */
+void plan_command_key(const struct plan *p, uint32_t t, struct strbuf *out);
 /*
  * The argv of a task whose command needs no shell: words are built in buf,
  * argv points into it.  Returns false (and builds nothing) when the

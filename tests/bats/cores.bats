@@ -148,3 +148,20 @@ EOF
 	[ "${lines[1]}" = "wf.yaml:6:12: error: cores' min (3) is more than its max (2)" ]
 	[ "${lines[2]}" = "wf.yaml:9:21: error: unknown key 'mn' in cores; did you mean 'min'?" ]
 }
+
+@test "cores: a task given other cores by a later run is still up to date" {
+	wf <<'EOF'
+tasks:
+  - name: big
+    cores: {max: 8}
+    out: {o: b}
+    run: "echo {cores} > {out.o}"
+EOF
+	run "$WFRUN" -j 3 wf.yaml
+	[ "$status" -eq 0 ]
+	run "$WFRUN" -j 2 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 of 1 tasks are up to date"* ]]
+	[[ "$output" == *"0 tasks done"* ]]
+	[ "$(cat b)" = 3 ]
+}
