@@ -165,3 +165,17 @@ EOF
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"task 'c' asks for 600 MiB of memory but no worker has more than 500 MiB"* ]]
 }
+
+@test "memory: an SSH worker's <memory> holds tasks back there too" {
+	local c=$BATS_TEST_TMPDIR/c
+	cluster_up "$c" 1
+	sed -i 's|<cores>2</cores>|<cores>2</cores><memory unit="MB">512</memory>|' "$c/cluster.xml"
+	mkdir -p "$c/shared/t"
+	cd "$c/shared/t"
+	two 2 300M
+	run "$WFRUN" -r "$c/cluster.xml" wf.yaml
+	"$TESTCLUSTER" down -q "$c"
+	[ "$status" -eq 0 ]
+	[ "$(trace_col worker | sort -u)" = w1 ]
+	run ! overlaps
+}
