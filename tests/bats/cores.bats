@@ -5,6 +5,17 @@
 # it is an error.
 load helper
 
+# max8: wf.yaml with one task of up to 8 cores that writes {cores} to b.
+max8() {
+	wf <<'EOF'
+tasks:
+  - name: big
+    cores: {max: 8}
+    out: {o: b}
+    run: "echo {cores} > {out.o}"
+EOF
+}
+
 @test "cores: {cores} says a task's cores, in run and in env" {
 	wf <<'EOF'
 tasks:
@@ -13,9 +24,7 @@ tasks:
     out: {o: t}
     env: {N: "n={cores}"}
     run: "echo {cores} $N > {out.o}"
-  - name: one
-    out: {o: one}
-    run: "echo {cores} > {out.o}"
+  - {name: one, out: {o: one}, run: "echo {cores} > {out.o}"}
 EOF
 	run "$WFRUN" -j 4 wf.yaml
 	[ "$status" -eq 0 ]
@@ -62,13 +71,7 @@ EOF
 }
 
 @test "cores: -n shows the command with the cores given" {
-	wf <<'EOF'
-tasks:
-  - name: big
-    cores: {max: 8}
-    out: {o: b}
-    run: "echo {cores} > {out.o}"
-EOF
+	max8
 	run "$WFRUN" -n -j 2 wf.yaml
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"echo 2 > b"* ]]
@@ -130,33 +133,21 @@ EOF
 }
 
 @test "cores: a bad cores mapping is an error at its line" {
-	wf <<'EOF'
-tasks:
-  - name: a
-    cores: {min: 2}
-    run: "true"
-  - name: b
-    cores: {max: 2, min: 3}
-    run: "true"
-  - name: c
-    cores: {max: 2, mn: 1}
-    run: "true"
-EOF
-	run "$WFRUN" check wf.yaml
+	printf '%s\n' tasks: "  - {name: a, run: 'true', cores: {min: 2}}" \
+		"  - {name: b, run: 'true', cores: {max: 2, min: 3}}" \
+		"  - {name: c, run: 'true', cores: {max: 2, mn: 1}}" >wf.yaml
+	run --separate-stderr "$WFRUN" check wf.yaml
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wf.yaml:3:12: error: cores as a mapping needs max, the most cores the task can use: {max: 8, min: 2}" ]
-	[ "${lines[1]}" = "wf.yaml:6:12: error: cores' min (3) is more than its max (2)" ]
-	[ "${lines[2]}" = "wf.yaml:9:21: error: unknown key 'mn' in cores; did you mean 'min'?" ]
+	diff - <(printf '%s\n' "$stderr") <<'EOF'
+wf.yaml:2:35: error: cores as a mapping needs max, the most cores the task can use: {max: 8, min: 2}
+wf.yaml:3:35: error: cores' min (3) is more than its max (2)
+wf.yaml:4:44: error: unknown key 'mn' in cores; did you mean 'min'?
+wfrun: 3 errors in wf.yaml; nothing was run
+EOF
 }
 
 @test "cores: a task given other cores by a later run is still up to date" {
-	wf <<'EOF'
-tasks:
-  - name: big
-    cores: {max: 8}
-    out: {o: b}
-    run: "echo {cores} > {out.o}"
-EOF
+	max8
 	run "$WFRUN" -j 3 wf.yaml
 	[ "$status" -eq 0 ]
 	run "$WFRUN" -j 2 wf.yaml
