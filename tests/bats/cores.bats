@@ -156,3 +156,25 @@ EOF
 	[[ "$output" == *"0 tasks done"* ]]
 	[ "$(cat b)" = 3 ]
 }
+
+@test "cores: scaled when an SSH worker without <cores> says how many it has" {
+	local c=$BATS_TEST_TMPDIR/c n
+	cluster_up "$c" 1
+	sed -i 's|<cores>2</cores>||' "$c/cluster.xml"
+	mkdir -p "$c/shared/t"
+	cd "$c/shared/t"
+	wf <<'EOF'
+tasks:
+  - name: big
+    cores: {max: 100000, min: 1}
+    out: {o: b}
+    run: "echo {cores} > {out.o}"
+EOF
+	run "$WFRUN" -r "$c/cluster.xml" wf.yaml
+	"$TESTCLUSTER" down -q "$c"
+	[ "$status" -eq 0 ]
+	n=$(nproc)
+	[[ "$output" == *"warning: task 'big' asks for 100000 cores and is given $n, the most a worker has"* ]]
+	[ "$(cat b)" = "$n" ]
+	[ "$(trace_col cores)" = "$n" ]
+}
