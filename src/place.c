@@ -27,8 +27,7 @@ place_init(struct place *pl, struct plan *p, struct iopol *pol, size_t nw,
 	pl->scaled = xcalloc(nn ? nn : 1, sizeof(*pl->scaled));
 	for (size_t i = 0; i < nn; i++) {
 		pl->mem[i] = p->wf->tasks[i].memory;
-		pl->scaled[i] = p->wf->tasks[i].cores_min ||
-				p->wf->tasks[i].cores_scaled;
+		pl->scaled[i] = p->wf->tasks[i].cores_scaled;
 		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
 		pl->io[i] = p->wf->tasks[i].io && !no_io;
 		pl->cores[i] = pl->io[i] ? 0 : p->wf->tasks[i].io

@@ -93,10 +93,11 @@ struct place {
 	long long *mem;             /* per task name: memory each instance
 				       reserves (bytes, 0: none) */
 	bool *io;                   /* per task name: takes an I/O executor */
-	bool *scaled;               /* per task name: its cores are as many
-				       as a worker has (cores: {max, min},
-				       --scale-cores): a worker is held for
-				       it rather than let it starve */
+	bool *scaled;               /* per task name: its cores were lowered
+				       to as many as a worker has (cores:
+				       {max, min}, --scale-cores): a worker
+				       is held for it rather than let it
+				       starve */
 	size_t running;             /* over all workers */
 	uint32_t nlaunched;
 	struct idset io_run;        /* I/O tasks running */

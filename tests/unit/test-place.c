@@ -503,6 +503,13 @@ test_scaled(void)
 	place_dispatch(&pl);
 	is_int((long)nlaunched, 5, "then the later ones");
 	teardown();
+	setup(scaled, 1, cores, 0, false);
+	is_int(place_fit(&pl, 1, 8, false, buf, sizeof(buf)), 0,
+	       "on 8 cores: as asked");
+	place_worker_set(&pl, 0, 8, 8);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 4, "not scaled: later ones backfill, none held");
+	teardown();
 }
 
 int
