@@ -781,9 +781,10 @@ on_lost(struct runner *r, uint32_t t, const struct exec_result *res)
 	place_requeue(&r->pl, t);
 }
 
-/* An attempt of t that went over its memory: if it failed (the kernel
- * ended it there, or its peak RSS passed it), why says so instead; if it
- * succeeded, a warning says so, once per task name. */
+/* An attempt of t that went over its memory: if the kernel ended it
+ * there, why says so instead; if it failed otherwise with a peak RSS
+ * past it, why says so too; if it succeeded, a warning says so, once per
+ * task name. */
 static void
 over_memory(struct runner *r, uint32_t t, const struct exec_result *res,
 	    struct strbuf *why)
@@ -810,13 +811,16 @@ over_memory(struct runner *r, uint32_t t, const struct exec_result *res,
 		strbuf_release(&lab);
 		return;
 	}
-	strbuf_reset(why);
+	if (oom) /* ended for it: that is the why */
+		strbuf_reset(why);
+	else
+		strbuf_adds(why, " and");
 	if (peak > 0)
-		strbuf_addf(why, "was over its memory: peak %s of %s",
-			    place_size(peak, a, sizeof(a)),
+		strbuf_addf(why, "%swas over its memory: peak %s of %s",
+			    oom ? "" : " ", place_size(peak, a, sizeof(a)),
 			    place_size(mem, b, sizeof(b)));
 	else
-		strbuf_addf(why, "was over its memory of %s",
+		strbuf_addf(why, "%swas over its memory of %s", oom ? "" : " ",
 			    place_size(mem, b, sizeof(b)));
 	if (oom && res->error[0])
 		strbuf_addf(why, " (%s)", res->error);

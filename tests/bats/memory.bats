@@ -101,7 +101,7 @@ tasks:
 EOF
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"error: task 'hog' was over its memory: peak 10"[0-9]" MiB of 40 MiB"* ]]
+	[[ "$output" == *"error: task 'hog' failed with exit status 3 and was over its memory: peak 10"[0-9]" MiB of 40 MiB"* ]]
 	[ "$(trace_col peak_rss_kb)" -gt 102400 ]
 	[ "$(trace_col status)" = FAILED ]
 }
