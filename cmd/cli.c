@@ -1,13 +1,16 @@
 /* cli: the options and the loading every subcommand shares (cli.h). */
 #include "cli.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "contain.h"
 #include "path.h"
+#include "place.h"
 #include "resources.h"
 #include "slurm.h"
 #include "slurm_alloc.h"
@@ -74,6 +77,34 @@ cli_parse(int argc, char **argv, const struct cli_spec *s, void *ctx)
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
+}
+
+/* --memory and --scale-cores: what load_plan_guarded checks against and
+ * the runner gives the local worker. */
+static long long opt_memory;
+static bool opt_scale_cores;
+
+static int
+parse_memory_arg(const char *s)
+{
+	if ((opt_memory = parse_memory(s)) <= 0) {
+		error_msg("--memory wants a size with a unit (512M, 16G), not "
+			  "'%s'", s);
+		return -1;
+	}
+	return 0;
+}
+
+long long
+cli_memory(void)
+{
+	return opt_memory ? opt_memory : contain_memory();
+}
+
+bool
+cli_scale_cores(void)
+{
+	return opt_scale_cores;
 }
 
 long
@@ -145,6 +176,11 @@ cli_shared_opt(int c, const char *arg, void *ctx)
 	case CLI_NO_PREEMPT:
 		*s->no_preempt = true;
 		return 0;
+	case CLI_MEMORY:
+		return parse_memory_arg(arg);
+	case CLI_SCALE_CORES:
+		opt_scale_cores = true;
+		return 0;
 	}
 	return 1;
 }
@@ -184,6 +220,32 @@ load_plan(const char *file, long cores, struct workflow *wf, struct plan *p)
 	return load_plan_guarded(file, cores, wf, p, NULL, NULL, 0);
 }
 
+/* Task i asks for more than the most cores a worker has: with cores:
+ * {max, min} or --scale-cores, it is given most, with a warning, or is an
+ * error when that is below its min.  Whether it was either. */
+static bool
+scale_cores(struct workflow *wf, struct plan *p, size_t i, long most,
+	    struct diags *d)
+{
+	struct wf_task *t = &wf->tasks[i];
+	if (!t->cores_min && !opt_scale_cores)
+		return false;
+	long n = plan_fit_cores(t, most, opt_scale_cores);
+	if (n < 0) {
+		diag_error(d, t->cores_loc, "task '%s' needs at least %ld cores "
+			   "(cores: {min: %ld}) but only %ld %s available",
+			   t->name, t->cores_min, t->cores_min, most,
+			   most == 1 ? "is" : "are");
+		return true;
+	}
+	diag_warning(d, t->cores_loc, "task '%s' asks for %ld cores and is "
+		     "given %ld, the most a worker has", t->name, t->cores, n);
+	t->cores = n;
+	t->cores_scaled = true;
+	plan_set_cores(p, (uint32_t)i, n);
+	return true;
+}
+
 int
 load_plan_guarded(const char *file, long cores, struct workflow *wf,
 		  struct plan *p, const char *const *files,
@@ -200,6 +262,8 @@ load_plan_guarded(const char *file, long cores, struct workflow *wf,
 		plan_build_guarded(p, wf, &d, d.nerrors == 0, files, what, n);
 		for (size_t i = 0; i < wf->ntasks; i++) {
 			const struct wf_task *t = &wf->tasks[i];
+			if (t->cores > cores && scale_cores(wf, p, i, cores, &d))
+				continue;
 			if (t->cores > cores)
 				diag_error(&d, t->cores_loc, "task '%s' asks for "
 					   "%ld cores but only %ld %s available; "
@@ -387,6 +451,50 @@ cluster_max_cores(const struct cluster *c, long local, bool spec)
 	return most;
 }
 
+/* The most memory one worker of c offers (NULL: this machine, local); a
+ * worker without <memory> is not limited; Slurm's nodes: slurm_fits. */
+static long long
+cluster_max_memory(const struct cluster *c, long long local)
+{
+	if (!c)
+		return local ? local : LLONG_MAX;
+	if (c->slurm)
+		return LLONG_MAX;
+	long long most = 0;
+	for (size_t i = 0; i < c->nworkers; i++) {
+		const struct worker_spec *w = &c->workers[i];
+		long long n = w->memory		   ? w->memory
+			      : w->local && local ? local
+						  : LLONG_MAX;
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
+/* Every task of p fits the memory of a worker of c (NULL: this machine):
+ * EXIT_OK, or EXIT_USAGE with an error at each task's memory key. */
+static int
+memory_fits(const char *file, const struct cluster *c, const struct plan *p)
+{
+	long long most = cluster_max_memory(c, cli_memory());
+	struct diags d;
+	diags_init(&d, file);
+	for (size_t i = 0; i < p->wf->ntasks; i++) {
+		const struct wf_task *t = &p->wf->tasks[i];
+		if (!p->pt[i].ninst || t->memory <= most)
+			continue;
+		char a[32], b[32];
+		diag_error(&d, t->memory_loc, "task '%s' asks for %s of memory "
+			   "but %s %s; lower memory or %s", t->name,
+			   place_size(t->memory, a, sizeof(a)),
+			   c ? "no worker has more than" : "this machine has",
+			   place_size(most, b, sizeof(b)),
+			   c ? "give a worker more <memory>" : "raise --memory");
+	}
+	return report_diags(&d, file);
+}
+
 int
 cli_load(const char *resources, bool spec, const char *file,
 	 const char *trace, long cores, struct cluster *c,
@@ -422,6 +530,8 @@ cli_load(const char *resources, bool spec, const char *file,
 			       wf, p, files, what, n);
 	if (!rc && have && c->slurm && !spec)
 		rc = slurm_fits(c, p, cores);
+	if (!rc && !spec)
+		rc = memory_fits(file, have, p);
 	/* nor may wfrun write its trace over a file it must keep */
 	struct strbuf why = STRBUF_INIT;
 	for (size_t i = n - (trace ? 2 : 0); !rc && i < n; i++)

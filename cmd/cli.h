@@ -69,6 +69,8 @@ enum {
 	CLI_NO_IO = 'B',
 	CLI_LEARN = 'P',
 	CLI_NO_PREEMPT = 'W',
+	CLI_MEMORY = 0x100,      /* --memory SIZE (kept in cli.c) */
+	CLI_SCALE_CORES = 0x101, /* --scale-cores (kept in cli.c) */
 };
 /* --set NAME=VALUE and --vars FILE (repeatable), for every subcommand
  * that loads a workflow: cli_parse keeps them, load_plan applies them
@@ -77,6 +79,11 @@ enum { CLI_SET = 0x7301, CLI_VARS = 0x7302 };
 #define CLI_VARS_OPTIONS                                                   \
 	{ "set", required_argument, NULL, CLI_SET },                       \
 	{ "vars", required_argument, NULL, CLI_VARS }
+/* The memory of this machine's worker: --memory, or what the machine
+ * gives (contain_memory); 0: not known, not limited. */
+long long cli_memory(void);
+/* --scale-cores was given. */
+bool cli_scale_cores(void);
 /* A cli_opt_fn for the options of struct cli_shared (ctx): 0 or -1; 1
  * when c is not one of them. */
 int cli_shared_opt(int c, const char *arg, void *ctx);
@@ -117,6 +124,10 @@ int report_diags(struct diags *d, const char *file);
 long parse_cores_arg(const char *s);
 /* The wfrun-worker beside this binary, to upload to workers. */
 char *agent_path(void);
+/* The --memory and --scale-cores entries of a subcommand's options. */
+#define CLI_RESOURCE_OPTS                                                  \
+	{ "memory", required_argument, NULL, CLI_MEMORY },                 \
+	{ "scale-cores", no_argument, NULL, CLI_SCALE_CORES }
 /* The cores of this machine (the CPUs this process may run on). */
 long local_cores(void);
 

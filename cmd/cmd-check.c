@@ -135,6 +135,7 @@ cmd_check(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		CLI_VARS_OPTIONS,
+		CLI_RESOURCE_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	long cores = 0;

@@ -238,6 +238,8 @@ run(struct run_args *a, const char *file)
 {
 	if (!a->o.cores)
 		a->o.cores = local_cores();
+	a->o.memory = cli_memory();
+	a->o.scale_cores = cli_scale_cores();
 	a->o.trace_path = a->trace;
 	struct cluster cl;
 	struct workflow wf;
@@ -294,6 +296,7 @@ cmd_run(int argc, char **argv)
 		{ "until", required_argument, NULL, 'U' },
 		{ "list", no_argument, NULL, 'l' },
 		CLI_VARS_OPTIONS,
+		CLI_RESOURCE_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {

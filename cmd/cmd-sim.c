@@ -162,6 +162,8 @@ sim(struct sim_args *a, const char *file)
 	memset(&tr, 0, sizeof(tr));
 	if (!a->o.cores)
 		a->o.cores = local_cores();
+	a->o.memory = cli_memory();
+	a->o.scale_cores = cli_scale_cores();
 	int rc = cli_load(a->resources, true, file, NULL, a->o.cores, &cl, &wf,
 			  &p);
 	if (!rc)
@@ -198,6 +200,7 @@ cmd_sim(int argc, char **argv)
 		{ "no-preempt", no_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		CLI_VARS_OPTIONS,
+		CLI_RESOURCE_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {

@@ -39,6 +39,11 @@
 	"                     list var: items between commas); repeatable\n" \
 	"      --vars FILE    vars' values from a YAML file of NAME: VALUE\n" \
 	"                     (--set wins)\n"
+#define H_RESOURCES \
+	"      --memory SIZE  this machine's memory that tasks reserve (default:\n" \
+	"                     MemTotal, or its cgroup's limit)\n" \
+	"      --scale-cores  give a task asking for more cores than any worker\n" \
+	"                     has the most one has\n"
 #define H_QUIET "  -q, --quiet        print only errors\n"
 #define H_VERBOSE \
 	"  -v, --verbose      print each task as it starts and ends\n"
@@ -76,6 +81,7 @@ static const char run_opts[] =
 	"      --relearn      forget what storage_bw: auto learned before\n"
 	H_LEARN
 	H_NO_PREEMPT
+	H_RESOURCES
 	"      --accept-new-host-keys  add unknown SSH host keys to\n"
 	"                     known_hosts (changed keys are always refused)\n"
 	"      --fetch all|final|none  outputs of workers whose workdir is\n"
@@ -92,6 +98,7 @@ static const char check_opts[] =
 	"  -r, --resources FILE  validate a resources file too, check the\n"
 	"                     cores of each task against its largest worker\n"
 	"                     and list its workers\n"
+	H_RESOURCES
 	H_VARS
 	"  -q, --quiet        print only errors (the exit status tells)\n"
 	H_VERBOSE H_HELP;
@@ -119,6 +126,7 @@ static const char sim_opts[] =
 	"                     (nothing is measured: give it for those tasks)\n"
 	H_LEARN
 	H_NO_PREEMPT
+	H_RESOURCES
 	"      --trace FILE   write the simulated trace (and events.jsonl\n"
 	"                     beside it); default: none\n"
 	"      --registry FILE  start from the storage_bw registries kept\n"
@@ -290,7 +298,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
 	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
 	       !strcmp(a, "--until") ||
-	       !strcmp(a, "--set") || !strcmp(a, "--vars");
+	       !strcmp(a, "--set") || !strcmp(a, "--vars") ||
+	       !strcmp(a, "--memory");
 }
 
 /* The index in argv of the first word that is not an option (argc when

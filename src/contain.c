@@ -30,6 +30,8 @@
 struct slot {
 	int procs_fd, events_fd;
 	bool busy, dirty;
+	bool limited;   /* its memory.max is not "max" */
+	long oom_base;  /* memory.events' oom_kill when its task began */
 };
 
 static enum contain_mode mode;
@@ -37,6 +39,7 @@ static char *run_dir;     /* the run's cgroup */
 static char *record;      /* path of the record */
 static int record_fd = -1;
 static VEC(struct slot) slots;
+static bool mem_ctl;      /* task cgroups have the memory controller */
 
 enum contain_mode
 contain_mode(void)
@@ -368,6 +371,70 @@ own_cgroup(void)
 	return dir;
 }
 
+/* The number in file path (a cgroup limit, "max": none), or 0. */
+static long long
+limit_in(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 && buf[0] >= '0' && buf[0] <= '9' ? atoll(buf) : 0;
+}
+
+/* The v1 memory controller's limit of this process's cgroup, or 0. */
+static long long
+limit_v1(void)
+{
+	char line[4096];
+	long long lim = 0;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *m = strstr(line, ":memory:/");
+		if (!m)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		char *path = xasprintf("/sys/fs/cgroup/memory%s/"
+				       "memory.limit_in_bytes", m + 8);
+		lim = limit_in(path);
+		free(path);
+		if (!lim)
+			lim = limit_in("/sys/fs/cgroup/memory/"
+				       "memory.limit_in_bytes");
+	}
+	if (f)
+		fclose(f);
+	return lim;
+}
+
+long long
+contain_memory(void)
+{
+	long long total = 0, lim;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "MemTotal:", 9))
+			total = atoll(line + 9) * 1024;
+	if (f)
+		fclose(f);
+	char *own = own_cgroup();
+	if (own) {
+		char *path = xasprintf("%s/memory.max", own);
+		lim = limit_in(path);
+		if (lim > 0 && (!total || lim < total))
+			total = lim;
+		free(path);
+		free(own);
+	}
+	lim = limit_v1();
+	if (lim > 0 && (!total || lim < total))
+		total = lim;
+	return total;
+}
+
 /* Remove the empty run cgroups under own of wfrun processes that are
  * gone (killed with their guardian in a workdir never run again); one
  * with processes is left to the next run of its workdir. */
@@ -386,6 +453,37 @@ remove_stale(const char *dir, const char *name)
 		cgroup_remove(dir);
 	if (ev >= 0)
 		close(ev);
+	return false;
+}
+
+/* Write text to dir/file; 0 or -1. */
+static int
+write_in(const char *dir, const char *file, const char *text)
+{
+	int fd = open_in(dir, file, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* Give the children of the run's cgroup dir the memory controller, where
+ * the parent delegates it (cgroup v2; a v1 memory hierarchy is not
+ * used); whether it did. */
+static bool
+enable_memory(const char *dir)
+{
+	char buf[512];
+	int fd = open_in(dir, "cgroup.controllers", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *w = strtok(buf, " \n"); w; w = strtok(NULL, " \n"))
+		if (!strcmp(w, "memory"))
+			return write_in(dir, "cgroup.subtree_control",
+					"+memory") == 0;
 	return false;
 }
 
@@ -422,6 +520,7 @@ make_run_cgroup(void)
 		return -1;
 	}
 	close(k);
+	mem_ctl = enable_memory(run_dir);
 	return 0;
 }
 
@@ -481,7 +580,7 @@ contain_task_begin(int *procs_fd)
 	}
 	if (i == slots.n) {
 		char *d = xasprintf("%s/t%zu", run_dir, i);
-		struct slot s = { -1, -1, false, false };
+		struct slot s = { -1, -1, false, false, false, 0 };
 		if ((mkdir(d, 0755) == 0 || errno == EEXIST) &&
 		    (s.procs_fd = open_in(d, "cgroup.procs", O_WRONLY)) >= 0 &&
 		    (s.events_fd = open_in(d, "cgroup.events", O_RDONLY)) < 0) {
@@ -496,6 +595,50 @@ contain_task_begin(int *procs_fd)
 	slots.v[i].busy = true;
 	*procs_fd = slots.v[i].procs_fd;
 	return (int)i;
+}
+
+/* The oom_kill count of task cgroup handle's memory.events, or 0. */
+static long
+oom_kills(int handle)
+{
+	char *d = xasprintf("%s/t%d", run_dir, handle), buf[1024];
+	int fd = open_in(d, "memory.events", O_RDONLY);
+	free(d);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *k = strstr(buf, "oom_kill ");
+	return k ? atol(k + 9) : 0;
+}
+
+bool
+contain_task_memory(int handle, long long bytes)
+{
+	if (!mem_ctl || handle < 0 || (size_t)handle >= slots.n)
+		return false;
+	struct slot *s = &slots.v[handle];
+	if (!bytes && !s->limited)
+		return false;
+	char *d = xasprintf("%s/t%d", run_dir, handle), v[32] = "max";
+	if (bytes)
+		snprintf(v, sizeof(v), "%lld", bytes);
+	bool ok = write_in(d, "memory.max", v) == 0;
+	/* over memory.max a task would swap, not end */
+	write_in(d, "memory.swap.max", bytes ? "0" : "max");
+	free(d);
+	s->limited = ok && bytes;
+	s->oom_base = oom_kills(handle);
+	return s->limited;
+}
+
+long
+contain_task_oom(int handle)
+{
+	if (!mem_ctl || handle < 0 || (size_t)handle >= slots.n ||
+	    !slots.v[handle].limited)
+		return 0;
+	return oom_kills(handle) - slots.v[handle].oom_base;
 }
 
 void
@@ -601,5 +744,6 @@ contain_close(void)
 	run_dir = NULL;
 	free(record);
 	record = NULL;
+	mem_ctl = false;
 	mode = CONTAIN_OFF;
 }

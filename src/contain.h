@@ -9,7 +9,9 @@
  * whatever the task forks, in whatever process group or session, is in
  * it, and one write to its cgroup.kill ends them all.  A task's cgroup
  * is kept for a later task once it is empty (a mkdir and rmdir per task
- * would cost more than the rest of a task's start).
+ * would cost more than the rest of a task's start).  Where the run's
+ * cgroup has the memory controller, a task's cgroup gets its memory as
+ * memory.max (and no swap), and an OOM kill in it is counted.
  *
  * Elsewhere (or with WFRUN_NO_CGROUP set), this process becomes a child
  * subreaper: what is left of a task when its first process ends is its
@@ -66,6 +68,18 @@ const char *contain_cgroup(void);
  */
 int contain_task_begin(int *procs_fd);
 
+/*
+ * The task of handle (contain_task_begin's) may use bytes of memory (0:
+ * not limited): its cgroup's memory.max, and no swap.  Returns whether
+ * the kernel enforces it (a task cgroup with the memory controller).
+ */
+bool contain_task_memory(int handle, long long bytes);
+
+/* How many of the task's processes the kernel's OOM killer ended since
+ * contain_task_memory (memory.events' oom_kill); call before
+ * contain_task_end. */
+long contain_task_oom(int handle);
+
 /* The task whose first process is pgid started (recorded when the mode
  * is CONTAIN_GROUP). */
 void contain_task_started(pid_t pgid);
@@ -76,6 +90,11 @@ void contain_task_started(pid_t pgid);
  * of the task can be alive any more (the fds it held are free).
  */
 bool contain_task_end(int handle, pid_t pgid);
+
+/* The memory this machine gives this process's tasks (bytes): MemTotal,
+ * or the limit of this process's cgroup (v2 memory.max, v1
+ * memory.limit_in_bytes) when lower; 0 if not known. */
+long long contain_memory(void);
 
 /* Whether process group pgid has a member that is not a zombie. */
 bool contain_group_alive(pid_t pgid);

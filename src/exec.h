@@ -78,7 +78,9 @@ struct exec_result {
 				 12_3 with TIMEOUT (time limit 1 min)") */
 	char state[24];       /* the place's end state when it, not the
 				 command, decided the end (Slurm's TIMEOUT,
-				 NODE_FAIL...): the trace's status */
+				 NODE_FAIL...; OUT_OF_MEMORY where the
+				 kernel's OOM killer ended it at its
+				 memory): the trace's status */
 	char node[64];        /* where it ran, when its worker is many
 				 places (a Slurm job's node); "": the
 				 worker */

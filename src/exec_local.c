@@ -345,6 +345,7 @@ local_submit(struct exec *e, const struct exec_job *job)
 		return 0;
 	}
 	int cgroup_fd, cg = contain_task_begin(&cgroup_fd);
+	contain_task_memory(cg, job->memory);
 	struct spawn_req req = { job->exe, job->argv, job->envp, job->cwd,
 				 log[0].fd, log[1].fd, cgroup_fd };
 	struct errbuf eb;
@@ -501,6 +502,11 @@ local_on_sigchld(struct exec *e)
 		r.utime = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 		r.stime = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 		r.maxrss_kb = ru.ru_maxrss;
+		if (contain_task_oom(j.cg) > 0) {
+			snprintf(r.state, sizeof(r.state), "OUT_OF_MEMORY");
+			snprintf(r.error, sizeof(r.error), "the kernel ended it "
+				 "at its memory (cgroup memory.max)");
+		}
 		logs_end(&j, contain_task_end(j.cg, pid), &r.out_empty,
 			 &r.err_empty);
 		o->base.done(&r, o->base.arg);

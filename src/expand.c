@@ -365,6 +365,18 @@ list_seg(const struct tmpl_ctx *c, const struct wf_kv *v, struct seg *s)
 	return false;
 }
 
+/* {cores} in a run or env (where no var or foreach key has that name):
+ * the cores the task is given. */
+static bool
+cores_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
+{
+	if (strcmp(name, "cores") || !c->sc->task ||
+	    (c->where != IN_RUN && c->where != IN_ENV))
+		return false;
+	s->kind = SEG_CORES;
+	return true;
+}
+
 /* A placeholder {name}, a foreach key (the innermost of that name) or a
  * var, into *s. */
 static bool
@@ -378,6 +390,8 @@ name_seg(const struct tmpl_ctx *c, const char *name, struct seg *s)
 			return true;
 		}
 	const struct wf_kv *v = workflow_var(sc->wf, name, strlen(name));
+	if (!v && cores_seg(c, name, s))
+		return true;
 	if (!v) {
 		tmpl_error(c, name, "unknown placeholder {%s}: no var or foreach "
 			   "key has that name", name);
@@ -576,6 +590,7 @@ render_raw(struct strbuf *out, const struct tmpl *t, const char *const *vals)
 			strbuf_adds(out, row_field(vals[s->idx], s->len));
 			break;
 		case SEG_PARAM:
+		case SEG_CORES:
 			BUG("parameter in a raw template");
 		}
 	}
@@ -1325,6 +1340,7 @@ compile_task(struct builder *b, struct ptask *pt, const struct wf_task *wt)
 	int bad = 0;
 	char *owner = xasprintf("task '%s'", wt->name ? wt->name : "?");
 	pt->wt = wt;
+	pt->cores = wt->cores;
 	b->names.n = 0;
 	if (wt->foreach.n) {
 		struct pforeach *f = pt->fe = xcalloc(1, sizeof(*pt->fe));
@@ -2632,8 +2648,49 @@ task_vals(const struct plan *p, uint32_t t)
 	return p->dag.binds.v ? p->dag.binds.v + p->dag.tasks.v[t].bind : NULL;
 }
 
+long
+plan_fit_cores(const struct wf_task *t, long most, bool scale_all)
+{
+	if (t->cores <= most)
+		return t->cores;
+	if (!t->cores_min && !scale_all)
+		return -1;
+	return most >= (t->cores_min ? t->cores_min : 1) ? most : -1;
+}
+
+void
+plan_set_cores(struct plan *p, uint32_t name, long n)
+{
+	if (p->pt)
+		p->pt[name].cores = n;
+}
+
+/* {cores} of task dt: at least 1 (an I/O task takes none, runs as 1). */
+static void
+add_cores(struct strbuf *out, const struct plan *p, const struct dag_task *dt)
+{
+	long n = p->pt[dt->tmpl].cores;
+	strbuf_addf(out, "%ld", n > 0 ? n : 1);
+}
+
+static void render_command(const struct plan *p, uint32_t t,
+			   struct strbuf *out, bool key);
+
 void
 plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
+{
+	render_command(p, t, out, false);
+}
+
+void
+plan_command_key(const struct plan *p, uint32_t t, struct strbuf *out)
+{
+	render_command(p, t, out, true);
+}
+
+/* plan_command; key: {cores} as written (plan_command_key). */
+static void
+render_command(const struct plan *p, uint32_t t, struct strbuf *out, bool key)
 {
 	const struct dag_task *dt = &p->dag.tasks.v[t];
 	const struct tmpl *tm = &p->pt[dt->tmpl].run;
@@ -2663,6 +2720,12 @@ plan_command(const struct plan *p, uint32_t t, struct strbuf *out)
 			sq_quote(out, f, strlen(f));
 			break;
 		}
+		case SEG_CORES:
+			if (key)
+				strbuf_adds(out, "{cores}");
+			else
+				add_cores(out, p, dt);
+			break;
 		case SEG_PARAM: {
 			bool first = true;
 			const struct dag_access *a = dag_task_acc(&p->dag, dt);
@@ -2794,6 +2857,10 @@ plan_argv(const struct plan *p, uint32_t t, struct strbuf *buf,
 			word_start(&w);
 			strbuf_adds(buf, row_field(vals[s->idx], s->len));
 			break;
+		case SEG_CORES:
+			word_start(&w);
+			add_cores(buf, p, dt);
+			break;
 		case SEG_PARAM:
 			words_param(&w, p, dt, s->idx);
 			break;
@@ -2825,6 +2892,10 @@ plan_env(const struct plan *p, uint32_t t, size_t i, struct strbuf *out)
 	strbuf_addch(out, '=');
 	for (size_t k = 0; k < tm->n; k++) {
 		const struct seg *s = &tm->v[k];
+		if (s->kind == SEG_CORES) {
+			add_cores(out, p, dt);
+			continue;
+		}
 		if (s->kind != SEG_PARAM) {
 			struct tmpl one = { (struct seg *)s, 1 };
 			render_raw(out, &one, vals);

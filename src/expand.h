@@ -23,7 +23,8 @@
 
 /* SEG_LIST: a list var in run, its items (s, len: each followed by a
  * NUL) each one word. */
-enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM, SEG_LIST, SEG_FIELD };
+enum seg_kind { SEG_LIT, SEG_BIND, SEG_VAR, SEG_PARAM, SEG_LIST, SEG_FIELD,
+		SEG_CORES /* {cores}: the cores the task is given */ };
 
 /* 16 bytes: a file of a million tasks holds several per task. */
 struct seg {
@@ -79,6 +80,8 @@ struct ptask {
 	const char *exe;   /* simple: the program, resolved on PATH (in
 			      the plan's exes) */
 	uint32_t ninst;
+	long cores;        /* what {cores} says: wt's, or what it was
+			      scaled down to (plan_set_cores) */
 	bool failed;       /* expansion stopped on an error */
 	bool *reported;    /* per parameter: a path error was reported */
 };
@@ -145,8 +148,18 @@ void plan_release(struct plan *p);
 bool plan_claims(const struct plan *p, const char *path, const char *self,
 		 struct strbuf *why);
 
+/* The cores task name gets where a worker has at most most: its own if
+ * they fit, else (cores: {max, min}, or any task when scale_all: the
+ * --scale-cores) most if at least its min; -1 if none fits. */
+long plan_fit_cores(const struct wf_task *t, long most, bool scale_all);
+/* Task name is given n cores: {cores} says n. */
+void plan_set_cores(struct plan *p, uint32_t name, long n);
+
 /* The shell form of task t's command (every value quoted). */
 void plan_command(const struct plan *p, uint32_t t, struct strbuf *out);
+/* The same with {cores} left as it is written: what the journal keeps,
+ * so that a run given other cores does not run the task again. */
+void plan_command_key(const struct plan *p, uint32_t t, struct strbuf *out);
 /*
  * The argv of a task whose command needs no shell: words are built in buf,
  * argv points into it.  Returns false (and builds nothing) when the

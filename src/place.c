@@ -1,6 +1,7 @@
 #include "place.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,11 @@ place_init(struct place *pl, struct plan *p, struct iopol *pol, size_t nw,
 	size_t nn = p->wf->ntasks;
 	pl->cores = xcalloc(nn ? nn : 1, sizeof(*pl->cores));
 	pl->io = xcalloc(nn ? nn : 1, sizeof(*pl->io));
+	pl->mem = xcalloc(nn ? nn : 1, sizeof(*pl->mem));
+	pl->scaled = xcalloc(nn ? nn : 1, sizeof(*pl->scaled));
 	for (size_t i = 0; i < nn; i++) {
+		pl->mem[i] = p->wf->tasks[i].memory;
+		pl->scaled[i] = p->wf->tasks[i].cores_scaled;
 		/* --no-io: I/O tasks are 1-core compute tasks (the baseline) */
 		pl->io[i] = p->wf->tasks[i].io && !no_io;
 		pl->cores[i] = pl->io[i] ? 0 : p->wf->tasks[i].io
@@ -30,6 +35,8 @@ place_init(struct place *pl, struct plan *p, struct iopol *pol, size_t nw,
 						       : p->wf->tasks[i].cores;
 	}
 	sched_init(&pl->sched, nn, pl->cores, pl->io);
+	for (size_t i = 0; i < nn; i++)
+		pl->sched.q[i].memory = pl->mem[i];
 	idset_init(&pl->io_run, pl->nt);
 }
 
@@ -61,6 +68,8 @@ place_release(struct place *pl)
 	free(pl->w);
 	free(pl->cores);
 	free(pl->io);
+	free(pl->mem);
+	free(pl->scaled);
 	sched_release(&pl->sched);
 	idset_release(&pl->io_run);
 	VEC_FREE(pl->pinned);
@@ -78,6 +87,12 @@ place_worker_set(struct place *pl, size_t wi, long cores, long io)
 	w->cores = w->free = cores;
 	w->io = w->io_free = io;
 	w->usable = true;
+}
+
+void
+place_worker_memory(struct place *pl, size_t wi, long long bytes)
+{
+	pl->w[wi].mem = pl->w[wi].mem_free = bytes > 0 ? bytes : 0;
 }
 
 size_t
@@ -120,6 +135,88 @@ place_most_cores(const struct place *pl)
 		else if (pl->w[k].usable && pl->w[k].cores > most)
 			most = pl->w[k].cores;
 	return most;
+}
+
+void
+place_scale(struct place *pl, uint32_t name, long n)
+{
+	pl->cores[name] = pl->sched.q[name].cores = n;
+	pl->scaled[name] = true;
+	plan_set_cores(pl->p, name, n);
+}
+
+int
+place_fit(struct place *pl, uint32_t name, long most, bool scale_all,
+	  char *buf, size_t len)
+{
+	const struct wf_task *t = &pl->p->wf->tasks[name];
+	if (place_too_big(pl, name, buf, len))
+		return -1;
+	if (pl->cores[name] <= most)
+		return 0;
+	struct wf_task now = *t;
+	now.cores = pl->cores[name];
+	long n = plan_fit_cores(&now, most, scale_all);
+	if (n < 0 && (t->cores_min || scale_all)) {
+		snprintf(buf, len, "task '%s' needs at least %ld cores but no "
+			 "reachable worker has more than %ld", t->name,
+			 t->cores_min ? t->cores_min : 1, most);
+		return -1;
+	}
+	if (n < 0) {
+		snprintf(buf, len, "task '%s' asks for %ld cores but no "
+			 "reachable worker has more than %ld", t->name,
+			 pl->cores[name], most);
+		return -1;
+	}
+	snprintf(buf, len, "task '%s' asks for %ld cores and is given %ld, "
+		 "the most a worker has", t->name, pl->cores[name], n);
+	place_scale(pl, name, n);
+	return 1;
+}
+
+long long
+place_most_memory(const struct place *pl)
+{
+	long long most = 0;
+	for (size_t k = 0; k < pl->nw; k++) {
+		const struct place_worker *w = &pl->w[k];
+		if (w->usable && (w->per_job || !w->mem))
+			return LLONG_MAX;
+		if (w->usable && w->mem > most)
+			most = w->mem;
+	}
+	return most;
+}
+
+const char *
+place_size(long long bytes, char *buf, size_t len)
+{
+	static const char *unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u && v < 10 && v != (long long)v ? "%.1f %s"
+							     : "%.0f %s",
+		 v, unit[u]);
+	return buf;
+}
+
+bool
+place_too_big(const struct place *pl, uint32_t name, char *buf, size_t len)
+{
+	long long most = place_most_memory(pl);
+	if (pl->mem[name] <= most || !place_usable(pl))
+		return false;
+	char a[32], b[32];
+	snprintf(buf, len, "task '%s' asks for %s of memory but no worker has "
+		 "more than %s", pl->p->wf->tasks[name].name,
+		 place_size(pl->mem[name], a, sizeof(a)),
+		 place_size(most, b, sizeof(b)));
+	return true;
 }
 
 const char *
@@ -217,6 +314,8 @@ start(struct place *pl, uint32_t t, uint32_t name, size_t wi)
 	} else {
 		w->free -= pl->cores[name];
 	}
+	if (!w->per_job && w->mem)
+		w->mem_free -= pl->mem[name];
 	pt->grant = iopol_start(pl->pol, name, wi,
 				(long)pl->sched.q[name].n);
 	pt->where = (uint16_t)wi;
@@ -246,6 +345,8 @@ place_end(struct place *pl, uint32_t t)
 	} else {
 		w->free += pl->cores[name];
 	}
+	if (!w->per_job && w->mem)
+		w->mem_free += pl->mem[name];
 	pl->running--;
 }
 
@@ -279,10 +380,20 @@ place_requeue(struct place *pl, uint32_t t)
 
 /* --- decisions ------------------------------------------------------------ */
 
+/* The memory worker w has free for a task now (LLONG_MAX: not limited;
+ * a job of its own asks the cluster for its memory). */
+static long long
+mem_free(const struct place_worker *w)
+{
+	return w->per_job || !w->mem ? LLONG_MAX : w->mem_free;
+}
+
 /* Has worker w room for an instance of name now? */
 static bool
 room(const struct place *pl, const struct place_worker *w, uint32_t name)
 {
+	if (pl->mem[name] > mem_free(w))
+		return false;
 	return w->per_job ? w->free > 0
 	       : pl->io[name] ? w->io_free > 0 : w->free >= pl->cores[name];
 }
@@ -308,7 +419,8 @@ pinned_pick(struct place *pl, uint32_t t, uint32_t name)
 	for (size_t k = 0; k < pl->nw; k++)
 		if (k != last && pl->w[k].usable &&
 		    (pl->io[name] || pl->w[k].per_job ||
-		     pl->w[k].cores >= pl->cores[name]))
+		     pl->w[k].cores >= pl->cores[name]) &&
+		    (!pl->w[k].mem || pl->w[k].mem >= pl->mem[name]))
 			other = true;
 	if (same || !other)
 		pick = fits(pl, last, name) ? last : pl->nw;
@@ -351,7 +463,8 @@ closest(struct place *pl, uint32_t t, uint32_t name, size_t best)
 	long long most = pl->ops.local_bytes(arg, t, best) + LOCALITY_MIN - 1;
 	for (size_t i = 0; i < pl->nw; i++) {
 		const struct place_worker *w = &pl->w[i];
-		if (i == best || !w->usable || !room(pl, w, name) ||
+		if (i == best || i == pl->held || !w->usable ||
+		    !room(pl, w, name) ||
 		    !iopol_could_start(pl->pol, name, i))
 			continue;
 		long long b = pl->ops.local_bytes(arg, t, i);
@@ -391,32 +504,72 @@ next_asked(const struct place *pl)
 	return best;
 }
 
+/* The worker held for the earliest ready task whose cores are as many as
+ * a worker has (place.scaled) when it fits no worker now, or nw: the
+ * usable worker with the most cores (and memory) for it, most free
+ * first; it starts no other compute task until that one starts, so
+ * later smaller ones cannot keep it waiting for ever. */
+static size_t
+held_worker(struct place *pl)
+{
+	uint32_t first = UINT32_MAX, name = 0;
+	for (uint32_t i = 0; i < pl->sched.nq; i++)
+		if (pl->scaled[i] && pl->sched.q[i].n &&
+		    pl->sched.q[i].heap[0] < first) {
+			first = pl->sched.q[i].heap[0];
+			name = i;
+		}
+	if (first == UINT32_MAX)
+		return pl->nw;
+	size_t best = pl->nw;
+	for (size_t k = 0; k < pl->nw; k++) {
+		const struct place_worker *w = &pl->w[k];
+		if (!w->usable)
+			continue;
+		if (w->per_job || room(pl, w, name))
+			return pl->nw; /* it can start now */
+		if (w->cores < pl->cores[name] ||
+		    (w->mem && w->mem < pl->mem[name]))
+			continue;
+		if (best == pl->nw || w->cores > pl->w[best].cores ||
+		    (w->cores == pl->w[best].cores &&
+		     w->free > pl->w[best].free))
+			best = k;
+	}
+	return best;
+}
+
 /* Start one ready task: workers are asked from the one with the most
  * free cores down, so compute spreads out; each answers with the
- * earliest ready task that fits its free cores or I/O executors.
+ * earliest ready task that fits its free cores (or I/O executors) and
+ * its free memory.
  * O(workers^2 + workers x names) per launch; workers are few. */
 static bool
 start_one(struct place *pl)
 {
 	for (size_t i = 0; i < pl->nw; i++)
 		pl->w[i].tried = false;
-	size_t best;
+	size_t best, held = pl->held = held_worker(pl);
 	while ((best = next_asked(pl)) != pl->nw) {
 		pl->w[best].tried = true;
 		pl->asking = best;
 		const struct place_worker *w = &pl->w[best];
 		/* a job slot fits any task */
-		long fr = w->per_job && w->free > 0 ? LONG_MAX : w->free;
+		long fr = w->per_job && w->free > 0 ? LONG_MAX
+			  : best == held		   ? 0
+							   : w->free;
 		long iofr = w->per_job ? w->free : w->io_free;
 		uint32_t name;
-		uint32_t t = sched_pop_if(&pl->sched, fr, iofr, io_ok, pl,
-					  &name);
+		uint32_t t = sched_pop_if(&pl->sched, fr, iofr, mem_free(w),
+					  io_ok, pl, &name);
 		if (t == UINT32_MAX)
 			continue;
 		if (pl->ops.local_bytes)
 			best = closest(pl, t, name, best);
-		else if (pl->io[name])
-			best = iopol_spread(pl->pol, name, best, io_busy, pl);
+		else if (pl->io[name]) {
+			size_t k = iopol_spread(pl->pol, name, best, io_busy, pl);
+			best = room(pl, &pl->w[k], name) ? k : best;
+		}
 		start(pl, t, name, best);
 		return true;
 	}

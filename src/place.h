@@ -1,11 +1,12 @@
 /*
  * place: where and when each ready task of a plan runs.  It owns the
  * run state of every task (one struct place_task each: its worker, its
- * grant, its attempts and failures), the capacity of every worker (cores
- * and I/O executors, free or taken, usable or lost), the ready queues
+ * grant, its attempts and failures), the capacity of every worker (cores,
+ * memory and I/O executors, free or taken, usable or lost), the ready queues
  * (sched) and every placement and admission decision: which task starts
  * on which worker (the worker with the most free cores asks first, and
- * takes the earliest ready task that fits it: backfilling), which I/O
+ * takes the earliest ready task whose cores and memory fit it:
+ * backfilling), which I/O
  * task may start under the storage-bandwidth constraints (iopol), where
  * an on_failure: retry task runs again, which worker holds its inputs
  * (staging locality), which running I/O tasks must make way, and when a
@@ -54,6 +55,8 @@ struct place_task {
 struct place_worker {
 	long cores, free;    /* cores, and those no running task takes */
 	long io, io_free;    /* I/O executors, and those free */
+	long long mem, mem_free; /* memory (bytes; 0: not limited), and
+				what no running task reserves */
 	bool usable;         /* connected and not lost */
 	bool tried;          /* asked in this dispatch round */
 	bool per_job;        /* each task is a job of its own (Slurm): any
@@ -87,7 +90,14 @@ struct place {
 	struct sched sched;
 	long *cores;                /* per task name: cores each instance
 				       takes (0: an I/O task) */
+	long long *mem;             /* per task name: memory each instance
+				       reserves (bytes, 0: none) */
 	bool *io;                   /* per task name: takes an I/O executor */
+	bool *scaled;               /* per task name: its cores were lowered
+				       to as many as a worker has (cores:
+				       {max, min}, --scale-cores): a worker
+				       is held for it rather than let it
+				       starve */
 	size_t running;             /* over all workers */
 	uint32_t nlaunched;
 	struct idset io_run;        /* I/O tasks running */
@@ -98,6 +108,7 @@ struct place {
 	uint32_t *ready;
 	size_t nready, aready;
 	size_t asking;              /* the worker being asked */
+	size_t held;                /* the worker held for a scaled task */
 };
 
 /* For plan p, nw workers (all unusable until place_worker_set) and the
@@ -127,6 +138,9 @@ void place_worker_set(struct place *pl, size_t wi, long cores, long io);
  * after every other, unusable until place_worker_set.  Its policy
  * worker is added too (iopol_add_worker), at the same index. */
 size_t place_worker_add(struct place *pl);
+/* Worker wi has bytes of memory for its tasks (0: not limited), all
+ * free. */
+void place_worker_memory(struct place *pl, size_t wi, long long bytes);
 /* Worker wi runs each task as a job of its own, at most slots at once,
  * whatever their cores (place_worker.per_job), and is usable. */
 void place_worker_jobs(struct place *pl, size_t wi, long slots);
@@ -136,6 +150,26 @@ void place_worker_lost(struct place *pl, size_t wi);
 size_t place_usable(const struct place *pl);
 /* The most cores of a usable worker. */
 long place_most_cores(const struct place *pl);
+/* bytes as a size for people ("512 MiB", "1.5 GiB") in buf. */
+const char *place_size(long long bytes, char *buf, size_t len);
+/* The task name's memory does not fit the usable worker with the most:
+ * true, with why ("task 'x' asks for 3 GiB of memory but no worker has
+ * more than 2 GiB") in buf. */
+bool place_too_big(const struct place *pl, uint32_t name, char *buf,
+		   size_t len);
+/* The most memory of a usable worker: LLONG_MAX when one is not limited
+ * (or runs each task as a job of its own: the cluster says). */
+long long place_most_memory(const struct place *pl);
+/* Task name is given n cores (fewer than it asked: no worker has more;
+ * plan_set_cores too) and is one that a worker is held for. */
+void place_scale(struct place *pl, uint32_t name, long n);
+/* Whether task name fits a usable worker: 0 when it does; when it asks
+ * for more cores than every one has (most), scaled down (place_scale)
+ * where it may (plan_fit_cores; scale_all: --scale-cores), 1 with a
+ * warning in buf; -1 with why it cannot run in buf (its cores, or its
+ * memory: place_too_big). */
+int place_fit(struct place *pl, uint32_t name, long most, bool scale_all,
+	      char *buf, size_t len);
 /* Why no usable worker can run an instance of name at all (iopol_unfit),
  * or NULL when one can (or none is usable). */
 const char *place_unfit(const struct place *pl, uint32_t name, char *buf,

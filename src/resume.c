@@ -73,7 +73,7 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 	if (!*r->cmd)
 		return RESUME_DROPPED; /* resume_drop_records */
 	strbuf_reset(cmd);
-	plan_command(p, t, cmd);
+	plan_command_key(p, t, cmd);
 	if (strcmp(cmd->buf, r->cmd))
 		return RESUME_COMMAND;
 	for (uint32_t i = 0; i < dt->nacc; i++) {
@@ -490,7 +490,7 @@ resume_record(struct resume *rs, const struct plan *p, uint32_t t,
 	strbuf_reset(scratch);
 	plan_label(p, t, scratch);
 	size_t klen = scratch->len;
-	plan_command(p, t, scratch);
+	plan_command_key(p, t, scratch);
 	/* key and command share the buffer: split them */
 	char *key = xstrndup(scratch->buf, klen);
 	journal_add(j, key, scratch->buf + klen, f, dt->nacc);

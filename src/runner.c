@@ -80,6 +80,7 @@ struct runner {
 	struct theap dl;        /* (when, task, launch) */
 	struct loop_timer dl_timer;
 	bool *logdir_made;      /* per task name */
+	bool *mem_warned;       /* per task name: said it passed its memory */
 	bool *saved;            /* per instance: undo_save set data aside */
 	size_t total, done, failed;
 	/* failure policies, resume (failure.c, undo.c, journal.c) */
@@ -434,7 +435,7 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	plan_tag(r->p, t, &tag);
 	job.name = wt->name;
 	job.tag = tag.buf;
-	job.cores = wt->cores;
+	job.cores = r->p->pt[tmpl].cores;
 	job.memory = wt->memory;
 	if (log_level >= 2)
 		say_start(r, t, &job);
@@ -783,6 +784,51 @@ on_lost(struct runner *r, uint32_t t, const struct exec_result *res)
 	place_requeue(&r->pl, t);
 }
 
+/* An attempt of t that went over its memory: if the kernel ended it
+ * there, why says so instead; if it failed otherwise with a peak RSS
+ * past it, why says so too; if it succeeded, a warning says so, once per
+ * task name. */
+static void
+over_memory(struct runner *r, uint32_t t, const struct exec_result *res,
+	    struct strbuf *why)
+{
+	uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
+	long long mem = r->pl.mem[tmpl];
+	long long peak = res->started && res->maxrss_kb > 0
+				 ? res->maxrss_kb * 1024LL : -1;
+	bool oom = !strcmp(res->state, "OUT_OF_MEMORY");
+	if (!mem || (!oom && peak <= mem) || r->pl.t[t].timed_out)
+		return;
+	char a[32], b[32];
+	if (!why->len) {
+		if (r->mem_warned[tmpl])
+			return;
+		r->mem_warned[tmpl] = true;
+		struct strbuf lab = STRBUF_INIT;
+		plan_label(r->p, t, &lab);
+		progress_clear(r);
+		warning_msg("task %s used more memory than it reserves: peak %s "
+			    "of %s (raise its memory; said once per task)",
+			    lab.buf, place_size(peak, a, sizeof(a)),
+			    place_size(mem, b, sizeof(b)));
+		strbuf_release(&lab);
+		return;
+	}
+	if (oom) /* ended for it: that is the why */
+		strbuf_reset(why);
+	else
+		strbuf_adds(why, " and");
+	if (peak > 0)
+		strbuf_addf(why, "%swas over its memory: peak %s of %s",
+			    oom ? "" : " ", place_size(peak, a, sizeof(a)),
+			    place_size(mem, b, sizeof(b)));
+	else
+		strbuf_addf(why, "%swas over its memory of %s", oom ? "" : " ",
+			    place_size(mem, b, sizeof(b)));
+	if (oom && res->error[0])
+		strbuf_addf(why, " (%s)", res->error);
+}
+
 /* What ended, and why it failed (empty when it did not). */
 static void
 attempt_read(struct runner *r, uint32_t t, const struct exec_result *res,
@@ -822,6 +868,7 @@ attempt_read(struct runner *r, uint32_t t, const struct exec_result *res,
 				    WTERMSIG(res->wstatus),
 				    strsignal(WTERMSIG(res->wstatus)));
 	}
+	over_memory(r, t, res, why);
 	if (why->len)
 		return;
 	uint32_t miss = at->staged ? at->smiss : missing_output(r, t);
@@ -1089,6 +1136,7 @@ on_state(struct exec *e, void *arg)
 					  ? ws->io_executors
 					  : iopol_default_io(cores);
 			place_worker_set(&r->pl, i, cores, io);
+			place_worker_memory(&r->pl, i, ws ? ws->memory : 0);
 			r->pol.w[i].io_executors = io;
 			r->pol.w[i].cores = cores;
 			verbose_msg("worker '%s' ready with %ld core%s", w->name,
@@ -1295,6 +1343,8 @@ add_worker(struct runner *r, size_t i, const struct worker_spec *ws)
 			  : o->io_executors ? o->io_executors
 					    : iopol_default_io(cores);
 		place_worker_set(&r->pl, i, cores, io);
+		place_worker_memory(&r->pl, i,
+				    ws->memory ? ws->memory : o->memory);
 		return 0;
 	}
 	if (!ws->shared) {
@@ -1342,6 +1392,7 @@ start_workers(struct runner *r)
 		place_worker_set(&r->pl, 0, o->cores,
 				 o->io_executors ? o->io_executors
 						 : iopol_default_io(o->cores));
+		place_worker_memory(&r->pl, 0, o->memory);
 		return 1;
 	}
 	size_t pending = 0;
@@ -1607,6 +1658,7 @@ set_up(struct runner *r)
 	r->looping = true;
 	progress_init(&r->prog, stderr, isatty(2), r->total, &r->loop);
 	r->logdir_made = xcalloc(nt ? nt : 1, sizeof(bool));
+	r->mem_warned = xcalloc(nt ? nt : 1, sizeof(bool));
 	r->saved = xcalloc(p->dag.tasks.n ? p->dag.tasks.n : 1, sizeof(bool));
 	struct place_conf pc = {
 		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
@@ -1650,10 +1702,13 @@ start(struct runner *r)
 	for (size_t i = 0; i < p->wf->ntasks; i++) {
 		if (!p->pt[i].ninst)
 			continue;
-		if (r->pl.cores[i] > most) {
-			error_msg("task '%s' asks for %ld cores but no reachable "
-				  "worker has more than %ld; nothing was run",
-				  p->wf->tasks[i].name, r->pl.cores[i], most);
+		char why[512];
+		int fit = place_fit(&r->pl, (uint32_t)i, most,
+				    r->o->scale_cores, why, sizeof(why));
+		if (fit > 0)
+			warning_msg("%s", why);
+		if (fit < 0) {
+			error_msg("%s; nothing was run", why);
 			return EXIT_USAGE;
 		}
 		if (place_usable(&r->pl) && unfit_everywhere(r, i))
@@ -1988,6 +2043,7 @@ runner_release(struct runner *r)
 		warning_msg("error writing %s: %s", r->epath, strerror(errno));
 	free(r->epath);
 	free(r->logdir_made);
+	free(r->mem_warned);
 	free(r->saved);
 	free(r->tpath);
 	VEC_FREE(r->argv);

@@ -20,6 +20,10 @@ struct cluster;
 
 struct runner_opts {
 	long cores;              /* cores of the local worker, >= 1 */
+	long long memory;        /* bytes of the local worker, 0: not
+				    limited */
+	bool scale_cores;        /* --scale-cores: any task asking for more
+				    cores than a worker has gets its most */
 	bool keep_going;         /* -k: run what does not depend on a failure */
 	const char *trace_path;  /* absolute, or NULL for the default */
 	const struct cluster *cluster; /* -r: workers; NULL: this machine */

@@ -1,5 +1,6 @@
 #include "sched.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,17 +54,19 @@ heap_pop_task(struct sched_queue *q)
 uint32_t
 sched_pop(struct sched *s, long free_cores, long free_io, uint32_t *name)
 {
-	return sched_pop_if(s, free_cores, free_io, NULL, NULL, name);
+	return sched_pop_if(s, free_cores, free_io, LLONG_MAX, NULL, NULL,
+			    name);
 }
 
 uint32_t
 sched_pop_if(struct sched *s, long free_cores, long free_io,
-	     sched_io_ok io_ok, void *arg, uint32_t *name)
+	     long long free_mem, sched_io_ok io_ok, void *arg, uint32_t *name)
 {
 	size_t best = s->nq;
 	for (size_t i = 0; i < s->nq; i++) {
 		struct sched_queue *q = &s->q[i];
-		if (!q->n || (q->io ? free_io < 1 : q->cores > free_cores))
+		if (!q->n || (q->io ? free_io < 1 : q->cores > free_cores) ||
+		    q->memory > free_mem)
 			continue;
 		if (best != s->nq && q->heap[0] > s->q[best].heap[0])
 			continue;

@@ -20,6 +20,7 @@ struct sched_queue {
 	size_t n, alloc;
 	long cores; /* what each task of this name takes */
 	bool io;    /* takes an I/O executor instead of cores */
+	long long memory; /* bytes each task of this name reserves, 0: none */
 };
 
 struct sched {
@@ -37,10 +38,12 @@ void sched_push(struct sched *s, uint32_t name, uint32_t task);
  * UINT32_MAX if none fits. */
 uint32_t sched_pop(struct sched *s, long free_cores, long free_io,
 		   uint32_t *name);
-/* The same, among the I/O names that may (io_ok) start now as well: the
+/* The same, among the names whose memory fits free_mem bytes (LLONG_MAX:
+ * not limited) and the I/O names that may (io_ok) start now as well: the
  * storage-bandwidth constraints (iopol). */
 typedef bool (*sched_io_ok)(uint32_t name, void *arg);
 uint32_t sched_pop_if(struct sched *s, long free_cores, long free_io,
-		      sched_io_ok io_ok, void *arg, uint32_t *name);
+		      long long free_mem, sched_io_ok io_ok, void *arg,
+		      uint32_t *name);
 
 #endif

@@ -522,6 +522,10 @@ setup_workers(struct simr *s)
 			return -1;
 		}
 		place_worker_set(&s->pl, i, cores, s->pol.w[i].io_executors);
+		place_worker_memory(&s->pl, i,
+				    ws && !ws->local ? ws->memory
+				    : ws && ws->memory ? ws->memory
+						       : s->o->memory);
 		w->dev = s->pol.w[i].dev;
 		const char *dev = s->pol.dev[w->dev].name;
 		w->law = law_of(s->m, dev);
@@ -545,13 +549,16 @@ check_tasks(struct simr *s)
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		if (!s->p->pt[i].ninst)
 			continue;
-		if (s->pl.cores[i] > most) {
-			error_msg("task '%s' asks for %ld cores but no worker has "
-				  "more than %ld", wf->tasks[i].name,
-				  s->pl.cores[i], most);
+		char why[512];
+		switch (place_fit(&s->pl, (uint32_t)i, most, s->o->scale_cores,
+				  why, sizeof(why))) {
+		case 1:
+			warning_msg("%s", why);
+			break;
+		case -1:
+			error_msg("%s", why);
 			rc = -1;
 		}
-		char why[512];
 		if (place_unfit(&s->pl, (uint32_t)i, why, sizeof(why))) {
 			error_msg("task '%s' has a storage_bw, but %s",
 				  wf->tasks[i].name, why);

@@ -66,6 +66,8 @@ double sim_law(const struct sim_dev_model *dm, long k);
 struct sim_opts {
 	const struct cluster *cluster; /* NULL: this machine alone */
 	long cores;          /* of this machine */
+	long long memory;    /* of this machine (bytes), 0: not limited */
+	bool scale_cores;    /* --scale-cores */
 	long io_executors;   /* of this machine, 0: default */
 	double disk_bw;      /* of this machine's disk, 0: unknown */
 	bool no_io;

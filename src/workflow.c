@@ -1087,6 +1087,7 @@ static void
 task_memory(struct ctx *c, struct ynode *v, struct wf_task *t)
 {
 	const char *s = scalar(c, v, "memory");
+	t->memory_loc = loc_of(v);
 	if (s && (t->memory = parse_memory(s)) <= 0) {
 		diag_error(c->d, loc_of(v), "memory must be a size with a unit, "
 			   "e.g. 512M or 4G; not '%s'", s);
@@ -1241,6 +1242,42 @@ task_log(struct ctx *c, struct ynode *v, struct wf_task *t)
 }
 
 static void
+cores_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
+	   void *arg)
+{
+	struct wf_task *t = arg;
+	(void)k;
+	if (!strcmp(key, "max"))
+		parse_int_node(c, v, "cores' max", 1, &t->cores);
+	else
+		parse_int_node(c, v, "cores' min", 1, &t->cores_min);
+}
+
+/* cores: N, or {max: N, min: M}: as many as a worker has up to N, at
+ * least M (default 1). */
+static void
+task_cores(struct ctx *c, struct ynode *v, struct wf_task *t)
+{
+	static const char *const keys[] = { "max", "min" };
+	t->cores_loc = loc_of(v);
+	if (v->type != YAML_MAPPING_NODE) {
+		parse_int_node(c, v, "cores", 1, &t->cores);
+		return;
+	}
+	t->cores = 0;
+	t->cores_min = 1;
+	each_pair(c, v, "cores", keys, ARRAY_SIZE(keys), cores_pair, t);
+	if (!t->cores)
+		diag_error(c->d, loc_of(v), "cores as a mapping needs max, the "
+			   "most cores the task can use: {max: 8, min: 2}");
+	else if (t->cores_min > t->cores)
+		diag_error(c->d, loc_of(v), "cores' min (%ld) is more than its "
+			   "max (%ld)", t->cores_min, t->cores);
+	if (!t->cores)
+		t->cores = 1;
+}
+
+static void
 task_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 	  void *arg)
 {
@@ -1259,8 +1296,7 @@ task_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 		parse_params(c, v, t, WF_INOUT, &ta->tp);
 	} else if (!strcmp(key, "cores")) {
 		ta->cores = v;
-		t->cores_loc = loc_of(v);
-		parse_int_node(c, v, "cores", 1, &t->cores);
+		task_cores(c, v, t);
 	} else if (!strcmp(key, "memory")) {
 		task_memory(c, v, t);
 	} else if (!strcmp(key, "io")) {

@@ -192,7 +192,11 @@ struct wf_task {
 	struct wf_foreach foreach;
 	struct wf_param *params;
 	size_t nparams;
-	long cores;                 /* >= 1; 0 for I/O tasks */
+	long cores;                 /* >= 1; 0 for I/O tasks; with
+				       cores: {max, min}, the max (then
+				       what it was scaled down to) */
+	long cores_min;             /* cores: {min}; 0: plain cores: N */
+	bool cores_scaled;          /* cores was lowered to a worker's */
 	long long memory;           /* bytes, 0 = not set */
 	struct wf_bw storage_bw;
 	char *learn_as;             /* NULL: its name (storage_bw: auto) */
@@ -212,6 +216,7 @@ struct wf_task {
 	char *run;
 	struct wf_loc run_loc;
 	struct wf_loc cores_loc;
+	struct wf_loc memory_loc;
 };
 
 /* What a task's stdout or stderr log keeps unless log_max says. */

@@ -77,6 +77,47 @@ start(const char *script, int *cg)
 	return spawn_task(&req, &eb);
 }
 
+/* Whether the run's cgroup gives its tasks the memory controller. */
+static bool
+memory_delegated(const char *run)
+{
+	char path[4200], buf[256] = "";
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", run);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	return strstr(buf, "memory") != NULL;
+}
+
+/* memory.max per task where the kernel offers it, an OOM kill counted. */
+static void
+memory_tests(const char *run)
+{
+	int cg, fd;
+	cg = contain_task_begin(&fd);
+	bool on = contain_task_memory(cg, 20 << 20);
+	contain_task_end(cg, 0);
+	if (!memory_delegated(run)) {
+		ok(!on, "no memory controller here: memory is not enforced");
+		return;
+	}
+	ok(on, "memory.max set");
+	pid_t pid = start("dd if=/dev/zero of=/dev/null bs=100M count=1", &cg);
+	contain_task_memory(cg, 20 << 20);
+	int st;
+	waitpid(pid, &st, 0);
+	ok(contain_task_oom(cg) > 0, "the kernel's OOM kill is counted");
+	contain_task_end(cg, pid);
+	pid = start("exit 0", &cg);
+	ok(!contain_task_memory(cg, 0), "the next task is not limited");
+	waitpid(pid, &st, 0);
+	is_int(contain_task_oom(cg), 0, "and has no OOM kill");
+	contain_task_end(cg, pid);
+}
+
 static void
 cgroup_tests(void)
 {
@@ -101,6 +142,8 @@ cgroup_tests(void)
 	waitpid(pid, NULL, 0);
 	is_int(cg2, cg, "an empty task cgroup is used again");
 	ok(contain_task_end(cg2, pid), "a task that left nothing");
+
+	memory_tests(run);
 
 	/* one still running at the end of the run */
 	pid = start("echo $$ >bg.pid; exec sleep 60", &cg);
@@ -268,6 +311,11 @@ main(void)
 	if (!mkdtemp(dir) || chdir(dir) < 0)
 		return 1;
 	struct errbuf eb;
+	long long mem = contain_memory();
+	long long total = (long long)sysconf(_SC_PHYS_PAGES) *
+			  sysconf(_SC_PAGESIZE);
+	ok(mem > 0 && mem <= total, "this machine's memory: %lld of %lld",
+	   mem, total);
 	is_int(contain_open(NULL, &eb), 0, "open");
 	if (contain_mode() == CONTAIN_CGROUP) {
 		char *parent = xstrdup(contain_cgroup());

@@ -2,6 +2,7 @@
  * most free cores first, backfilling, I/O admission under storage_bw and
  * its spread, make-way, pinned retries, locality, a lost worker's task
  * run again elsewhere, a per-job worker's slots.  The backend here only records what it is told. */
+#include <limits.h>
 #include <string.h>
 
 #include "expand.h"
@@ -420,6 +421,97 @@ test_per_job(void)
 	teardown();
 }
 
+static const char *const mem =
+	"name: m\nworkdir: /tmp/wfrun-place-unused\ntasks:\n"
+	"  - name: big\n    foreach: {i: \"1..2\"}\n    memory: 600M\n"
+	"    out: {o: \"b{i}\"}\n    run: \"true\"\n"
+	"  - name: small\n    memory: 300M\n    out: {o: s}\n"
+	"    run: \"true\"\n";
+
+/* Memory is a second dimension: a task waits for the memory it reserves,
+ * a smaller one backfills, and a worker without memory is not limited. */
+static void
+test_memory(void)
+{
+	long cores[] = { 8, 8 };
+	char buf[200];
+	setup(mem, 1, cores, 0, false);
+	place_worker_memory(&pl, 0, 1LL << 30);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 2, "8 cores, 1 GiB: one big and the small");
+	is_int((long)launched[1], 2, "the small backfills the 424 MiB left");
+	is_int((long)(pl.w[0].mem_free >> 20), 124, "124 MiB left");
+	done(launched[0]);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 3, "the second big once the first ended");
+	ok(!place_too_big(&pl, 0, buf, sizeof(buf)), "600 MiB fits 1 GiB");
+	place_worker_memory(&pl, 0, 512LL << 20);
+	ok(place_too_big(&pl, 0, buf, sizeof(buf)), "600 MiB > 512 MiB");
+	is_str(buf, "task 'big' asks for 600 MiB of memory but no worker has "
+	       "more than 512 MiB", "says why");
+	teardown();
+	setup(mem, 2, cores, 0, false);
+	place_worker_memory(&pl, 0, 1LL << 30);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 3, "a worker without memory takes any");
+	is_str(where(), "010", "spread by free cores, memory permitting");
+	is_int((long)(pl.w[0].mem_free >> 20), 124, "worker 0: 124 MiB left");
+	ok(place_most_memory(&pl) == LLONG_MAX, "and is the most");
+	ok(!strcmp(place_size(1536LL << 20, buf, sizeof(buf)), "1.5 GiB"),
+	   "1.5 GiB");
+	teardown();
+}
+
+static const char *const scaled =
+	"name: s\nworkdir: /tmp/wfrun-place-unused\ntasks:\n"
+	"  - name: first\n    out: {o: f}\n    run: \"true\"\n"
+	"  - name: big\n    cores: {max: 8, min: 2}\n    out: {o: b}\n"
+	"    run: \"echo {cores}\"\n"
+	"  - name: later\n    foreach: {i: \"1..3\"}\n"
+	"    out: {o: \"l{i}\"}\n    run: \"true\"\n";
+
+/* A task scaled to the most cores a worker has is given them, and the
+ * worker is held for it: later small tasks do not backfill past it. */
+static void
+test_scaled(void)
+{
+	long cores[] = { 4 };
+	char buf[200];
+	setup(scaled, 1, cores, 0, false);
+	is_int(place_fit(&pl, 1, 4, false, buf, sizeof(buf)), 1,
+	       "max 8 on 4 cores: scaled");
+	is_str(buf, "task 'big' asks for 8 cores and is given 4, the most a "
+	       "worker has", "with a warning");
+	struct strbuf cmd = STRBUF_INIT;
+	plan_command(&plan, 1, &cmd);
+	is_str(cmd.buf, "echo 4", "{cores} is the number given");
+	strbuf_release(&cmd);
+	is_int(place_fit(&pl, 1, 1, false, buf, sizeof(buf)), -1,
+	       "1 core is below its min");
+	is_str(buf, "task 'big' needs at least 2 cores but no reachable "
+	       "worker has more than 1", "says so");
+	is_int(place_fit(&pl, 0, 1, false, buf, sizeof(buf)), 0,
+	       "a 1-core task fits");
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 1, "first starts; the worker is held for big");
+	done(launched[0]);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 2, "then big, on all 4 cores");
+	is_int((long)launched[1], 1, "big before the later ones");
+	is_int(pl.w[0].free, 0, "all 4 taken");
+	done(launched[1]);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 5, "then the later ones");
+	teardown();
+	setup(scaled, 1, cores, 0, false);
+	is_int(place_fit(&pl, 1, 8, false, buf, sizeof(buf)), 0,
+	       "on 8 cores: as asked");
+	place_worker_set(&pl, 0, 8, 8);
+	place_dispatch(&pl);
+	is_int((long)nlaunched, 4, "not scaled: later ones backfill, none held");
+	teardown();
+}
+
 int
 main(void)
 {
@@ -432,5 +524,7 @@ main(void)
 	test_lost_worker();
 	test_worker_add();
 	test_per_job();
+	test_memory();
+	test_scaled();
 	return done_testing();
 }

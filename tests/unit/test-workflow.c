@@ -86,6 +86,8 @@ vars_and_files(void)
 	workflow_load_mem(&wf, "/x/m.yaml", inc, strlen(inc), &dg);
 	is_str(err(0), "include: a workflow loaded from memory reads no other "
 	       "file", "a workflow in memory includes nothing");
+}
+
 /* A task whose foreach is f, as a workflow file. */
 static int
 load_foreach(const char *f)
