@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -489,6 +490,7 @@ struct builder {
 	bool over;               /* a limit was reached: expansion stops */
 	size_t empty;            /* foreach values that made nothing */
 	struct strbuf msg;       /* scratch for messages */
+	size_t inputs_from;      /* check_inputs: the dag's inputs from */
 };
 
 static void
@@ -1568,7 +1570,7 @@ check_inputs(struct builder *b)
 	size_t *per_task = xcalloc(p->wf->ntasks ? p->wf->ntasks : 1,
 				   sizeof(size_t));
 	struct strbuf label = STRBUF_INIT;
-	for (size_t i = 0; i < g->inputs.n; i++) {
+	for (size_t i = b->inputs_from; i < g->inputs.n; i++) {
 		const struct dag_input *in = &g->inputs.v[i];
 		const struct dag_datum *x = &g->data.v[in->datum];
 		if (x->flags & DATUM_ON_DISK)
@@ -1608,6 +1610,8 @@ check_inputs(struct builder *b)
 	strbuf_release(&label);
 	free(per_task);
 }
+
+static void expand_tasks(struct builder *b, size_t from, bool resumed);
 
 static int build(struct plan *p, const struct workflow *wf,
 		 struct diags *d, bool expand, const struct plan_limits *lim,
@@ -1692,27 +1696,14 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 			p->pt[i].failed = true;
 		bad |= p->pt[i].failed;
 	}
+	p->lim = *lim;
+	p->stage_from = (uint32_t)wf->ntasks;
 	if (!bad && !d->nerrors && expand) {
-		for (size_t i = 0; i < wf->ntasks && !b.over; i++) {
-			struct ptask *pt = &p->pt[i];
-			char *owner = xasprintf("task '%s'", wf->tasks[i].name);
-			struct inst_arg a = { pt, (uint32_t)i, owner };
-			b.vals.n = 0;
-			const struct pforeach none = { 0 };
-			const struct pforeach *f = pt->fe ? pt->fe : &none;
-			if (each_combo(&b, &wf->tasks[i].foreach, 0, f->lo, f->hi,
-				       f->items, f->glob, owner, add_instance,
-				       &a) < 0)
-				pt->failed = true;
-			else if (!pt->ninst)
-				diag_warning(d, wf->tasks[i].loc, "task '%s' has no "
-					     "instances: its foreach is empty",
-					     wf->tasks[i].name);
-			free(owner);
-		}
+		expand_tasks(&b, 0, false);
 		if (!d->nerrors)
 			check_inputs(&b);
 	}
+	p->dag.open = plan_pending(p);
 	dag_finalize(&p->dag);
 	strbuf_release(&b.sb);
 	strbuf_release(&b.msg);
@@ -1759,6 +1750,199 @@ plan_release(struct plan *p)
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ---- staged expansion: a foreach over what an earlier task writes ---- */
+
+/* A template of literal text and vars only: rendered before any instance. */
+static bool
+tmpl_static(const struct tmpl *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].kind == SEG_BIND || t->v[i].kind == SEG_PARAM)
+			return false;
+	return true;
+}
+
+/* Does path (a datum's name) match the glob pat, or hold paths it may
+ * match (pat cut to as many components as path has)? */
+static bool
+glob_reaches(const char *pat, const char *path)
+{
+	size_t comps = 1, k = 0;
+	for (const char *s = path; *s; s++)
+		comps += *s == '/';
+	const char *e = pat;
+	for (; *e; e++)
+		if (*e == '/' && ++k == comps)
+			break;
+	char *pre = xstrndup(pat, (size_t)(e - pat));
+	bool m = !fnmatch(pre, path, FNM_PATHNAME | FNM_PERIOD);
+	free(pre);
+	return m;
+}
+
+/* A task from base on that writes what the glob pat (normalised, named
+ * as data are) may match, or a directory above it; DAG_NONE if none.
+ * *dl: the length of pat's directory before its first wildcard. */
+static uint32_t
+glob_writer(const struct dag *g, const char *pat, uint32_t base, size_t *dl)
+{
+	size_t n = strcspn(pat, "*?[");
+	while (n > 0 && pat[n - 1] != '/')
+		n--;
+	*dl = n ? n - 1 : 0;
+	uint32_t x = DAG_NONE;
+	for (size_t l = *dl; l > 0 && x == DAG_NONE; l--)
+		if (l == *dl || pat[l] == '/')
+			x = dag_lookup(g, pat, l);
+	if (x != DAG_NONE) {
+		uint32_t w = dag_latest_writer(g, x);
+		if (w != DAG_NONE && w >= base)
+			return w;
+		if (g->data.v[x].len != *dl)
+			return DAG_NONE; /* the directory itself is not known */
+	}
+	/* in the workdir's top directory, any datum may match */
+	uint32_t y = x == DAG_NONE ? 0 : g->data.v[x].first_child;
+	for (; y != DAG_NONE && y < g->data.n;
+	     y = x == DAG_NONE ? y + 1 : dag_next_descendant(g, x, y)) {
+		uint32_t w = g->data.v[y].writer;
+		if (w != DAG_NONE && w >= base &&
+		    glob_reaches(pat, g->data.v[y].path))
+			return w;
+	}
+	return DAG_NONE;
+}
+
+/* The first glob key of fe (compiled as glob[]) that a task from base on
+ * writes for: its writer, and *dir what it writes; else DAG_NONE. */
+static uint32_t
+keys_writer(struct builder *b, const struct wf_foreach *fe,
+	    const struct tmpl *glob, uint32_t base, const char **dir)
+{
+	for (size_t k = 0; glob && k < fe->n; k++) {
+		if (fe->v[k].kind != WF_ITER_GLOB || !tmpl_static(&glob[k]))
+			continue;
+		strbuf_reset(&b->sb);
+		if (render_capped(&b->sb, &glob[k], NULL) < 0)
+			continue;
+		char *norm = xmalloc(b->sb.len + 2);
+		size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
+		const char *name = in_workdir(b->p->wf->workdir, norm, &n);
+		char *pat = xstrndup(name, n);
+		size_t dl;
+		uint32_t w = glob_writer(&b->p->dag, pat, base, &dl);
+		if (w != DAG_NONE)
+			*dir = dl ? arena_strndup(&b->p->dag.arena, pat, dl)
+				  : arena_strndup(&b->p->dag.arena, pat, n);
+		free(pat);
+		free(norm);
+		if (w != DAG_NONE)
+			return w;
+	}
+	return DAG_NONE;
+}
+
+/* The same for the globs of a list collection (and the lists it nests). */
+static uint32_t
+list_writer(struct builder *b, const struct pdata *pd, uint32_t base,
+	    const char **dir)
+{
+	uint32_t w = DAG_NONE;
+	for (; w == DAG_NONE && pd && pd->kind == WF_LIST; pd = pd->list->elem)
+		w = keys_writer(b, pd->list->each, pd->list->each_glob, base, dir);
+	return w;
+}
+
+/* Must task i wait for tasks from base on to write what it globs?  Then
+ * the plan says why (stage_writer, stage_dir). */
+static bool
+deferred(struct builder *b, size_t i, uint32_t base)
+{
+	struct plan *p = b->p;
+	const struct ptask *pt = &p->pt[i];
+	const char *dir = NULL;
+	uint32_t w = pt->fe ? keys_writer(b, &pt->wt->foreach, pt->fe->glob,
+					  base, &dir)
+			    : DAG_NONE;
+	for (size_t k = 0; w == DAG_NONE && k < pt->wt->nparams; k++)
+		w = list_writer(b, &pt->params[k], base, &dir);
+	if (w == DAG_NONE)
+		return false;
+	p->stage_writer = w;
+	p->stage_dir = dir;
+	return true;
+}
+
+/* Expand the tasks from template from on, in program order, into the
+ * dag, up to the first one deferred (a resumed stage's first task is
+ * not: what it globs is on disk now). */
+static void
+expand_tasks(struct builder *b, size_t from, bool resumed)
+{
+	struct plan *p = b->p;
+	const struct workflow *wf = p->wf;
+	uint32_t base = (uint32_t)p->dag.tasks.n;
+	p->stage_from = (uint32_t)wf->ntasks;
+	for (size_t i = from; i < wf->ntasks && !b->over; i++) {
+		if (!(resumed && i == from) && deferred(b, i, base)) {
+			p->stage_from = (uint32_t)i;
+			return;
+		}
+		struct ptask *pt = &p->pt[i];
+		char *owner = xasprintf("task '%s'", wf->tasks[i].name);
+		struct inst_arg a = { pt, (uint32_t)i, owner };
+		b->vals.n = 0;
+		const struct pforeach none = { 0 };
+		const struct pforeach *f = pt->fe ? pt->fe : &none;
+		if (each_combo(b, &wf->tasks[i].foreach, 0, f->lo, f->hi,
+			       f->items, f->glob, owner, add_instance, &a) < 0)
+			pt->failed = true;
+		else if (!pt->ninst)
+			diag_warning(b->d, wf->tasks[i].loc, "task '%s' has no "
+				     "instances: its foreach is empty",
+				     wf->tasks[i].name);
+		free(owner);
+	}
+}
+
+int
+plan_expand_stage(struct plan *p, struct diags *d)
+{
+	if (!plan_pending(p))
+		BUG("no stage to expand");
+	struct builder b;
+	memset(&b, 0, sizeof(b));
+	b.p = p;
+	b.d = d;
+	b.lim = p->lim;
+	strbuf_init(&b.sb);
+	strbuf_init(&b.msg);
+	b.inputs_from = p->dag.inputs.n;
+	uint32_t first = (uint32_t)p->dag.tasks.n;
+	size_t errs = d->nerrors;
+	if (p->workdir_fd < 0) /* made by the run since */
+		p->workdir_fd = open(p->wf->workdir, O_RDONLY | O_DIRECTORY |
+				     O_CLOEXEC);
+	expand_tasks(&b, p->stage_from, true);
+	if (d->nerrors == errs)
+		check_inputs(&b);
+	dag_extend(&p->dag, first);
+	if (!plan_pending(p))
+		dag_close(&p->dag);
+	strbuf_release(&b.sb);
+	strbuf_release(&b.msg);
+	VEC_FREE(b.vals);
+	return d->nerrors > errs ? -1 : 0;
+}
+
+void
+plan_pending_reason(const struct plan *p, struct strbuf *out)
+{
+	strbuf_adds(out, "expanded after ");
+	plan_label(p, p->stage_writer, out);
+	strbuf_addf(out, " writes %s", p->stage_dir);
 }
 
 /* ---- rendering instances ---- */

@@ -78,26 +78,6 @@ struct ptask {
 	bool *reported;    /* per parameter: a path error was reported */
 };
 
-struct plan {
-	const struct workflow *wf;
-	struct dag dag;
-	struct ptask *pt;
-	int workdir_fd;   /* -1 if the workdir does not exist yet */
-	size_t ninputs_missing;
-	VEC(struct plan_file) guard; /* wfrun's own files: never data */
-	struct hmap exes;  /* program word -> its path on PATH, or 0: one
-			      search per program, not per task */
-};
-
-/*
- * Compile every template, then (when expand is true and nothing failed)
- * expand the tasks into the dag and check that inputs exist.  Errors go to
- * d; returns 0 when d holds no error.  The plan must be released either
- * way.
- */
-int plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
-	       bool expand);
-
 /*
  * What one workflow may expand to.  Past a limit, expansion stops with an
  * error naming the task, instead of filling memory: a typo such as
@@ -112,6 +92,33 @@ struct plan_limits {
 	size_t max_accesses;
 	size_t max_empty;
 };
+struct plan {
+	const struct workflow *wf;
+	struct dag dag;
+	struct ptask *pt;
+	int workdir_fd;   /* -1 if the workdir does not exist yet */
+	size_t ninputs_missing;
+	VEC(struct plan_file) guard; /* wfrun's own files: never data */
+	struct hmap exes;  /* program word -> its path on PATH, or 0: one
+			      search per program, not per task */
+	/* Staged expansion (wfrun-workflow(5), DYNAMIC): the first task
+	 * not expanded yet (wf->ntasks: none), because its foreach globs
+	 * paths that stage_writer (an instance) writes, at stage_dir. */
+	uint32_t stage_from;
+	uint32_t stage_writer;
+	const char *stage_dir;   /* in the dag's arena */
+	struct plan_limits lim;
+};
+
+/*
+ * Compile every template, then (when expand is true and nothing failed)
+ * expand the tasks into the dag and check that inputs exist.  Errors go to
+ * d; returns 0 when d holds no error.  The plan must be released either
+ * way.
+ */
+int plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
+	       bool expand);
+
 int plan_build_limited(struct plan *p, const struct workflow *wf,
 		       struct diags *d, bool expand,
 		       const struct plan_limits *lim);
@@ -129,6 +136,26 @@ int plan_build_guarded(struct plan *p, const struct workflow *wf,
 		       struct diags *d, bool expand, const char *const *files,
 		       const char *const *what, size_t n);
 void plan_release(struct plan *p);
+
+/*
+ * Dynamic fan-out.  Expansion goes in program order and stops at the
+ * first task one of whose foreach globs (its own keys, or those of a
+ * list collection) names paths that an earlier task of the plan writes:
+ * that task and every later one are pending until those writers have
+ * run.  plan_pending() says whether tasks are pending; plan_expand_stage()
+ * expands them from the disk as it is now, up to the next such task,
+ * appending to the dag (dag_extend): the new tasks are from the task
+ * count before the call.  Errors (a glob that matches nothing, a missing
+ * input) go to d: -1.
+ */
+static inline bool
+plan_pending(const struct plan *p)
+{
+	return p->wf && p->stage_from < p->wf->ntasks;
+}
+int plan_expand_stage(struct plan *p, struct diags *d);
+/* "expanded after split (n=1) writes chunks": why the pending tasks wait. */
+void plan_pending_reason(const struct plan *p, struct strbuf *out);
 /* Is path (relative to the current directory, or absolute) one wfrun
  * must not write over: one of its own files (the workflow, the
  * resources, .wfrun/ but for its trace.tsv and events.jsonl, the files

@@ -69,6 +69,22 @@ place_release(struct place *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
+void
+place_grow(struct place *pl)
+{
+	const struct dag *g = &pl->p->dag;
+	size_t nt = g->tasks.n;
+	if (pl->running || pl->io_run.n)
+		BUG("place_grow while tasks run");
+	pl->t = xrealloc(pl->t, (nt ? nt : 1) * sizeof(*pl->t));
+	memset(pl->t + pl->nt, 0, (nt - pl->nt) * sizeof(*pl->t));
+	for (size_t t = pl->nt; t < nt; t++)
+		iopol_again(pl->pol, g->tasks.v[t].tmpl);
+	pl->nt = nt;
+	idset_release(&pl->io_run);
+	idset_init(&pl->io_run, nt);
+}
+
 /* --- workers -------------------------------------------------------------- */
 
 void

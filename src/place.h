@@ -106,6 +106,9 @@ struct place {
 void place_init(struct place *pl, struct plan *p, struct iopol *pol,
 		size_t nw, bool no_io, const struct place_ops *ops);
 void place_release(struct place *pl);
+/* Tasks were appended to the plan (plan_expand_stage) while none runs:
+ * their run state, counted as left to run by the policy. */
+void place_grow(struct place *pl);
 
 /* How a run is set up: its workers and policy options. */
 struct place_conf {

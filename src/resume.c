@@ -193,6 +193,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	rs->detail = xcalloc(nt ? nt : 1, sizeof(uint32_t));
 	rs->nskip = 0;
 	rs->ids = xcalloc(nd ? nd : 1, sizeof(*rs->ids));
+	rs->nids = nd;
 	/* wsub: last task writing x or anything under it; wown: last task
 	 * writing x itself (a file, or a directory collection whole);
 	 * prevw: per access, the last task before it that wrote x or a
@@ -321,6 +322,80 @@ resume_plan_again(struct resume *rs, const struct plan *p,
 {
 	resume_release(rs);
 	plan_tasks(rs, p, j, forced, all, gone);
+}
+
+/* Per datum, from the accesses of every task: wsub, the last task that
+ * writes it or something under it, and wown, the last that writes it
+ * itself (-1: none).  As plan_tasks computes them. */
+static void
+last_writers(const struct dag *g, int64_t *wsub, int64_t *wown)
+{
+	for (size_t x = 0; x < g->data.n; x++)
+		wsub[x] = wown[x] = -1;
+	for (size_t t = 0; t < g->tasks.n; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			if (!(a->mode & DAG_WRITE))
+				continue;
+			wown[a->datum] = (int64_t)t;
+			for (uint32_t z = a->datum; z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				wsub[z] = (int64_t)t;
+		}
+	}
+}
+
+void
+resume_extend(struct resume *rs, const struct plan *p,
+	      const struct journal *j, const bool *forced, bool all,
+	      uint32_t first)
+{
+	const struct dag *g = &p->dag;
+	size_t nt = g->tasks.n, nd = g->data.n;
+	size_t old_acc = first < nt ? g->tasks.v[first].acc : g->acc.n;
+	rs->why = xrealloc(rs->why, nt ? nt : 1);
+	rs->detail = xrealloc(rs->detail, (nt ? nt : 1) * sizeof(uint32_t));
+	rs->ids = xrealloc(rs->ids, (nd ? nd : 1) * sizeof(*rs->ids));
+	memset(rs->ids + rs->nids, 0, (nd - rs->nids) * sizeof(*rs->ids));
+	rs->nids = nd;
+	rs->first = xrealloc(rs->first, g->acc.n ? g->acc.n : 1);
+	memset(rs->first + old_acc, 0, g->acc.n - old_acc);
+	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	last_writers(g, wsub, wown);
+	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
+	bool recorded;
+	for (uint32_t t = first; t < nt; t++) {
+		uint32_t detail = 0;
+		uint8_t why;
+		if (all || (forced && forced[g->tasks.v[t].tmpl]))
+			why = RESUME_FORCED;
+		else
+			why = own_reason(p, j, t, wsub, wown, &key, &cmd, &detail,
+					 &recorded);
+		rs->why[t] = why;
+		rs->detail[t] = detail;
+	}
+	/* what depends on a task that ran (before, in this run) runs: edges
+	 * point forward, so one pass in program order closes the set */
+	for (uint32_t t = 0; t < nt; t++) {
+		if (!rs->why[t])
+			continue;
+		for (uint32_t k = g->succ_off[t]; k < g->succ_off[t + 1]; k++) {
+			uint32_t s = g->succ[k];
+			if (s >= first && !rs->why[s]) {
+				rs->why[s] = RESUME_PREDECESSOR;
+				rs->detail[s] = t;
+			}
+		}
+	}
+	for (uint32_t t = first; t < nt; t++)
+		rs->nskip += !rs->why[t];
+	strbuf_release(&key);
+	strbuf_release(&cmd);
+	free(wsub);
+	free(wown);
 }
 
 void

@@ -64,6 +64,7 @@ struct resume {
 	size_t ndrop;       /* inputs: their records are void */
 	struct jident *ids; /* per datum: the last identity recorded, so a
 			       file many tasks read is hashed once */
+	size_t nids;
 };
 
 /* forced[tmpl] set: every instance of that task reruns; all: every task. */
@@ -74,6 +75,17 @@ void resume_release(struct resume *rs);
 void resume_plan_again(struct resume *rs, const struct plan *p,
 		       const struct journal *j, const bool *forced, bool all,
 		       const bool *gone);
+/*
+ * Tasks from first on were appended to the plan (a foreach expanded at
+ * run time, plan_expand_stage) after the tasks before them were decided
+ * and done: decide them.  Each runs when its own record says so, or
+ * when a task it depends on ran (before first: in this run); a workflow
+ * input they update in place first is not kept aside for a later run
+ * (resume_originals is not asked again).  O(tasks + edges + accesses).
+ */
+void resume_extend(struct resume *rs, const struct plan *p,
+		   const struct journal *j, const bool *forced, bool all,
+		   uint32_t first);
 /*
  * (Called by resume_plan.)  The originals to put back: a workflow input
  * that a task updates in place must be as it was before that update

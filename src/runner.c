@@ -1836,6 +1836,96 @@ run_tasks(struct runner *r)
 	return rc;
 }
 
+/* ---- staged expansion (wfrun-workflow(5), DYNAMIC) ---- */
+
+/* Say that the tasks of names from..to were expanded (events.jsonl,
+ * and with -v). */
+static void
+say_expanded(struct runner *r, uint32_t from, uint32_t to)
+{
+	const struct plan *p = r->p;
+	for (uint32_t i = from; i < to; i++) {
+		const char *name = p->wf->tasks[i].name;
+		verbose_msg("expanded %s: %u instance%s", name, p->pt[i].ninst,
+			    p->pt[i].ninst == 1 ? "" : "s");
+		if (!r->events)
+			continue;
+		struct strbuf b = STRBUF_INIT;
+		strbuf_addf(&b, "{\"t\":%.6f,\"ev\":\"expanded\",\"name\":",
+			    clock_real());
+		strbuf_add_json(&b, name);
+		strbuf_addf(&b, ",\"tasks\":%u}\n", p->pt[i].ninst);
+		fputs(b.buf, r->events);
+		fflush(r->events);
+		strbuf_release(&b);
+	}
+}
+
+/* Every task so far is done: expand the next stage from the disk,
+ * decide which of its tasks are up to date, and run the others.  The
+ * exit status. */
+static int
+next_stage(struct runner *r)
+{
+	struct plan *p = r->p;
+	uint32_t first = (uint32_t)p->dag.tasks.n, from = p->stage_from;
+	if (r->stage) {
+		error_msg("task '%s': a foreach over what an earlier task "
+			  "writes needs workers that share the workdir",
+			  p->wf->tasks[from].name);
+		return EXIT_USAGE;
+	}
+	struct diags d;
+	diags_init(&d, p->wf->file);
+	int bad = plan_expand_stage(p, &d);
+	progress_clear(r);
+	diags_print(&d, stderr);
+	diags_release(&d);
+	if (bad)
+		return EXIT_TASK_FAILED;
+	say_expanded(r, from, plan_pending(p) ? p->stage_from
+					      : (uint32_t)p->wf->ntasks);
+	size_t nt = p->dag.tasks.n;
+	r->total = nt;
+	r->prog.total = nt;
+	r->saved = xrealloc(r->saved, (nt ? nt : 1) * sizeof(bool));
+	memset(r->saved + first, 0, (nt - first) * sizeof(bool));
+	place_grow(&r->pl);
+	resume_extend(&r->resume, p, &r->journal, r->o->forced,
+		      r->o->force_all, first);
+	size_t skipped = 0;
+	for (uint32_t t = first; t < nt; t++)
+		if (r->resume.why[t] == RESUME_SKIP) {
+			place_skip(&r->pl, t);
+			skipped++;
+		}
+	r->skipped += skipped;
+	r->prog.done += skipped;
+	place_queue_ready(&r->pl, clock_real());
+	return run_tasks(r);
+}
+
+/* The tasks never expanded (a task before them failed, or the run
+ * stopped), by name: not run. */
+static void
+say_pending(struct runner *r)
+{
+	const struct plan *p = r->p;
+	if (!plan_pending(p))
+		return;
+	struct strbuf b = STRBUF_INIT;
+	for (size_t i = p->stage_from; i < p->wf->ntasks; i++)
+		strbuf_addf(&b, "%s%s", i > p->stage_from ? ", " : "",
+			    p->wf->tasks[i].name);
+	strbuf_adds(&b, " (");
+	plan_pending_reason(p, &b);
+	strbuf_adds(&b, ")");
+	char *v = xvisible(b.buf);
+	info_msg("not expanded, so not run: %s", v);
+	free(v);
+	strbuf_release(&b);
+}
+
 /* The last line: what ran, in how long, and where the trace is. */
 static void
 summary(struct runner *r, int rc)
@@ -1968,7 +2058,10 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			queue_tasks(&r);
 			rc = run_tasks(&r);
 		}
+		while (rc == EXIT_OK && plan_pending(p))
+			rc = next_stage(&r);
 		rc = wind_down(&r, rc);
+		say_pending(&r);
 	}
 	runner_release(&r);
 	return rc;
