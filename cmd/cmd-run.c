@@ -46,6 +46,44 @@ dry_run_originals(const struct plan *p, const struct resume *rs)
 	strbuf_release(&lab);
 }
 
+/* The stages a run would expand at once (wfrun-workflow(5), DYNAMIC):
+ * while every task so far is up to date, what the next stage globs is
+ * on disk as the run would find it. */
+static void
+dry_run_stages(struct plan *p, struct resume *rs, const struct journal *j,
+	       const bool *forced, bool all)
+{
+	while (plan_pending(p) && rs->nskip == p->dag.tasks.n) {
+		uint32_t first = (uint32_t)p->dag.tasks.n;
+		struct diags d;
+		diags_init(&d, p->wf->file);
+		int bad = plan_expand_stage(p, &d);
+		diags_print(&d, stderr);
+		diags_release(&d);
+		if (bad)
+			return;
+		resume_extend(rs, p, j, forced, all, first);
+	}
+}
+
+/* The tasks whose instances a run finds later, by name. */
+static void
+dry_run_pending(const struct plan *p)
+{
+	if (!plan_pending(p))
+		return;
+	struct strbuf why = STRBUF_INIT;
+	plan_pending_reason(p, &why);
+	char *v = xvisible(why.buf);
+	for (size_t i = p->stage_from; i < p->wf->ntasks; i++) {
+		char *vn = xvisible(p->wf->tasks[i].name);
+		printf("# '%s' pending: %s\n", vn, v);
+		free(vn);
+	}
+	free(v);
+	strbuf_release(&why);
+}
+
 static int
 dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 {
@@ -65,6 +103,7 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 	}
 	struct resume rs;
 	resume_plan(&rs, p, &j, forced, all);
+	dry_run_stages(p, &rs, &j, forced, all);
 	struct strbuf cmd = STRBUF_INIT, lab = STRBUF_INIT;
 	char *vn = xvisible(p->wf->name), *vw = xvisible(p->wf->workdir);
 	printf("# workflow '%s': %zu task%s, run in %s\n", vn, p->dag.tasks.n,
@@ -95,6 +134,7 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 		free(vl);
 		free(vc);
 	}
+	dry_run_pending(p);
 	strbuf_release(&cmd);
 	strbuf_release(&lab);
 	resume_release(&rs);

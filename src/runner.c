@@ -1861,6 +1861,20 @@ say_expanded(struct runner *r, uint32_t from, uint32_t to)
 	}
 }
 
+/* Whether the next stage may be expanded after a run of what came
+ * before that ended with rc: everything done, or with -k the task that
+ * writes what it globs done (what failed holds back only what depends
+ * on it: dag_extend counts such an edge unsatisfied). */
+static bool
+may_expand(const struct runner *r, int rc)
+{
+	if (rc == EXIT_OK)
+		return true;
+	return rc == EXIT_TASK_FAILED && r->o->keep_going && !r->pl.stop &&
+	       !r->interrupted && !r->unrecorded &&
+	       r->p->dag.tasks.v[r->p->stage_writer].state == TASK_DONE;
+}
+
 /* Every task so far is done: expand the next stage from the disk,
  * decide which of its tasks are up to date, and run the others.  The
  * exit status. */
@@ -2058,7 +2072,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			queue_tasks(&r);
 			rc = run_tasks(&r);
 		}
-		while (rc == EXIT_OK && plan_pending(p))
+		while (plan_pending(p) && may_expand(&r, rc))
 			rc = next_stage(&r);
 		rc = wind_down(&r, rc);
 		say_pending(&r);

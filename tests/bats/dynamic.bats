@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# Dynamic fan-out (wfrun-workflow(5), DYNAMIC): a foreach over a glob of
+# what an earlier task writes is expanded once that task has run.
+load helper
+
+# split makes an unknown number of chunks; count runs once per chunk;
+# gather reads every count through a list collection over a glob (itself
+# expanded once the counts are made); other depends on none of them.
+scatter() {
+	seq 1 "${1:-7}" >input.txt
+	wf <<'EOF2'
+tasks:
+  - name: split
+    in: {src: input.txt}
+    out: {d: {dir: chunks}}
+    run: "mkdir -p {out.d} && split -l 2 {in.src} {out.d}/part- && if [ -e split-fails ]; then exit 3; fi"
+  - name: count
+    foreach: {c: {glob: "chunks/part-*"}}
+    in: {f: "{c}"}
+    out: {n: "counts/{c}.n"}
+    run: "wc -l < {in.f} > {out.n}; if [ -e slow ]; then case {c} in *aa) ;; *) sleep 30;; esac; fi"
+  - name: gather
+    in: {all: {list: "{n}", foreach: {n: {glob: "counts/chunks/*.n"}}}}
+    out: {total: total.txt}
+    run: "cat {in.all} | paste -sd+ | bc > {out.total}"
+  - name: other
+    out: {o: other.txt}
+    run: "echo independent > {out.o}"
+EOF2
+}
+
+@test "a scatter into chunks the split makes, then a gather over them" {
+	scatter 7
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat total.txt)" = 7 ]
+	[ "$(cat other.txt)" = independent ]
+	[ "$(ls counts/chunks | wc -l)" -eq 4 ]
+	run trace_col name
+	[ "$(grep -c '^count' <<<"$output")" -eq 4 ]
+	[ "${#lines[@]}" -eq 7 ]
+	grep -q '"ev":"expanded","name":"count","tasks":4' .wfrun/events.jsonl
+	grep -q '"ev":"expanded","name":"gather","tasks":1' .wfrun/events.jsonl
+	# another number of chunks: another number of instances
+	rm -r chunks counts
+	seq 1 11 >input.txt
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat total.txt)" = 11 ]
+	[ "$(ls counts/chunks | wc -l)" -eq 6 ]
+}
+
+@test "check and -n show the tasks of a later stage as pending, with why" {
+	scatter 7
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"task instances: 1"* ]]
+	[[ "$output" == *"count  pending: expanded after 'split' writes chunks"* ]]
+	[[ "$output" == *"other  pending: expanded after 'split' writes chunks"* ]]
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# 'split'"* ]]
+	[[ "$output" == *"# 'count' pending: expanded after 'split' writes chunks"* ]]
+	[[ "$output" == *"# 'gather' pending: expanded after 'split' writes chunks"* ]]
+	[ ! -e chunks ]
+}
+
+@test "check finds an error in a pending task before anything runs" {
+	scatter 7
+	sed -i 's/wc -l < {in.f}/wc -l < {in.ff}/' wf.yaml
+	run "$WFRUN" check wf.yaml
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"in.ff"* ]]
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -ne 0 ]
+	[ ! -e chunks ]
+}
+
+@test "after a complete run, every stage is expanded from disk and up to date" {
+	scatter 7
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# 7 of them up to date: not run"* ]]
+	[[ "$output" != *pending* ]]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 tasks done"*"7 up to date"* ]]
+	[ "$(trace_col name | wc -l)" -eq 0 ]
+	# a chunk's count lost: it alone and the gather run again
+	rm counts/chunks/part-ab.n
+	run "$WFRUN" -n wf.yaml
+	[[ "$output" == *"# 4 of them up to date: not run"* ]]
+	[[ "$output" == *"# 'count' (c=chunks/part-ab)"* ]]
+	[[ "$output" == *"# 'gather' pending: expanded after 'count' (c=chunks/part-ad) writes counts/chunks"* ]]
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	run trace_col name
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "count" ]
+	[ "${lines[1]}" = "gather" ]
+}
+
+@test "a run killed after the split resumes with what is missing only" {
+	scatter 7
+	touch slow
+	"$WFRUN" -q -j 4 wf.yaml 3>&- &
+	pid=$!
+	for _ in $(seq 200); do
+		grep -q 'part-aa' .wfrun/journal 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q 'part-aa' .wfrun/journal
+	kill -9 "$pid"
+	wait "$pid" || true
+	rm slow
+	run "$WFRUN" -n wf.yaml
+	[[ "$output" != *"# 'split'"* ]]
+	[[ "$output" != *"(c=chunks/part-aa)"* ]]
+	[[ "$output" == *"(c=chunks/part-ab)"* ]]
+	run "$WFRUN" -q -j 4 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat total.txt)" = 7 ]
+	run trace_col name
+	[[ "$output" != *split* ]]
+	[ "$(grep -c '^count' <<<"$output")" -eq 3 ]
+	[ "$(trace_col tag | grep -c 'part-aa')" -eq 0 ]
+}
+
+@test "a split that fails: its stage is never expanded, its tasks not run" {
+	scatter 7
+	touch split-fails
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not expanded, so not run: count, gather, other (expanded after 'split' writes chunks)"* ]]
+	[ ! -e counts ]
+	[ ! -e other.txt ]
+	run trace_col name
+	[ "$output" = split ]
+	run grep -c '"ev":"expanded"' .wfrun/events.jsonl
+	[ "$output" = 0 ]
+}
+
+@test "-k: a failure the stage does not depend on lets it expand and run" {
+	scatter 7
+	sed -i 's/^tasks:$/tasks:\n  - name: bad\n    out: {b: bad.txt}\n    run: "exit 2"/' wf.yaml
+	run "$WFRUN" -k wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat total.txt)" = 7 ]
+	[ "$(cat other.txt)" = independent ]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not expanded, so not run: count, gather, other"* ]]
+}
+
+@test "-j runs the chunks side by side" {
+	scatter 7
+	sed -i 's/wc -l < {in.f} > {out.n};/wc -l < {in.f} > {out.n}; sleep 1;/' wf.yaml
+	run "$WFRUN" -q -j 4 wf.yaml
+	[ "$status" -eq 0 ]
+	# every count started before any ended
+	run awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["name"] == "count" { s = $h["start"]; e = $h["complete"];
+			if (s > ms) ms = s; if (me == "" || e < me) me = e }
+		END { print (ms < me) ? "overlap" : "serial" }' .wfrun/trace.tsv
+	[ "$output" = overlap ]
+}
