@@ -46,14 +46,24 @@ dry_run_originals(const struct plan *p, const struct resume *rs)
 	strbuf_release(&lab);
 }
 
+/* Whether the writers of what the next stage globs are up to date. */
+static bool
+stage_up_to_date(const struct plan *p, const struct resume *rs)
+{
+	for (size_t k = 0; k < p->stage_writers.n; k++)
+		if (rs->why[p->stage_writers.v[k]] != RESUME_SKIP)
+			return false;
+	return true;
+}
+
 /* The stages a run would expand at once (wfrun-workflow(5), DYNAMIC):
- * while every task so far is up to date, what the next stage globs is
+ * while the writers of what the next stage globs are up to date, it is
  * on disk as the run would find it. */
 static void
 dry_run_stages(struct plan *p, struct resume *rs, const struct journal *j,
 	       const bool *forced, bool all)
 {
-	while (plan_pending(p) && rs->nskip == p->dag.tasks.n) {
+	while (plan_pending(p) && stage_up_to_date(p, rs)) {
 		uint32_t first = (uint32_t)p->dag.tasks.n;
 		struct diags d;
 		diags_init(&d, p->wf->file);

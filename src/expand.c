@@ -1746,6 +1746,7 @@ plan_release(struct plan *p)
 		free(p->guard.v[i].path);
 	VEC_FREE(p->guard);
 	hmap_release(&p->exes);
+	VEC_FREE(p->stage_writers);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);
@@ -1782,11 +1783,13 @@ glob_reaches(const char *pat, const char *path)
 	return m;
 }
 
-/* A task from base on that writes what the glob pat (normalised, named
- * as data are) may match, or a directory above it; DAG_NONE if none.
+/* The tasks from base on that write what the glob pat (normalised,
+ * named as data are) may match, or a directory above it, onto *out: the
+ * last writer of each such datum (an earlier one is its predecessor).
  * *dl: the length of pat's directory before its first wildcard. */
-static uint32_t
-glob_writer(const struct dag *g, const char *pat, uint32_t base, size_t *dl)
+static void
+glob_writers(const struct dag *g, const char *pat, uint32_t base, size_t *dl,
+	     struct plan_writers *out)
 {
 	size_t n = strcspn(pat, "*?[");
 	while (n > 0 && pat[n - 1] != '/')
@@ -1796,13 +1799,12 @@ glob_writer(const struct dag *g, const char *pat, uint32_t base, size_t *dl)
 	for (size_t l = *dl; l > 0 && x == DAG_NONE; l--)
 		if (l == *dl || pat[l] == '/')
 			x = dag_lookup(g, pat, l);
-	if (x != DAG_NONE) {
-		uint32_t w = dag_latest_writer(g, x);
-		if (w != DAG_NONE && w >= base)
-			return w;
-		if (g->data.v[x].len != *dl)
-			return DAG_NONE; /* the directory itself is not known */
-	}
+	for (uint32_t z = x; z != DAG_NONE; z = g->data.v[z].parent)
+		if (g->data.v[z].writer != DAG_NONE &&
+		    g->data.v[z].writer >= base)
+			VEC_PUSH(*out, g->data.v[z].writer);
+	if (x != DAG_NONE && g->data.v[x].len != *dl)
+		return; /* the directory itself is not known */
 	/* in the workdir's top directory, any datum may match */
 	uint32_t y = x == DAG_NONE ? 0 : g->data.v[x].first_child;
 	for (; y != DAG_NONE && y < g->data.n;
@@ -1810,17 +1812,18 @@ glob_writer(const struct dag *g, const char *pat, uint32_t base, size_t *dl)
 		uint32_t w = g->data.v[y].writer;
 		if (w != DAG_NONE && w >= base &&
 		    glob_reaches(pat, g->data.v[y].path))
-			return w;
+			VEC_PUSH(*out, w);
 	}
-	return DAG_NONE;
 }
 
-/* The first glob key of fe (compiled as glob[]) that a task from base on
- * writes for: its writer, and *dir what it writes; else DAG_NONE. */
-static uint32_t
-keys_writer(struct builder *b, const struct wf_foreach *fe,
-	    const struct tmpl *glob, uint32_t base, const char **dir)
+/* The writers of what the glob keys of fe (compiled as glob[]) may
+ * match, from base on, onto p->stage_writers; *dir: what the first
+ * found writes. */
+static void
+keys_writers(struct builder *b, const struct wf_foreach *fe,
+	     const struct tmpl *glob, uint32_t base, const char **dir)
 {
+	struct plan *p = b->p;
 	for (size_t k = 0; glob && k < fe->n; k++) {
 		if (fe->v[k].kind != WF_ITER_GLOB || !tmpl_static(&glob[k]))
 			continue;
@@ -1829,48 +1832,42 @@ keys_writer(struct builder *b, const struct wf_foreach *fe,
 			continue;
 		char *norm = xmalloc(b->sb.len + 2);
 		size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
-		const char *name = in_workdir(b->p->wf->workdir, norm, &n);
+		const char *name = in_workdir(p->wf->workdir, norm, &n);
 		char *pat = xstrndup(name, n);
-		size_t dl;
-		uint32_t w = glob_writer(&b->p->dag, pat, base, &dl);
-		if (w != DAG_NONE)
-			*dir = dl ? arena_strndup(&b->p->dag.arena, pat, dl)
-				  : arena_strndup(&b->p->dag.arena, pat, n);
+		size_t dl, had = p->stage_writers.n;
+		glob_writers(&p->dag, pat, base, &dl, &p->stage_writers);
+		if (p->stage_writers.n > had && !*dir)
+			*dir = arena_strndup(&p->dag.arena, pat, dl ? dl : n);
 		free(pat);
 		free(norm);
-		if (w != DAG_NONE)
-			return w;
 	}
-	return DAG_NONE;
 }
 
 /* The same for the globs of a list collection (and the lists it nests). */
-static uint32_t
-list_writer(struct builder *b, const struct pdata *pd, uint32_t base,
-	    const char **dir)
+static void
+list_writers(struct builder *b, const struct pdata *pd, uint32_t base,
+	     const char **dir)
 {
-	uint32_t w = DAG_NONE;
-	for (; w == DAG_NONE && pd && pd->kind == WF_LIST; pd = pd->list->elem)
-		w = keys_writer(b, pd->list->each, pd->list->each_glob, base, dir);
-	return w;
+	for (; pd && pd->kind == WF_LIST; pd = pd->list->elem)
+		keys_writers(b, pd->list->each, pd->list->each_glob, base, dir);
 }
 
 /* Must task i wait for tasks from base on to write what it globs?  Then
- * the plan says why (stage_writer, stage_dir). */
+ * the plan says which (stage_writers) and why (stage_writer, stage_dir). */
 static bool
 deferred(struct builder *b, size_t i, uint32_t base)
 {
 	struct plan *p = b->p;
 	const struct ptask *pt = &p->pt[i];
 	const char *dir = NULL;
-	uint32_t w = pt->fe ? keys_writer(b, &pt->wt->foreach, pt->fe->glob,
-					  base, &dir)
-			    : DAG_NONE;
-	for (size_t k = 0; w == DAG_NONE && k < pt->wt->nparams; k++)
-		w = list_writer(b, &pt->params[k], base, &dir);
-	if (w == DAG_NONE)
+	p->stage_writers.n = 0;
+	if (pt->fe)
+		keys_writers(b, &pt->wt->foreach, pt->fe->glob, base, &dir);
+	for (size_t k = 0; k < pt->wt->nparams; k++)
+		list_writers(b, &pt->params[k], base, &dir);
+	if (!p->stage_writers.n)
 		return false;
-	p->stage_writer = w;
+	p->stage_writer = p->stage_writers.v[0];
 	p->stage_dir = dir;
 	return true;
 }

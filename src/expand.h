@@ -92,6 +92,12 @@ struct plan_limits {
 	size_t max_accesses;
 	size_t max_empty;
 };
+/* Task instances (a VEC). */
+struct plan_writers {
+	uint32_t *v;
+	size_t n, alloc;
+};
+
 struct plan {
 	const struct workflow *wf;
 	struct dag dag;
@@ -103,8 +109,10 @@ struct plan {
 			      search per program, not per task */
 	/* Staged expansion (wfrun-workflow(5), DYNAMIC): the first task
 	 * not expanded yet (wf->ntasks: none), because its foreach globs
-	 * paths that stage_writer (an instance) writes, at stage_dir. */
+	 * paths that the stage_writers (instances) write: once they are
+	 * all done it can be.  The first, stage_writer, writes stage_dir. */
 	uint32_t stage_from;
+	struct plan_writers stage_writers;
 	uint32_t stage_writer;
 	const char *stage_dir;   /* in the dag's arena */
 	struct plan_limits lim;

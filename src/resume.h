@@ -78,8 +78,9 @@ void resume_plan_again(struct resume *rs, const struct plan *p,
 /*
  * Tasks from first on were appended to the plan (a foreach expanded at
  * run time, plan_expand_stage) after the tasks before them were decided
- * and done: decide them.  Each runs when its own record says so, or
- * when a task it depends on ran (before first: in this run); a workflow
+ * (some may still run): decide them.  Each runs when its own record
+ * says so, or when a task it depends on runs (before first: in this
+ * run, done or not); a workflow
  * input they update in place first is not kept aside for a later run
  * (resume_originals is not asked again).  O(tasks + edges + accesses).
  */

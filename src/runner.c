@@ -111,6 +111,9 @@ struct runner {
 	struct strvec argv;
 	char *sh_argv[4];       /* sh -c COMMAND */
 	struct progress prog;
+	size_t writers_done;    /* of the next stage's writers, the first
+				   not seen done (expand_ready) */
+	bool expand_failed;     /* a stage could not be expanded */
 };
 
 static void
@@ -1711,10 +1714,13 @@ queue_tasks(struct runner *r)
 
 /* Run until nothing runs or can start; whether every worker was lost
  * with tasks left. */
+static void expand_ready(struct runner *r);
+
 static bool
 run_loop(struct runner *r)
 {
 	for (;;) {
+		expand_ready(r);
 		place_dispatch(&r->pl);
 		slurm_tick(r);
 		/* the records of the tasks that ended, after the launches:
@@ -1861,42 +1867,28 @@ say_expanded(struct runner *r, uint32_t from, uint32_t to)
 	}
 }
 
-/* Whether the next stage may be expanded after a run of what came
- * before that ended with rc: everything done, or with -k the task that
- * writes what it globs done (what failed holds back only what depends
- * on it: dag_extend counts such an edge unsatisfied). */
-static bool
-may_expand(const struct runner *r, int rc)
-{
-	if (rc == EXIT_OK)
-		return true;
-	return rc == EXIT_TASK_FAILED && r->o->keep_going && !r->pl.stop &&
-	       !r->interrupted && !r->unrecorded &&
-	       r->p->dag.tasks.v[r->p->stage_writer].state == TASK_DONE;
-}
-
-/* Every task so far is done: expand the next stage from the disk,
- * decide which of its tasks are up to date, and run the others.  The
- * exit status. */
+/* The writers of what the next stage globs are done: expand it from
+ * the disk, decide which of its tasks are up to date and queue those
+ * that may start.  -1 when it cannot be expanded (said). */
 static int
-next_stage(struct runner *r)
+expand_stage(struct runner *r)
 {
 	struct plan *p = r->p;
 	uint32_t first = (uint32_t)p->dag.tasks.n, from = p->stage_from;
+	progress_clear(r);
 	if (r->stage) {
 		error_msg("task '%s': a foreach over what an earlier task "
 			  "writes needs workers that share the workdir",
 			  p->wf->tasks[from].name);
-		return EXIT_USAGE;
+		return -1;
 	}
 	struct diags d;
 	diags_init(&d, p->wf->file);
 	int bad = plan_expand_stage(p, &d);
-	progress_clear(r);
 	diags_print(&d, stderr);
 	diags_release(&d);
 	if (bad)
-		return EXIT_TASK_FAILED;
+		return -1;
 	say_expanded(r, from, plan_pending(p) ? p->stage_from
 					      : (uint32_t)p->wf->ntasks);
 	size_t nt = p->dag.tasks.n;
@@ -1915,8 +1907,31 @@ next_stage(struct runner *r)
 		}
 	r->skipped += skipped;
 	r->prog.done += skipped;
-	place_queue_ready(&r->pl, clock_real());
-	return run_tasks(r);
+	place_queue_from(&r->pl, first, clock_real());
+	return 0;
+}
+
+/* Before each dispatch: expand each stage whose writers are all done
+ * (each writer looked at once per stage), unless the run stops. */
+static void
+expand_ready(struct runner *r)
+{
+	struct plan *p = r->p;
+	while (plan_pending(p) && !r->pl.stop && !r->interrupted &&
+	       !r->expand_failed) {
+		const struct dag *g = &p->dag;
+		while (r->writers_done < p->stage_writers.n &&
+		       g->tasks.v[p->stage_writers.v[r->writers_done]].state ==
+			       TASK_DONE)
+			r->writers_done++;
+		if (r->writers_done < p->stage_writers.n)
+			return;
+		r->writers_done = 0;
+		if (expand_stage(r) < 0) {
+			r->expand_failed = true;
+			r->pl.stop = r->pl.stop || !r->o->keep_going;
+		}
+	}
 }
 
 /* The tasks never expanded (a task before them failed, or the run
@@ -2071,9 +2086,9 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		if (rc == EXIT_OK) {
 			queue_tasks(&r);
 			rc = run_tasks(&r);
+			if (rc == EXIT_OK && r.expand_failed)
+				rc = EXIT_TASK_FAILED;
 		}
-		while (plan_pending(p) && may_expand(&r, rc))
-			rc = next_stage(&r);
 		rc = wind_down(&r, rc);
 		say_pending(&r);
 	}

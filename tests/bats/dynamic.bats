@@ -149,9 +149,21 @@ EOF2
 	[ "$status" -eq 1 ]
 	[ "$(cat total.txt)" = 7 ]
 	[ "$(cat other.txt)" = independent ]
-	run "$WFRUN" wf.yaml
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"not expanded, so not run: count, gather, other"* ]]
+	run trace_col status
+	[ "$(grep -c -v COMPLETED <<<"$output")" -eq 1 ]
+}
+
+@test "a stage is expanded when its writer has run, not when all before it have" {
+	scatter 7
+	sed -i 's/^tasks:$/tasks:\n  - name: slow\n    out: {s: slow.txt}\n    run: "sleep 2; echo > {out.s}"/' wf.yaml
+	run "$WFRUN" -q -j 4 wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat total.txt)" = 7 ]
+	# the gather (two stages after the split) ended before slow did
+	run awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ e[$h["name"]] = $h["complete"] }
+		END { print (e["gather"] < e["slow"]) ? "before" : "after" }' .wfrun/trace.tsv
+	[ "$output" = before ]
 }
 
 @test "-j runs the chunks side by side" {
