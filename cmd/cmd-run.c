@@ -65,12 +65,7 @@ dry_run_stages(struct plan *p, struct resume *rs, const struct journal *j,
 {
 	while (plan_pending(p) && stage_up_to_date(p, rs)) {
 		uint32_t first = (uint32_t)p->dag.tasks.n;
-		struct diags d;
-		diags_init(&d, p->wf->file);
-		int bad = plan_expand_stage(p, &d);
-		diags_print(&d, stderr);
-		diags_release(&d);
-		if (bad)
+		if (plan_next_stage(p, stderr) < 0)
 			return;
 		resume_extend(rs, p, j, forced, all, first);
 	}

@@ -1934,6 +1934,17 @@ plan_expand_stage(struct plan *p, struct diags *d)
 	return d->nerrors > errs ? -1 : 0;
 }
 
+int
+plan_next_stage(struct plan *p, FILE *fp)
+{
+	struct diags d;
+	diags_init(&d, p->wf->file);
+	int bad = plan_expand_stage(p, &d);
+	diags_print(&d, fp);
+	diags_release(&d);
+	return bad;
+}
+
 void
 plan_pending_reason(const struct plan *p, struct strbuf *out)
 {

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dag.h"
 #include "workflow.h"
@@ -162,6 +163,8 @@ plan_pending(const struct plan *p)
 	return p->wf && p->stage_from < p->wf->ntasks;
 }
 int plan_expand_stage(struct plan *p, struct diags *d);
+/* The same, its diagnostics printed to fp. */
+int plan_next_stage(struct plan *p, FILE *fp);
 /* "expanded after split (n=1) writes chunks": why the pending tasks wait. */
 void plan_pending_reason(const struct plan *p, struct strbuf *out);
 /* Is path (relative to the current directory, or absolute) one wfrun

@@ -174,6 +174,40 @@ preds(const struct dag *g, uint32_t **off, uint32_t **pred)
 	*pred = v;
 }
 
+/* Per datum, from the accesses of every task: wsub, the last task that
+ * writes it or something under it, and wown, the last that writes it
+ * itself (-1: none); prevw (unless NULL), per access, the last task
+ * before it that wrote x or a directory collection holding x (d/a
+ * updated in place needs d as its writer left it as much as d itself
+ * does). */
+static void
+last_writers(const struct dag *g, int64_t *wsub, int64_t *wown,
+	     uint32_t *prevw)
+{
+	for (size_t x = 0; x < g->data.n; x++)
+		wsub[x] = wown[x] = -1;
+	for (size_t t = 0; t < g->tasks.n; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			int64_t pw = -1;
+			for (uint32_t z = a->datum; prevw && z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				if (wown[z] > pw)
+					pw = wown[z];
+			if (prevw)
+				prevw[dt->acc + i] = pw < 0 ? DAG_NONE
+							    : (uint32_t)pw;
+			if (!(a->mode & DAG_WRITE))
+				continue;
+			wown[a->datum] = (int64_t)t;
+			for (uint32_t z = a->datum; z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				wsub[z] = (int64_t)t;
+		}
+	}
+}
+
 /*
  * The set of tasks that run is closed under three rules: what depends on a
  * task that runs runs too; and a task that runs and updates x in place
@@ -196,33 +230,12 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	rs->nids = nd;
 	/* wsub: last task writing x or anything under it; wown: last task
 	 * writing x itself (a file, or a directory collection whole);
-	 * prevw: per access, the last task before it that wrote x or a
-	 * directory collection holding x (d/a updated in place needs d as
-	 * its writer left it as much as d itself does) */
+	 * prevw: per access (last_writers) */
 	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
 	bool *recorded = xcalloc(nt ? nt : 1, sizeof(bool));
-	for (size_t x = 0; x < nd; x++)
-		wsub[x] = wown[x] = -1;
-	for (size_t t = 0; t < nt; t++) {
-		const struct dag_task *dt = &g->tasks.v[t];
-		for (uint32_t i = 0; i < dt->nacc; i++) {
-			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			int64_t pw = -1;
-			for (uint32_t z = a->datum; z != DAG_NONE;
-			     z = g->data.v[z].parent)
-				if (wown[z] > pw)
-					pw = wown[z];
-			prevw[dt->acc + i] = pw < 0 ? DAG_NONE : (uint32_t)pw;
-			if (!(a->mode & DAG_WRITE))
-				continue;
-			wown[a->datum] = (int64_t)t;
-			for (uint32_t z = a->datum; z != DAG_NONE;
-			     z = g->data.v[z].parent)
-				wsub[z] = (int64_t)t;
-		}
-	}
+	last_writers(g, wsub, wown, prevw);
 	VEC(uint32_t) work = { 0 };
 	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
 	for (uint32_t t = 0; t < nt; t++) {
@@ -324,28 +337,6 @@ resume_plan_again(struct resume *rs, const struct plan *p,
 	plan_tasks(rs, p, j, forced, all, gone);
 }
 
-/* Per datum, from the accesses of every task: wsub, the last task that
- * writes it or something under it, and wown, the last that writes it
- * itself (-1: none).  As plan_tasks computes them. */
-static void
-last_writers(const struct dag *g, int64_t *wsub, int64_t *wown)
-{
-	for (size_t x = 0; x < g->data.n; x++)
-		wsub[x] = wown[x] = -1;
-	for (size_t t = 0; t < g->tasks.n; t++) {
-		const struct dag_task *dt = &g->tasks.v[t];
-		for (uint32_t i = 0; i < dt->nacc; i++) {
-			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			if (!(a->mode & DAG_WRITE))
-				continue;
-			wown[a->datum] = (int64_t)t;
-			for (uint32_t z = a->datum; z != DAG_NONE;
-			     z = g->data.v[z].parent)
-				wsub[z] = (int64_t)t;
-		}
-	}
-}
-
 void
 resume_extend(struct resume *rs, const struct plan *p,
 	      const struct journal *j, const bool *forced, bool all,
@@ -363,7 +354,7 @@ resume_extend(struct resume *rs, const struct plan *p,
 	memset(rs->first + old_acc, 0, g->acc.n - old_acc);
 	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
-	last_writers(g, wsub, wown);
+	last_writers(g, wsub, wown, NULL);
 	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
 	bool recorded;
 	for (uint32_t t = first; t < nt; t++) {

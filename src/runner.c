@@ -1882,12 +1882,7 @@ expand_stage(struct runner *r)
 			  p->wf->tasks[from].name);
 		return -1;
 	}
-	struct diags d;
-	diags_init(&d, p->wf->file);
-	int bad = plan_expand_stage(p, &d);
-	diags_print(&d, stderr);
-	diags_release(&d);
-	if (bad)
+	if (plan_next_stage(p, stderr) < 0)
 		return -1;
 	say_expanded(r, from, plan_pending(p) ? p->stage_from
 					      : (uint32_t)p->wf->ntasks);
