@@ -1783,14 +1783,30 @@ glob_reaches(const char *pat, const char *path)
 	return m;
 }
 
+/* Is datum y a file (not a collection) there now?  A glob sees it
+ * already, whatever a task does to it. */
+static bool
+file_there(const struct plan *p, uint32_t y)
+{
+	const struct dag_datum *x = &p->dag.data.v[y];
+	struct stat st;
+	if (x->flags & DATUM_COLLECTION)
+		return false;
+	if (p->workdir_fd < 0 && x->path[0] != '/')
+		return false;
+	return !fstatat(p->workdir_fd, x->path, &st, 0) && S_ISREG(st.st_mode);
+}
+
 /* The tasks from base on that write what the glob pat (normalised,
- * named as data are) may match, or a directory above it, onto *out: the
- * last writer of each such datum (an earlier one is its predecessor).
- * *dl: the length of pat's directory before its first wildcard. */
+ * named as data are) may match and is not there now, or a directory
+ * above it, onto *out: the last writer of each such datum (an earlier
+ * one is its predecessor).  *dl: the length of pat's directory before
+ * its first wildcard. */
 static void
-glob_writers(const struct dag *g, const char *pat, uint32_t base, size_t *dl,
+glob_writers(const struct plan *p, const char *pat, uint32_t base, size_t *dl,
 	     struct plan_writers *out)
 {
+	const struct dag *g = &p->dag;
 	size_t n = strcspn(pat, "*?[");
 	while (n > 0 && pat[n - 1] != '/')
 		n--;
@@ -1811,7 +1827,7 @@ glob_writers(const struct dag *g, const char *pat, uint32_t base, size_t *dl,
 	     y = x == DAG_NONE ? y + 1 : dag_next_descendant(g, x, y)) {
 		uint32_t w = g->data.v[y].writer;
 		if (w != DAG_NONE && w >= base &&
-		    glob_reaches(pat, g->data.v[y].path))
+		    glob_reaches(pat, g->data.v[y].path) && !file_there(p, y))
 			VEC_PUSH(*out, w);
 	}
 }
@@ -1835,7 +1851,7 @@ keys_writers(struct builder *b, const struct wf_foreach *fe,
 		const char *name = in_workdir(p->wf->workdir, norm, &n);
 		char *pat = xstrndup(name, n);
 		size_t dl, had = p->stage_writers.n;
-		glob_writers(&p->dag, pat, base, &dl, &p->stage_writers);
+		glob_writers(p, pat, base, &dl, &p->stage_writers);
 		if (p->stage_writers.n > had && !*dir)
 			*dir = arena_strndup(&p->dag.arena, pat, dl ? dl : n);
 		free(pat);

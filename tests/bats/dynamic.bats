@@ -93,7 +93,7 @@ EOF2
 	run "$WFRUN" -n wf.yaml
 	[[ "$output" == *"# 4 of them up to date: not run"* ]]
 	[[ "$output" == *"# 'count' (c=chunks/part-ab)"* ]]
-	[[ "$output" == *"# 'gather' pending: expanded after 'count' (c=chunks/part-ad) writes counts/chunks"* ]]
+	[[ "$output" == *"# 'gather' pending: expanded after 'count' (c=chunks/part-ab) writes counts/chunks"* ]]
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
 	run trace_col name
