@@ -107,7 +107,7 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason)
 		return EXIT_USAGE;
 	}
 	struct resume rs;
-	resume_plan(&rs, p, &j, forced, all);
+	resume_plan_eager(&rs, p, &j, forced, all);
 	dry_run_stages(p, &rs, &j, forced, all);
 	struct strbuf cmd = STRBUF_INIT, lab = STRBUF_INIT;
 	char *vn = xvisible(p->wf->name), *vw = xvisible(p->wf->workdir);

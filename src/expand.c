@@ -491,6 +491,7 @@ struct builder {
 	size_t empty;            /* foreach values that made nothing */
 	struct strbuf msg;       /* scratch for messages */
 	size_t inputs_from;      /* check_inputs: the dag's inputs from */
+	bool eager;              /* plan_build_eager */
 };
 
 static void
@@ -1616,7 +1617,7 @@ static void expand_tasks(struct builder *b, size_t from, bool resumed);
 static int build(struct plan *p, const struct workflow *wf,
 		 struct diags *d, bool expand, const struct plan_limits *lim,
 		 const char *const *files, const char *const *what,
-		 size_t nfiles);
+		 size_t nfiles, const struct plan *like);
 
 int
 plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
@@ -1645,7 +1646,7 @@ int
 plan_build_limited(struct plan *p, const struct workflow *wf, struct diags *d,
 		   bool expand, const struct plan_limits *lim)
 {
-	return build(p, wf, d, expand, lim, NULL, NULL, 0);
+	return build(p, wf, d, expand, lim, NULL, NULL, 0, NULL);
 }
 
 int
@@ -1655,13 +1656,15 @@ plan_build_guarded(struct plan *p, const struct workflow *wf,
 {
 	struct plan_limits lim = { PLAN_MAX_TASKS, PLAN_MAX_ACCESSES,
 				   PLAN_MAX_EMPTY };
-	return build(p, wf, d, expand, &lim, files, what, n);
+	return build(p, wf, d, expand, &lim, files, what, n, NULL);
 }
+
+static void eager_setup(struct builder *b, const struct plan *like);
 
 static int
 build(struct plan *p, const struct workflow *wf, struct diags *d,
       bool expand, const struct plan_limits *lim, const char *const *files,
-      const char *const *what, size_t nfiles)
+      const char *const *what, size_t nfiles, const struct plan *like)
 {
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
@@ -1688,6 +1691,8 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 		for (size_t i = 0; i < nfiles; i++)
 			add_guard(&b, files[i], what[i], false);
 	}
+	if (like)
+		eager_setup(&b, like);
 	int bad = 0;
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		if (compile_task(&b, &p->pt[i], &wf->tasks[i]) < 0)
@@ -1747,6 +1752,7 @@ plan_release(struct plan *p)
 	VEC_FREE(p->guard);
 	hmap_release(&p->exes);
 	VEC_FREE(p->stage_writers);
+	VEC_FREE(p->eager_writers);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);
@@ -1883,6 +1889,12 @@ deferred(struct builder *b, size_t i, uint32_t base)
 		list_writers(b, &pt->params[k], base, &dir);
 	if (!p->stage_writers.n)
 		return false;
+	if (b->eager) {
+		for (size_t k = 0; k < p->stage_writers.n; k++)
+			VEC_PUSH(p->eager_writers, p->stage_writers.v[k]);
+		p->stage_writers.n = 0;
+		return false;
+	}
 	p->stage_writer = p->stage_writers.v[0];
 	p->stage_dir = dir;
 	return true;
@@ -1959,6 +1971,29 @@ plan_next_stage(struct plan *p, FILE *fp)
 	diags_print(&d, fp);
 	diags_release(&d);
 	return bad;
+}
+
+/* Take like's guarded files (named as data are: the current directory
+ * may not be the one like was built in), and expand eagerly. */
+static void
+eager_setup(struct builder *b, const struct plan *like)
+{
+	struct plan *p = b->p;
+	for (size_t i = 0; i < p->guard.n; i++)
+		free(p->guard.v[i].path);
+	p->guard.n = 0;
+	for (size_t i = 0; i < like->guard.n; i++) {
+		struct plan_file f = like->guard.v[i];
+		f.path = xstrdup(f.path);
+		VEC_PUSH(p->guard, f);
+	}
+	b->eager = true;
+}
+
+int
+plan_build_eager(struct plan *q, const struct plan *p, struct diags *d)
+{
+	return build(q, p->wf, d, true, &p->lim, NULL, NULL, 0, p);
 }
 
 void

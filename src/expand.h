@@ -116,6 +116,7 @@ struct plan {
 	struct plan_writers stage_writers;
 	uint32_t stage_writer;
 	const char *stage_dir;   /* in the dag's arena */
+	struct plan_writers eager_writers; /* plan_build_eager */
 	struct plan_limits lim;
 };
 
@@ -165,6 +166,15 @@ plan_pending(const struct plan *p)
 int plan_expand_stage(struct plan *p, struct diags *d);
 /* The same, its diagnostics printed to fp. */
 int plan_next_stage(struct plan *p, FILE *fp);
+/*
+ * Build q as p (its workflow, guarded files, limits) but with every
+ * stage expanded now from the disk: right only if the tasks that write
+ * what the stages glob, q->eager_writers, do not run again (then q is
+ * what staged expansion would make, and the journal can judge the
+ * tasks before a stage knowing those after it).  Call it in the
+ * workdir.  -1 on an error (a glob matching nothing yet ...).
+ */
+int plan_build_eager(struct plan *q, const struct plan *p, struct diags *d);
 /* "expanded after split (n=1) writes chunks": why the pending tasks wait. */
 void plan_pending_reason(const struct plan *p, struct strbuf *out);
 /* Is path (relative to the current directory, or absolute) one wfrun

@@ -328,6 +328,41 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 	plan_tasks(rs, p, j, forced, all, NULL);
 }
 
+/* Whether q decides each of its eager writers up to date (rs, as
+ * resume_plan decides q, is kept then). */
+static bool
+eager_holds(struct resume *rs, const struct plan *q, const struct journal *j,
+	    const bool *forced, bool all)
+{
+	resume_plan(rs, q, j, forced, all);
+	for (size_t k = 0; k < q->eager_writers.n; k++)
+		if (rs->why[q->eager_writers.v[k]] != RESUME_SKIP) {
+			resume_release(rs);
+			return false;
+		}
+	return true;
+}
+
+void
+resume_plan_eager(struct resume *rs, struct plan *p, const struct journal *j,
+		  const bool *forced, bool all)
+{
+	if (plan_pending(p) && j) {
+		struct plan q;
+		struct diags d;
+		diags_init(&d, p->wf->file);
+		bool built = !plan_build_eager(&q, p, &d) && !plan_pending(&q);
+		diags_release(&d);
+		if (built && eager_holds(rs, &q, j, forced, all)) {
+			plan_release(p);
+			*p = q;
+			return;
+		}
+		plan_release(&q);
+	}
+	resume_plan(rs, p, j, forced, all);
+}
+
 void
 resume_plan_again(struct resume *rs, const struct plan *p,
 		  const struct journal *j, const bool *forced, bool all,

@@ -71,6 +71,17 @@ struct resume {
 void resume_plan(struct resume *rs, const struct plan *p,
 		 const struct journal *j, const bool *forced, bool all);
 void resume_release(struct resume *rs);
+/*
+ * resume_plan, but first, when p has stages (wfrun-workflow(5),
+ * DYNAMIC), p is built again with every stage expanded from the disk
+ * (plan_build_eager) and kept so if the tasks that write what they glob
+ * are all up to date: the tasks before a stage are then judged knowing
+ * what the tasks after write (a task of a later stage writing into a
+ * directory an earlier one made does not make that one run again).
+ * Else p stays as it is.  Called in the workdir.
+ */
+void resume_plan_eager(struct resume *rs, struct plan *p,
+		       const struct journal *j, const bool *forced, bool all);
 /* Decide again, the tasks of gone[] (whose stores are gone) running. */
 void resume_plan_again(struct resume *rs, const struct plan *p,
 		       const struct journal *j, const bool *forced, bool all,

@@ -1568,8 +1568,9 @@ open_workdir(struct runner *r)
 	/* what an earlier run fetched or relayed and did not place is not
 	 * data (its tasks were not journaled: they run again) */
 	undo_rmtree(".wfrun/relay");
-	resume_plan(&r->resume, r->p, &r->journal, r->o->forced,
-		    r->o->force_all);
+	resume_plan_eager(&r->resume, r->p, &r->journal, r->o->forced,
+			  r->o->force_all);
+	r->total = r->p->dag.tasks.n; /* every stage, when up to date */
 	if (put_back_originals(r) < 0)
 		return EXIT_USAGE;
 	if (trace_open(&r->trace, r->tpath, &err) < 0) {

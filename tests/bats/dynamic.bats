@@ -178,3 +178,35 @@ EOF2
 		END { print (ms < me) ? "overlap" : "serial" }' .wfrun/trace.tsv
 	[ "$output" = overlap ]
 }
+
+@test "a stage writing into the directory the split made leaves the split up to date" {
+	seq 1 5 >input.txt
+	wf <<'EOF2'
+tasks:
+  - name: split
+    in: {src: input.txt}
+    out: {d: {dir: chunks}}
+    run: "mkdir -p {out.d} && split -l 2 {in.src} {out.d}/part-"
+  - name: count
+    foreach: {c: {glob: "chunks/part-*"}}
+    in: {f: "{c}"}
+    out: {n: "chunks/n/{c}.n"}
+    run: "wc -l < {in.f} > {out.n}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	run "$WFRUN" -n --reason wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# 4 of them up to date: not run"* ]]
+	[[ "$output" != *changed* ]]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 tasks done"*"4 up to date"* ]]
+	# the split runs again (its input changed): the stage waits for it
+	seq 1 9 >input.txt
+	run "$WFRUN" -n wf.yaml
+	[[ "$output" == *"# 'count' pending: expanded after 'split' writes chunks"* ]]
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(ls chunks/n/chunks | wc -l)" -eq 5 ]
+}
