@@ -65,9 +65,10 @@ dry_run_stages(struct plan *p, struct resume *rs, const struct journal *j,
 {
 	while (plan_pending(p) && stage_up_to_date(p, rs)) {
 		uint32_t first = (uint32_t)p->dag.tasks.n;
-		if (plan_next_stage(p, stderr) < 0)
-			return;
+		int bad = plan_next_stage(p, stderr);
 		resume_extend(rs, p, j, forced, all, first);
+		if (bad)
+			return;
 	}
 }
 

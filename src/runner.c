@@ -113,7 +113,8 @@ struct runner {
 	struct progress prog;
 	size_t writers_done;    /* of the next stage's writers, the first
 				   not seen done (expand_ready) */
-	bool expand_failed;     /* a stage could not be expanded */
+	bool expand_failed;     /* a stage could not be expanded: */
+	uint32_t bad_from;      /* its first task (a name) */
 };
 
 static void
@@ -1883,10 +1884,11 @@ expand_stage(struct runner *r)
 			  p->wf->tasks[from].name);
 		return -1;
 	}
-	if (plan_next_stage(p, stderr) < 0)
-		return -1;
-	say_expanded(r, from, plan_pending(p) ? p->stage_from
-					      : (uint32_t)p->wf->ntasks);
+	bool bad = plan_next_stage(p, stderr) < 0;
+	if (!bad)
+		say_expanded(r, from, plan_pending(p) ? p->stage_from
+						      : (uint32_t)p->wf->ntasks);
+	/* what was appended has its state even when it cannot run */
 	size_t nt = p->dag.tasks.n;
 	r->total = nt;
 	r->prog.total = nt;
@@ -1895,6 +1897,13 @@ expand_stage(struct runner *r)
 	place_grow(&r->pl);
 	resume_extend(&r->resume, p, &r->journal, r->o->forced,
 		      r->o->force_all, first);
+	if (bad) {
+		for (uint32_t t = first; t < nt; t++) {
+			p->dag.tasks.v[t].waiting++; /* never ready: not run */
+			p->dag.tasks.v[t].state = TASK_WAITING;
+		}
+		return -1;
+	}
 	size_t skipped = 0;
 	for (uint32_t t = first; t < nt; t++)
 		if (r->resume.why[t] == RESUME_SKIP) {
@@ -1923,6 +1932,7 @@ expand_ready(struct runner *r)
 		if (r->writers_done < p->stage_writers.n)
 			return;
 		r->writers_done = 0;
+		r->bad_from = p->stage_from;
 		if (expand_stage(r) < 0) {
 			r->expand_failed = true;
 			r->pl.stop = r->pl.stop || !r->o->keep_going;
@@ -1936,14 +1946,18 @@ static void
 say_pending(struct runner *r)
 {
 	const struct plan *p = r->p;
-	if (!plan_pending(p))
+	if (!plan_pending(p) && !r->expand_failed)
 		return;
+	size_t from = r->expand_failed ? r->bad_from : p->stage_from;
 	struct strbuf b = STRBUF_INIT;
-	for (size_t i = p->stage_from; i < p->wf->ntasks; i++)
-		strbuf_addf(&b, "%s%s", i > p->stage_from ? ", " : "",
+	for (size_t i = from; i < p->wf->ntasks; i++)
+		strbuf_addf(&b, "%s%s", i > from ? ", " : "",
 			    p->wf->tasks[i].name);
 	strbuf_adds(&b, " (");
-	plan_pending_reason(p, &b);
+	if (r->expand_failed)
+		strbuf_adds(&b, "see the errors above");
+	else
+		plan_pending_reason(p, &b);
 	strbuf_adds(&b, ")");
 	char *v = xvisible(b.buf);
 	info_msg("not expanded, so not run: %s", v);

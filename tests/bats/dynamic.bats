@@ -142,6 +142,23 @@ EOF2
 	[ "$output" = 0 ]
 }
 
+@test "a split into no chunk: the glob's error when the stage comes, nothing of it runs" {
+	scatter 7
+	: >input.txt
+	# a task before the stage that ends after it failed to expand, and
+	# that a task of the stage waits for
+	sed -i 's/^tasks:$/tasks:\n  - name: slow\n    out: {s: slow.txt}\n    run: "sleep 1; echo > {out.s}"/' wf.yaml
+	sed -i 's/^    out: {o: other.txt}$/    in: {s: slow.txt}\n    out: {o: other.txt}/' wf.yaml
+	grep -q 'in: {s: slow.txt}' wf.yaml
+	run "$WFRUN" -k wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not expanded, so not run: count, gather, other (see the errors above)"* ]]
+	[[ "$output" == *"wf.yaml:10:"*"glob 'chunks/part-*' matches no file"* ]]
+	[ ! -e other.txt ]
+	run trace_col name
+	[ "$output" = "$(printf 'slow\nsplit')" ]
+}
+
 @test "-k: a failure the stage does not depend on lets it expand and run" {
 	scatter 7
 	sed -i 's/^tasks:$/tasks:\n  - name: bad\n    out: {b: bad.txt}\n    run: "exit 2"/' wf.yaml
