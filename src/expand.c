@@ -534,6 +534,7 @@ compile_foreach(struct builder *b, const struct wf_foreach *fe,
 						     it->item_locs[j], owner) < 0;
 			break;
 		case WF_ITER_GLOB:
+		case WF_ITER_LINES:
 			*bad |= tmpl_compile(&(*glob)[k], it->glob, &sc, IN_PATH,
 					     b->d, it->loc, owner) < 0;
 			break;
@@ -985,6 +986,47 @@ combo_glob(struct builder *b, const struct combo *c, size_t k)
 	return r;
 }
 
+/* {lines: file}: each line of the file that is not empty is a value. */
+static int
+combo_lines(struct builder *b, const struct combo *c, size_t k)
+{
+	const struct wf_iter *it = &c->fe->v[k];
+	strbuf_reset(&b->sb);
+	if (render_capped(&b->sb, &c->glob[k], b->vals.v) < 0) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: file name longer "
+			   "than %d bytes", it->name, c->owner, WF_MAX_VALUE);
+		return -1;
+	}
+	char *path = b->sb.buf[0] == '/' ? xstrdup(b->sb.buf)
+					 : path_join(b->p->wf->workdir, b->sb.buf);
+	struct strbuf text = STRBUF_INIT;
+	struct errbuf err;
+	int r = read_bounded(path, READ_MAX_INPUT, &text, &err) < 0 ? -1 : 0;
+	if (r < 0)
+		diag_error(b->d, it->loc, "foreach '%s' of %s: cannot read the "
+			   "lines of '%s': %s", it->name, c->owner, b->sb.buf,
+			   err.msg);
+	for (char *s = text.buf, *e; !r && s < text.buf + text.len; s = e + 1) {
+		e = memchr(s, '\n', (size_t)(text.buf + text.len - s));
+		if (!e)
+			e = text.buf + text.len;
+		size_t n = (size_t)(e - s);
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (n > WF_MAX_VALUE) {
+			diag_error(b->d, it->loc, "foreach '%s' of %s: a line of %s "
+				   "longer than %d bytes", it->name, c->owner,
+				   path, WF_MAX_VALUE);
+			r = -1;
+		} else if (n) {
+			r = combo_value(b, c, k, s, n);
+		}
+	}
+	strbuf_release(&text);
+	free(path);
+	return r;
+}
+
 /* Call c->fn for every combination of the keys c->fe->v[k..n). */
 static int
 combo_at(struct builder *b, const struct combo *c, size_t k)
@@ -1000,6 +1042,8 @@ combo_at(struct builder *b, const struct combo *c, size_t k)
 		return combo_list(b, c, k);
 	case WF_ITER_GLOB:
 		return combo_glob(b, c, k);
+	case WF_ITER_LINES:
+		return combo_lines(b, c, k);
 	}
 	return 0;
 }
@@ -1838,16 +1882,33 @@ glob_writers(const struct plan *p, const char *pat, uint32_t base, size_t *dl,
 	}
 }
 
+/* {lines: file}: the task from base on that writes the file (or a
+ * directory holding it) last, onto *out: its lines are its. */
+static void
+file_writer(const struct dag *g, const char *name, size_t n, uint32_t base,
+	    struct plan_writers *out)
+{
+	uint32_t x = DAG_NONE;
+	for (size_t l = n; l > 0 && x == DAG_NONE; l--)
+		if (l == n || name[l] == '/')
+			x = dag_lookup(g, name, l);
+	uint32_t w = x == DAG_NONE ? DAG_NONE : dag_latest_writer(g, x);
+	if (w != DAG_NONE && w >= base)
+		VEC_PUSH(*out, w);
+}
+
 /* The writers of what the glob keys of fe (compiled as glob[]) may
- * match, from base on, onto p->stage_writers; *dir: what the first
- * found writes. */
+ * match, or of the files its lines keys read, from base on, onto
+ * p->stage_writers; *dir: what the first found writes. */
 static void
 keys_writers(struct builder *b, const struct wf_foreach *fe,
 	     const struct tmpl *glob, uint32_t base, const char **dir)
 {
 	struct plan *p = b->p;
 	for (size_t k = 0; glob && k < fe->n; k++) {
-		if (fe->v[k].kind != WF_ITER_GLOB || !tmpl_static(&glob[k]))
+		bool lines = fe->v[k].kind == WF_ITER_LINES;
+		if ((fe->v[k].kind != WF_ITER_GLOB && !lines) ||
+		    !tmpl_static(&glob[k]))
 			continue;
 		strbuf_reset(&b->sb);
 		if (render_capped(&b->sb, &glob[k], NULL) < 0)
@@ -1856,8 +1917,11 @@ keys_writers(struct builder *b, const struct wf_foreach *fe,
 		size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
 		const char *name = in_workdir(p->wf->workdir, norm, &n);
 		char *pat = xstrndup(name, n);
-		size_t dl, had = p->stage_writers.n;
-		glob_writers(p, pat, base, &dl, &p->stage_writers);
+		size_t dl = 0, had = p->stage_writers.n;
+		if (lines)
+			file_writer(&p->dag, pat, n, base, &p->stage_writers);
+		else
+			glob_writers(p, pat, base, &dl, &p->stage_writers);
 		if (p->stage_writers.n > had && !*dir)
 			*dir = arena_strndup(&p->dag.arena, pat, dl ? dl : n);
 		free(pat);

@@ -53,7 +53,7 @@ void diags_print(struct diags *d, FILE *fp);
 /* Parameters of one task: the dag numbers them in 16 bits. */
 #define WF_MAX_PARAMS 65535
 
-enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB };
+enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB, WF_ITER_LINES };
 
 /* One foreach key: "lo..hi" (integer expressions), a list, or a glob. */
 struct wf_iter {
@@ -63,7 +63,7 @@ struct wf_iter {
 	char **items;       /* LIST */
 	struct wf_loc *item_locs;
 	size_t nitems;
-	char *glob;         /* GLOB: a path template */
+	char *glob;         /* GLOB: a path template; LINES: the file's */
 	struct wf_loc loc;
 };
 

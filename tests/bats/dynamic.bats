@@ -226,3 +226,35 @@ EOF2
 	[ "$status" -eq 0 ]
 	[ "$(ls chunks/n/chunks | wc -l)" -eq 5 ]
 }
+
+@test "foreach over the lines of a file: read at load, or once the task writing it has run" {
+	printf 'a\n\nb\r\n' >given.txt
+	wf <<'EOF2'
+tasks:
+  - name: early
+    foreach: {s: {lines: given.txt}}
+    out: {o: "early/{s}"}
+    run: "echo {s} > {out.o}"
+  - name: list
+    in: {g: given.txt}
+    out: {l: samples.txt}
+    run: "cat {in.g} > {out.l}; echo c >> {out.l}"
+  - name: per
+    foreach: {s: {lines: samples.txt}}
+    out: {o: "out/{s}.txt"}
+    run: "echo {s} > {out.o}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"  per   pending: expanded after 'list' writes samples.txt"* ]]
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(ls out | tr '\n' ' ')" = "a.txt b.txt c.txt " ]
+	[ "$(ls early | tr '\n' ' ')" = "a b " ]
+	run "$WFRUN" wf.yaml
+	[[ "$output" == *"0 tasks done"*"6 up to date"* ]]
+	sed -i 's/lines: given.txt/lines: nosuch.txt/' wf.yaml
+	run "$WFRUN" check wf.yaml
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"foreach 's' of task 'early': cannot read the lines of 'nosuch.txt': No such file or directory"* ]]
+}
