@@ -21,12 +21,9 @@ count_line(const struct plan *p, size_t i, size_t width)
 		printf("  %-*s %u\n", (int)width, name, p->pt[i].ninst);
 		return;
 	}
-	struct strbuf why = STRBUF_INIT;
-	plan_pending_reason(p, &why);
-	char *v = xvisible(why.buf);
+	char *v = plan_pending_why(p);
 	printf("  %-*s pending: %s\n", (int)width, name, v);
 	free(v);
-	strbuf_release(&why);
 }
 
 static void

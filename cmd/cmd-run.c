@@ -78,16 +78,13 @@ dry_run_pending(const struct plan *p)
 {
 	if (!plan_pending(p))
 		return;
-	struct strbuf why = STRBUF_INIT;
-	plan_pending_reason(p, &why);
-	char *v = xvisible(why.buf);
+	char *v = plan_pending_why(p);
 	for (size_t i = p->stage_from; i < p->wf->ntasks; i++) {
 		char *vn = xvisible(p->wf->tasks[i].name);
 		printf("# '%s' pending: %s\n", vn, v);
 		free(vn);
 	}
 	free(v);
-	strbuf_release(&why);
 }
 
 static int

@@ -140,15 +140,12 @@ warn_pending(const struct plan *p)
 {
 	if (!plan_pending(p))
 		return;
-	struct strbuf why = STRBUF_INIT;
-	plan_pending_reason(p, &why);
-	char *v = xvisible(why.buf);
+	char *v = plan_pending_why(p);
 	char *vn = xvisible(p->wf->tasks[p->stage_from].name);
 	warning_msg("task '%s' and those after it are %s: not simulated", vn,
 		    v);
 	free(vn);
 	free(v);
-	strbuf_release(&why);
 }
 
 /* Run the simulation and print what it found. */

@@ -2060,12 +2060,16 @@ plan_build_eager(struct plan *q, const struct plan *p, struct diags *d)
 	return build(q, p->wf, d, true, &p->lim, NULL, NULL, 0, p);
 }
 
-void
-plan_pending_reason(const struct plan *p, struct strbuf *out)
+char *
+plan_pending_why(const struct plan *p)
 {
-	strbuf_adds(out, "expanded after ");
-	plan_label(p, p->stage_writer, out);
-	strbuf_addf(out, " writes %s", p->stage_dir);
+	struct strbuf out = STRBUF_INIT;
+	strbuf_adds(&out, "expanded after ");
+	plan_label(p, p->stage_writer, &out);
+	strbuf_addf(&out, " writes %s", p->stage_dir);
+	char *v = xvisible(out.buf);
+	strbuf_release(&out);
+	return v;
 }
 
 /* ---- rendering instances ---- */

@@ -175,8 +175,9 @@ int plan_next_stage(struct plan *p, FILE *fp);
  * workdir.  -1 on an error (a glob matching nothing yet ...).
  */
 int plan_build_eager(struct plan *q, const struct plan *p, struct diags *d);
-/* "expanded after split (n=1) writes chunks": why the pending tasks wait. */
-void plan_pending_reason(const struct plan *p, struct strbuf *out);
+/* "expanded after 'split' writes chunks": why the pending tasks wait,
+ * control characters shown (xvisible); the caller frees it. */
+char *plan_pending_why(const struct plan *p);
 /* Is path (relative to the current directory, or absolute) one wfrun
  * must not write over: one of its own files (the workflow, the
  * resources, .wfrun/ but for its trace.tsv and events.jsonl, the files

@@ -1953,14 +1953,11 @@ say_pending(struct runner *r)
 	for (size_t i = from; i < p->wf->ntasks; i++)
 		strbuf_addf(&b, "%s%s", i > from ? ", " : "",
 			    p->wf->tasks[i].name);
-	strbuf_adds(&b, " (");
-	if (r->expand_failed)
-		strbuf_adds(&b, "see the errors above");
-	else
-		plan_pending_reason(p, &b);
-	strbuf_adds(&b, ")");
 	char *v = xvisible(b.buf);
-	info_msg("not expanded, so not run: %s", v);
+	char *why = r->expand_failed ? xstrdup("see the errors above")
+				     : plan_pending_why(p);
+	info_msg("not expanded, so not run: %s (%s)", v, why);
+	free(why);
 	free(v);
 	strbuf_release(&b);
 }
