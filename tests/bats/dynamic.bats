@@ -78,6 +78,15 @@ nothing_to_do() {
 	[ ! -e chunks ]
 }
 
+@test "sim says which tasks it does not simulate" {
+	scatter 7
+	printf 'task %s seconds 1\n' split count gather other >m.txt
+	run "$WFRUN" sim -m m.txt wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warning: task 'count' and those after it are expanded after 'split' writes chunks: not simulated"* ]]
+	[[ "$output" == *"makespan 1.000 s: 1 tasks"* ]]
+}
+
 @test "check finds an error in a pending task before anything runs" {
 	scatter 7
 	sed -i 's/wc -l < {in.f}/wc -l < {in.ff}/' wf.yaml
