@@ -66,6 +66,20 @@ vars_summary(const struct workflow *wf)
 }
 
 /* The graph's summary on stdout. */
+/* A task's instances, or why they are not known yet (pending). */
+static void
+count_line(const struct plan *p, size_t i, size_t width)
+{
+	const char *name = p->wf->tasks[i].name;
+	if (!plan_pending(p) || i < p->stage_from) {
+		printf("  %-*s %u\n", (int)width, name, p->pt[i].ninst);
+		return;
+	}
+	char *v = plan_pending_why(p);
+	printf("  %-*s pending: %s\n", (int)width, name, v);
+	free(v);
+}
+
 static void
 summary(const char *file, const struct workflow *wf, const struct plan *p)
 {
@@ -85,8 +99,7 @@ summary(const char *file, const struct workflow *wf, const struct plan *p)
 		vars_summary(wf);
 	printf("task instances: %zu\n", g->tasks.n);
 	for (size_t i = 0; i < wf->ntasks; i++)
-		printf("  %-*s %u\n", (int)width, wf->tasks[i].name,
-		       p->pt[i].ninst);
+		count_line(p, i, width);
 	printf("edges: %zu\n", g->nedges);
 	size_t ninputs = g->inputs.n;
 	printf("inputs that must exist: %zu\n", ninputs);

@@ -44,6 +44,49 @@ dry_run_originals(const struct plan *p, const struct resume *rs)
 	strbuf_release(&lab);
 }
 
+/* Whether the writers of what the next stage globs are up to date. */
+static bool
+stage_up_to_date(const struct plan *p, const struct resume *rs)
+{
+	for (size_t k = 0; k < p->stage_writers.n; k++)
+		if (rs->why[p->stage_writers.v[k]] != RESUME_SKIP)
+			return false;
+	return true;
+}
+
+/* The stages a run would expand at once (wfrun-workflow(5), DYNAMIC):
+ * while the writers of what the next stage globs are up to date, it is
+ * on disk as the run would find it. */
+static void
+dry_run_stages(struct plan *p, struct resume *rs, const struct journal *j,
+	       const bool *forced, bool all, const struct select_ask *ask)
+{
+	while (plan_pending(p) && stage_up_to_date(p, rs)) {
+		uint32_t first = (uint32_t)p->dag.tasks.n;
+		int bad = plan_next_stage(p, stderr);
+		if (!bad)
+			select_appended(p, ask, first);
+		resume_extend(rs, p, j, forced, all, first);
+		if (bad)
+			return;
+	}
+}
+
+/* The tasks whose instances a run finds later, by name. */
+static void
+dry_run_pending(const struct plan *p)
+{
+	if (!plan_pending(p))
+		return;
+	char *v = plan_pending_why(p);
+	for (size_t i = p->stage_from; i < p->wf->ntasks; i++) {
+		char *vn = xvisible(p->wf->tasks[i].name);
+		printf("# '%s' pending: %s\n", vn, v);
+		free(vn);
+	}
+	free(v);
+}
+
 /* Print what a run would do: the tasks that are not up to date, in
  * program order, with why when reason; of those the targets need, when
  * left (tasks left out) is not 0.  Paths are relative to the workdir, as
@@ -51,7 +94,7 @@ dry_run_originals(const struct plan *p, const struct resume *rs)
  * whatever the current directory holds. */
 static int
 dry_run(struct plan *p, const bool *forced, bool all, bool reason,
-	size_t left)
+	const struct select_ask *ask, size_t left)
 {
 	struct journal j;
 	struct errbuf err;
@@ -68,7 +111,11 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason,
 		return EXIT_USAGE;
 	}
 	struct resume rs;
-	resume_plan(&rs, p, &j, forced, all);
+	resume_plan_eager(&rs, p, &j, forced, all, ask);
+	dry_run_stages(p, &rs, &j, forced, all, ask);
+	left = 0; /* those of the stages expanded too */
+	for (uint32_t t = 0; t < p->dag.tasks.n; t++)
+		left += p->dag.tasks.v[t].state == TASK_LEFT_OUT;
 	struct strbuf cmd = STRBUF_INIT, lab = STRBUF_INIT;
 	char *vn = xvisible(p->wf->name), *vw = xvisible(p->wf->workdir);
 	printf("# workflow '%s': %zu task%s, run in %s\n", vn, p->dag.tasks.n,
@@ -102,6 +149,7 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason,
 		free(vl);
 		free(vc);
 	}
+	dry_run_pending(p);
 	strbuf_release(&cmd);
 	strbuf_release(&lab);
 	resume_release(&rs);
@@ -252,6 +300,7 @@ run(struct run_args *a, const char *file)
 	if (!rc && forced_tasks(&wf, &a->force, forced) < 0)
 		rc = EXIT_USAGE;
 	a->o.forced = forced;
+	a->o.ask = &a->ask;
 	size_t left = 0;
 	struct errbuf err;
 	if (!rc && select_tasks(&p, &a->ask, &left, &err) < 0) {
@@ -260,7 +309,7 @@ run(struct run_args *a, const char *file)
 	}
 	if (!rc)
 		rc = a->dry ? dry_run(&p, forced, a->o.force_all, a->reason,
-				      left)
+				      &a->ask, left)
 			    : run_plan(&p, &a->o, a->resources ? &cl : NULL);
 	free(forced);
 	plan_release(&p);

@@ -134,12 +134,27 @@ close_outputs(const char *trace, struct trace *tr, FILE *ef, int rc)
 	return rc;
 }
 
+/* Tasks a run expands only once others have run are not simulated. */
+static void
+warn_pending(const struct plan *p)
+{
+	if (!plan_pending(p))
+		return;
+	char *v = plan_pending_why(p);
+	char *vn = xvisible(p->wf->tasks[p->stage_from].name);
+	warning_msg("task '%s' and those after it are %s: not simulated", vn,
+		    v);
+	free(vn);
+	free(v);
+}
+
 /* Run the simulation and print what it found. */
 static int
 simulate(struct plan *p, const struct sim_model *m, const struct sim_opts *o)
 {
 	struct sim_result res;
 	int rc = EXIT_OK;
+	warn_pending(p);
 	if (sim_run(p, m, o, &res) < 0)
 		rc = EXIT_USAGE;
 	else

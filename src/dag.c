@@ -284,16 +284,17 @@ dag_seal_task(struct dag *d, uint32_t t)
 			do_write(d, t, &a[i]);
 }
 
-void
-dag_finalize(struct dag *d)
+/* The successor lists (CSR) of every edge so far. */
+static void
+make_succ(struct dag *d)
 {
 	size_t n = d->tasks.n;
+	free(d->succ_off);
+	free(d->succ);
 	d->succ_off = xcalloc(n + 2, sizeof(uint32_t));
 	d->succ = xmalloc((d->nedges ? d->nedges : 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < d->nedges; i++) {
+	for (size_t i = 0; i < d->nedges; i++)
 		d->succ_off[d->edge_from.v[i] + 1]++;
-		d->tasks.v[d->edge_to.v[i]].waiting++;
-	}
 	for (size_t i = 0; i < n; i++)
 		d->succ_off[i + 1] += d->succ_off[i];
 	uint32_t *fill = xmalloc((n + 1) * sizeof(uint32_t));
@@ -301,15 +302,54 @@ dag_finalize(struct dag *d)
 	for (size_t i = 0; i < d->nedges; i++)
 		d->succ[fill[d->edge_from.v[i]]++] = d->edge_to.v[i];
 	free(fill);
+}
+
+void
+dag_close(struct dag *d)
+{
+	d->open = false;
 	VEC_FREE(d->edge_from);
 	VEC_FREE(d->edge_to);
 	VEC_FREE(d->rnodes);
 	VEC_FREE(d->stamp);
 	VEC_FREE(d->mark);
 	VEC_FREE(d->mark_acc);
-	for (size_t i = 0; i < n; i++)
+}
+
+/* Count the edges into tasks from first on, from tasks not done, and
+ * set those tasks' states. */
+static void
+count_waiting(struct dag *d, uint32_t first)
+{
+	for (size_t i = 0; i < d->nedges; i++) {
+		uint32_t to = d->edge_to.v[i];
+		if (to >= first &&
+		    d->tasks.v[d->edge_from.v[i]].state != TASK_DONE)
+			d->tasks.v[to].waiting++;
+	}
+	for (size_t i = first; i < d->tasks.n; i++)
 		d->tasks.v[i].state = d->tasks.v[i].waiting ? TASK_WAITING
 							    : TASK_READY;
+}
+
+void
+dag_finalize(struct dag *d)
+{
+	for (size_t i = 0; i < d->tasks.n; i++)
+		d->tasks.v[i].state = TASK_WAITING; /* none done yet */
+	make_succ(d);
+	count_waiting(d, 0);
+	if (!d->open)
+		dag_close(d);
+}
+
+void
+dag_extend(struct dag *d, uint32_t first)
+{
+	if (!d->open)
+		BUG("dag_extend on a closed dag");
+	make_succ(d);
+	count_waiting(d, first);
 }
 
 void

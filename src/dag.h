@@ -100,6 +100,8 @@ struct dag {
 	/* after finalize: successors in CSR form */
 	uint32_t *succ_off;
 	uint32_t *succ;
+	bool open;  /* tasks may be appended after finalize (a foreach
+		       expanded at run time): the build state is kept */
 };
 
 void dag_init(struct dag *d);
@@ -125,6 +127,17 @@ bool dag_alias(struct dag *d, uint32_t t, uint32_t *i, uint32_t *j);
 /* Compute the edges of the task just added. */
 void dag_seal_task(struct dag *d, uint32_t task);
 void dag_finalize(struct dag *d);
+/*
+ * Appending after dag_finalize (d->open set before it): tasks from
+ * first on were added and sealed as before, their edges found from the
+ * same data state, so program order holds across the two.  The
+ * successor lists are made again with their edges; an edge from a task
+ * already done counts as satisfied.  The new tasks are READY or
+ * WAITING.  O(edges): the lists are one array.
+ */
+void dag_extend(struct dag *d, uint32_t first);
+/* Nothing more will be appended: the build state goes. */
+void dag_close(struct dag *d);
 
 /* The datum after y in a walk of the known paths below root (start at
  * root's first_child), or DAG_NONE at the end. */

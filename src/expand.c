@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <limits.h>
 #include <regex.h>
@@ -625,6 +626,8 @@ struct builder {
 	bool over;               /* a limit was reached: expansion stops */
 	size_t empty;            /* foreach values that made nothing */
 	struct strbuf msg;       /* scratch for messages */
+	size_t inputs_from;      /* check_inputs: the dag's inputs from */
+	bool eager;              /* plan_build_eager */
 };
 
 /* The list var of foreach key it ({var: NAME}): -1 after saying that
@@ -1169,6 +1172,10 @@ compile_foreach(struct builder *b, const struct wf_foreach *fe,
 			break;
 		case WF_ITER_VAR:
 			*bad |= foreach_var_check(b, it, owner) < 0;
+			break;
+		case WF_ITER_LINES:
+			*bad |= tmpl_compile(&(*glob)[k], it->glob, &sc, IN_PATH,
+					     b->d, it->loc, owner) < 0;
 			break;
 		}
 		push_name(b, it->name, rows);
@@ -1839,6 +1846,47 @@ combo_var(struct builder *b, const struct combo *c, size_t k)
 	return 0;
 }
 
+/* {lines: file}: each line of the file that is not empty is a value. */
+static int
+combo_lines(struct builder *b, const struct combo *c, size_t k)
+{
+	const struct wf_iter *it = &c->fe->v[k];
+	strbuf_reset(&b->sb);
+	if (render_capped(&b->sb, &c->glob[k], b->vals.v) < 0) {
+		diag_error(b->d, it->loc, "foreach '%s' of %s: file name longer "
+			   "than %d bytes", it->name, c->owner, WF_MAX_VALUE);
+		return -1;
+	}
+	char *path = b->sb.buf[0] == '/' ? xstrdup(b->sb.buf)
+					 : path_join(b->p->wf->workdir, b->sb.buf);
+	struct strbuf text = STRBUF_INIT;
+	struct errbuf err;
+	int r = read_bounded(path, READ_MAX_INPUT, &text, &err) < 0 ? -1 : 0;
+	if (r < 0)
+		diag_error(b->d, it->loc, "foreach '%s' of %s: cannot read the "
+			   "lines of '%s': %s", it->name, c->owner, b->sb.buf,
+			   err.msg);
+	for (char *s = text.buf, *e; !r && s < text.buf + text.len; s = e + 1) {
+		e = memchr(s, '\n', (size_t)(text.buf + text.len - s));
+		if (!e)
+			e = text.buf + text.len;
+		size_t n = (size_t)(e - s);
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (n > WF_MAX_VALUE) {
+			diag_error(b->d, it->loc, "foreach '%s' of %s: a line of %s "
+				   "longer than %d bytes", it->name, c->owner,
+				   path, WF_MAX_VALUE);
+			r = -1;
+		} else if (n) {
+			r = combo_value(b, c, k, s, n);
+		}
+	}
+	strbuf_release(&text);
+	free(path);
+	return r;
+}
+
 /* Call c->fn for every combination of the keys c->fe->v[k..n). */
 static int
 combo_at(struct builder *b, const struct combo *c, size_t k)
@@ -1858,6 +1906,8 @@ combo_at(struct builder *b, const struct combo *c, size_t k)
 		return combo_var(b, c, k);
 	case WF_ITER_TABLE:
 		return combo_table(b, c, k);
+	case WF_ITER_LINES:
+		return combo_lines(b, c, k);
 	}
 	return 0;
 }
@@ -2429,7 +2479,7 @@ check_inputs(struct builder *b)
 	size_t *per_task = xcalloc(p->wf->ntasks ? p->wf->ntasks : 1,
 				   sizeof(size_t));
 	struct strbuf label = STRBUF_INIT;
-	for (size_t i = 0; i < g->inputs.n; i++) {
+	for (size_t i = b->inputs_from; i < g->inputs.n; i++) {
 		const struct dag_input *in = &g->inputs.v[i];
 		const struct dag_datum *x = &g->data.v[in->datum];
 		if (x->flags & DATUM_ON_DISK)
@@ -2471,10 +2521,12 @@ check_inputs(struct builder *b)
 }
 
 static void check_logs(struct builder *b);
+static void expand_tasks(struct builder *b, size_t from, bool resumed);
+
 static int build(struct plan *p, const struct workflow *wf,
 		 struct diags *d, bool expand, const struct plan_limits *lim,
 		 const char *const *files, const char *const *what,
-		 size_t nfiles);
+		 size_t nfiles, const struct plan *like);
 
 int
 plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
@@ -2503,7 +2555,7 @@ int
 plan_build_limited(struct plan *p, const struct workflow *wf, struct diags *d,
 		   bool expand, const struct plan_limits *lim)
 {
-	return build(p, wf, d, expand, lim, NULL, NULL, 0);
+	return build(p, wf, d, expand, lim, NULL, NULL, 0, NULL);
 }
 
 int
@@ -2513,13 +2565,15 @@ plan_build_guarded(struct plan *p, const struct workflow *wf,
 {
 	struct plan_limits lim = { PLAN_MAX_TASKS, PLAN_MAX_ACCESSES,
 				   PLAN_MAX_EMPTY };
-	return build(p, wf, d, expand, &lim, files, what, n);
+	return build(p, wf, d, expand, &lim, files, what, n, NULL);
 }
+
+static void eager_setup(struct builder *b, const struct plan *like);
 
 static int
 build(struct plan *p, const struct workflow *wf, struct diags *d,
       bool expand, const struct plan_limits *lim, const char *const *files,
-      const char *const *what, size_t nfiles)
+      const char *const *what, size_t nfiles, const struct plan *like)
 {
 	memset(p, 0, sizeof(*p));
 	p->wf = wf;
@@ -2547,6 +2601,8 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 		for (size_t i = 0; i < nfiles; i++)
 			add_guard(&b, files[i], what[i], false);
 	}
+	if (like)
+		eager_setup(&b, like);
 	int bad = 0;
 	for (size_t i = 0; i < wf->ntasks; i++) {
 		if (compile_task(&b, &p->pt[i], &wf->tasks[i]) < 0)
@@ -2555,29 +2611,16 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 			p->pt[i].failed = true;
 		bad |= p->pt[i].failed;
 	}
+	p->lim = *lim;
+	p->stage_from = (uint32_t)wf->ntasks;
 	if (!bad && !d->nerrors && expand) {
-		for (size_t i = 0; i < wf->ntasks && !b.over; i++) {
-			struct ptask *pt = &p->pt[i];
-			char *owner = xasprintf("task '%s'", wf->tasks[i].name);
-			struct inst_arg a = { pt, (uint32_t)i, owner };
-			b.vals.n = 0;
-			const struct pforeach none = { 0 };
-			const struct pforeach *f = pt->fe ? pt->fe : &none;
-			if (each_combo(&b, &wf->tasks[i].foreach, 0, f->lo, f->hi,
-				       f->items, f->glob, owner, add_instance,
-				       &a) < 0)
-				pt->failed = true;
-			else if (!pt->ninst)
-				diag_warning(d, wf->tasks[i].loc, "task '%s' has no "
-					     "instances: its foreach is empty",
-					     wf->tasks[i].name);
-			free(owner);
-		}
+		expand_tasks(&b, 0, false);
 		if (!d->nerrors)
 			check_inputs(&b);
 		if (!d->nerrors)
 			check_logs(&b);
 	}
+	p->dag.open = plan_pending(p);
 	dag_finalize(&p->dag);
 	strbuf_release(&b.sb);
 	strbuf_release(&b.msg);
@@ -2624,10 +2667,281 @@ plan_release(struct plan *p)
 	VEC_FREE(p->guard);
 	hmap_release(&p->exes);
 	hmap_release(&p->rows);
+	VEC_FREE(p->stage_writers);
+	VEC_FREE(p->eager_writers);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ---- staged expansion: a foreach over what an earlier task writes ---- */
+
+/* A template of literal text and vars only: rendered before any instance. */
+static bool
+tmpl_static(const struct tmpl *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].kind == SEG_BIND || t->v[i].kind == SEG_PARAM)
+			return false;
+	return true;
+}
+
+/* Does path (a datum's name) match the glob pat, or hold paths it may
+ * match (pat cut to as many components as path has)? */
+static bool
+glob_reaches(const char *pat, const char *path)
+{
+	size_t comps = 1, k = 0;
+	for (const char *s = path; *s; s++)
+		comps += *s == '/';
+	const char *e = pat;
+	for (; *e; e++)
+		if (*e == '/' && ++k == comps)
+			break;
+	char *pre = xstrndup(pat, (size_t)(e - pat));
+	bool m = !fnmatch(pre, path, FNM_PATHNAME | FNM_PERIOD);
+	free(pre);
+	return m;
+}
+
+/* Is datum y a file (not a collection) there now?  A glob sees it
+ * already, whatever a task does to it. */
+static bool
+file_there(const struct plan *p, uint32_t y)
+{
+	const struct dag_datum *x = &p->dag.data.v[y];
+	struct stat st;
+	if (x->flags & DATUM_COLLECTION)
+		return false;
+	if (p->workdir_fd < 0 && x->path[0] != '/')
+		return false;
+	return !fstatat(p->workdir_fd, x->path, &st, 0) && S_ISREG(st.st_mode);
+}
+
+/* The tasks from base on that write what the glob pat (normalised,
+ * named as data are) may match and is not there now, or a directory
+ * above it, onto *out: the last writer of each such datum (an earlier
+ * one is its predecessor).  *dl: the length of pat's directory before
+ * its first wildcard. */
+static void
+glob_writers(const struct plan *p, const char *pat, uint32_t base, size_t *dl,
+	     struct plan_writers *out)
+{
+	const struct dag *g = &p->dag;
+	size_t n = strcspn(pat, "*?[");
+	while (n > 0 && pat[n - 1] != '/')
+		n--;
+	*dl = n ? n - 1 : 0;
+	uint32_t x = DAG_NONE;
+	for (size_t l = *dl; l > 0 && x == DAG_NONE; l--)
+		if (l == *dl || pat[l] == '/')
+			x = dag_lookup(g, pat, l);
+	for (uint32_t z = x; z != DAG_NONE; z = g->data.v[z].parent)
+		if (g->data.v[z].writer != DAG_NONE &&
+		    g->data.v[z].writer >= base)
+			VEC_PUSH(*out, g->data.v[z].writer);
+	if (x != DAG_NONE && g->data.v[x].len != *dl)
+		return; /* the directory itself is not known */
+	/* in the workdir's top directory, any datum may match */
+	uint32_t y = x == DAG_NONE ? 0 : g->data.v[x].first_child;
+	for (; y != DAG_NONE && y < g->data.n;
+	     y = x == DAG_NONE ? y + 1 : dag_next_descendant(g, x, y)) {
+		uint32_t w = g->data.v[y].writer;
+		if (w != DAG_NONE && w >= base &&
+		    glob_reaches(pat, g->data.v[y].path) && !file_there(p, y))
+			VEC_PUSH(*out, w);
+	}
+}
+
+/* {lines: file}: the task from base on that writes the file (or a
+ * directory holding it) last, onto *out: its lines are its. */
+static void
+file_writer(const struct dag *g, const char *name, size_t n, uint32_t base,
+	    struct plan_writers *out)
+{
+	uint32_t x = DAG_NONE;
+	for (size_t l = n; l > 0 && x == DAG_NONE; l--)
+		if (l == n || name[l] == '/')
+			x = dag_lookup(g, name, l);
+	uint32_t w = x == DAG_NONE ? DAG_NONE : dag_latest_writer(g, x);
+	if (w != DAG_NONE && w >= base)
+		VEC_PUSH(*out, w);
+}
+
+/* The writers of what the glob keys of fe (compiled as glob[]) may
+ * match, or of the files its lines keys read, from base on, onto
+ * p->stage_writers; *dir: what the first found writes. */
+static void
+keys_writers(struct builder *b, const struct wf_foreach *fe,
+	     const struct tmpl *glob, uint32_t base, const char **dir)
+{
+	struct plan *p = b->p;
+	for (size_t k = 0; glob && k < fe->n; k++) {
+		bool lines = fe->v[k].kind == WF_ITER_LINES;
+		if ((fe->v[k].kind != WF_ITER_GLOB && !lines) ||
+		    !tmpl_static(&glob[k]))
+			continue;
+		strbuf_reset(&b->sb);
+		if (render_capped(&b->sb, &glob[k], NULL) < 0)
+			continue;
+		char *norm = xmalloc(b->sb.len + 2);
+		size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
+		const char *name = in_workdir(p->wf->workdir, norm, &n);
+		char *pat = xstrndup(name, n);
+		size_t dl = 0, had = p->stage_writers.n;
+		if (lines)
+			file_writer(&p->dag, pat, n, base, &p->stage_writers);
+		else
+			glob_writers(p, pat, base, &dl, &p->stage_writers);
+		if (p->stage_writers.n > had && !*dir)
+			*dir = arena_strndup(&p->dag.arena, pat, dl ? dl : n);
+		free(pat);
+		free(norm);
+	}
+}
+
+/* The same for the globs of a list collection (and the lists it nests). */
+static void
+list_writers(struct builder *b, const struct pdata *pd, uint32_t base,
+	     const char **dir)
+{
+	for (; pd && pd->kind == WF_LIST; pd = pd->list->elem)
+		keys_writers(b, pd->list->each, pd->list->each_glob, base, dir);
+}
+
+/* Must task i wait for tasks from base on to write what it globs?  Then
+ * the plan says which (stage_writers) and why (stage_writer, stage_dir). */
+static bool
+deferred(struct builder *b, size_t i, uint32_t base)
+{
+	struct plan *p = b->p;
+	const struct ptask *pt = &p->pt[i];
+	const char *dir = NULL;
+	p->stage_writers.n = 0;
+	if (pt->fe)
+		keys_writers(b, &pt->wt->foreach, pt->fe->glob, base, &dir);
+	for (size_t k = 0; k < pt->wt->nparams; k++)
+		list_writers(b, &pt->params[k], base, &dir);
+	if (!p->stage_writers.n)
+		return false;
+	if (b->eager) {
+		for (size_t k = 0; k < p->stage_writers.n; k++)
+			VEC_PUSH(p->eager_writers, p->stage_writers.v[k]);
+		p->stage_writers.n = 0;
+		return false;
+	}
+	p->stage_writer = p->stage_writers.v[0];
+	p->stage_dir = dir;
+	return true;
+}
+
+/* Expand the tasks from template from on, in program order, into the
+ * dag, up to the first one deferred (a resumed stage's first task is
+ * not: what it globs is on disk now). */
+static void
+expand_tasks(struct builder *b, size_t from, bool resumed)
+{
+	struct plan *p = b->p;
+	const struct workflow *wf = p->wf;
+	uint32_t base = (uint32_t)p->dag.tasks.n;
+	p->stage_from = (uint32_t)wf->ntasks;
+	for (size_t i = from; i < wf->ntasks && !b->over; i++) {
+		if (!(resumed && i == from) && deferred(b, i, base)) {
+			p->stage_from = (uint32_t)i;
+			return;
+		}
+		struct ptask *pt = &p->pt[i];
+		char *owner = xasprintf("task '%s'", wf->tasks[i].name);
+		struct inst_arg a = { pt, (uint32_t)i, owner };
+		b->vals.n = 0;
+		const struct pforeach none = { 0 };
+		const struct pforeach *f = pt->fe ? pt->fe : &none;
+		if (each_combo(b, &wf->tasks[i].foreach, 0, f->lo, f->hi,
+			       f->items, f->glob, owner, add_instance, &a) < 0)
+			pt->failed = true;
+		else if (!pt->ninst)
+			diag_warning(b->d, wf->tasks[i].loc, "task '%s' has no "
+				     "instances: its foreach is empty",
+				     wf->tasks[i].name);
+		free(owner);
+	}
+}
+
+int
+plan_expand_stage(struct plan *p, struct diags *d)
+{
+	if (!plan_pending(p))
+		BUG("no stage to expand");
+	struct builder b;
+	memset(&b, 0, sizeof(b));
+	b.p = p;
+	b.d = d;
+	b.lim = p->lim;
+	strbuf_init(&b.sb);
+	strbuf_init(&b.msg);
+	b.inputs_from = p->dag.inputs.n;
+	uint32_t first = (uint32_t)p->dag.tasks.n;
+	size_t errs = d->nerrors;
+	if (p->workdir_fd < 0) /* made by the run since */
+		p->workdir_fd = open(p->wf->workdir, O_RDONLY | O_DIRECTORY |
+				     O_CLOEXEC);
+	expand_tasks(&b, p->stage_from, true);
+	if (d->nerrors == errs)
+		check_inputs(&b);
+	dag_extend(&p->dag, first);
+	if (!plan_pending(p))
+		dag_close(&p->dag);
+	strbuf_release(&b.sb);
+	strbuf_release(&b.msg);
+	VEC_FREE(b.vals);
+	return d->nerrors > errs ? -1 : 0;
+}
+
+int
+plan_next_stage(struct plan *p, FILE *fp)
+{
+	struct diags d;
+	diags_init(&d, p->wf->file);
+	int bad = plan_expand_stage(p, &d);
+	diags_print(&d, fp);
+	diags_release(&d);
+	return bad;
+}
+
+/* Take like's guarded files (named as data are: the current directory
+ * may not be the one like was built in), and expand eagerly. */
+static void
+eager_setup(struct builder *b, const struct plan *like)
+{
+	struct plan *p = b->p;
+	for (size_t i = 0; i < p->guard.n; i++)
+		free(p->guard.v[i].path);
+	p->guard.n = 0;
+	for (size_t i = 0; i < like->guard.n; i++) {
+		struct plan_file f = like->guard.v[i];
+		f.path = xstrdup(f.path);
+		VEC_PUSH(p->guard, f);
+	}
+	b->eager = true;
+}
+
+int
+plan_build_eager(struct plan *q, const struct plan *p, struct diags *d)
+{
+	return build(q, p->wf, d, true, &p->lim, NULL, NULL, 0, p);
+}
+
+char *
+plan_pending_why(const struct plan *p)
+{
+	struct strbuf out = STRBUF_INIT;
+	strbuf_adds(&out, "expanded after ");
+	plan_label(p, p->stage_writer, &out);
+	strbuf_addf(&out, " writes %s", p->stage_dir);
+	char *v = xvisible(out.buf);
+	strbuf_release(&out);
+	return v;
 }
 
 /* ---- rendering instances ---- */

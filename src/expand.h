@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dag.h"
 #include "workflow.h"
@@ -86,29 +87,6 @@ struct ptask {
 	bool *reported;    /* per parameter: a path error was reported */
 };
 
-struct plan {
-	const struct workflow *wf;
-	struct dag dag;
-	struct ptask *pt;
-	int workdir_fd;   /* -1 if the workdir does not exist yet */
-	size_t ninputs_missing;
-	VEC(struct plan_file) guard; /* wfrun's own files: never data */
-	struct hmap exes;  /* program word -> its path on PATH, or 0: one
-			      search per program, not per task */
-	struct hmap rows;  /* a foreach key whose values are rows (a table,
-			      a glob's captures): its wf_iter's address ->
-			      its struct prows, in the dag's arena */
-};
-
-/*
- * Compile every template, then (when expand is true and nothing failed)
- * expand the tasks into the dag and check that inputs exist.  Errors go to
- * d; returns 0 when d holds no error.  The plan must be released either
- * way.
- */
-int plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
-	       bool expand);
-
 /*
  * What one workflow may expand to.  Past a limit, expansion stops with an
  * error naming the task, instead of filling memory: a typo such as
@@ -123,6 +101,45 @@ struct plan_limits {
 	size_t max_accesses;
 	size_t max_empty;
 };
+/* Task instances (a VEC). */
+struct plan_writers {
+	uint32_t *v;
+	size_t n, alloc;
+};
+
+struct plan {
+	const struct workflow *wf;
+	struct dag dag;
+	struct ptask *pt;
+	int workdir_fd;   /* -1 if the workdir does not exist yet */
+	size_t ninputs_missing;
+	VEC(struct plan_file) guard; /* wfrun's own files: never data */
+	struct hmap exes;  /* program word -> its path on PATH, or 0: one
+			      search per program, not per task */
+	struct hmap rows;  /* a foreach key whose values are rows (a table,
+			      a glob's captures): its wf_iter's address ->
+			      its struct prows, in the dag's arena */
+	/* Staged expansion (wfrun-workflow(5), DYNAMIC): the first task
+	 * not expanded yet (wf->ntasks: none), because its foreach globs
+	 * paths that the stage_writers (instances) write: once they are
+	 * all done it can be.  The first, stage_writer, writes stage_dir. */
+	uint32_t stage_from;
+	struct plan_writers stage_writers;
+	uint32_t stage_writer;
+	const char *stage_dir;   /* in the dag's arena */
+	struct plan_writers eager_writers; /* plan_build_eager */
+	struct plan_limits lim;
+};
+
+/*
+ * Compile every template, then (when expand is true and nothing failed)
+ * expand the tasks into the dag and check that inputs exist.  Errors go to
+ * d; returns 0 when d holds no error.  The plan must be released either
+ * way.
+ */
+int plan_build(struct plan *p, const struct workflow *wf, struct diags *d,
+	       bool expand);
+
 int plan_build_limited(struct plan *p, const struct workflow *wf,
 		       struct diags *d, bool expand,
 		       const struct plan_limits *lim);
@@ -140,6 +157,38 @@ int plan_build_guarded(struct plan *p, const struct workflow *wf,
 		       struct diags *d, bool expand, const char *const *files,
 		       const char *const *what, size_t n);
 void plan_release(struct plan *p);
+
+/*
+ * Dynamic fan-out.  Expansion goes in program order and stops at the
+ * first task one of whose foreach globs (its own keys, or those of a
+ * list collection) names paths that an earlier task of the plan writes:
+ * that task and every later one are pending until those writers have
+ * run.  plan_pending() says whether tasks are pending; plan_expand_stage()
+ * expands them from the disk as it is now, up to the next such task,
+ * appending to the dag (dag_extend): the new tasks are from the task
+ * count before the call.  Errors (a glob that matches nothing, a missing
+ * input) go to d: -1.
+ */
+static inline bool
+plan_pending(const struct plan *p)
+{
+	return p->wf && p->stage_from < p->wf->ntasks;
+}
+int plan_expand_stage(struct plan *p, struct diags *d);
+/* The same, its diagnostics printed to fp. */
+int plan_next_stage(struct plan *p, FILE *fp);
+/*
+ * Build q as p (its workflow, guarded files, limits) but with every
+ * stage expanded now from the disk: right only if the tasks that write
+ * what the stages glob, q->eager_writers, do not run again (then q is
+ * what staged expansion would make, and the journal can judge the
+ * tasks before a stage knowing those after it).  Call it in the
+ * workdir.  -1 on an error (a glob matching nothing yet ...).
+ */
+int plan_build_eager(struct plan *q, const struct plan *p, struct diags *d);
+/* "expanded after 'split' writes chunks": why the pending tasks wait,
+ * control characters shown (xvisible); the caller frees it. */
+char *plan_pending_why(const struct plan *p);
 /* Is path (relative to the current directory, or absolute) one wfrun
  * must not write over: one of its own files (the workflow, the
  * resources, .wfrun/ but for its trace.tsv and events.jsonl, the files

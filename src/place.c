@@ -78,6 +78,23 @@ place_release(struct place *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
+void
+place_grow(struct place *pl)
+{
+	const struct dag *g = &pl->p->dag;
+	size_t nt = g->tasks.n;
+	pl->t = xrealloc(pl->t, (nt ? nt : 1) * sizeof(*pl->t));
+	memset(pl->t + pl->nt, 0, (nt - pl->nt) * sizeof(*pl->t));
+	for (size_t t = pl->nt; t < nt; t++)
+		iopol_again(pl->pol, g->tasks.v[t].tmpl);
+	pl->nt = nt;
+	struct idset run = pl->io_run;
+	idset_init(&pl->io_run, nt);
+	for (size_t i = 0; i < run.n; i++)
+		idset_add(&pl->io_run, run.v[i]);
+	idset_release(&run);
+}
+
 /* --- workers -------------------------------------------------------------- */
 
 void
@@ -247,6 +264,22 @@ place_queue_ready(struct place *pl, double now)
 	for (uint32_t i = 0; i < pl->sched.nq; i++)
 		if (pl->sched.q[i].n)
 			iopol_ready(pl->pol, i, (long)pl->sched.q[i].n);
+}
+
+void
+place_queue_from(struct place *pl, uint32_t first, double now)
+{
+	const struct dag *g = &pl->p->dag;
+	for (uint32_t t = first; t < pl->nt; t++)
+		if (g->tasks.v[t].state == TASK_READY) {
+			pl->t[t].submit = now;
+			sched_push(&pl->sched, g->tasks.v[t].tmpl, t);
+		}
+	for (uint32_t t = first; t < pl->nt; t++) {
+		uint32_t n = g->tasks.v[t].tmpl;
+		if (t == first || n != g->tasks.v[t - 1].tmpl)
+			iopol_ready(pl->pol, n, (long)pl->sched.q[n].n);
+	}
 }
 
 void

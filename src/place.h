@@ -117,6 +117,9 @@ struct place {
 void place_init(struct place *pl, struct plan *p, struct iopol *pol,
 		size_t nw, bool no_io, const struct place_ops *ops);
 void place_release(struct place *pl);
+/* Tasks were appended to the plan (plan_expand_stage): their run
+ * state, counted as left to run by the policy. */
+void place_grow(struct place *pl);
 
 /* How a run is set up: its workers and policy options. */
 struct place_conf {
@@ -177,6 +180,8 @@ const char *place_unfit(const struct place *pl, uint32_t name, char *buf,
 
 /* Queue the tasks of the plan that are ready (at time now). */
 void place_queue_ready(struct place *pl, double now);
+/* Queue the tasks from first on that are ready (appended ones). */
+void place_queue_from(struct place *pl, uint32_t first, double now);
 /* t is done without running (up to date): its successors wait no more
  * for it, but are not queued (place_queue_ready does). */
 void place_skip(struct place *pl, uint32_t t);

@@ -1,4 +1,5 @@
 #include "resume.h"
+#include "select.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -215,6 +216,40 @@ preds(const struct dag *g, uint32_t **off, uint32_t **pred)
 	*pred = v;
 }
 
+/* Per datum, from the accesses of every task: wsub, the last task that
+ * writes it or something under it, and wown, the last that writes it
+ * itself (-1: none); prevw (unless NULL), per access, the last task
+ * before it that wrote x or a directory collection holding x (d/a
+ * updated in place needs d as its writer left it as much as d itself
+ * does). */
+static void
+last_writers(const struct dag *g, int64_t *wsub, int64_t *wown,
+	     uint32_t *prevw)
+{
+	for (size_t x = 0; x < g->data.n; x++)
+		wsub[x] = wown[x] = -1;
+	for (size_t t = 0; t < g->tasks.n; t++) {
+		const struct dag_task *dt = &g->tasks.v[t];
+		for (uint32_t i = 0; i < dt->nacc; i++) {
+			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			int64_t pw = -1;
+			for (uint32_t z = a->datum; prevw && z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				if (wown[z] > pw)
+					pw = wown[z];
+			if (prevw)
+				prevw[dt->acc + i] = pw < 0 ? DAG_NONE
+							    : (uint32_t)pw;
+			if (!(a->mode & DAG_WRITE))
+				continue;
+			wown[a->datum] = (int64_t)t;
+			for (uint32_t z = a->datum; z != DAG_NONE;
+			     z = g->data.v[z].parent)
+				wsub[z] = (int64_t)t;
+		}
+	}
+}
+
 /*
  * The set of tasks that run is closed under three rules: what depends on a
  * task that runs runs too; and a task that runs and reads x or updates
@@ -236,36 +271,16 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	rs->detail = xcalloc(nt ? nt : 1, sizeof(uint32_t));
 	rs->nskip = 0;
 	rs->ids = xcalloc(nd ? nd : 1, sizeof(*rs->ids));
+	rs->nids = nd;
 	/* wsub: last task writing x or anything under it; wown: last task
 	 * writing x itself (a file, or a directory collection whole);
-	 * prevw: per access, the last task before it that wrote x or a
-	 * directory collection holding x (d/a updated in place needs d as
-	 * its writer left it as much as d itself does) */
+	 * prevw: per access (last_writers) */
 	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
 	bool *recorded = xcalloc(nt ? nt : 1, sizeof(bool));
 	uint32_t *left = xcalloc(nd ? nd : 1, sizeof(uint32_t));
-	for (size_t x = 0; x < nd; x++)
-		wsub[x] = wown[x] = -1;
-	for (size_t t = 0; t < nt; t++) {
-		const struct dag_task *dt = &g->tasks.v[t];
-		for (uint32_t i = 0; i < dt->nacc; i++) {
-			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			int64_t pw = -1;
-			for (uint32_t z = a->datum; z != DAG_NONE;
-			     z = g->data.v[z].parent)
-				if (wown[z] > pw)
-					pw = wown[z];
-			prevw[dt->acc + i] = pw < 0 ? DAG_NONE : (uint32_t)pw;
-			if (!(a->mode & DAG_WRITE))
-				continue;
-			wown[a->datum] = (int64_t)t;
-			for (uint32_t z = a->datum; z != DAG_NONE;
-			     z = g->data.v[z].parent)
-				wsub[z] = (int64_t)t;
-		}
-	}
+	last_writers(g, wsub, wown, prevw);
 	VEC(uint32_t) work = { 0 };
 	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
 	for (uint32_t t = 0; t < nt; t++) {
@@ -365,6 +380,49 @@ resume_plan(struct resume *rs, const struct plan *p, const struct journal *j,
 	plan_tasks(rs, p, j, forced, all, NULL);
 }
 
+/* Whether q decides each of its eager writers up to date (rs, as
+ * resume_plan decides q, is kept then). */
+static bool
+eager_holds(struct resume *rs, const struct plan *q, const struct journal *j,
+	    const bool *forced, bool all)
+{
+	resume_plan(rs, q, j, forced, all);
+	for (size_t k = 0; k < q->eager_writers.n; k++)
+		if (rs->why[q->eager_writers.v[k]] != RESUME_SKIP) {
+			resume_release(rs);
+			return false;
+		}
+	return true;
+}
+
+void
+resume_plan_eager(struct resume *rs, struct plan *p, const struct journal *j,
+		  const bool *forced, bool all, const struct select_ask *ask)
+{
+	if (plan_pending(p) && j) {
+		struct plan q;
+		struct diags d;
+		diags_init(&d, p->wf->file);
+		bool built = !plan_build_eager(&q, p, &d) && !plan_pending(&q);
+		diags_release(&d);
+		if (built) {
+			/* the same instances first, in the same order */
+			size_t n = p->dag.tasks.n;
+			for (size_t t = 0; t < n && t < q.dag.tasks.n; t++)
+				if (p->dag.tasks.v[t].state == TASK_LEFT_OUT)
+					q.dag.tasks.v[t].state = TASK_LEFT_OUT;
+			select_appended(&q, ask, (uint32_t)n);
+		}
+		if (built && eager_holds(rs, &q, j, forced, all)) {
+			plan_release(p);
+			*p = q;
+			return;
+		}
+		plan_release(&q);
+	}
+	resume_plan(rs, p, j, forced, all);
+}
+
 void
 resume_plan_again(struct resume *rs, const struct plan *p,
 		  const struct journal *j, const bool *forced, bool all,
@@ -372,6 +430,60 @@ resume_plan_again(struct resume *rs, const struct plan *p,
 {
 	resume_release(rs);
 	plan_tasks(rs, p, j, forced, all, gone);
+}
+
+void
+resume_extend(struct resume *rs, const struct plan *p,
+	      const struct journal *j, const bool *forced, bool all,
+	      uint32_t first)
+{
+	const struct dag *g = &p->dag;
+	size_t nt = g->tasks.n, nd = g->data.n;
+	size_t old_acc = first < nt ? g->tasks.v[first].acc : g->acc.n;
+	rs->why = xrealloc(rs->why, nt ? nt : 1);
+	rs->detail = xrealloc(rs->detail, (nt ? nt : 1) * sizeof(uint32_t));
+	rs->ids = xrealloc(rs->ids, (nd ? nd : 1) * sizeof(*rs->ids));
+	memset(rs->ids + rs->nids, 0, (nd - rs->nids) * sizeof(*rs->ids));
+	rs->nids = nd;
+	rs->first = xrealloc(rs->first, g->acc.n ? g->acc.n : 1);
+	memset(rs->first + old_acc, 0, g->acc.n - old_acc);
+	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
+	last_writers(g, wsub, wown, NULL);
+	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
+	bool recorded;
+	for (uint32_t t = first; t < nt; t++) {
+		uint32_t detail = 0;
+		uint8_t why;
+		if (g->tasks.v[t].state == TASK_LEFT_OUT)
+			why = RESUME_LEFT_OUT; /* select_appended */
+		else if (all || (forced && forced[g->tasks.v[t].tmpl]))
+			why = RESUME_FORCED;
+		else
+			why = own_reason(p, j, t, wsub, wown, &key, &cmd, &detail,
+					 &recorded);
+		rs->why[t] = why;
+		rs->detail[t] = detail;
+	}
+	/* what depends on a task that ran (before, in this run) runs: edges
+	 * point forward, so one pass in program order closes the set */
+	for (uint32_t t = 0; t < nt; t++) {
+		if (!rs->why[t])
+			continue;
+		for (uint32_t k = g->succ_off[t]; k < g->succ_off[t + 1]; k++) {
+			uint32_t s = g->succ[k];
+			if (s >= first && !rs->why[s]) {
+				rs->why[s] = RESUME_PREDECESSOR;
+				rs->detail[s] = t;
+			}
+		}
+	}
+	for (uint32_t t = first; t < nt; t++)
+		rs->nskip += !rs->why[t];
+	strbuf_release(&key);
+	strbuf_release(&cmd);
+	free(wsub);
+	free(wown);
 }
 
 void

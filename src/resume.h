@@ -72,16 +72,44 @@ struct resume {
 	size_t ndrop;       /* inputs: their records are void */
 	struct jident *ids; /* per datum: the last identity recorded, so a
 			       file many tasks read is hashed once */
+	size_t nids;
 };
 
 /* forced[tmpl] set: every instance of that task reruns; all: every task. */
 void resume_plan(struct resume *rs, const struct plan *p,
 		 const struct journal *j, const bool *forced, bool all);
 void resume_release(struct resume *rs);
+/*
+ * resume_plan, but first, when p has stages (wfrun-workflow(5),
+ * DYNAMIC), p is built again with every stage expanded from the disk
+ * (plan_build_eager) and kept so if the tasks that write what they glob
+ * are all up to date: the tasks before a stage are then judged knowing
+ * what the tasks after write (a task of a later stage writing into a
+ * directory an earlier one made does not make that one run again).
+ * Else p stays as it is.  Tasks left out of p (select.h) stay so, and
+ * of the tasks added, those ask does not need are left out too (NULL:
+ * all needed).  Called in the workdir.
+ */
+struct select_ask;
+void resume_plan_eager(struct resume *rs, struct plan *p,
+		       const struct journal *j, const bool *forced, bool all,
+		       const struct select_ask *ask);
 /* Decide again, the tasks of gone[] (whose stores are gone) running. */
 void resume_plan_again(struct resume *rs, const struct plan *p,
 		       const struct journal *j, const bool *forced, bool all,
 		       const bool *gone);
+/*
+ * Tasks from first on were appended to the plan (a foreach expanded at
+ * run time, plan_expand_stage) after the tasks before them were decided
+ * (some may still run): decide them.  Each runs when its own record
+ * says so, or when a task it depends on runs (before first: in this
+ * run, done or not); a workflow
+ * input they update in place first is not kept aside for a later run
+ * (resume_originals is not asked again).  O(tasks + edges + accesses).
+ */
+void resume_extend(struct resume *rs, const struct plan *p,
+		   const struct journal *j, const bool *forced, bool all,
+		   uint32_t first);
 /*
  * (Called by resume_plan.)  The originals to put back: a workflow input
  * that a task updates in place must be as it was before that update

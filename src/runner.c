@@ -1,4 +1,5 @@
 #include "runner.h"
+#include "select.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,6 +117,10 @@ struct runner {
 	struct strvec argv;
 	char *sh_argv[4];       /* sh -c COMMAND */
 	struct progress prog;
+	size_t writers_done;    /* of the next stage's writers, the first
+				   not seen done (expand_ready) */
+	bool expand_failed;     /* a stage could not be expanded: */
+	uint32_t bad_from;      /* its first task (a name) */
 };
 
 static void
@@ -1634,8 +1639,9 @@ open_workdir(struct runner *r)
 	/* what an earlier run fetched or relayed and did not place is not
 	 * data (its tasks were not journaled: they run again) */
 	undo_rmtree(".wfrun/relay");
-	resume_plan(&r->resume, r->p, &r->journal, r->o->forced,
-		    r->o->force_all);
+	resume_plan_eager(&r->resume, r->p, &r->journal, r->o->forced,
+			  r->o->force_all, r->o->ask);
+	r->total = r->p->dag.tasks.n; /* every stage, when up to date */
 	if (put_back_originals(r) < 0)
 		return EXIT_USAGE;
 	if (trace_open(&r->trace, r->tpath, &err) < 0) {
@@ -1774,7 +1780,10 @@ start_temps(struct runner *r)
 	for (uint32_t t = 0; t < r->total; t++)
 		run[t] = r->resume.why[t] != RESUME_SKIP &&
 			 r->resume.why[t] != RESUME_LEFT_OUT;
-	temp_init(&r->temp, r->p, run, !r->o->keep_temp, r->stage != NULL);
+	/* a stage still to expand may read any temp file: none goes before
+	 * the end then */
+	temp_init(&r->temp, r->p, run, !r->o->keep_temp,
+		  r->stage != NULL || plan_pending(r->p));
 	free(run);
 }
 
@@ -1813,10 +1822,13 @@ not_run(const struct runner *r)
 
 /* Run until nothing runs or can start; whether every worker was lost
  * with tasks left. */
+static void expand_ready(struct runner *r);
+
 static bool
 run_loop(struct runner *r)
 {
 	for (;;) {
+		expand_ready(r);
 		place_dispatch(&r->pl);
 		slurm_tick(r);
 		/* the records of the tasks that ended, after the launches:
@@ -1943,6 +1955,127 @@ run_tasks(struct runner *r)
 	if (r->refused && (rc == EXIT_OK || rc == EXIT_TASK_FAILED))
 		rc = EXIT_UNREACHABLE;
 	return rc;
+}
+
+/* ---- staged expansion (wfrun-workflow(5), DYNAMIC) ---- */
+
+/* Say that the tasks of names from..to were expanded (events.jsonl,
+ * and with -v). */
+static void
+say_expanded(struct runner *r, uint32_t from, uint32_t to)
+{
+	const struct plan *p = r->p;
+	for (uint32_t i = from; i < to; i++) {
+		const char *name = p->wf->tasks[i].name;
+		verbose_msg("expanded %s: %u instance%s", name, p->pt[i].ninst,
+			    p->pt[i].ninst == 1 ? "" : "s");
+		if (!r->events)
+			continue;
+		struct strbuf b = STRBUF_INIT;
+		strbuf_addf(&b, "{\"t\":%.6f,\"ev\":\"expanded\",\"name\":",
+			    clock_real());
+		strbuf_add_json(&b, name);
+		strbuf_addf(&b, ",\"tasks\":%u}\n", p->pt[i].ninst);
+		fputs(b.buf, r->events);
+		fflush(r->events);
+		strbuf_release(&b);
+	}
+}
+
+/* The writers of what the next stage globs are done: expand it from
+ * the disk, decide which of its tasks are up to date and queue those
+ * that may start.  -1 when it cannot be expanded (said). */
+static int
+expand_stage(struct runner *r)
+{
+	struct plan *p = r->p;
+	uint32_t first = (uint32_t)p->dag.tasks.n, from = p->stage_from;
+	progress_clear(r);
+	if (r->stage) {
+		error_msg("task '%s': a foreach over what an earlier task "
+			  "writes needs workers that share the workdir",
+			  p->wf->tasks[from].name);
+		return -1;
+	}
+	bool bad = plan_next_stage(p, stderr) < 0;
+	if (!bad)
+		say_expanded(r, from, plan_pending(p) ? p->stage_from
+						      : (uint32_t)p->wf->ntasks);
+	/* what was appended has its state even when it cannot run */
+	size_t nt = p->dag.tasks.n;
+	r->total = nt;
+	r->prog.total = nt;
+	r->saved = xrealloc(r->saved, (nt ? nt : 1) * sizeof(bool));
+	memset(r->saved + first, 0, (nt - first) * sizeof(bool));
+	place_grow(&r->pl);
+	size_t left = bad ? 0 : select_appended(p, r->o->ask, first);
+	r->left_out += left;
+	r->prog.total -= left;
+	resume_extend(&r->resume, p, &r->journal, r->o->forced,
+		      r->o->force_all, first);
+	if (bad) {
+		for (uint32_t t = first; t < nt; t++) {
+			p->dag.tasks.v[t].waiting++; /* never ready: not run */
+			p->dag.tasks.v[t].state = TASK_WAITING;
+		}
+		return -1;
+	}
+	size_t skipped = 0;
+	for (uint32_t t = first; t < nt; t++)
+		if (r->resume.why[t] == RESUME_SKIP) {
+			place_skip(&r->pl, t);
+			skipped++;
+		}
+	r->skipped += skipped;
+	r->prog.done += skipped;
+	place_queue_from(&r->pl, first, clock_real());
+	return 0;
+}
+
+/* Before each dispatch: expand each stage whose writers are all done
+ * (each writer looked at once per stage), unless the run stops. */
+static void
+expand_ready(struct runner *r)
+{
+	struct plan *p = r->p;
+	while (plan_pending(p) && !r->pl.stop && !r->interrupted &&
+	       !r->expand_failed) {
+		const struct dag *g = &p->dag;
+		while (r->writers_done < p->stage_writers.n &&
+		       g->tasks.v[p->stage_writers.v[r->writers_done]].state ==
+			       TASK_DONE)
+			r->writers_done++;
+		if (r->writers_done < p->stage_writers.n)
+			return;
+		r->writers_done = 0;
+		r->bad_from = p->stage_from;
+		if (expand_stage(r) < 0) {
+			r->expand_failed = true;
+			r->pl.stop = r->pl.stop || !r->o->keep_going;
+		}
+	}
+}
+
+/* The tasks never expanded (a task before them failed, or the run
+ * stopped), by name: not run. */
+static void
+say_pending(struct runner *r)
+{
+	const struct plan *p = r->p;
+	if (!plan_pending(p) && !r->expand_failed)
+		return;
+	size_t from = r->expand_failed ? r->bad_from : p->stage_from;
+	struct strbuf b = STRBUF_INIT;
+	for (size_t i = from; i < p->wf->ntasks; i++)
+		strbuf_addf(&b, "%s%s", i > from ? ", " : "",
+			    p->wf->tasks[i].name);
+	char *v = xvisible(b.buf);
+	char *why = r->expand_failed ? xstrdup("see the errors above")
+				     : plan_pending_why(p);
+	info_msg("not expanded, so not run: %s (%s)", v, why);
+	free(why);
+	free(v);
+	strbuf_release(&b);
 }
 
 /* The last line: what ran, in how long, and where the trace is. */
@@ -2080,8 +2213,11 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		if (rc == EXIT_OK) {
 			queue_tasks(&r);
 			rc = run_tasks(&r);
+			if (rc == EXIT_OK && r.expand_failed)
+				rc = EXIT_TASK_FAILED;
 		}
 		rc = wind_down(&r, rc);
+		say_pending(&r);
 	}
 	runner_release(&r);
 	return rc;

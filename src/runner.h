@@ -17,6 +17,7 @@
 #include "expand.h"
 
 struct cluster;
+struct select_ask;
 
 struct runner_opts {
 	long cores;              /* cores of the local worker, >= 1 */
@@ -36,6 +37,8 @@ struct runner_opts {
 	bool learn_paper;        /* --learn paper: auto learns the paper's way */
 	bool no_preempt;         /* --no-preempt (iopol_make_way) */
 	const bool *forced;      /* per workflow task: rerun (--force) */
+	const struct select_ask *ask; /* targets, --until: what tasks that a
+				    stage appends are needed; NULL: all */
 	bool force_all;          /* --forceall: ignore the journal */
 	int fetch;               /* enum stage_fetch: outputs of workers
 				    whose workdir is not shared */

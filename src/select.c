@@ -164,6 +164,14 @@ want_task(const struct plan *p, const char *target, uint8_t *want,
 	long k = find_task(p->wf, target, inst ? (size_t)(br - target) : n);
 	if (k < 0)
 		return 0;
+	if (plan_pending(p) && (uint32_t)k >= p->stage_from) {
+		errprintf(err, "target '%s': task '%s' has no instances yet: it "
+			  "is expanded during the run, once what it globs is "
+			  "written (wfrun-workflow(5), DYNAMIC); ask for it with "
+			  "--until %s", target, p->wf->tasks[k].name,
+			  p->wf->tasks[k].name);
+		return -1;
+	}
 	size_t found = 0;
 	for (uint32_t t = 0; t < p->dag.tasks.n; t++) {
 		if (p->dag.tasks.v[t].tmpl != (uint32_t)k)
@@ -321,6 +329,11 @@ want_target(const struct plan *p, const char *target, const char *cwd,
 	free(abs);
 	if (x != DAG_NONE && (g->data.v[x].flags & DATUM_INPUT))
 		strbuf_adds(&what, " (a workflow input, which no task makes)");
+	else if (plan_pending(p))
+		strbuf_addf(&what, " among the tasks before '%s', and those from "
+			    "it on are expanded during the run (wfrun-workflow(5), "
+			    "DYNAMIC): ask for them with --until",
+			    p->wf->tasks[p->stage_from].name);
 	suggest(p, target, d, cwd, what.buf, err);
 	strbuf_release(&what);
 	free(d);
@@ -397,4 +410,22 @@ select_tasks(struct plan *p, const struct select_ask *ask, size_t *left,
 	}
 	free(want);
 	return rc;
+}
+
+size_t
+select_appended(struct plan *p, const struct select_ask *ask, uint32_t first)
+{
+	struct dag *g = &p->dag;
+	size_t left = 0;
+	if (!ask || (!ask->n && !ask->until))
+		return 0;
+	long until = -1;
+	if (ask->until && !ask->n)
+		until = find_task(p->wf, ask->until, strlen(ask->until));
+	for (uint32_t t = first; t < g->tasks.n; t++)
+		if (until < 0 || g->tasks.v[t].tmpl > (uint32_t)until) {
+			g->tasks.v[t].state = TASK_LEFT_OUT;
+			left++;
+		}
+	return left;
 }

@@ -40,6 +40,16 @@ struct select_ask {
 int select_tasks(struct plan *p, const struct select_ask *ask, size_t *left,
 		 struct errbuf *err);
 
+/*
+ * Tasks first.. were just appended by a stage (wfrun-workflow(5),
+ * DYNAMIC): mark those ask does not need TASK_LEFT_OUT, before resume
+ * decides for them; how many.  Every edge points forward and no target
+ * names a pending task (select_tasks refuses it), so targets need none
+ * of them; --until alone needs those written up to its task.
+ */
+size_t select_appended(struct plan *p, const struct select_ask *ask,
+		       uint32_t first);
+
 /* A datum path (relative to the workdir, or absolute) as a path relative
  * to the directory cwd (absolute, normalised), into out. */
 void select_path_from(const char *workdir, const char *cwd, const char *path,

@@ -83,6 +83,7 @@ temp_init(struct temp *tp, const struct plan *p, const bool *run,
 	memset(tp, 0, sizeof(*tp));
 	tp->active = active;
 	tp->deferred = deferred;
+	tp->ntasks = (uint32_t)nt;
 	tp->roff = xcalloc(nt + 1, sizeof(uint32_t));
 	struct scan s = { .cur = xmalloc((nd ? nd : 1) * sizeof(uint32_t)) };
 	for (size_t x = 0; x < nd; x++)
@@ -160,7 +161,7 @@ temp_task_done(struct temp *tp, const struct plan *p, uint32_t t,
 	       struct journal *j)
 {
 	size_t n = 0;
-	if (!tp->active)
+	if (!tp->active || t >= tp->ntasks)
 		return 0;
 	for (uint32_t k = tp->roff[t]; k < tp->roff[t + 1]; k++) {
 		struct temp_out *x = &tp->outs.v[tp->reads[k]];

@@ -38,6 +38,8 @@ struct temp {
 	VEC(struct temp_out) outs;
 	uint32_t *roff;    /* per task (CSR): the outs it reads */
 	uint32_t *reads;
+	uint32_t ntasks;   /* tasks of the plan at temp_init: those a later
+			      stage appends (DYNAMIC) are not counted */
 	bool active;       /* removes anything */
 	bool deferred;     /* only at the end (temp_finish) */
 };
@@ -49,7 +51,9 @@ void temp_init(struct temp *tp, const struct plan *p, const bool *run,
 	       bool active, bool deferred);
 void temp_release(struct temp *tp);
 /* Task t succeeded: the temp files whose last reader it was go, each
- * said in j.  Returns how many were removed. */
+ * said in j.  Returns how many were removed.  A task appended after
+ * temp_init removes nothing (the runner defers removal to the end while
+ * stages are pending: their tasks may read any temp file). */
 size_t temp_task_done(struct temp *tp, const struct plan *p, uint32_t t,
 		      struct journal *j);
 /* The end of a run that was not interrupted: temp files that no task of

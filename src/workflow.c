@@ -467,7 +467,7 @@ iter_list(struct ctx *c, struct ynode *v, struct wf_iter *it)
 	}
 }
 
-/* {glob: pattern} into it; -1 after an error. */
+/* {glob: pattern} or {lines: file} into it; -1 after an error. */
 static int
 iter_glob(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 {
@@ -478,21 +478,23 @@ iter_glob(struct ctx *c, const char *key, struct ynode *v, struct wf_iter *it)
 	}
 	const char *gs = gk && gk->type == YAML_SCALAR_NODE ? ytext(c, gk)
 							    : NULL;
-	if (!gs || strcmp(gs, "glob")) {
+	bool lines = gs && !strcmp(gs, "lines");
+	if (!gs || (strcmp(gs, "glob") && !lines)) {
 		diag_error(c->d, loc_of(v), "foreach '%s' must be a range "
-			   "\"A..B\", a list, {glob: pattern}, {table: file} or "
-			   "{var: NAME}",
+			   "\"A..B\", a list, {glob: pattern}, {lines: file}, "
+			   "{table: file} or {var: NAME}",
 			   key);
 		return -1;
 	}
-	const char *s = scalar(c, gv, "a glob pattern");
+	const char *s = scalar(c, gv, lines ? "a file" : "a glob pattern");
 	if (!s)
 		return -1;
 	if (!*s) {
-		diag_error(c->d, loc_of(gv), "empty glob pattern");
+		diag_error(c->d, loc_of(gv), "empty %s", lines ? "file name"
+							       : "glob pattern");
 		return -1;
 	}
-	it->kind = WF_ITER_GLOB;
+	it->kind = lines ? WF_ITER_LINES : WF_ITER_GLOB;
 	it->glob = xstrdup(s);
 	return 0;
 }

@@ -85,7 +85,7 @@ void diags_print(struct diags *d, FILE *fp);
 #define WF_MAX_PARAMS 65535
 
 enum wf_iter_kind { WF_ITER_RANGE, WF_ITER_LIST, WF_ITER_GLOB, WF_ITER_TABLE,
-		   WF_ITER_VAR };
+		   WF_ITER_VAR, WF_ITER_LINES };
 
 /* A row filter of a table: column col holds one of vals. */
 struct wf_where {
@@ -119,7 +119,7 @@ struct wf_iter {
 	char **items;       /* LIST */
 	struct wf_loc *item_locs;
 	size_t nitems;
-	char *glob;         /* GLOB: a path template */
+	char *glob;         /* GLOB: a path template; LINES: the file's */
 	char *var;          /* VAR: the name of a list var */
 	struct wf_table *table; /* TABLE */
 	struct wf_loc loc;

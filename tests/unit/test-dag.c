@@ -144,6 +144,37 @@ main(void)
 	free(ready);
 	reset();
 
+	/* Appending after finalize (a foreach expanded at run time): the
+	 * new tasks' edges follow program order across the two, an edge
+	 * from a done task is satisfied, one from a running task waits. */
+	g.open = true;
+	uint32_t sp = T("W:chunks", NULL), slow = T("w:s", NULL);
+	dag_finalize(&g);
+	ok(g.open && g.tasks.v[sp].state == TASK_READY, "open dag finalized");
+	ready = NULL;
+	nr = ar = 0;
+	dag_complete(&g, sp, &ready, &nr, &ar);
+	uint32_t c1 = T("r:chunks/a", "w:out/a", NULL);
+	uint32_t c2 = T("r:chunks/b", "w:out/b", NULL);
+	uint32_t ga = T("R:out", "r:s", "w:total", NULL);
+	dag_extend(&g, c1);
+	ok(has_edge(sp, c1) && has_edge(sp, c2), "RAW from the split to each chunk");
+	ok(has_edge(c1, ga) && has_edge(c2, ga) && has_edge(slow, ga),
+	   "the gather after every chunk and the other writer");
+	ok(g.tasks.v[c1].state == TASK_READY && g.tasks.v[c2].state == TASK_READY,
+	   "chunks ready: their writer is done");
+	is_int(g.tasks.v[ga].waiting, 3, "the gather waits for three");
+	is_int(dag_nsucc(&g, slow), 1, "an old task gains a successor");
+	nr = 0;
+	dag_complete(&g, slow, &ready, &nr, &ar);
+	dag_complete(&g, c1, &ready, &nr, &ar);
+	dag_complete(&g, c2, &ready, &nr, &ar);
+	ok(nr == 1 && ready[0] == ga, "the gather ready after all three");
+	free(ready);
+	dag_close(&g);
+	ok(!g.open && !g.rnodes.v, "closed: the build state is gone");
+	reset();
+
 	/* Paths are data: parents are created, lookups agree. */
 	uint32_t x = D("a/b/c");
 	is_int(dag_lookup(&g, "a/b", 3), g.data.v[x].parent, "parent interned");
