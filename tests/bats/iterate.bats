@@ -1,0 +1,141 @@
+#!/usr/bin/env bats
+# Repeat blocks (wfrun-workflow(5), REPEAT): tasks run again, iteration
+# after iteration, until a command says they converged or max is reached.
+load helper
+
+# countdown STOP MAX: v0 holds 10; each iteration writes v{iter} one less
+# than v{prev}; converged once it is <= STOP; "last" gathers what every
+# iteration wrote.  Iteration 2 sleeps while the file "slow" exists.
+countdown() {
+	wf <<EOF2
+tasks:
+  - name: start
+    out: {v: v0.txt}
+    run: "echo 10 > {out.v}"
+  - repeat:
+      until: "test \$(cat v{iter}.txt) -le $1"
+      max: $2
+      tasks:
+        - name: step
+          in: {p: "v{prev}.txt"}
+          out: {v: "v{iter}.txt"}
+          run: "if [ {iter} = 2 ] && [ -e slow ]; then sleep 30; fi; echo \$(( \$(cat {in.p}) - 1 )) > {out.v}"
+        - name: log
+          in: {v: "v{iter}.txt"}
+          out: {l: "log/{iter}.txt"}
+          run: "echo iteration {iter} after {prev}: \$(cat {in.v}) > {out.l}"
+  - name: last
+    in: {all: {list: "{f}", foreach: {f: {glob: "log/*.txt"}}}}
+    out: {r: result.txt}
+    run: "cat {in.all} > {out.r}"
+EOF2
+}
+
+@test "a repeat block stops once its until command exits 0, before max" {
+	countdown 7 5
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"the repeat block of 'step', 'log' converged after 3 iterations"* ]]
+	[ "$(cat v3.txt)" = 7 ]
+	[ ! -e v4.txt ]
+	[ "$(wc -l < result.txt)" -eq 3 ]
+	grep -qx 'iteration 3 after 2: 7' result.txt
+	# the trace tags each task with its iteration
+	run trace_col tag
+	[ "$(grep -c '^iter=' <<<"$output")" -eq 6 ]
+	grep -qx 'iter=3,prev=2' <<<"$output"
+	run trace_col name
+	[ "$(tail -n 1 <<<"$output")" = last ]
+}
+
+@test "reaching max is a warning: the run goes on with the last iteration" {
+	countdown 0 4
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warning: the repeat block of 'step', 'log' did not converge in 4 iterations (its max)"* ]]
+	[ "$(cat v4.txt)" = 6 ]
+	[ ! -e v5.txt ]
+	[ "$(wc -l < result.txt)" -eq 4 ]
+}
+
+@test "an until command that fails stops the run; nothing after the block runs" {
+	countdown 7 5
+	sed -i 's/until: .*/until: "exit 3"/' wf.yaml
+	run "$WFRUN" wf.yaml
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"its until command exited with 3 after iteration 1"* ]]
+	[ -e v1.txt ]
+	[ ! -e v2.txt ]
+	[ ! -e result.txt ]
+}
+
+@test "a rerun after a complete run runs nothing; -n says so" {
+	countdown 7 5
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# 8 of them up to date: not run"* ]]
+	[[ "$output" != *pending* ]]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 tasks done"*"8 up to date"* ]]
+	# a later iteration made out of date reruns from there
+	echo 9 > v1.txt
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat v2.txt)" = 8 ]
+	[ "$(cat v3.txt)" = 7 ]
+}
+
+@test "-n shows the first iteration and how the block is repeated" {
+	countdown 7 5
+	run "$WFRUN" -n wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# 'step' (iter=1,prev=0)"* ]]
+	[[ "$output" != *"iter=2"* ]]
+	[[ "$output" == *"# 'last' pending: repeated until \`test \$(cat v{iter}.txt) -le 7\` exits 0, at most 5 times"* ]]
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"at most 5 times"* ]]
+}
+
+@test "kill -9 in the middle of an iteration, then a rerun resumes it" {
+	countdown 7 5
+	touch slow
+	"$WFRUN" -q wf.yaml 3>&- &
+	pid=$!
+	for _ in $(seq 200); do
+		grep -q 'log/1.txt' .wfrun/journal 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q 'log/1.txt' .wfrun/journal
+	kill -9 "$pid"
+	wait "$pid" || true
+	rm slow
+	[ ! -e v2.txt ]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"converged after 3 iterations"* ]]
+	run trace_col tag
+	! grep -q 'iter=1' <<<"$output"
+	grep -qx 'iter=2,prev=1' <<<"$output"
+	[ "$(wc -l < result.txt)" -eq 3 ]
+}
+
+@test "a repeat block is checked: max and until given, iter and prev its own" {
+	wf <<'EOF2'
+tasks:
+  - repeat:
+      tasks:
+        - name: a
+          foreach: {iter: "1..2"}
+          out: {o: "a{iter}"}
+          run: "touch {out.o}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"repeat has no max"* ]]
+	[[ "$output" == *"repeat has no until"* ]]
+	[[ "$output" == *"foreach key 'iter' of task 'a' is the repeat block's own"* ]]
+}
