@@ -118,7 +118,7 @@ EOF2
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"converged after 3 iterations"* ]]
 	run trace_col tag
-	! grep -q 'iter=1' <<<"$output"
+	[[ "$output" != *'iter=1'* ]]
 	grep -qx 'iter=2,prev=1' <<<"$output"
 	[ "$(wc -l < result.txt)" -eq 3 ]
 }
