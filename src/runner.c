@@ -1982,6 +1982,35 @@ say_expanded(struct runner *r, uint32_t from, uint32_t to)
 	}
 }
 
+/* After a stage of repeat block ri (wfrun-workflow(5), REPEAT): its next
+ * iteration, or how it ended, in events.jsonl (and with -v). */
+static void
+say_iteration(struct runner *r, int ri)
+{
+	const struct plan *p = r->p;
+	const struct plan_repeat *pr = &p->reps[ri];
+	const char *name = p->wf->tasks[p->wf->repeats[ri].from].name;
+	const char *end = pr->end == REPEAT_CONVERGED ? "converged"
+			  : pr->end == REPEAT_MAX    ? "max"
+						     : NULL;
+	if (!end)
+		verbose_msg("iteration %u of the repeat block of %s", pr->iters,
+			    name);
+	if (!r->events)
+		return;
+	struct strbuf b = STRBUF_INIT;
+	strbuf_addf(&b, "{\"t\":%.6f,\"ev\":\"%s\",\"name\":", clock_real(),
+		    end ? "repeated" : "iteration");
+	strbuf_add_json(&b, name);
+	strbuf_addf(&b, ",\"iter\":%u", pr->iters);
+	if (end)
+		strbuf_addf(&b, ",\"end\":\"%s\"", end);
+	strbuf_adds(&b, "}\n");
+	fputs(b.buf, r->events);
+	fflush(r->events);
+	strbuf_release(&b);
+}
+
 /* The writers of what the next stage globs are done: expand it from
  * the disk, decide which of its tasks are up to date and queue those
  * that may start.  -1 when it cannot be expanded (said). */
@@ -1997,7 +2026,10 @@ expand_stage(struct runner *r)
 			  p->wf->tasks[from].name);
 		return -1;
 	}
+	int ri = p->rep_at;
 	bool bad = plan_next_stage(p, stderr) < 0;
+	if (!bad && ri >= 0)
+		say_iteration(r, ri);
 	if (!bad)
 		say_expanded(r, from, plan_pending(p) ? p->stage_from
 						      : (uint32_t)p->wf->ntasks);

@@ -49,6 +49,9 @@ iterations() {
 	grep -qx 'iter=3,prev=2' <<<"$output"
 	run trace_col name
 	[ "$(tail -n 1 <<<"$output")" = last ]
+	# and the events say each iteration and how the block ended
+	[ "$(grep -c '"ev":"iteration","name":"step","iter":[23]}' .wfrun/events.jsonl)" -eq 2 ]
+	grep -q '"ev":"repeated","name":"step","iter":3,"end":"converged"}' .wfrun/events.jsonl
 }
 
 @test "reaching max is a warning: the run goes on with the last iteration" {
@@ -57,6 +60,7 @@ iterations() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"warning: the repeat block of 'step', 'log' did not converge in 4 iterations (its max)"* ]]
 	iterations 4
+	grep -q '"ev":"repeated","name":"step","iter":4,"end":"max"}' .wfrun/events.jsonl
 }
 
 @test "an until command that fails stops the run; nothing after the block runs" {
