@@ -2292,12 +2292,13 @@ parse_repeat(struct ctx *c, struct ynode *n, size_t rest)
 	struct ynode *v = NULL;
 	for (size_t p = 0; p + 1 < n->n; p += 2) {
 		struct ynode *k = node_at(c, n, p);
-		if (k && !strcmp(ytext(c, k), "repeat"))
+		const char *key = k ? scalar(c, k, "a key") : NULL;
+		if (key && !strcmp(key, "repeat"))
 			v = node_at(c, n, p + 1);
-		else if (k)
+		else if (key)
 			diag_error(c->d, loc_of(k), "a repeat block has no key "
 				   "'%s' beside repeat: put it in a task of "
-				   "repeat: {tasks: [...]}", ytext(c, k));
+				   "repeat: {tasks: [...]}", key);
 	}
 	if (!v || !is_mapping(c, v, "repeat"))
 		return;
