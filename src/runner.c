@@ -2021,9 +2021,11 @@ expand_stage(struct runner *r)
 	uint32_t first = (uint32_t)p->dag.tasks.n, from = p->stage_from;
 	progress_clear(r);
 	if (r->stage) {
-		error_msg("task '%s': a foreach over what an earlier task "
-			  "writes needs workers that share the workdir",
-			  p->wf->tasks[from].name);
+		error_msg("task '%s': %s needs workers that share the "
+			  "workdir", p->wf->tasks[from].name,
+			  p->rep_at >= 0 ? "a repeat block"
+					 : "a foreach over what an earlier "
+					   "task writes");
 		return -1;
 	}
 	int ri = p->rep_at;
@@ -2080,7 +2082,9 @@ expand_ready(struct runner *r)
 		if (r->writers_done < p->stage_writers.n)
 			return;
 		r->writers_done = 0;
-		r->bad_from = p->stage_from;
+		/* a repeat block's until failing: its iterations ran */
+		r->bad_from = p->rep_at >= 0 ? p->wf->repeats[p->rep_at].to
+					     : p->stage_from;
 		if (expand_stage(r) < 0) {
 			r->expand_failed = true;
 			r->pl.stop = r->pl.stop || !r->o->keep_going;
@@ -2097,6 +2101,8 @@ say_pending(struct runner *r)
 	if (!plan_pending(p) && !r->expand_failed)
 		return;
 	size_t from = r->expand_failed ? r->bad_from : p->stage_from;
+	if (from >= p->wf->ntasks)
+		return;
 	struct strbuf b = STRBUF_INIT;
 	for (size_t i = from; i < p->wf->ntasks; i++)
 		strbuf_addf(&b, "%s%s", i > from ? ", " : "",

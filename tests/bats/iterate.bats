@@ -69,6 +69,7 @@ iterations() {
 	run "$WFRUN" wf.yaml
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"its until command exited with 3 after iteration 1"* ]]
+	[[ "$output" == *"not expanded, so not run: last (see the errors above)"* ]]
 	[ -e v1.txt ]
 	[ ! -e v2.txt ]
 	[ ! -e result.txt ]
