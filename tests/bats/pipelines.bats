@@ -97,6 +97,15 @@ pipeline() {
 	[ "$(paste <(trace_col name) <(trace_col kind) | grep -c '^checkpoint	io$')" -eq "$n" ]
 	[ "$(ls centres | wc -l)" -eq "$n" ]
 	[ "$(trace_col tag | grep -cx "iter=$n,prev=$((n - 1)),f=2")" -eq 1 ]
+	# the centres of a later iteration that an earlier run left are
+	# not read: result.txt stops where it converged
+	cp result.txt before.txt
+	cp centres/c1.txt "centres/c$((n + 1)).txt"
+	cd ..
+	run "$WFRUN" kmeans.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 task done"* ]]
+	cmp out-kmeans/before.txt out-kmeans/result.txt
 }
 
 @test "checkpoint.yaml (make demo): blocks checkpointed, scaled, accumulated in order" {
