@@ -148,4 +148,16 @@ EOF2
 		 "foreach key 'iter' of task 'a' is the repeat block's own"; do
 		grep -qF "error: $m" <<<"$output"
 	done
+	# until sees vars, iter and prev, no task's parameters
+	wf <<'EOF2'
+tasks:
+  - repeat:
+      until: "test -s {in.x} {nokey}"
+      max: 2
+      tasks: [{name: a, in: {x: a}, run: "true"}]
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"{in.x}: parameters cannot be used here, only vars, {iter} and {prev}"* ]]
+	[[ "$output" == *"unknown placeholder {nokey}"* ]]
 }
