@@ -8,9 +8,11 @@
 #include <glob.h>
 #include <limits.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "path.h"
@@ -313,13 +315,18 @@ param_seg(const struct tmpl_ctx *c, const char *name, const char *dot,
 		tmpl_error(c, name, "unknown placeholder {%s}", name);
 		return false;
 	}
+	const struct wf_task *t = c->sc->task;
+	if (!t) { /* a repeat block's until */
+		tmpl_error(c, NULL, "{%s}: parameters cannot be used here, "
+			   "only vars, {iter} and {prev}", name);
+		return false;
+	}
 	if (c->where != IN_RUN && c->where != IN_ENV) {
 		tmpl_error(c, NULL, "{%s}: parameters cannot be used in %s, "
 			   "only vars and foreach keys", name,
 			   where_name(c->where));
 		return false;
 	}
-	const struct wf_task *t = c->sc->task;
 	const char *pn = dot + 1;
 	size_t i;
 	for (i = 0; i < t->nparams; i++)
@@ -2569,6 +2576,7 @@ plan_build_guarded(struct plan *p, const struct workflow *wf,
 }
 
 static void eager_setup(struct builder *b, const struct plan *like);
+static int repeat_compile(struct builder *b);
 
 static int
 build(struct plan *p, const struct workflow *wf, struct diags *d,
@@ -2613,6 +2621,8 @@ build(struct plan *p, const struct workflow *wf, struct diags *d,
 	}
 	p->lim = *lim;
 	p->stage_from = (uint32_t)wf->ntasks;
+	p->rep_at = -1;
+	bad |= repeat_compile(&b);
 	if (!bad && !d->nerrors && expand) {
 		expand_tasks(&b, 0, false);
 		if (!d->nerrors)
@@ -2669,6 +2679,7 @@ plan_release(struct plan *p)
 	hmap_release(&p->rows);
 	VEC_FREE(p->stage_writers);
 	VEC_FREE(p->eager_writers);
+	free(p->reps);
 	dag_release(&p->dag);
 	if (p->workdir_fd >= 0)
 		close(p->workdir_fd);
@@ -2836,6 +2847,32 @@ deferred(struct builder *b, size_t i, uint32_t base)
 	return true;
 }
 
+/* Expand template i into the dag; lo and hi (NULL: its own) are the
+ * bounds of its range keys. */
+static void
+expand_template(struct builder *b, size_t i, struct tmpl *lo,
+		struct tmpl *hi)
+{
+	const struct workflow *wf = b->p->wf;
+	struct ptask *pt = &b->p->pt[i];
+	char *owner = xasprintf("task '%s'", wf->tasks[i].name);
+	struct inst_arg a = { pt, (uint32_t)i, owner };
+	b->vals.n = 0;
+	const struct pforeach none = { 0 };
+	const struct pforeach *f = pt->fe ? pt->fe : &none;
+	if (each_combo(b, &wf->tasks[i].foreach, 0, lo ? lo : f->lo,
+		       hi ? hi : f->hi, f->items, f->glob, owner, add_instance,
+		       &a) < 0)
+		pt->failed = true;
+	else if (!pt->ninst)
+		diag_warning(b->d, wf->tasks[i].loc, "task '%s' has no "
+			     "instances: its foreach is empty",
+			     wf->tasks[i].name);
+	free(owner);
+}
+
+static bool repeat_start(struct builder *b, const struct wf_repeat *r);
+
 /* Expand the tasks from template from on, in program order, into the
  * dag, up to the first one deferred (a resumed stage's first task is
  * not: what it globs is on disk now). */
@@ -2851,22 +2888,18 @@ expand_tasks(struct builder *b, size_t from, bool resumed)
 			p->stage_from = (uint32_t)i;
 			return;
 		}
-		struct ptask *pt = &p->pt[i];
-		char *owner = xasprintf("task '%s'", wf->tasks[i].name);
-		struct inst_arg a = { pt, (uint32_t)i, owner };
-		b->vals.n = 0;
-		const struct pforeach none = { 0 };
-		const struct pforeach *f = pt->fe ? pt->fe : &none;
-		if (each_combo(b, &wf->tasks[i].foreach, 0, f->lo, f->hi,
-			       f->items, f->glob, owner, add_instance, &a) < 0)
-			pt->failed = true;
-		else if (!pt->ninst)
-			diag_warning(b->d, wf->tasks[i].loc, "task '%s' has no "
-				     "instances: its foreach is empty",
-				     wf->tasks[i].name);
-		free(owner);
+		const struct wf_repeat *r = workflow_repeat_of(wf, i);
+		if (r) {
+			if (repeat_start(b, r))
+				return;
+			i = r->to - 1;
+			continue;
+		}
+		expand_template(b, i, NULL, NULL);
 	}
 }
+
+static void repeat_next(struct builder *b);
 
 int
 plan_expand_stage(struct plan *p, struct diags *d)
@@ -2886,7 +2919,10 @@ plan_expand_stage(struct plan *p, struct diags *d)
 	if (p->workdir_fd < 0) /* made by the run since */
 		p->workdir_fd = open(p->wf->workdir, O_RDONLY | O_DIRECTORY |
 				     O_CLOEXEC);
-	expand_tasks(&b, p->stage_from, true);
+	if (p->rep_at >= 0)
+		repeat_next(&b);
+	else
+		expand_tasks(&b, p->stage_from, true);
 	if (d->nerrors == errs)
 		check_inputs(&b);
 	dag_extend(&p->dag, first);
@@ -2932,13 +2968,226 @@ plan_build_eager(struct plan *q, const struct plan *p, struct diags *d)
 	return build(q, p->wf, d, true, &p->lim, NULL, NULL, 0, p);
 }
 
+static char *repeat_why(const struct plan *p);
+
 char *
 plan_pending_why(const struct plan *p)
 {
+	if (p->rep_at >= 0)
+		return repeat_why(p);
 	struct strbuf out = STRBUF_INIT;
 	strbuf_adds(&out, "expanded after ");
 	plan_label(p, p->stage_writer, &out);
 	strbuf_addf(&out, " writes %s", p->stage_dir);
+	char *v = xvisible(out.buf);
+	strbuf_release(&out);
+	return v;
+}
+
+/* ---- repeat blocks (wfrun-workflow(5), REPEAT) ---- */
+
+/* Compile each block's until command, with iter and prev in scope. */
+static int
+repeat_compile(struct builder *b)
+{
+	struct plan *p = b->p;
+	const struct workflow *wf = p->wf;
+	static const char *keys[] = { "iter", "prev" };
+	int bad = 0;
+	p->reps = xcalloc(wf->nrepeats ? wf->nrepeats : 1, sizeof(*p->reps));
+	for (size_t i = 0; i < wf->nrepeats; i++) {
+		const struct wf_repeat *r = &wf->repeats[i];
+		struct scope sc = { wf, keys, 2, NULL, &p->dag.arena, NULL };
+		if (r->until)
+			bad |= tmpl_compile(&p->reps[i].until, r->until, &sc,
+					    IN_RUN, b->d, r->until_loc,
+					    "the repeat block's until") < 0;
+	}
+	return bad;
+}
+
+/* "the repeat block of 'a', 'b'" onto out. */
+static void
+repeat_name(const struct plan *p, const struct wf_repeat *r,
+	    struct strbuf *out)
+{
+	strbuf_adds(out, "the repeat block of ");
+	for (size_t i = r->from; i < r->to; i++)
+		strbuf_addf(out, "%s'%s'", i > r->from ? ", " : "",
+			    p->wf->tasks[i].name);
+}
+
+/* Expand iteration k of block ri: its instances become the stage
+ * writers (and, eager, eager writers). */
+static void
+repeat_expand(struct builder *b, size_t ri, uint32_t k)
+{
+	struct plan *p = b->p;
+	const struct wf_repeat *r = &p->wf->repeats[ri];
+	char num[2][24];
+	snprintf(num[0], sizeof(num[0]), "%u", k);
+	snprintf(num[1], sizeof(num[1]), "%u", k - 1);
+	struct scope sc = { p->wf, NULL, 0, NULL, &p->dag.arena, NULL };
+	uint32_t first = (uint32_t)p->dag.tasks.n;
+	for (size_t i = r->from; i < r->to && !b->over; i++) {
+		const struct pforeach *f = p->pt[i].fe;
+		size_t n = p->wf->tasks[i].foreach.n;
+		struct tmpl *lo = xmalloc(n * sizeof(*lo));
+		struct tmpl *hi = xmalloc(n * sizeof(*hi));
+		memcpy(lo, f->lo, n * sizeof(*lo));
+		memcpy(hi, f->hi, n * sizeof(*hi));
+		for (size_t j = 0; j < 2; j++) {
+			const char *t = arena_strndup(&p->dag.arena, num[j],
+						      strlen(num[j]));
+			tmpl_compile(&lo[j], t, &sc, IN_EXPR, b->d, r->loc,
+				     "a repeat block");
+			hi[j] = lo[j];
+		}
+		expand_template(b, i, lo, hi);
+		free(lo);
+		free(hi);
+	}
+	p->reps[ri].iters = k;
+	p->stage_writers.n = 0;
+	for (uint32_t t = first; t < p->dag.tasks.n; t++) {
+		VEC_PUSH(p->stage_writers, t);
+		if (b->eager)
+			VEC_PUSH(p->eager_writers, t);
+	}
+}
+
+/* Run block ri's until command for iteration k in the workdir: its exit
+ * status (128 + N when killed by signal N), -1 when it could not start.
+ * Its output goes to stderr, or nowhere when quiet. */
+static int
+until_status(const struct plan *p, size_t ri, uint32_t k, bool quiet)
+{
+	char num[2][24];
+	snprintf(num[0], sizeof(num[0]), "%u", k);
+	snprintf(num[1], sizeof(num[1]), "%u", k - 1);
+	const char *vals[2] = { num[0], num[1] };
+	struct strbuf cmd = STRBUF_INIT;
+	if (render_capped(&cmd, &p->reps[ri].until, vals) < 0) {
+		strbuf_release(&cmd);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		if (p->workdir_fd >= 0 && fchdir(p->workdir_fd) < 0)
+			_exit(126);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(quiet ? nul : 2, 1);
+			if (quiet)
+				dup2(nul, 2);
+		}
+		execl("/bin/sh", "sh", "-c", cmd.buf, (char *)NULL);
+		_exit(127);
+	}
+	strbuf_release(&cmd);
+	int status = 0;
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* After iteration k of block ri: true to run it again.  Says how the
+ * block ended (quietly when eager) or why its until failed (an error). */
+static bool
+repeat_again(struct builder *b, size_t ri, uint32_t k)
+{
+	struct plan *p = b->p;
+	const struct wf_repeat *r = &p->wf->repeats[ri];
+	int st = until_status(p, ri, k, b->eager);
+	if (st == 1 && (long)k < r->max)
+		return true;
+	struct strbuf name = STRBUF_INIT;
+	repeat_name(p, r, &name);
+	if (st == 0) {
+		p->reps[ri].end = REPEAT_CONVERGED;
+		if (!b->eager)
+			info_msg("%s converged after %u iteration%s", name.buf,
+				 k, k == 1 ? "" : "s");
+	} else if (st == 1) {
+		p->reps[ri].end = REPEAT_MAX;
+		diag_warning(b->d, r->loc, "%s did not converge in %ld "
+			     "iterations (its max): going on with what the "
+			     "last one wrote", name.buf, r->max);
+	} else {
+		char why[40] = "could not run";
+		if (st >= 0)
+			snprintf(why, sizeof(why), "exited with %d", st);
+		diag_error(b->d, r->until_loc, "%s: its until command %s after "
+			   "iteration %u (0 says converged, 1 go on)", name.buf,
+			   why, k);
+	}
+	strbuf_release(&name);
+	return false;
+}
+
+/* Start block r at its first task: iteration 1, then (staged) wait for
+ * it, true; or (eager) every iteration the disk says ran, false. */
+static bool
+repeat_start(struct builder *b, const struct wf_repeat *r)
+{
+	struct plan *p = b->p;
+	size_t ri = (size_t)(r - p->wf->repeats);
+	uint32_t k = 1;
+	repeat_expand(b, ri, k);
+	if (!b->eager) {
+		p->stage_from = (uint32_t)r->from;
+		p->rep_at = (int)ri;
+		p->stage_writer = p->stage_writers.n ? p->stage_writers.v[0] : 0;
+		return true;
+	}
+	size_t errs = b->d->nerrors;
+	while (!b->over && repeat_again(b, ri, k))
+		repeat_expand(b, ri, ++k);
+	if (b->d->nerrors > errs)
+		b->over = true;
+	p->stage_writers.n = 0;
+	return false;
+}
+
+/* The pending stage is block rep_at's last iteration done: run the next
+ * one, or go past the block. */
+static void
+repeat_next(struct builder *b)
+{
+	struct plan *p = b->p;
+	size_t ri = (size_t)p->rep_at;
+	const struct wf_repeat *r = &p->wf->repeats[ri];
+	uint32_t k = p->reps[ri].iters;
+	size_t errs = b->d->nerrors;
+	if (repeat_again(b, ri, k)) {
+		repeat_expand(b, ri, k + 1);
+		return;
+	}
+	if (b->d->nerrors > errs)
+		return; /* still pending: nothing after it runs */
+	p->rep_at = -1;
+	p->stage_writers.n = 0;
+	expand_tasks(b, r->to, false);
+}
+
+static char *
+repeat_why(const struct plan *p)
+{
+	const struct wf_repeat *r = &p->wf->repeats[p->rep_at];
+	struct strbuf out = STRBUF_INIT;
+	strbuf_addf(&out, "repeated until `%s` exits 0, at most %ld times "
+		    "(iteration %u expanded)", r->until ? r->until : "", r->max,
+		    p->reps[p->rep_at].iters);
 	char *v = xvisible(out.buf);
 	strbuf_release(&out);
 	return v;

@@ -101,6 +101,13 @@ struct plan_limits {
 	size_t max_accesses;
 	size_t max_empty;
 };
+/* How a repeat block went: iterations expanded, and its end. */
+enum plan_repeat_end { REPEAT_RUNNING, REPEAT_CONVERGED, REPEAT_MAX };
+struct plan_repeat {
+	struct tmpl until;
+	uint32_t iters;
+	uint8_t end;       /* enum plan_repeat_end */
+};
 /* Task instances (a VEC). */
 struct plan_writers {
 	uint32_t *v;
@@ -129,6 +136,11 @@ struct plan {
 	const char *stage_dir;   /* in the dag's arena */
 	struct plan_writers eager_writers; /* plan_build_eager */
 	struct plan_limits lim;
+	/* Repeat blocks (wfrun-workflow(5), REPEAT), parallel to
+	 * wf->repeats; rep_at: the block whose last iteration, the
+	 * stage_writers, decides on what comes next (-1: none). */
+	struct plan_repeat *reps;
+	int rep_at;
 };
 
 /*

@@ -1982,6 +1982,35 @@ say_expanded(struct runner *r, uint32_t from, uint32_t to)
 	}
 }
 
+/* After a stage of repeat block ri (wfrun-workflow(5), REPEAT): its next
+ * iteration, or how it ended, in events.jsonl (and with -v). */
+static void
+say_iteration(struct runner *r, int ri)
+{
+	const struct plan *p = r->p;
+	const struct plan_repeat *pr = &p->reps[ri];
+	const char *name = p->wf->tasks[p->wf->repeats[ri].from].name;
+	const char *end = pr->end == REPEAT_CONVERGED ? "converged"
+			  : pr->end == REPEAT_MAX    ? "max"
+						     : NULL;
+	if (!end)
+		verbose_msg("iteration %u of the repeat block of %s", pr->iters,
+			    name);
+	if (!r->events)
+		return;
+	struct strbuf b = STRBUF_INIT;
+	strbuf_addf(&b, "{\"t\":%.6f,\"ev\":\"%s\",\"name\":", clock_real(),
+		    end ? "repeated" : "iteration");
+	strbuf_add_json(&b, name);
+	strbuf_addf(&b, ",\"iter\":%u", pr->iters);
+	if (end)
+		strbuf_addf(&b, ",\"end\":\"%s\"", end);
+	strbuf_adds(&b, "}\n");
+	fputs(b.buf, r->events);
+	fflush(r->events);
+	strbuf_release(&b);
+}
+
 /* The writers of what the next stage globs are done: expand it from
  * the disk, decide which of its tasks are up to date and queue those
  * that may start.  -1 when it cannot be expanded (said). */
@@ -1992,12 +2021,17 @@ expand_stage(struct runner *r)
 	uint32_t first = (uint32_t)p->dag.tasks.n, from = p->stage_from;
 	progress_clear(r);
 	if (r->stage) {
-		error_msg("task '%s': a foreach over what an earlier task "
-			  "writes needs workers that share the workdir",
-			  p->wf->tasks[from].name);
+		error_msg("task '%s': %s needs workers that share the "
+			  "workdir", p->wf->tasks[from].name,
+			  p->rep_at >= 0 ? "a repeat block"
+					 : "a foreach over what an earlier "
+					   "task writes");
 		return -1;
 	}
+	int ri = p->rep_at;
 	bool bad = plan_next_stage(p, stderr) < 0;
+	if (!bad && ri >= 0)
+		say_iteration(r, ri);
 	if (!bad)
 		say_expanded(r, from, plan_pending(p) ? p->stage_from
 						      : (uint32_t)p->wf->ntasks);
@@ -2048,7 +2082,9 @@ expand_ready(struct runner *r)
 		if (r->writers_done < p->stage_writers.n)
 			return;
 		r->writers_done = 0;
-		r->bad_from = p->stage_from;
+		/* a repeat block's until failing: its iterations ran */
+		r->bad_from = p->rep_at >= 0 ? p->wf->repeats[p->rep_at].to
+					     : p->stage_from;
 		if (expand_stage(r) < 0) {
 			r->expand_failed = true;
 			r->pl.stop = r->pl.stop || !r->o->keep_going;
@@ -2065,6 +2101,8 @@ say_pending(struct runner *r)
 	if (!plan_pending(p) && !r->expand_failed)
 		return;
 	size_t from = r->expand_failed ? r->bad_from : p->stage_from;
+	if (from >= p->wf->ntasks)
+		return;
 	struct strbuf b = STRBUF_INIT;
 	for (size_t i = from; i < p->wf->ntasks; i++)
 		strbuf_addf(&b, "%s%s", i > from ? ", " : "",

@@ -2190,6 +2190,163 @@ task_again(struct ctx *c, const struct wf_task *t, const struct wf_task *first)
 	strbuf_release(&at);
 }
 
+/* Parse task node tn as the next task (the array has room). */
+static struct wf_task *
+add_task(struct ctx *c, struct ynode *tn)
+{
+	struct workflow *wf = c->wf;
+	struct hmap *names = &c->ls->task_names;
+	struct wf_task *t = &wf->tasks[wf->ntasks];
+	parse_task(c, tn, t, wf->ntasks);
+	wf->ntasks++;
+	if (t->name) {
+		int found;
+		uint64_t *slot = hmap_put(names, t->name, strlen(t->name),
+					  wf->ntasks - 1, &found);
+		if (found)
+			task_again(c, t, &wf->tasks[*slot]);
+	}
+	return t;
+}
+
+/* ---- repeat blocks (wfrun-workflow(5), REPEAT) ---- */
+
+/* Is task list item n a repeat block (a mapping with the key repeat)? */
+static bool
+is_repeat(struct ctx *c, struct ynode *n)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return false;
+	for (size_t p = 0; p < n->n; p += 2) {
+		struct ynode *k = node_at(c, n, p);
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    !strcmp(ytext(c, k), "repeat"))
+			return true;
+	}
+	return false;
+}
+
+struct repeat_arg {
+	struct wf_repeat *r;
+	struct ynode *tasks, *max;
+};
+
+static void
+repeat_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
+	    void *arg)
+{
+	struct repeat_arg *ra = arg;
+	(void)k;
+	if (!strcmp(key, "until")) {
+		const char *s = scalar(c, v, "until");
+		if (s && !*s)
+			diag_error(c->d, loc_of(v), "until is empty: give a "
+				   "command that exits 0 once converged");
+		else if (s)
+			ra->r->until = wf_strdup(c->wf, s);
+		ra->r->until_loc = loc_of(v);
+	} else if (!strcmp(key, "max")) {
+		ra->max = v;
+		parse_int_node(c, v, "max", 1, &ra->r->max);
+	} else if (!strcmp(key, "tasks")) {
+		ra->tasks = v;
+	}
+}
+
+/* The implicit foreach keys iter and prev, first, of task t of a
+ * repeat block (their values are set as each iteration is expanded). */
+static void
+repeat_keys(struct ctx *c, struct wf_task *t)
+{
+	static const char *const keys[] = { "iter", "prev" };
+	struct wf_foreach *fe = &t->foreach;
+	for (size_t k = 0; k < fe->n; k++)
+		for (size_t j = 0; j < ARRAY_SIZE(keys); j++)
+			if (!strcmp(fe->v[k].name, keys[j]))
+				diag_error(c->d, fe->v[k].loc, "foreach key '%s' "
+					   "of task '%s' is the repeat block's "
+					   "own; rename it", keys[j],
+					   t->name ? t->name : "?");
+	fe->v = xrealloc(fe->v, (fe->n + 2) * sizeof(*fe->v));
+	memmove(fe->v + 2, fe->v, fe->n * sizeof(*fe->v));
+	for (size_t j = 0; j < ARRAY_SIZE(keys); j++) {
+		struct wf_iter it = { 0 };
+		it.name = xstrdup(keys[j]);
+		it.kind = WF_ITER_RANGE;
+		it.lo = xstrdup(j ? "0" : "1");
+		it.hi = xstrdup(j ? "0" : "1");
+		it.loc = t->loc;
+		fe->v[j] = it;
+	}
+	fe->n += 2;
+}
+
+/* - repeat: {until: CMD, max: N, tasks: [...]}: its tasks are appended
+ * as any others, the block remembers which; rest: the task list's items
+ * after it, which keep their room. */
+static void
+parse_repeat(struct ctx *c, struct ynode *n, size_t rest)
+{
+	static const char *const keys[] = { "until", "max", "tasks" };
+	struct workflow *wf = c->wf;
+	struct ynode *v = NULL;
+	for (size_t p = 0; p + 1 < n->n; p += 2) {
+		struct ynode *k = node_at(c, n, p);
+		const char *key = k ? scalar(c, k, "a key") : NULL;
+		if (key && !strcmp(key, "repeat"))
+			v = node_at(c, n, p + 1);
+		else if (key)
+			diag_error(c->d, loc_of(k), "a repeat block has no key "
+				   "'%s' beside repeat: put it in a task of "
+				   "repeat: {tasks: [...]}", key);
+	}
+	if (!v || !is_mapping(c, v, "repeat"))
+		return;
+	struct wf_repeat r = { 0 };
+	r.loc = loc_of(n);
+	struct repeat_arg ra = { &r, NULL, NULL };
+	each_pair(c, v, "repeat", keys, ARRAY_SIZE(keys), repeat_pair, &ra);
+	if (!ra.max)
+		diag_error(c->d, r.loc, "repeat has no max: add max: N, the "
+			   "most iterations to run");
+	if (!r.until && !r.until_loc.line)
+		diag_error(c->d, r.loc, "repeat has no until: add until: CMD, "
+			   "a command that exits 0 once converged");
+	if (!ra.tasks || ra.tasks->type != YAML_SEQUENCE_NODE || !ra.tasks->n) {
+		diag_error(c->d, ra.tasks ? loc_of(ra.tasks) : r.loc,
+			   "repeat needs tasks: a list of tasks");
+		return;
+	}
+	size_t room = ra.tasks->n + rest + 1;
+	wf->tasks = xrealloc(wf->tasks, (wf->ntasks + room) *
+					 sizeof(*wf->tasks));
+	memset(wf->tasks + wf->ntasks, 0, room * sizeof(*wf->tasks));
+	r.from = wf->ntasks;
+	for (size_t i = 0; i < ra.tasks->n; i++) {
+		struct ynode *tn = node_at(c, ra.tasks, i);
+		if (!tn)
+			break;
+		if (tn->type == YAML_MAPPING_NODE && is_repeat(c, tn))
+			diag_error(c->d, loc_of(tn), "a repeat block cannot hold "
+				   "another");
+		else
+			repeat_keys(c, add_task(c, tn));
+	}
+	r.to = wf->ntasks;
+	wf->repeats = xrealloc(wf->repeats, (wf->nrepeats + 1) *
+					     sizeof(*wf->repeats));
+	wf->repeats[wf->nrepeats++] = r;
+}
+
+const struct wf_repeat *
+workflow_repeat_of(const struct workflow *wf, size_t i)
+{
+	for (size_t r = 0; r < wf->nrepeats; r++)
+		if (i >= wf->repeats[r].from && i < wf->repeats[r].to)
+			return &wf->repeats[r];
+	return NULL;
+}
+
 /* tasks:, a list of tasks with unique names. */
 static void
 doc_tasks(struct ctx *c, struct ynode *root, struct ynode *tasks)
@@ -2213,23 +2370,16 @@ doc_tasks(struct ctx *c, struct ynode *root, struct ynode *tasks)
 	wf->tasks = xrealloc(wf->tasks, (wf->ntasks + n + !n) *
 					 sizeof(*wf->tasks));
 	memset(wf->tasks + wf->ntasks, 0, n * sizeof(*wf->tasks));
-	struct hmap *names = &c->ls->task_names;
 	for (size_t i = 0; i < n; i++) {
 		struct ynode *tn = node_at(c, tasks, i);
 		if (!tn) {
 			diag_error(c->d, loc_of(tasks), "document too large");
 			break;
 		}
-		struct wf_task *t = &wf->tasks[wf->ntasks];
-		parse_task(c, tn, t, wf->ntasks);
-		wf->ntasks++;
-		if (t->name) {
-			int found;
-			uint64_t *slot = hmap_put(names, t->name, strlen(t->name),
-						  wf->ntasks - 1, &found);
-			if (found)
-				task_again(c, t, &wf->tasks[*slot]);
-		}
+		if (is_repeat(c, tn))
+			parse_repeat(c, tn, n - i - 1);
+		else
+			add_task(c, tn);
 	}
 }
 
@@ -2732,6 +2882,7 @@ workflow_release(struct workflow *wf)
 		free(t->env);
 	}
 	free(wf->tasks);
+	free(wf->repeats);
 	for (size_t i = 0; i < wf->nvars; i++) {
 		free(wf->vars[i].key);
 		free(wf->vars[i].val);

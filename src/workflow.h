@@ -245,6 +245,17 @@ struct wf_settings {
 	size_t nset;
 };
 
+/* A repeat block (wfrun-workflow(5), REPEAT): tasks [from, to) run
+ * once per iteration, with the implicit foreach keys iter (1, 2, ...)
+ * and prev (iter - 1) first, until the until command exits 0 or max
+ * iterations have run. */
+struct wf_repeat {
+	size_t from, to;
+	char *until;      /* a shell command template: iter, prev, vars */
+	struct wf_loc loc, until_loc;
+	long max;
+};
+
 struct workflow {
 	char *file;      /* as given on the command line */
 	char *name;
@@ -258,6 +269,8 @@ struct workflow {
 	VEC(char *) files; /* file index (wf_loc.file) -> its name; [0]: file */
 	struct wf_task *tasks;
 	size_t ntasks;
+	struct wf_repeat *repeats; /* in task order */
+	size_t nrepeats;
 	struct arena strings; /* the tasks' names, run lines, parameter
 				 names and paths */
 };
@@ -271,6 +284,9 @@ struct workflow {
  * READ_MAX_WORKFLOW bytes; a device or a directory is refused unread.
  */
 int workflow_load(struct workflow *wf, const char *path, struct diags *d);
+/* The repeat block holding task i, or NULL. */
+const struct wf_repeat *workflow_repeat_of(const struct workflow *wf,
+					   size_t i);
 /* The same with the vars of set (NULL: none) over the file's. */
 int workflow_load_set(struct workflow *wf, const char *path,
 		      const struct wf_settings *set, struct diags *d);

@@ -132,11 +132,55 @@ test_table(void)
 	is_str(err(0), "a where value must be a scalar, not a list", "named");
 }
 
+/* A repeat block: its tasks among the others, its keys first. */
+static void
+test_repeat(void)
+{
+	is_int(load("tasks:\n"
+		    "  - {name: a, run: x}\n"
+		    "  - repeat:\n"
+		    "      until: \"test -e done{iter}\"\n"
+		    "      max: 7\n"
+		    "      tasks:\n"
+		    "        - {name: b, foreach: {f: \"1..2\"}, run: x}\n"
+		    "        - {name: c, run: x}\n"
+		    "        - {name: d, run: x}\n"
+		    "  - {name: e, run: x}\n"
+		    "  - {name: f, run: x}\n"
+		    "  - {name: g, run: x}\n"), 0, "a repeat block loads");
+	is_int(wf.ntasks, 7, "its tasks are tasks of the workflow");
+	is_str(wf.tasks[6].name, "g", "the tasks after it keep their room");
+	is_int(wf.nrepeats, 1, "one block");
+	const struct wf_repeat *r = &wf.repeats[0];
+	ok(r->from == 1 && r->to == 4, "its tasks: b, c, d");
+	is_int(r->max, 7, "its max");
+	is_str(r->until, "test -e done{iter}", "its until, a template");
+	ok(workflow_repeat_of(&wf, 0) == NULL && workflow_repeat_of(&wf, 4) ==
+	   NULL, "a and e are not in it");
+	ok(workflow_repeat_of(&wf, 3) == r, "d is");
+	const struct wf_foreach *fe = &wf.tasks[1].foreach;
+	ok(fe->n == 3 && !strcmp(fe->v[0].name, "iter") &&
+	   !strcmp(fe->v[1].name, "prev") && !strcmp(fe->v[2].name, "f"),
+	   "iter and prev come before the task's own keys");
+	ok(load("tasks:\n  - repeat: {until: x, max: 2, tasks: "
+		"[{name: b, foreach: {prev: [1]}, run: x}]}\n") < 0,
+	   "a task's own key prev");
+	is_str(err(0), "foreach key 'prev' of task 'b' is the repeat block's "
+	       "own; rename it", "refused");
+	ok(load("tasks:\n  - repeat: {until: x, tasks: [{name: b, run: x}]}\n"
+		"    name: n\n") < 0, "no max, a key beside repeat");
+	is_str(err(0), "a repeat block has no key 'name' beside repeat: put it "
+	       "in a task of repeat: {tasks: [...]}", "the key beside");
+	is_str(err(1), "repeat has no max: add max: N, the most iterations to "
+	       "run", "no max");
+}
+
 int
 main(void)
 {
 	diags_init(&dg, "");
 	test_table();
+	test_repeat();
 	is_int(load("name: x\n"
 		    "vars: {n: 3}\n"
 		    "tasks:\n"
