@@ -212,14 +212,12 @@ log_name(struct llog *l, bool at_end)
 {
 	if (l->named)
 		return;
-	if (link_fd(l->fd, l->path) < 0 && errno == EEXIST) {
+	bool ok = !link_fd(l->fd, l->path);
+	if (!ok && errno == EEXIST) {
 		unlink(l->path); /* made since the job started */
-		if (!link_fd(l->fd, l->path))
-			errno = 0;
-	} else {
-		errno = 0;
+		ok = !link_fd(l->fd, l->path);
 	}
-	if (!errno) {
+	if (ok) {
 		l->named = true;
 	} else if (at_end) {
 		plain_logs = true;
@@ -270,8 +268,10 @@ logs_end(struct ljob *j, bool alone, bool *out_empty, bool *err_empty)
 {
 	*out_empty = log_end(&j->log[0], j->log_max);
 	*err_empty = log_end(&j->log[1], j->log_max);
-	log_drop(&j->log[0], alone && *out_empty);
-	log_drop(&j->log[1], alone && *err_empty);
+	/* a log once named (then unlinked, being empty) can never be
+	 * linked again: only a nameless one is kept for a later job */
+	log_drop(&j->log[0], alone && *out_empty && !j->log[0].named);
+	log_drop(&j->log[1], alone && *err_empty && !j->log[1].named);
 }
 
 /* Name the logs of the jobs that have run for LOG_NAME_AFTER seconds, so

@@ -205,3 +205,20 @@ EOF2
 	[ "$output" = "$(cat want)" ]
 	[ ! -e oS1 ]
 }
+
+# A task that ran a second had its empty logs named, then removed at its
+# end: such a file can never be linked again, so it must not be handed to
+# a later task as a spare (its log was lost, and said to be named).
+@test "a log whose file once had a name is not reused: later tasks' logs are all there" {
+	wf <<'EOF2'
+tasks:
+  - {name: slow, foreach: {s: [S1, S2, S3]}, out: {o: "s/{s}.txt"}, run: "sleep 1.2; echo {s} > {out.o}"}
+  - {name: talk, foreach: {s: [S1, S2, S3]}, in: {i: "s/{s}.txt"}, out: {o: "t/{s}.txt"}, run: "echo said {s} >&2; cp {in.i} {out.o}"}
+EOF2
+	run "$WFRUN" -q -j 3 wf.yaml
+	[ "$status" -eq 0 ]
+	for s in S1 S2 S3; do
+		has ".wfrun/logs/talk/s=$s.err" "said $s"
+	done
+	[ ! -e ".wfrun/logs/slow/s=S1.err" ]
+}
