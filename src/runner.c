@@ -942,6 +942,25 @@ record(struct runner *r, uint32_t t, const bool *got,
 	return false;
 }
 
+/* The end of a run whose stages appended tasks (DYNAMIC), which the
+ * temp files were counted without (removal was deferred to the end):
+ * counted again over every task, a task that did not end done still
+ * needing what it reads, and those no such task reads go. */
+static void
+finish_temps_grown(struct runner *r)
+{
+	const struct dag *g = &r->p->dag;
+	size_t nt = g->tasks.n;
+	bool *run = xmalloc((nt ? nt : 1) * sizeof(bool));
+	for (size_t t = 0; t < nt; t++)
+		run[t] = g->tasks.v[t].state != TASK_DONE &&
+			 g->tasks.v[t].state != TASK_LEFT_OUT;
+	temp_release(&r->temp);
+	temp_init(&r->temp, r->p, run, !r->o->keep_temp, false);
+	free(run);
+	temp_finish(&r->temp, r->p, &r->journal);
+}
+
 /* Task t succeeded: the temp files it was the last to read go, before
  * anything after it starts (a task that writes them again waits for
  * it).  t == UINT32_MAX: the end of the run (temp_finish). */
@@ -950,7 +969,9 @@ remove_temps(struct runner *r, uint32_t t)
 {
 	if (log_level >= 2)
 		progress_clear(r);
-	if (t == UINT32_MAX)
+	if (t == UINT32_MAX && r->temp.ntasks < r->p->dag.tasks.n)
+		finish_temps_grown(r);
+	else if (t == UINT32_MAX)
 		temp_finish(&r->temp, r->p, &r->journal);
 	else
 		temp_task_done(&r->temp, r->p, t, &r->journal);

@@ -320,3 +320,31 @@ EOF2
 	[[ "$output" == *"up to date: not run"* ]]
 	[[ "$output" != *"count"* ]]
 }
+
+# Temp files written by a stage's tasks go at the end of the run that
+# wrote them (they were not known when the run counted readers).
+@test "temp files written in a stage are removed by the run that writes them" {
+	wf <<'EOF2'
+tasks:
+  - name: split
+    out: {d: {dir: chunks}}
+    run: "mkdir -p {out.d} && echo a > {out.d}/c1 && echo b > {out.d}/c2"
+  - name: up
+    foreach: {c: {glob: "chunks/c*"}}
+    in: {i: "{c}"}
+    out: {o: {temp: "tmp/{c}.up"}}
+    run: "tr a-z A-Z < {in.i} > {out.o}"
+  - name: gather
+    in: {all: {list: "tmp/{c}.up", foreach: {c: {glob: "chunks/c*"}}}}
+    out: {t: total.txt}
+    run: "cat {in.all} > {out.t}"
+EOF2
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat total.txt | tr -d '\n')" = AB ]
+	[ -z "$(ls tmp/chunks)" ]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 tasks done"*"4 up to date"* ]]
+	[[ "$output" != *removed* ]]
+}
