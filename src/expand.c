@@ -2780,6 +2780,27 @@ file_writer(const struct dag *g, const char *name, size_t n, uint32_t base,
 		VEC_PUSH(*out, w);
 }
 
+/* The glob of a pattern with captures, each capture a '*', into b->sb;
+ * -1 when a piece uses a foreach key (then it is not looked at). */
+static int
+capture_glob(struct builder *b, const struct prows *rows)
+{
+	strbuf_reset(&b->sb);
+	for (size_t i = 0; i < rows->npieces; i++) {
+		if (!tmpl_static(&rows->pieces[i]))
+			return -1;
+		if (i)
+			strbuf_addch(&b->sb, '*');
+		struct strbuf piece = STRBUF_INIT;
+		int r = render_capped(&piece, &rows->pieces[i], NULL);
+		strbuf_add(&b->sb, piece.buf, piece.len);
+		strbuf_release(&piece);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The writers of what the glob keys of fe (compiled as glob[]) may
  * match, or of the files its lines keys read, from base on, onto
  * p->stage_writers; *dir: what the first found writes. */
@@ -2790,12 +2811,18 @@ keys_writers(struct builder *b, const struct wf_foreach *fe,
 	struct plan *p = b->p;
 	for (size_t k = 0; glob && k < fe->n; k++) {
 		bool lines = fe->v[k].kind == WF_ITER_LINES;
-		if ((fe->v[k].kind != WF_ITER_GLOB && !lines) ||
-		    !tmpl_static(&glob[k]))
+		const struct prows *rows = plan_rows(p, &fe->v[k]);
+		if (fe->v[k].kind == WF_ITER_GLOB && rows && rows->pieces) {
+			if (capture_glob(b, rows) < 0)
+				continue;
+		} else if ((fe->v[k].kind != WF_ITER_GLOB && !lines) ||
+			   !tmpl_static(&glob[k])) {
 			continue;
-		strbuf_reset(&b->sb);
-		if (render_capped(&b->sb, &glob[k], NULL) < 0)
-			continue;
+		} else {
+			strbuf_reset(&b->sb);
+			if (render_capped(&b->sb, &glob[k], NULL) < 0)
+				continue;
+		}
 		char *norm = xmalloc(b->sb.len + 2);
 		size_t n = path_normalize_buf(b->sb.buf, b->sb.len, norm);
 		const char *name = in_workdir(p->wf->workdir, norm, &n);

@@ -348,3 +348,28 @@ EOF2
 	[[ "$output" == *"0 tasks done"*"4 up to date"* ]]
 	[[ "$output" != *removed* ]]
 }
+
+# A glob with captures ({glob: "regions/{r}.txt"}) over what an earlier
+# task writes waits for it as a plain glob does.
+@test "a glob with a capture over what an earlier task writes is expanded at run time" {
+	wf <<'EOF2'
+tasks:
+  - name: split
+    out: {d: {dir: regions}}
+    run: "mkdir -p {out.d} && echo a > {out.d}/chr1.txt && echo b > {out.d}/chr2.txt"
+  - name: call
+    foreach: {r: {glob: "regions/{r}.txt"}}
+    in: {i: "{r.path}"}
+    out: {o: "calls/{r}.vcf"}
+    run: "tr a-z A-Z < {in.i} > {out.o}"
+EOF2
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"call  pending: expanded after 'split' writes regions"* ]]
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat calls/chr1.vcf)" = A ]
+	[ "$(cat calls/chr2.vcf)" = B ]
+	run "$WFRUN" wf.yaml
+	[[ "$output" == *"0 tasks done"*"3 up to date"* ]]
+}
