@@ -41,7 +41,7 @@ UNIT_SRC = $(wildcard tests/unit/test-*.c)
 # Example pipelines, installed in $(DATADIR)/workflows.
 EXAMPLES = $(wildcard workflows/*.yaml)
 EXAMPLE_SCRIPTS = $(wildcard workflows/data/*.sh)
-EXAMPLE_DATA = $(wildcard workflows/data/*.awk)
+EXAMPLE_DATA = $(wildcard workflows/data/*.awk workflows/data/*.tsv)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 ifdef SANITIZE

@@ -120,3 +120,54 @@ pipeline() {
 	for i in 0 1 2 3; do cmp "blocks/b$i.bin" "ckpt/b$i.bin"; done
 	[ "$(paste <(trace_col name) <(trace_col kind) | grep -c '^checkpoint	io$')" -eq 4 ]
 }
+
+@test "calling.yaml: sample sheet, target, regions scatter: planted SNPs called; temp gone; rerun and one sample's redo" {
+	for t in bwa samtools bcftools dwgsim; do
+		command -v $t >/dev/null || { echo "$t is not installed: apt-get install -y $t" >&2; return 1; }
+	done
+	pipeline calling.yaml ref_len=15000
+	# a target before the scatter: S1's chain only, up to its sorted BAM
+	run "$WFRUN" -q -j 2 calling.yaml out-calling/bam/S1.bam
+	[ "$status" -eq 0 ]
+	cd out-calling
+	[ -s bam/S1.bam ]
+	[ -s bam/S1.bam.bai ]
+	[ "$(trace_col name | tr '\n' ' ')" = "make-reference index simulate align sort " ]
+	[ "$(trace_col tag | grep -c 's=S1')" -eq 3 ]
+	[ ! -e sim/S2.bwa.read1.fastq.gz ]
+	[ ! -e regions ]
+	# the unsorted BAM was temp: gone once sorted
+	[ -z "$(ls tmp)" ]
+	[ -s logs/align/S1.err ]
+	# the whole run, with the reference in 3 regions (--set): the rest
+	run "$WFRUN" -q -j 2 --set regions=3 ../calling.yaml
+	[ "$status" -eq 0 ]
+	[ "$(ls regions | tr '\n' ' ')" = "r001 r002 r003 " ]
+	[ "$(trace_col name | grep -cx call)" -eq 9 ]
+	[ "$(trace_col name | grep -cx simulate)" -eq 2 ]
+	run -1 grep -q 's=S1' <(paste <(trace_col name) <(trace_col tag) | grep -v '^call\|^gather\|^evaluate')
+	cat summary.txt
+	# the sheet's samples that passed qc (S4 did not), each with at least
+	# 10 planted SNPs, 90% of them called, at most 10% of calls not planted
+	[ "$(cut -d' ' -f1 summary.txt | tr '\n' ' ')" = "S1 S2 S3 " ]
+	awk '$3 >= 10 && $7 >= 0.9 * $3 && $7 >= 0.9 * $5 { ok++ } END { exit ok != 3 }' summary.txt
+	# each sample's VCF is the concatenation of its regions, in order
+	for s in S1 S2 S3; do
+		[ "$(bcftools query -l vcf/$s.vcf.gz)" = "$s" ]
+		bcftools query -f '%POS\n' vcf/$s.vcf.gz | sort -n -c
+	done
+	[ -z "$(ls tmp)" ]
+	# a rerun runs nothing (and leaves no region VCF: they are temp)
+	run "$WFRUN" -v --set regions=3 ../calling.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 tasks done"*", 28 up to date"* ]]
+	[ -z "$(find calls -type f)" ]
+	# one sample's VCF removed: only its calls, gather and what follows
+	rm vcf/S2.vcf.gz
+	run "$WFRUN" -q --set regions=3 ../calling.yaml
+	[ "$status" -eq 0 ]
+	[ "$(paste -d' ' <(trace_col name) <(trace_col tag) | sort | tr '\n' ';')" = "call s=S2,r=regions/r001;call s=S2,r=regions/r002;call s=S2,r=regions/r003;evaluate s=S2;gather s=S2;summary ;" ]
+	[ -s vcf/S2.vcf.gz ]
+	[ -z "$(find calls -type f)" ]
+	[ "$(wc -l <summary.txt)" -eq 3 ]
+}
