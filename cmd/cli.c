@@ -12,6 +12,7 @@
 #include "slurm.h"
 #include "slurm_alloc.h"
 #include "slurm_jobs.h"
+#include "swenv.h"
 #include "util.h"
 
 /* The operand of run and sim, one workflow file (struct cli_spec). */
@@ -109,6 +110,18 @@ parse_io_executors(const char *s)
 		return -1;
 	}
 	return v;
+}
+
+int
+cli_container_engine(const char *arg, const char **out)
+{
+	struct errbuf err;
+	if (swenv_engine_known(arg, &err) < 0) {
+		error_msg("--container-engine: %s", err.msg);
+		return -1;
+	}
+	*out = arg;
+	return 0;
 }
 
 int

@@ -73,6 +73,8 @@ enum {
 /* A cli_opt_fn for the options of struct cli_shared (ctx): 0 or -1; 1
  * when c is not one of them. */
 int cli_shared_opt(int c, const char *arg, void *ctx);
+/* --container-engine NAME into *out: 0, or -1 said. */
+int cli_container_engine(const char *arg, const char **out);
 
 /*
  * Load resources (when not NULL) into c, then file into wf and p, with the

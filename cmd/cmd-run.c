@@ -192,6 +192,8 @@ run_opt(int c, const char *arg, void *ctx)
 	case 'S':
 		a->slurm = true;
 		break;
+	case 'E':
+		return cli_container_engine(arg, &a->o.container_engine);
 	default:
 		return cli_shared_opt(c, arg, &a->sh);
 	}
@@ -265,6 +267,7 @@ cmd_run(int argc, char **argv)
 		{ "forceall", no_argument, NULL, 'a' },
 		{ "reason", no_argument, NULL, 'R' },
 		{ "slurm", no_argument, NULL, 'S' },
+		{ "container-engine", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {

@@ -35,6 +35,8 @@ struct runner_opts {
 	bool force_all;          /* --forceall: ignore the journal */
 	int fetch;               /* enum stage_fetch: outputs of workers
 				    whose workdir is not shared */
+	const char *container_engine; /* NULL: a worker's own, else the
+					 first found there (swenv.h) */
 };
 
 /* Run every task; returns the exit status (exitcode.h: EXIT_OK,

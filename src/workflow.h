@@ -145,6 +145,11 @@ struct wf_task {
 	char *run;
 	struct wf_loc run_loc;
 	struct wf_loc cores_loc;
+	/* software environment (swenv.h): after loading, the image or NULL
+	 * (none), and the modules, one per line, or NULL */
+	char *container;
+	char *modules;
+	bool network;               /* the container may use the network */
 };
 
 /* What a task's stdout or stderr log keeps unless log_max says. */
@@ -159,6 +164,8 @@ struct workflow {
 	size_t nvars;
 	size_t vars_alloc;
 	struct hmap var_index; /* var name -> index in vars */
+	char *container;   /* the tasks' default image, NULL: none */
+	char *modules;     /* the tasks' default modules, one per line */
 	struct wf_task *tasks;
 	size_t ntasks;
 	struct arena strings; /* the tasks' names, run lines, parameter
