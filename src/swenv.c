@@ -154,7 +154,7 @@ swenv_engine_known(const char *engine, struct errbuf *err)
 }
 
 /* Run argv here; its exit status (-1: it could not run) with its
- * output, stdout then stderr, in out. */
+ * stderr in out (its stdout when stderr is empty). */
 static int
 run_tool(char *const *argv, struct strbuf *out)
 {
@@ -169,11 +169,16 @@ run_tool(char *const *argv, struct strbuf *out)
 	for (int i = 0; i < 2; i++) {
 		char buf[4096];
 		ssize_t n;
+		size_t from = out->len;
 		while ((n = read(fds[i], buf, sizeof(buf))) > 0 ||
 		       (n < 0 && errno == EINTR))
 			if (n > 0 && out->len < 65536)
 				strbuf_add(out, buf, (size_t)n);
 		close(fds[i]);
+		if (i == 1 && out->len > from) { /* stderr says why */
+			memmove(out->buf, out->buf + from, out->len - from + 1);
+			strbuf_setlen(out, out->len - from);
+		}
 	}
 	if (spawn_wait(pid, &st, true) != pid)
 		return -1;
