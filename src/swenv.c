@@ -64,7 +64,8 @@ run_oci(const struct swenv_job *j, const char *cmd, struct strbuf *out)
 		      "exit 143' INT TERM HUP\n\"$e\" run --rm --name \"$w\"");
 	if (!j->network)
 		strbuf_adds(out, " --network none");
-	strbuf_adds(out, " -v \"$PWD:$PWD\" -w \"$PWD\" "
+	strbuf_adds(out, " --mount \"type=bind,src=$PWD,dst=$PWD\" "
+		    "-w \"$PWD\" "
 		      "--user \"$(id -u):$(id -g)\"");
 	for (char *const *a = j->env_add; a && *a; a++) {
 		const char *eq = strchr(*a, '=');
