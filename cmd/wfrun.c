@@ -38,6 +38,10 @@
 #define H_VERBOSE \
 	"  -v, --verbose      print each task as it starts and ends\n"
 #define H_HELP "  -h, --help         show this help\n"
+#define H_ENGINE                                                           \
+	"      --container-engine ENGINE  docker, podman, apptainer or\n"   \
+	"                     singularity for tasks with container: (default:\n" \
+	"                     the worker's, else the first found there)\n"
 
 static const char run_opts[] =
 	H_CORES
@@ -70,6 +74,7 @@ static const char run_opts[] =
 	"                     reads, or none (see .wfrun/data.tsv)\n"
 	"      --trace FILE   write the trace there (default:\n"
 	"                     WORKDIR/.wfrun/trace.tsv)\n"
+	H_ENGINE
 	H_QUIET H_VERBOSE H_HELP;
 
 static const char check_opts[] =
@@ -79,6 +84,8 @@ static const char check_opts[] =
 	"                     cores of each task against its largest worker\n"
 	"                     and list its workers\n"
 	"  -q, --quiet        print only errors (the exit status tells)\n"
+	H_ENGINE
+	"                     (check: asks it for each image, once)\n"
 	H_VERBOSE H_HELP;
 
 static const char dag_opts[] =

@@ -7,8 +7,9 @@ load helper
 IMG=wfrun-test-busybox:bats
 
 setup_file() {
-	command -v docker >/dev/null && [ -x /bin/busybox ] ||
+	if ! command -v docker >/dev/null || [ ! -x /bin/busybox ]; then
 		skip "needs docker.io and busybox-static"
+	fi
 	"$BATS_TEST_DIRNAME/../cluster/dockerd" up "$BATS_FILE_TMPDIR/dockerd"
 	local r=$BATS_FILE_TMPDIR/rootfs a
 	mkdir -p "$r/bin" "$r/tmp"
@@ -34,7 +35,8 @@ no_containers_left() {
 @test "a task in a container makes what it makes without one" {
 	# a workdir with a colon, which docker's -v cannot bind
 	for c in "$IMG" none; do
-		mkdir "d:$c" && cd "d:$c"
+		mkdir "d:$c"
+		cd "d:$c"
 		wf <<EOF
 container: $IMG
 tasks:
