@@ -113,14 +113,13 @@ parse_io_executors(const char *s)
 }
 
 int
-cli_container_engine(const char *arg, const char **out)
+cli_container_engine(const char *engine)
 {
 	struct errbuf err;
-	if (swenv_engine_known(arg, &err) < 0) {
+	if (swenv_engine_known(engine, &err) < 0) {
 		error_msg("--container-engine: %s", err.msg);
-		return -1;
+		return EXIT_USAGE;
 	}
-	*out = arg;
 	return 0;
 }
 

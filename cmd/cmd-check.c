@@ -80,8 +80,10 @@ static int
 check_opt(int c, const char *arg, void *ctx)
 {
 	struct check_args *a = ctx;
-	if (c == 'E')
-		return cli_container_engine(arg, &a->engine);
+	if (c == 'E') {
+		a->engine = arg;
+		return 0;
+	}
 	return cli_shared_opt(c, arg, &a->sh);
 }
 
@@ -125,6 +127,8 @@ cmd_check(int argc, char **argv)
 		"WORKFLOW.yaml", false, NULL
 	};
 	int rc = cli_parse(argc, argv, &spec, &a);
+	if (!rc)
+		rc = cli_container_engine(a.engine);
 	if (rc)
 		return rc;
 	if (!cores)

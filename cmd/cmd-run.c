@@ -193,7 +193,8 @@ run_opt(int c, const char *arg, void *ctx)
 		a->slurm = true;
 		break;
 	case 'E':
-		return cli_container_engine(arg, &a->o.container_engine);
+		a->o.container_engine = arg;
+		break;
 	default:
 		return cli_shared_opt(c, arg, &a->sh);
 	}
@@ -280,6 +281,8 @@ cmd_run(int argc, char **argv)
 		a.slurm_file = a.resources; /* its <slurm>, for lost-after */
 		a.resources = cli_slurm;
 	}
+	if (!rc)
+		rc = cli_container_engine(a.o.container_engine);
 	if (!rc)
 		rc = run(&a, argv[optind]);
 	VEC_FREE(a.force);

@@ -271,7 +271,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "--writers") || !strcmp(a, "--force") ||
 	       !strcmp(a, "--fetch") || !strcmp(a, "--learn") ||
 	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
-	       !strcmp(a, "--format") || !strcmp(a, "--events");
+	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
+	       !strcmp(a, "--container-engine");
 }
 
 /* The index in argv of the first word that is not an option (argc when
