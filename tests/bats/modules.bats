@@ -52,14 +52,16 @@ EOF
 	[ "$(cat b.txt)" = unset ]
 }
 
+# Task a loads tool/1.7 and nosuch/2, b (with $1) nosuch/2 alone.
+missing_wf() {
+	printf 'tasks:\n  - name: a\n    modules: [tool/1.7, nosuch/2]\n    out: {o: a.txt}\n    run: echo ran > {out.o}\n' >wf.yaml
+	if [ "${1-}" = b ]; then
+		printf '  - name: b\n    modules: nosuch/2\n    run: "true"\n' >>wf.yaml
+	fi
+}
+
 @test "a module that does not exist fails its task with Lmod's message" {
-	wf <<'EOF'
-tasks:
-  - name: a
-    modules: [tool/1.7, nosuch/2]
-    out: {o: a.txt}
-    run: echo ran > {out.o}
-EOF
+	missing_wf
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 1 ]
 	[ ! -e a.txt ]
@@ -68,17 +70,7 @@ EOF
 }
 
 @test "wfrun check reports a missing module before anything runs" {
-	wf <<'EOF'
-tasks:
-  - name: a
-    modules: [tool/1.7, nosuch/2]
-    out: {o: a.txt}
-    run: echo ran > {out.o}
-  - name: b
-    modules: [nosuch/2]
-    out: {o: b.txt}
-    run: echo ran > {out.o}
-EOF
+	missing_wf b
 	run "$WFRUN" check wf.yaml
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"task 'a': module 'nosuch/2' cannot be loaded"*"unknown"* ]]
