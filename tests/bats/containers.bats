@@ -156,3 +156,24 @@ EOF
 		[[ "$output" == *"task 'a' runs in a container, but apptainer is not installed on this machine"* ]]
 	fi
 }
+
+@test "an SSH worker runs a task in a container" {
+	local C=$BATS_FILE_TMPDIR/c
+	cluster_up "$C" 1
+	W="$C/shared/t$BATS_TEST_NUMBER"
+	mkdir -p "$W"
+	cd "$W"
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: there
+    out: {o: "o u t.txt"}
+    run: ls /bin/busybox > {out.o}; id -u >> {out.o}
+EOF
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	"$TESTCLUSTER" down -q "$C"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "o u t.txt")" = "$(printf '/bin/busybox\n%s' "$(stat -c %u .)")" ]
+	[ "$(trace_col worker)" = w1 ]
+}
