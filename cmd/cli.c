@@ -15,6 +15,7 @@
 #include "slurm.h"
 #include "slurm_alloc.h"
 #include "slurm_jobs.h"
+#include "swenv.h"
 #include "util.h"
 
 /* --set and --vars, in the order given (pointers into argv). */
@@ -151,6 +152,17 @@ parse_io_executors(const char *s)
 		return -1;
 	}
 	return v;
+}
+
+int
+cli_container_engine(const char *engine)
+{
+	struct errbuf err;
+	if (swenv_engine_known(engine, &err) < 0) {
+		error_msg("--container-engine: %s", err.msg);
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
 int

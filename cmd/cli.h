@@ -87,6 +87,9 @@ bool cli_scale_cores(void);
 /* A cli_opt_fn for the options of struct cli_shared (ctx): 0 or -1; 1
  * when c is not one of them. */
 int cli_shared_opt(int c, const char *arg, void *ctx);
+/* --container-engine ENGINE (NULL: not given): 0 when it names one,
+ * else EXIT_USAGE said (checked after the options: --help comes first). */
+int cli_container_engine(const char *engine);
 
 /*
  * Load resources (when not NULL) into c, then file into wf and p, with the

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "resources.h"
+#include "swenv.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -139,6 +140,41 @@ workers(const char *resources, const struct cluster *cl)
 		       s->node_mem_mb);
 }
 
+struct check_args {
+	struct cli_shared sh;
+	const char *engine;     /* --container-engine */
+};
+
+static int
+check_opt(int c, const char *arg, void *ctx)
+{
+	struct check_args *a = ctx;
+	if (c == 'E') {
+		a->engine = arg;
+		return 0;
+	}
+	return cli_shared_opt(c, arg, &a->sh);
+}
+
+/* The images and modules of the tasks, asked of this machine when a task
+ * may run here (no resources file, or a worker on localhost). */
+static int
+check_swenv(const struct workflow *wf, const struct cluster *cl,
+	    const char *resources, const char *engine)
+{
+	const char *e = engine;
+	bool here = !resources;
+	for (size_t i = 0; cl && resources && i < cl->nworkers; i++)
+		if (cl->workers[i].local) {
+			here = true;
+			if (!e)
+				e = cl->workers[i].container_engine;
+		}
+	if (here && swenv_prepare(wf, e, SWENV_MODULES, NULL))
+		return EXIT_USAGE;
+	return 0;
+}
+
 int
 cmd_check(int argc, char **argv)
 {
@@ -149,16 +185,21 @@ cmd_check(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		CLI_VARS_OPTIONS,
 		CLI_RESOURCE_OPTS,
+		{ "container-engine", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long cores = 0;
 	const char *resources = NULL;
-	struct cli_shared sh = { .cores = &cores, .resources = &resources };
+	struct check_args a = { { .cores = &cores, .resources = &resources },
+				NULL };
 	static const struct cli_spec spec = {
-		"j:qvr:", opts, cli_shared_opt, 1, 1, "usage: wfrun check "
-		"[-j N] [-r RESOURCES.xml] WORKFLOW.yaml", false, NULL
+		"j:qvr:", opts, check_opt, 1, 1, "usage: wfrun check "
+		"[-j N] [-r RESOURCES.xml] [--container-engine ENGINE] "
+		"WORKFLOW.yaml", false, NULL
 	};
-	int rc = cli_parse(argc, argv, &spec, &sh);
+	int rc = cli_parse(argc, argv, &spec, &a);
+	if (!rc)
+		rc = cli_container_engine(a.engine);
 	if (rc)
 		return rc;
 	if (!cores)
@@ -168,6 +209,8 @@ cmd_check(int argc, char **argv)
 	struct plan p;
 	rc = cli_load(resources, false, argv[optind], NULL, cores, &cl, &wf,
 		      &p);
+	if (!rc)
+		rc = check_swenv(&wf, &cl, resources, a.engine);
 	if (!rc && log_level >= 1) {
 		summary(argv[optind], &wf, &p);
 		if (resources)

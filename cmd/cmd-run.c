@@ -258,6 +258,9 @@ run_opt(int c, const char *arg, void *ctx)
 	case 'l':
 		a->list = true;
 		break;
+	case 'E':
+		a->o.container_engine = arg;
+		break;
 	default:
 		return cli_shared_opt(c, arg, &a->sh);
 	}
@@ -346,6 +349,7 @@ cmd_run(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		CLI_VARS_OPTIONS,
 		CLI_RESOURCE_OPTS,
+		{ "container-engine", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_spec spec = {
@@ -359,6 +363,8 @@ cmd_run(int argc, char **argv)
 		a.slurm_file = a.resources; /* its <slurm>, for lost-after */
 		a.resources = cli_slurm;
 	}
+	if (!rc)
+		rc = cli_container_engine(a.o.container_engine);
 	if (!rc && a.list && argc - optind > 1) {
 		error_msg("--list takes one workflow file, not targets");
 		rc = EXIT_USAGE;

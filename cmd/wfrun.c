@@ -48,6 +48,10 @@
 #define H_VERBOSE \
 	"  -v, --verbose      print each task as it starts and ends\n"
 #define H_HELP "  -h, --help         show this help\n"
+#define H_ENGINE                                                           \
+	"      --container-engine ENGINE  docker, podman, apptainer or\n"   \
+	"                     singularity for tasks with container: (default:\n" \
+	"                     the worker's, else the first found there)\n"
 
 static const char run_opts[] =
 	H_CORES
@@ -90,6 +94,7 @@ static const char run_opts[] =
 	"                     reads, or none (see .wfrun/data.tsv)\n"
 	"      --trace FILE   write the trace there (default:\n"
 	"                     WORKDIR/.wfrun/trace.tsv)\n"
+	H_ENGINE
 	H_QUIET H_VERBOSE H_HELP;
 
 static const char check_opts[] =
@@ -101,6 +106,8 @@ static const char check_opts[] =
 	H_RESOURCES
 	H_VARS
 	"  -q, --quiet        print only errors (the exit status tells)\n"
+	H_ENGINE
+	"                     (check: asks it for each image, once)\n"
 	H_VERBOSE H_HELP;
 
 static const char dag_opts[] =
@@ -299,7 +306,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
 	       !strcmp(a, "--until") ||
 	       !strcmp(a, "--set") || !strcmp(a, "--vars") ||
-	       !strcmp(a, "--memory");
+	       !strcmp(a, "--memory") ||
+	       !strcmp(a, "--container-engine");
 }
 
 /* The index in argv of the first word that is not an option (argc when

@@ -316,15 +316,15 @@ param_seg(const struct tmpl_ctx *c, const char *name, const char *dot,
 		return false;
 	}
 	const struct wf_task *t = c->sc->task;
-	if (!t) { /* a repeat block's until */
-		tmpl_error(c, NULL, "{%s}: parameters cannot be used here, "
-			   "only vars, {iter} and {prev}", name);
-		return false;
-	}
 	if (c->where != IN_RUN && c->where != IN_ENV) {
 		tmpl_error(c, NULL, "{%s}: parameters cannot be used in %s, "
 			   "only vars and foreach keys", name,
 			   where_name(c->where));
+		return false;
+	}
+	if (!t) { /* a repeat block's until */
+		tmpl_error(c, NULL, "{%s}: parameters cannot be used here, "
+			   "only vars, {iter} and {prev}", name);
 		return false;
 	}
 	const char *pn = dot + 1;

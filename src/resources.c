@@ -198,6 +198,7 @@ load_worker(struct cluster *c, xmlNodePtr n, struct diags *d)
 	w->port = port ? atoi(port) : 22;
 	free(port);
 	w->user = prop(n, "user");
+	w->container_engine = prop(n, "container-engine");
 	w->keepalive = 15;
 	w->timeout = 20;
 	w->lost_after = 20;
@@ -417,6 +418,7 @@ resources_release(struct cluster *c)
 		free(w->user);
 		free(w->workdir);
 		free(w->storage);
+		free(w->container_engine);
 		free(w->identity);
 		free(w->known_hosts);
 	}

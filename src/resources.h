@@ -24,6 +24,8 @@ struct worker_spec {
 	char *host;
 	int port;
 	char *user;          /* NULL: $USER, else this user's name */
+	char *container_engine; /* NULL: --container-engine or the first
+				   found (swenv.h) */
 	bool local;          /* host is localhost: runs in-process, no SSH */
 	long cores;          /* 0: detected (local CPUs, or the agent's) */
 	long long memory;    /* bytes, 0: not given */

@@ -35,6 +35,7 @@
 #include "spawn.h"
 #include "stage.h"
 #include "temp.h"
+#include "swenv.h"
 #include "trace.h"
 #include "undo.h"
 
@@ -116,6 +117,8 @@ struct runner {
 	struct strbuf cmd, words, path;
 	struct strvec argv;
 	char *sh_argv[4];       /* sh -c COMMAND */
+	struct strbuf swcmd, swname; /* a task's command in its software
+					environment (swenv.h) */
 	struct progress prog;
 	size_t writers_done;    /* of the next stage's writers, the first
 				   not seen done (expand_ready) */
@@ -305,11 +308,41 @@ sample_start(struct runner *r, uint32_t t, struct exec *ex)
 			       sample_fired, r);
 }
 
+/* The container engine of worker wi: --container-engine, else its own
+ * (the resources file), else NULL: the first found there. */
+static const char *
+worker_engine(struct runner *r, size_t wi)
+{
+	if (r->o->container_engine)
+		return r->o->container_engine;
+	const struct worker_spec *ws = r->w[wi].spec;
+	return ws ? ws->container_engine : NULL;
+}
+
+/* sh -c SCRIPT: the command of task t in its modules and container. */
+static void
+job_swenv(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
+{
+	const struct wf_task *wt = &r->p->wf->tasks[r->p->dag.tasks.v[t].tmpl];
+	strbuf_reset(&r->cmd);
+	plan_command(r->p, t, &r->cmd);
+	swenv_name(wt->name, t, &r->swname);
+	struct swenv_job sj = { wt->container, wt->modules, wt->network,
+				worker_engine(r, wi), r->swname.buf,
+				job->env_add };
+	swenv_wrap(&sj, r->cmd.buf, &r->swcmd);
+	r->sh_argv[2] = r->swcmd.buf;
+	job->exe = "/bin/sh";
+	job->argv = r->sh_argv;
+}
+
 /* The job's program: its argv when it has one, else sh -c COMMAND. */
 static void
-job_command(struct runner *r, uint32_t t, struct exec_job *job)
+job_command(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
 {
-	if (plan_argv(r->p, t, &r->words, &r->argv)) {
+	if (swenv_used(&r->p->wf->tasks[r->p->dag.tasks.v[t].tmpl])) {
+		job_swenv(r, t, wi, job);
+	} else if (plan_argv(r->p, t, &r->words, &r->argv)) {
 		job->exe = plan_exe(r->p, t);
 		job->argv = r->argv.v;
 	} else {
@@ -427,8 +460,8 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	job.cwd = w->cwd;
 	sample_start(r, t, w->ex);
 	progress_started(&r->prog, r->pl.io[tmpl]);
-	job_command(r, t, &job);
 	struct strbuf *envs = job_env(r, t, wt->nenv, &job);
+	job_command(r, t, wi, &job);
 	struct strbuf outp = STRBUF_INIT;
 	log_path(r, t, "out", &outp);
 	log_path(r, t, "err", &r->path);
@@ -1031,6 +1064,11 @@ on_done(const struct exec_result *res, void *arg)
 		progress_lost(&r->prog, r->pl.io[tmpl]);
 		r->p->dag.tasks.v[t].state = TASK_WAITING;
 		return;
+	}
+	if (wt->container && res->started && !WIFEXITED(res->wstatus) &&
+	    !r->w[pt->where].remote) {
+		swenv_name(wt->name, t, &r->swname); /* killed: its container */
+		swenv_remove(worker_engine(r, pt->where), r->swname.buf);
 	}
 	struct attempt at = { .why = STRBUF_INIT };
 	attempt_read(r, t, res, &at);
@@ -1704,6 +1742,20 @@ set_up(struct runner *r)
 		warning_msg("cannot write %s: %s", r->epath, strerror(errno));
 }
 
+/* The images of the tasks on this machine's worker, pulled before any
+ * task starts (swenv.h): EXIT_OK, or EXIT_USAGE said. */
+static int
+local_images(struct runner *r)
+{
+	for (size_t i = 0; i < r->nw; i++)
+		if (!r->w[i].remote && r->w[i].ex &&
+		    (!r->w[i].spec || r->w[i].spec->local))
+			return swenv_prepare(r->p->wf, worker_engine(r, i),
+					     SWENV_PULL, r->events)
+				       ? EXIT_USAGE : EXIT_OK;
+	return EXIT_OK;
+}
+
 /* Workers up, and every task able to run on one: EXIT_OK, or the exit
  * status with a message. */
 static int
@@ -2240,6 +2292,8 @@ runner_release(struct runner *r)
 	free(r->tpath);
 	VEC_FREE(r->argv);
 	strbuf_release(&r->cmd);
+	strbuf_release(&r->swcmd);
+	strbuf_release(&r->swname);
 	strbuf_release(&r->words);
 	strbuf_release(&r->path);
 	temp_release(&r->temp);
@@ -2257,6 +2311,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.lock_fd = -1;
 	r.journal.fd = -1;
 	strbuf_init(&r.cmd);
+	strbuf_init(&r.swcmd);
+	strbuf_init(&r.swname);
 	strbuf_init(&r.words);
 	strbuf_init(&r.path);
 	strbuf_init(&r.scratch);
@@ -2269,6 +2325,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		rc = start(&r);
 		if (rc == EXIT_OK && check_stores(&r) < 0)
 			rc = EXIT_USAGE;
+		if (rc == EXIT_OK)
+			rc = local_images(&r);
 		if (rc == EXIT_OK) {
 			queue_tasks(&r);
 			rc = run_tasks(&r);

@@ -43,6 +43,8 @@ struct runner_opts {
 	int fetch;               /* enum stage_fetch: outputs of workers
 				    whose workdir is not shared */
 	bool keep_temp;          /* --keep-temp: temp outputs stay */
+	const char *container_engine; /* NULL: a worker's own, else the
+					 first found there (swenv.h) */
 };
 
 /* Run every task; returns the exit status (exitcode.h: EXIT_OK,

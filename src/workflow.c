@@ -1076,7 +1076,8 @@ is_task_name(const char *s)
 static const char *const task_keys[] = {
 	"name", "foreach", "in", "out", "inout", "cores", "memory", "io",
 	"storage_bw", "learn_as", "retries", "on_failure", "timeout", "env",
-	"run", "allow_outside", "log_max", "log",
+	"run", "allow_outside", "log_max", "log", "container", "modules",
+	"network",
 };
 
 struct task_arg {
@@ -1195,6 +1196,82 @@ task_run(struct ctx *c, struct ynode *v, struct wf_task *t)
 		return;
 	}
 	t->run = wf_strdup(c->wf, s);
+}
+
+/* An image or module name: one word, not an option. */
+static bool
+swenv_word_ok(const char *s)
+{
+	if (!*s || *s == '-')
+		return false;
+	for (; *s; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* container: IMAGE, or none ("" until the defaults are applied). */
+static void
+parse_container(struct ctx *c, struct ynode *v, char **out)
+{
+	const char *s = scalar(c, v, "container");
+	if (!s)
+		return;
+	if (!strcmp(s, "none"))
+		*out = wf_strdup(c->wf, "");
+	else if (!swenv_word_ok(s))
+		diag_error(c->d, loc_of(v), "container must be an image name "
+			   "(one word, e.g. debian:12) or none, not '%s'", s);
+	else
+		*out = wf_strdup(c->wf, s);
+}
+
+/* modules: a list of module names (or one), kept one per line. */
+static void
+parse_modules(struct ctx *c, struct ynode *v, char **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = v->type == YAML_SEQUENCE_NODE ? v->n : 1;
+	if (v->type == YAML_MAPPING_NODE || is_null(c, v)) {
+		diag_error(c->d, loc_of(v), "modules must be a list of module "
+			   "names, e.g. [samtools/1.17, bwa], not %s",
+			   is_null(c, v) ? "nothing" : type_name(v));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ynode *m = v->type == YAML_SEQUENCE_NODE ? node_at(c, v, i)
+								 : v;
+		const char *s = m ? scalar(c, m, "a module name") : NULL;
+		if (s && !swenv_word_ok(s))
+			diag_error(c->d, loc_of(m), "module name '%s' must be one "
+				   "word, not starting with '-'", s);
+		else if (s)
+			strbuf_addf(&sb, "%s%s", sb.len ? "\n" : "", s);
+	}
+	*out = wf_strdup(c->wf, sb.len ? sb.buf : "");
+	strbuf_release(&sb);
+}
+
+/* The workflow's container: and modules: for tasks that say neither;
+ * none and [] become NULL. */
+static void
+swenv_defaults(struct workflow *wf)
+{
+	if (wf->container && !*wf->container)
+		wf->container = NULL;
+	if (wf->modules && !*wf->modules)
+		wf->modules = NULL;
+	for (size_t i = 0; i < wf->ntasks; i++) {
+		struct wf_task *t = &wf->tasks[i];
+		if (!t->container)
+			t->container = wf->container;
+		else if (!*t->container)
+			t->container = NULL;
+		if (!t->modules)
+			t->modules = wf->modules;
+		else if (!*t->modules)
+			t->modules = NULL;
+	}
 }
 
 static void
@@ -1323,6 +1400,12 @@ task_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 		parse_log_max(c, v, &t->log_max);
 	} else if (!strcmp(key, "log")) {
 		task_log(c, v, t);
+	} else if (!strcmp(key, "container")) {
+		parse_container(c, v, &t->container);
+	} else if (!strcmp(key, "modules")) {
+		parse_modules(c, v, &t->modules);
+	} else if (!strcmp(key, "network")) {
+		parse_bool_node(c, v, "network", &t->network);
 	} else if (!strcmp(key, "run")) {
 		ta->run = v;
 		task_run(c, v, t);
@@ -1864,6 +1947,7 @@ overrides_release(struct wf_load *ls)
 
 struct top_arg {
 	struct ynode *name, *workdir, *vars, *tasks, *log_max, *include;
+	struct ynode *container, *modules;
 };
 
 static void
@@ -1885,6 +1969,10 @@ top_pair(struct ctx *c, const char *key, struct ynode *k, struct ynode *v,
 		a->log_max = v;
 	else if (!strcmp(key, "include"))
 		a->include = v;
+	else if (!strcmp(key, "container"))
+		a->container = v;
+	else if (!strcmp(key, "modules"))
+		a->modules = v;
 }
 
 /* name:, or else the file's name without its extension. */
@@ -2387,7 +2475,8 @@ static void
 load_doc(struct ctx *c, const char *path)
 {
 	static const char *const top_keys[] = { "name", "workdir", "vars",
-						"tasks", "log_max", "include" };
+						"tasks", "log_max", "include",
+						"container", "modules" };
 	struct ynode *root = c->doc.root;
 	struct wf_loc l1 = { 1, 1 };
 	if (!root || is_null(c, root)) {
@@ -2409,9 +2498,14 @@ load_doc(struct ctx *c, const char *path)
 	c->wf->log_max = WF_LOG_MAX_DEFAULT;
 	if (a.log_max)
 		parse_log_max(c, a.log_max, &c->wf->log_max);
+	if (a.container)
+		parse_container(c, a.container, &c->wf->container);
+	if (a.modules)
+		parse_modules(c, a.modules, &c->wf->modules);
 	includes_tasks(c);
 	if (a.tasks || !c->wf->ntasks)
 		doc_tasks(c, root, a.tasks);
+	swenv_defaults(c->wf);
 	check_learn_as(c, c->wf);
 	overrides_unused(c);
 	for (size_t i = 0; i < c->wf->ntasks; i++)

@@ -217,6 +217,11 @@ struct wf_task {
 	struct wf_loc run_loc;
 	struct wf_loc cores_loc;
 	struct wf_loc memory_loc;
+	/* software environment (swenv.h): after loading, the image or NULL
+	 * (none), and the modules, one per line, or NULL */
+	char *container;
+	char *modules;
+	bool network;               /* the container may use the network */
 };
 
 /* What a task's stdout or stderr log keeps unless log_max says. */
@@ -267,6 +272,8 @@ struct workflow {
 	struct hmap var_index; /* var name -> index in vars */
 	struct wf_var_ext *var_ext; /* parallel to vars */
 	VEC(char *) files; /* file index (wf_loc.file) -> its name; [0]: file */
+	char *container;   /* the tasks' default image, NULL: none */
+	char *modules;     /* the tasks' default modules, one per line */
 	struct wf_task *tasks;
 	size_t ntasks;
 	struct wf_repeat *repeats; /* in task order */

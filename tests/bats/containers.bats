@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# container: (swenv.c) with docker: a dockerd started by
+# tests/cluster/dockerd unless one answers, and an image imported on the
+# spot from a busybox-static rootfs (no registry is reachable).
+load helper
+
+IMG=wfrun-test-busybox:bats
+
+setup_file() {
+	if ! command -v docker >/dev/null || [ ! -x /bin/busybox ]; then
+		skip "needs docker.io and busybox-static"
+	fi
+	"$BATS_TEST_DIRNAME/../cluster/dockerd" up "$BATS_FILE_TMPDIR/dockerd"
+	local r=$BATS_FILE_TMPDIR/rootfs a
+	mkdir -p "$r/bin" "$r/tmp"
+	cp /bin/busybox "$r/bin/"
+	for a in $(/bin/busybox --list); do
+		[ "$a" = busybox ] || ln -s busybox "$r/bin/$a"
+	done
+	tar -C "$r" -c . | docker import - "$IMG" >/dev/null
+}
+
+teardown_file() {
+	docker rmi -f "$IMG" >/dev/null 2>&1
+	"$BATS_TEST_DIRNAME/../cluster/dockerd" down "$BATS_FILE_TMPDIR/dockerd"
+}
+
+# No container of this test's wfrun left, running or not.
+no_containers_left() {
+	run docker ps -a -q --filter "name=^wfrun-$1-"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "a task in a container makes what it makes without one" {
+	# a workdir with a colon, which docker's -v cannot bind
+	for c in "$IMG" none; do
+		mkdir "d:$c"
+		cd "d:$c"
+		wf <<EOF
+container: $IMG
+tasks:
+  - name: mk
+    env: {GREETING: "hi \"there\""}
+    out: {o: "a b'c.txt"}
+    run: printf '%s\n' "\$GREETING" > {out.o}; seq 3 >> {out.o}
+  - name: cp
+    container: $c
+    in: {i: "a b'c.txt"}
+    out: {o: "d e.txt"}
+    run: tr a-z A-Z < {in.i} > {out.o}; ls /bin/busybox >> {out.o}
+EOF
+		run "$WFRUN" -q wf.yaml
+		echo "$output"
+		[ "$status" -eq 0 ]
+		cd ..
+	done
+	cmp "d:$IMG/a b'c.txt" "d:none/a b'c.txt"
+	[ "$(cat "d:none/a b'c.txt")" = "$(printf 'hi "there"\n1\n2\n3')" ]
+	head -4 "d:$IMG/d e.txt" | cmp - <(head -4 "d:none/d e.txt")
+	# in the image, and only there, busybox is /bin/busybox
+	[ "$(tail -1 "d:$IMG/d e.txt")" = /bin/busybox ]
+}
+
+@test "outputs are the user's, not root's, and the task has no network" {
+	getent group docker >/dev/null || skip "no docker group"
+	cd "$(mktemp -d /tmp/wfrun-containers.XXXXXX)"
+	chmod 777 .
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: who
+    out: {o: who.txt}
+    run: id -u > {out.o}; id -g >> {out.o}; ls /sys/class/net >> {out.o}
+EOF
+	local gid
+	gid=$(getent group docker | cut -d: -f3)
+	run setpriv --reuid=65534 --regid="$gid" --clear-groups "$WFRUN" -q wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %u:%g who.txt)" = "65534:$gid" ]
+	[ "$(cat who.txt)" = "$(printf '65534\n%s\nlo' "$gid")" ]
+	rm -rf "$PWD"
+}
+
+@test "a timeout and Ctrl-C leave no container behind" {
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: slow
+    timeout: 2s
+    run: sleep 60
+EOF
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"timed out after 2s"* ]]
+	no_containers_left '[0-9]*'
+	sed -i '/timeout/d' wf.yaml
+	"$WFRUN" wf.yaml 2>err.txt &
+	local pid=$! i
+	for i in $(seq 100); do
+		[ -n "$(docker ps -q --filter "name=^wfrun-$pid-slow-")" ] && break
+		sleep 0.1
+	done
+	[ -n "$(docker ps -q --filter "name=^wfrun-$pid-slow-")" ]
+	kill -INT "$pid"
+	local st=0
+	wait "$pid" || st=$?
+	cat err.txt
+	[ "$st" -eq 130 ]
+	no_containers_left "$pid"
+}
+
+@test "a missing image is caught by check, and by run before any task" {
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: ok
+    out: {o: ok.txt}
+    run: echo > {out.o}
+  - name: a
+    container: wfrun-test-nosuch:1
+    run: "true"
+  - name: b
+    container: wfrun-test-nosuch:1
+    run: "true"
+EOF
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"task 'a': image 'wfrun-test-nosuch:1' not found by docker on this machine: "*"No such image"* ]]
+	[ "$(grep -c nosuch <<<"$output")" -eq 1 ] # once per image
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"task 'a': cannot pull image 'wfrun-test-nosuch:1' with docker: "* ]]
+	[ ! -e ok.txt ]
+	grep -q '"ev":"pull".*"image":"wfrun-test-nosuch:1".*"ok":false' .wfrun/events.jsonl
+}
+
+@test "--container-engine and container: are checked" {
+	wf <<EOF
+tasks:
+  - name: a
+    container: -v
+    run: "true"
+EOF
+	run "$WFRUN" check wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"wf.yaml:3:16: error: container must be an image name"* ]]
+	run "$WFRUN" check --container-engine rkt wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown container engine 'rkt'"* ]]
+	sed -i 's/-v/some:image/' wf.yaml
+	run "$WFRUN" check --container-engine apptainer wf.yaml
+	if ! command -v apptainer >/dev/null; then
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"task 'a' runs in a container, but apptainer is not installed on this machine"* ]]
+	fi
+}
+
+@test "an SSH worker runs a task in a container" {
+	local C=$BATS_FILE_TMPDIR/c
+	cluster_up "$C" 1
+	W="$C/shared/t$BATS_TEST_NUMBER"
+	mkdir -p "$W"
+	cd "$W"
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: there
+    out: {o: "o u t.txt"}
+    run: ls /bin/busybox > {out.o}; id -u >> {out.o}
+EOF
+	run "$WFRUN" -q -r "$C/cluster.xml" wf.yaml
+	"$TESTCLUSTER" down -q "$C"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "o u t.txt")" = "$(printf '/bin/busybox\n%s' "$(stat -c %u .)")" ]
+	[ "$(trace_col worker)" = w1 ]
+}
