@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "history.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -336,6 +337,7 @@ int
 main(int argc, char **argv)
 {
 	setvbuf(stderr, NULL, _IOLBF, 0);
+	history_set_argv(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
