@@ -149,6 +149,15 @@ static const char report_opts[] =
 	"                     beside the trace, if there)\n"
 	H_QUIET H_VERBOSE H_HELP;
 
+static const char log_opts[] =
+	"  -C DIR             the runs of the workdir DIR (default: the\n"
+	"                     current directory, or WORKFLOW's workdir)\n"
+	"      --json         one JSON object a line\n"
+	"      --keep N       remove all but the last N runs' records (never\n"
+	"                     the last run that ran something); each run\n"
+	"                     keeps the last 50\n"
+	H_QUIET H_HELP;
+
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
@@ -173,6 +182,8 @@ static const struct subcmd {
 	  "probe [--size MB] [-j WRITERS] [DIR]", probe_opts },
 	{ "report", cmd_report, "write a run's trace as HTML or Chrome JSON",
 	  "report [-o FILE] [--format html|chrome] [TRACE]", report_opts },
+	{ "log", cmd_log, "list the runs of a workdir, oldest first",
+	  "log [--json] [--keep N] [WORKFLOW | -C DIR]", log_opts },
 	{ "version", cmd_version, "print the version", "version", NULL },
 	{ "help", cmd_help, "print the help of wfrun or of a command",
 	  "help [COMMAND]", NULL },
@@ -300,7 +311,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
 	       !strcmp(a, "--until") ||
 	       !strcmp(a, "--set") || !strcmp(a, "--vars") ||
-	       !strcmp(a, "--memory");
+	       !strcmp(a, "--memory") || !strcmp(a, "-C") ||
+	       !strcmp(a, "--keep");
 }
 
 /* The index in argv of the first word that is not an option (argc when

@@ -537,7 +537,7 @@ history_prune(const char *wd, size_t keep, struct errbuf *err)
 	for (long i = n - 1; i >= 0 && real < 0; i--)
 		if (strcmp(recs[i].status, NOTHING))
 			real = i;
-	for (long i = 0; i < n && n - removed > (long)keep; i++) {
+	for (long i = 0; i < n - (long)keep; i++) {
 		if (i == real || !strcmp(recs[i].status, "running"))
 			continue;
 		char *dir = xasprintf("%s/%s/%s", wd ? wd : ".", HISTORY_DIR,
