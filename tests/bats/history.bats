@@ -18,7 +18,9 @@ EOF2
 
 # The field $1 of log --json's line $2 (1: the oldest).
 log_field() {
-	"$WFRUN" log --json | sed -n "${2}p" | grep -o "\"$1\": [^,}]*" | cut -d' ' -f2-
+	local out
+	out=$("$WFRUN" log --json) || return 1
+	sed -n "${2}p" <<<"$out" | grep -o "\"$1\": [^,}]*" | cut -d' ' -f2-
 }
 
 @test "history: a run then a nothing-to-do run: log lists both, the trace stays the real run's" {
