@@ -106,12 +106,11 @@ cmd_log(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "keep", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct log_args a = { ".", false, -1 };
 	static const struct cli_spec spec = {
-		"C:qv", opts, log_opt, 0, 1, "usage: wfrun log [--json] "
+		"C:q", opts, log_opt, 0, 1, "usage: wfrun log [--json] "
 		"[--keep N] [WORKFLOW | -C DIR]", false, NULL
 	};
 	int rc = cli_parse(argc, argv, &spec, &a);
