@@ -342,8 +342,7 @@ restore_latest(const struct history *h)
 		}
 		break;
 	}
-	if (n > 0)
-		free(recs);
+	free(recs);
 }
 
 int
@@ -521,6 +520,10 @@ history_list(const char *wd, struct history_rec **recs, struct errbuf *err)
 			n++;
 	}
 	closedir(d);
+	if (!n) {
+		free(*recs);
+		*recs = NULL;
+	}
 	if (n)
 		qsort(*recs, n, sizeof(**recs), cmp_rec);
 	return (long)n;
