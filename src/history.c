@@ -434,22 +434,6 @@ live(const char *wd, long pid)
 	return held;
 }
 
-/* The file at path into b (up to max bytes): 0, or -1. */
-static int
-read_small(struct strbuf *b, const char *path, size_t max)
-{
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return -1;
-	char buf[4096];
-	size_t n;
-	while (b->len < max && (n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		strbuf_add(b, buf, n);
-	int r = ferror(fp) ? -1 : 0;
-	fclose(fp);
-	return r;
-}
-
 /* Read wd's record id into *r: 0, or -1 if it has no readable run.json. */
 static int
 read_record(const char *wd, const char *id, struct history_rec *r)
@@ -457,8 +441,9 @@ read_record(const char *wd, const char *id, struct history_rec *r)
 	char *path = xasprintf("%s/%s/%s/run.json", wd ? wd : ".",
 			       HISTORY_DIR, id);
 	struct strbuf b = STRBUF_INIT;
+	struct errbuf err;
 	strbuf_addch(&b, '\n');
-	int got = read_small(&b, path, 1 << 20);
+	int got = read_bounded(path, READ_MAX_INPUT, &b, &err);
 	free(path);
 	if (got < 0) {
 		strbuf_release(&b);
