@@ -27,7 +27,6 @@
 #include "undo.h"
 
 #define LATEST_TRACE ".wfrun/trace.tsv"
-#define LATEST_EVENTS ".wfrun/events.jsonl"
 #define NOTHING "nothing to do"
 
 static int saved_argc;
@@ -270,6 +269,22 @@ fresh_linked(const char *path, const char *dir, const char *name)
 	return ok;
 }
 
+/* .wfrun/NAME made another name of the record id's NAME (replaced
+ * whole: a link made beside it, then renamed). */
+static void
+point_latest(const char *id, const char *name)
+{
+	char *from = xasprintf("%s/%s/%s", HISTORY_DIR, id, name);
+	char *to = xasprintf(".wfrun/%s", name);
+	char *tmp = xasprintf("%s.tmp", to);
+	unlink(tmp);
+	if (link(from, tmp) == 0 && rename(tmp, to) < 0)
+		unlink(tmp);
+	free(from);
+	free(to);
+	free(tmp);
+}
+
 int
 history_begin(struct history *h, const char *tpath, struct errbuf *err)
 {
@@ -286,6 +301,8 @@ history_begin(struct history *h, const char *tpath, struct errbuf *err)
 		h->id = NULL;
 		return -1;
 	}
+	if (!strcmp(tpath, LATEST_TRACE))
+		point_latest(h->id, "run.json");
 	h->tpath = xstrdup(tpath);
 	h->epath = events_beside(tpath);
 	h->tlinked = fresh_linked(tpath, h->dir, "trace.tsv");
@@ -314,8 +331,8 @@ copy_file(const char *from, const char *to)
 	return 0;
 }
 
-/* The latest trace and events back to those of the last record, other
- * than h's, of a run that ran something (if any is left). */
+/* The latest trace, events and run.json back to those of the last
+ * record, other than h's, of a run that ran something (if one is left). */
 static void
 restore_latest(const struct history *h)
 {
@@ -326,20 +343,9 @@ restore_latest(const struct history *h)
 		if (!strcmp(recs[i].id, h->id) ||
 		    !strcmp(recs[i].status, NOTHING))
 			continue;
-		static const char *const files[2][2] = {
-			{ "trace.tsv", LATEST_TRACE },
-			{ "events.jsonl", LATEST_EVENTS },
-		};
-		for (int f = 0; f < 2; f++) {
-			char *from = xasprintf("%s/%s/%s", HISTORY_DIR,
-					       recs[i].id, files[f][0]);
-			char *tmp = xasprintf("%s.tmp", files[f][1]);
-			unlink(tmp);
-			if (link(from, tmp) == 0 && rename(tmp, files[f][1]) < 0)
-				unlink(tmp);
-			free(from);
-			free(tmp);
-		}
+		point_latest(recs[i].id, "trace.tsv");
+		point_latest(recs[i].id, "events.jsonl");
+		point_latest(recs[i].id, "run.json");
 		break;
 	}
 	free(recs);
@@ -370,6 +376,8 @@ history_end(struct history *h, int rc, const struct history_counts *c,
 			     status, c, err);
 	if (nothing && !strcmp(h->tpath, LATEST_TRACE))
 		restore_latest(h);
+	else if (!strcmp(h->tpath, LATEST_TRACE))
+		point_latest(h->id, "run.json");
 	return r;
 }
 

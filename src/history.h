@@ -7,8 +7,10 @@
  * runner writes (copied at the end when a link cannot be made), so what a
  * SIGKILL leaves is in the record too, and run.json, written when the run
  * starts with end and exit null and status "running", says it did not
- * end.  A run with nothing to do is recorded, and the latest trace and
- * events go back to those of the last run that ran something.  It also
+ * end.  .wfrun/run.json is the record of the run whose trace is
+ * .wfrun/trace.tsv.  A run with nothing to do is recorded, and the latest
+ * trace, events and run.json go back to those of the last run that ran
+ * something.  It also
  * reads the records back for wfrun log and wfrun report RUNID, and prunes
  * them (HISTORY_KEEP by default, never the last run that ran something).
  */

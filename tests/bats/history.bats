@@ -41,6 +41,8 @@ log_field() {
 	[ "$(trace_col name | sort | tr '\n' ' ')" = "a b " ]
 	first=$(ls .wfrun/runs | head -1)
 	cmp .wfrun/trace.tsv ".wfrun/runs/$first/trace.tsv"
+	cmp .wfrun/run.json ".wfrun/runs/$first/run.json"
+	grep -q '"status": "ok"' .wfrun/run.json
 	# its record: the command line, the workflow and its hash
 	grep -q '"argv": \[.*"wf.yaml"\]' ".wfrun/runs/$first/run.json"
 	grep -q "\"workflow\": \"$PWD/wf.yaml\"" ".wfrun/runs/$first/run.json"
