@@ -425,8 +425,8 @@ count_of(const char *json, const char *key)
 	return n;
 }
 
-/* Is a run of pid still going in the workdir wd: pid there and the
- * workdir's lock held? */
+/* Is a run of pid still going in the workdir wd: pid there, the
+ * workdir's lock held and naming pid (guard.c)? */
 static bool
 live(const char *wd, long pid)
 {
@@ -438,8 +438,13 @@ live(const char *wd, long pid)
 	if (fd < 0)
 		return false;
 	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	char buf[32];
+	ssize_t n = held ? pread(fd, buf, sizeof(buf) - 1, 0) : 0;
 	close(fd);
-	return held;
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10) == pid;
 }
 
 /* Read wd's record id into *r: 0, or -1 if it has no readable run.json. */
