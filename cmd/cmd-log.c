@@ -132,6 +132,8 @@ cmd_log(int argc, char **argv)
 		free(wd);
 		return EXIT_USAGE;
 	}
+	if (!a.json && !n)
+		info_msg("no run recorded in %s", wd ? wd : a.dir);
 	if (!a.json && n)
 		printf("%-22s  %-19s  %8s  %5s  %10s  %6s  %s\n", "RUN",
 		       "STARTED", "TIME", "RUN", "UP-TO-DATE", "FAILED",

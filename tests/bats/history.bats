@@ -79,6 +79,9 @@ log_field() {
 	[ "${#lines[@]}" -eq 3 ]
 	run "$WFRUN" report nosuchrun
 	[ "$status" -eq 2 ]
+	run "$WFRUN" log -C /
+	[ "$status" -eq 0 ]
+	[ "$output" = "wfrun: no run recorded in /" ]
 }
 
 @test "history: a run killed with SIGKILL is running, then killed" {
