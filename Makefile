@@ -35,7 +35,7 @@ LDLIBS_ALL = $(LIBS_LDLIBS) -lpthread -lm $(LDLIBS)
 LIB_SRC = $(wildcard src/*.c)
 LIB_OBJ = $(LIB_SRC:src/%.c=$(BUILD)/src/%.o) $(BUILD)/gen/xsd.o
 CMD_SRC = cmd/wfrun.c cmd/cli.c cmd/cmd-run.c cmd/cmd-check.c cmd/cmd-dag.c \
-	  cmd/cmd-sim.c cmd/cmd-probe.c cmd/cmd-report.c cmd/cmd-list.c
+	  cmd/cmd-sim.c cmd/cmd-probe.c cmd/cmd-report.c cmd/cmd-list.c cmd/cmd-log.c
 CMD_OBJ = $(CMD_SRC:cmd/%.c=$(BUILD)/cmd/%.o)
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
 # Example pipelines, installed in $(DATADIR)/workflows.

@@ -1,6 +1,8 @@
 /*
- * wfrun report [TRACE] [-o FILE] [--format html|chrome] [--events FILE]:
- * what a run did, as one HTML page or as Chrome trace-event JSON.
+ * wfrun report [TRACE|RUNID] [-o FILE] [--format html|chrome] [--events
+ * FILE]: what a run did, as one HTML page or as Chrome trace-event JSON.
+ * RUNID (not a file here) names a run recorded in .wfrun/runs (history.h);
+ * the default trace is the latest run's that ran something.
  * The output is written to FILE.tmp and renamed, so a report that fails
  * half-way never leaves a truncated file in place of a good one.
  */
@@ -12,6 +14,7 @@
 
 #include "cli.h"
 #include "events.h"
+#include "history.h"
 #include "path.h"
 #include "report.h"
 #include "util.h"
@@ -132,13 +135,18 @@ cmd_report(int argc, char **argv)
 	struct report_args a = { NULL, NULL, false };
 	static const struct cli_spec spec = {
 		"o:qv", opts, report_opt, 0, 1, "usage: wfrun report [-o FILE] "
-		"[--format html|chrome] [--events FILE] [TRACE]", false, NULL
+		"[--format html|chrome] [--events FILE] [TRACE | RUNID]", false, NULL
 	};
 	int rc = cli_parse(argc, argv, &spec, &a);
 	if (rc)
 		return rc;
 	bool named = optind < argc;
 	const char *trace = named ? argv[optind] : DEFAULT_TRACE;
+	char *run_dir = named && access(trace, F_OK) < 0
+			? history_run_dir(NULL, trace) : NULL;
+	char *run_trace = run_dir ? xasprintf("%s/trace.tsv", run_dir) : NULL;
+	if (run_trace)
+		trace = run_trace;
 	char *dir = path_dirname(trace);
 	char *ev_default = events_beside(trace);
 	char *out_default = xasprintf("%s/%s", dir,
@@ -152,6 +160,8 @@ cmd_report(int argc, char **argv)
 				       : write_file(&r, out, a.chrome);
 	report_release(&r);
 	free(dir);
+	free(run_dir);
+	free(run_trace);
 	free(ev_default);
 	free(out_default);
 	return rc;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "history.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -155,6 +156,15 @@ static const char report_opts[] =
 	"                     beside the trace, if there)\n"
 	H_QUIET H_VERBOSE H_HELP;
 
+static const char log_opts[] =
+	"  -C DIR             the runs of the workdir DIR (default: the\n"
+	"                     current directory, or WORKFLOW's workdir)\n"
+	"      --json         one JSON object a line\n"
+	"      --keep N       remove all but the last N runs' records (never\n"
+	"                     the last run that ran something); each run\n"
+	"                     keeps the last 50\n"
+	H_QUIET H_HELP;
+
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
@@ -178,7 +188,10 @@ static const struct subcmd {
 	{ "probe", cmd_probe, "measure the write bandwidth of a directory's disk",
 	  "probe [--size MB] [-j WRITERS] [DIR]", probe_opts },
 	{ "report", cmd_report, "write a run's trace as HTML or Chrome JSON",
-	  "report [-o FILE] [--format html|chrome] [TRACE]", report_opts },
+	  "report [-o FILE] [--format html|chrome] [TRACE | RUNID]",
+	  report_opts },
+	{ "log", cmd_log, "list the runs of a workdir, oldest first",
+	  "log [--json] [--keep N] [WORKFLOW | -C DIR]", log_opts },
 	{ "version", cmd_version, "print the version", "version", NULL },
 	{ "help", cmd_help, "print the help of wfrun or of a command",
 	  "help [COMMAND]", NULL },
@@ -306,8 +319,8 @@ takes_arg(const char *a)
 	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
 	       !strcmp(a, "--until") ||
 	       !strcmp(a, "--set") || !strcmp(a, "--vars") ||
-	       !strcmp(a, "--memory") ||
-	       !strcmp(a, "--container-engine");
+	       !strcmp(a, "--memory") || !strcmp(a, "-C") ||
+	       !strcmp(a, "--keep") || !strcmp(a, "--container-engine");
 }
 
 /* The index in argv of the first word that is not an option (argc when
@@ -344,6 +357,7 @@ int
 main(int argc, char **argv)
 {
 	setvbuf(stderr, NULL, _IOLBF, 0);
+	history_set_argv(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -16,6 +16,7 @@ int cmd_sim(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_log(int argc, char **argv);
 /* wfrun list FILE (and run --list): the tasks; names: their names only,
  * one a line.  The exit status. */
 int list_workflow(const char *file, bool names);

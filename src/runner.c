@@ -19,6 +19,7 @@
 #include "exitcode.h"
 #include "failure.h"
 #include "guard.h"
+#include "history.h"
 #include "iopol.h"
 #include "journal.h"
 #include "logname.h"
@@ -114,6 +115,7 @@ struct runner {
 	int lock_fd;            /* the workdir's lock, -1: not taken */
 	bool looping;           /* the loop, places and policy are set up */
 	char *tpath, *epath;    /* the trace, the events file */
+	struct history hist;    /* this run's record */
 	struct strbuf cmd, words, path;
 	struct strvec argv;
 	char *sh_argv[4];       /* sh -c COMMAND */
@@ -1703,6 +1705,8 @@ open_workdir(struct runner *r)
 	r->total = r->p->dag.tasks.n; /* every stage, when up to date */
 	if (put_back_originals(r) < 0)
 		return EXIT_USAGE;
+	if (history_begin(&r->hist, r->tpath, &err) < 0)
+		warning_msg("%s; this run is not recorded", err.msg);
 	if (trace_open(&r->trace, r->tpath, &err) < 0) {
 		error_msg("%s", err.msg);
 		return EXIT_USAGE;
@@ -2297,6 +2301,20 @@ runner_release(struct runner *r)
 	strbuf_release(&r->words);
 	strbuf_release(&r->path);
 	temp_release(&r->temp);
+	history_release(&r->hist);
+}
+
+/* The run's record says how it ended (history.h). */
+static void
+record_end(struct runner *r, int rc)
+{
+	struct errbuf err;
+	struct history_counts c = {
+		r->done + r->ignored, r->skipped, r->failed, r->cancelled,
+		r->looping ? not_run(r) : 0, r->left_out,
+	};
+	if (history_end(&r->hist, rc, &c, &err) < 0)
+		warning_msg("%s", err.msg);
 }
 
 int
@@ -2319,6 +2337,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 	r.sh_argv[0] = "sh";
 	r.sh_argv[1] = "-c";
 	r.tpath = xstrdup(o->trace_path ? o->trace_path : ".wfrun/trace.tsv");
+	history_init(&r.hist, p->wf->file, o->cluster ? o->cluster->file : NULL);
 	int rc = open_workdir(&r);
 	if (rc == EXIT_OK) {
 		set_up(&r);
@@ -2336,6 +2355,7 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		rc = wind_down(&r, rc);
 		say_pending(&r);
 	}
+	record_end(&r, rc);
 	runner_release(&r);
 	return rc;
 }

@@ -136,7 +136,7 @@ _wfrun()
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -d -- "$cur"))
 		fi ;;
-	report)
+	report|log)
 		[[ -z $file ]] && _wfrun_files "$cur" ;;
 	help)
 		[[ -z $file ]] && COMPREPLY=($(compgen -W "${cmds[*]}" -- "$cur")) ;;

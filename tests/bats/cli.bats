@@ -304,7 +304,7 @@ parser_opts() {
 @test "wfrun(1): each command is an entry of COMMANDS; no option another command takes says 'For run only'" {
 	man="$WFRUN_TOP/man/wfrun.1"
 	entries=$(awk '/^\.SH/ {on = ($0 == ".SH COMMANDS")} on && prev == ".TP" {print $2} {prev = $0}' "$man")
-	for c in run check dag sim probe report version help; do
+	for c in run check dag sim probe report log version help; do
 		grep -qx "$c" <<<"$entries" || { echo "no .TP entry for $c"; false; }
 	done
 	run_only=$(awk '/^\.SH/ {on = ($0 == ".SH OPTIONS")}
@@ -416,7 +416,7 @@ complete_zsh() {
 	hello
 	run complete_zsh ""
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf '%s\n' run check list dag sim probe report version help '_files -g *.(yaml|yml)')" ]
+	[ "$output" = "$(printf '%s\n' run check list dag sim probe report log version help '_files -g *.(yaml|yml)')" ]
 	run complete_zsh probe --
 	[ "$output" = "$(printf '%s\n' -s --size -j --writers -q --quiet -v --verbose -h --help)" ]
 	run complete_zsh --learn=c
