@@ -22,6 +22,7 @@
  */
 #include "slurm_jobs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -38,6 +39,7 @@
 #include "expand.h"
 #include "path.h"
 #include "resources.h"
+#include "slurm_alloc.h"
 #include "spawn.h"
 
 extern char **environ;
@@ -119,6 +121,7 @@ struct slurm_jobs {
 	const struct slurm_spec *s;
 	char *workdir;
 	char *wrapper;       /* the wrapper script's path */
+	char *record;        /* SLURM_RECORD, absolute: the arrays' ids */
 	struct loop *loop;
 	VEC(struct sj_job *) pend;      /* handed over this round */
 	VEC(struct sj_batch *) batches; /* submitting or in the queue */
@@ -735,6 +738,8 @@ sbatch_ended(struct slurm_jobs *x, struct sj_proc *p)
 	size_t n = strspn(o, "0123456789");
 	if (n && proc_ok(p)) {
 		b->id = xstrndup(o, n);
+		/* first: should wfrun be killed now, the next run cancels it */
+		slurm_record_job(x->record, b->id);
 		struct strvec cancel = { 0 };
 		VEC_PUSH(cancel, NULL);
 		for (size_t i = 0; i < b->n; i++) {
@@ -1096,8 +1101,10 @@ sj_release(struct exec *e)
 		proc_wait(p, wait);
 		const char *o = p->buf[0].buf ? p->buf[0].buf : "";
 		size_t n = strspn(o, "0123456789");
-		if (p->end == sbatch_ended && n)
+		if (p->end == sbatch_ended && n) {
 			VEC_PUSH(ids, xstrndup(o, n));
+			slurm_record_job(x->record, ids.v[ids.n - 1]);
+		}
 		proc_free(p);
 	}
 	x->procs.n = 0;
@@ -1107,19 +1114,25 @@ sj_release(struct exec *e)
 	for (size_t i = 0; i < x->unsure.n; i++)
 		VEC_PUSH(ids, x->unsure.v[i]);
 	VEC_FREE(x->unsure);
+	bool cancelled = true;
 	if (ids.n > 1) {
 		VEC_PUSH(ids, NULL);
 		struct errbuf err;
 		struct loop *l = x->loop;
 		x->loop = NULL; /* waited for here, not watched */
 		struct sj_proc *p = proc_start(x, ids.v, scancel_ended, NULL, &err);
+		cancelled = false;
 		if (p) {
 			proc_wait(p, wait);
+			cancelled = proc_ok(p);
 			proc_free(p);
 		}
 		x->loop = l;
 		ids.n--;
 	}
+	/* else the next run in the workdir cancels them */
+	if (cancelled)
+		unlink(x->record);
 	for (size_t i = 0; i < ids.n; i++)
 		free(ids.v[i]);
 	VEC_FREE(ids);
@@ -1137,6 +1150,7 @@ sj_release(struct exec *e)
 	rmdir(dir);
 	free(dir);
 	free(x->wrapper);
+	free(x->record);
 	free(x->workdir);
 	free(x);
 }
@@ -1145,6 +1159,34 @@ static const struct exec_ops sj_ops = {
 	sj_submit, sj_signal_all, sj_signal_one, sj_stop_one, sj_on_sigchld,
 	sj_release, NULL, NULL, NULL, NULL,
 };
+
+/* The arrays' directories a killed run left in dir (their jobs were
+ * cancelled before this run began: runner.c, slurm_alloc_clean). */
+static void
+clear_old(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strchr(e->d_name, '.'))
+			continue;
+		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
+				O_NOFOLLOW | O_CLOEXEC);
+		DIR *sub = fd < 0 ? NULL : fdopendir(fd);
+		struct dirent *f;
+		while (sub && (f = readdir(sub)))
+			if (f->d_name[0] != '.')
+				unlinkat(fd, f->d_name, 0);
+		if (sub) {
+			closedir(sub);
+			unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	if (d)
+		closedir(d);
+}
 
 struct exec *
 slurm_jobs_new(const struct slurm_spec *s, const char *workdir,
@@ -1159,7 +1201,9 @@ slurm_jobs_new(const struct slurm_spec *s, const char *workdir,
 	x->workdir = xstrdup(workdir);
 	x->loop = loop;
 	x->wrapper = xasprintf("%s/" SJ_DIR "/job.sh", workdir);
+	x->record = xasprintf("%s/" SLURM_RECORD, workdir);
 	char *dir = xasprintf("%s/" SJ_DIR, workdir);
+	clear_old(dir);
 	FILE *f = mkdir_p(dir, 0777) < 0 ? NULL : fopen(x->wrapper, "w");
 	bool ok = f && fputs(wrapper, f) >= 0;
 	if (f && fclose(f))

@@ -263,6 +263,41 @@ EOF
 	[ "$(trace_col status | sort -u)" = ABORTED ]
 }
 
+@test "kill -9: the next run cancels the jobs the killed one left, then runs" {
+	wf <<'EOF'
+tasks:
+  - name: held
+    foreach: {i: "1..4"}
+    out: {o: "o/{i}"}
+    run: "if [ -e go ]; then echo {i} > {out.o}; else sleep 3041; fi"
+EOF
+	res_xml
+	"$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ "$(running 'sleep 3041' | wc -l)" -eq 4 ] && break
+		sleep 0.1
+	done
+	[ "$(running 'sleep 3041' | wc -l)" -eq 4 ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	# its array is recorded, and still in the queue, running
+	old=$(cat .wfrun/slurm-jobs)
+	[[ $old =~ ^[0-9]+$ ]]
+	[ "$(squeue -h -r -j "$old" -t RUNNING -o %i | wc -l)" -eq 4 ]
+	touch go
+	run timeout 90 "$WFRUN" -q -r res.xml wf.yaml
+	[ "$status" -eq 0 ]
+	# none of the old jobs in the queue, no process of them left
+	[ -z "$(squeue -h -r -j "$old" -t PENDING,RUNNING,COMPLETING -o %i 2>/dev/null)" ]
+	[ -z "$(running 'sleep 3041')" ]
+	for i in 1 2 3 4; do [ "$(cat o/$i)" = "$i" ]; done
+	[ "$(trace_col status | sort -u)" = COMPLETED ]
+	# nothing of either run left: record, scripts, status files
+	[ ! -e .wfrun/slurm-jobs ]
+	[ ! -e .wfrun/slurm ]
+}
+
 @test "a job over its Slurm time limit: TIMEOUT in the trace, then retried" {
 	cd "$TO"
 	for _ in $(seq 2400); do
