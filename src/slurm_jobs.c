@@ -793,6 +793,10 @@ sbatch_argv(struct slurm_jobs *x, const struct sj_batch *b, struct strvec *v)
 		VEC_PUSH(*v, xasprintf("--account=%s", s->account));
 	if (s->qos)
 		VEC_PUSH(*v, xasprintf("--qos=%s", s->qos));
+	/* a node that fails ends the job NODE_FAIL and wfrun runs the task
+	 * again, from its saved inout data: Slurm's requeue would run it
+	 * on what the first attempt left (an <option> may still ask it) */
+	VEC_PUSH(*v, xstrdup("--no-requeue"));
 	for (size_t i = 0; i < s->options.n; i++)
 		VEC_PUSH(*v, xstrdup(s->options.v[i]));
 	VEC_PUSH(*v, xasprintf("--output=%s/%%a.out", b->dir));

@@ -3,8 +3,8 @@
 # <slurm submit="jobs">: each task instance is one Slurm batch job, on a
 # real 3-node cluster (tests/cluster/slurmcluster).  Slurm's time limit
 # is in minutes and slurmctld looks for jobs past it every 30 s, so the
-# TIMEOUT run starts in setup_file and is checked by the last test while
-# the others run.
+# TIMEOUT run starts in setup_file and is checked by a test near the end
+# while the others run.
 load helper
 
 setup_file() {
@@ -62,6 +62,8 @@ res_xml() { # [ATTRIBUTES]
 teardown() {
 	# a run a failed test left
 	[ -z "${pid:-}" ] || kill -9 "$pid" 2>/dev/null || true
+	# the node a test took down
+	[ -z "${down:-}" ] || scontrol update nodename="$down" state=resume
 }
 
 @test "a foreach of 50 runs as one job array; outputs as a local run's" {
@@ -313,4 +315,43 @@ EOF
 	# the tail of its stderr log: what Slurm wrote there
 	grep -q "  | slurmstepd.*CANCELLED AT .* DUE TO TIME LIMIT" run.out
 	[ -z "$(squeue -h -n overtime -o %i)" ]
+}
+
+# After the TIMEOUT test: nothing else of the file runs while a node is
+# down.
+@test "a node fails under a job: NODE_FAIL, then run again on another node without a retry" {
+	wf <<'EOF'
+tasks:
+  - name: onnode
+    out: {o: o.txt}
+    run: "if [ -e first ]; then echo again > {out.o}; else touch first; sleep 3053; fi"
+EOF
+	res_xml
+	"$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ -n "$(running 'sleep 3053')" ] && break
+		sleep 0.1
+	done
+	[ -n "$(running 'sleep 3053')" ]
+	down=$(squeue -h -n onnode -t RUNNING -o %N)
+	[[ $down == n[123] ]]
+	# down ends its job; drained, it takes no job until the teardown
+	scontrol update nodename="$down" state=down reason=wfrun-test
+	scontrol update nodename="$down" state=drain reason=wfrun-test
+	st=0
+	timeout 60 tail --pid="$pid" -f /dev/null || st=$?
+	[ "$st" -eq 0 ]
+	wait "$pid" || st=$?
+	cat run.out # shown if the test fails
+	[ "$st" -eq 0 ]
+	[ "$(cat o.txt)" = again ]
+	[ "$(trace_col status | tr '\n' ' ')" = "NODE_FAIL COMPLETED " ]
+	# no retry used (the task has none): both rows are attempt 1
+	[ "$(trace_col attempt | tr '\n' ' ')" = "1 1 " ]
+	[ "$(trace_col worker | head -1)" = "slurm:$down" ]
+	[[ "$(trace_col worker | tail -1)" == slurm:n[123] ]]
+	[ "$(trace_col worker | tail -1)" != "slurm:$down" ]
+	grep -q "task 'onnode': Slurm ended job [0-9]*_0 with NODE_FAIL (NodeDown); it runs again" run.out
+	[ -z "$(running 'sleep 3053')" ]
 }
