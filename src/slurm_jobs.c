@@ -82,6 +82,7 @@ struct sj_job {
 	char *label;         /* a lone job's name: the task's and its tag */
 	long cores;
 	long long mem_mb;    /* 0: not given */
+	long long log_max;   /* 0: no cap */
 	char *time;          /* sbatch --time, NULL: none */
 	bool running;        /* seen running: it started */
 	bool cancelled;      /* wfrun cancelled it (timeout, stop, end) */
@@ -484,6 +485,9 @@ job_end(struct slurm_jobs *x, struct sj_job *j)
 			snprintf(r.state, sizeof(r.state), "VANISHED");
 		}
 	}
+	/* cut only now: Slurm writes the logs where the job runs */
+	exec_log_cut(j->out, j->log_max);
+	exec_log_cut(j->err, j->log_max);
 	r.out_empty = log_done(j->out);
 	r.err_empty = log_done(j->err);
 	j->phase = SJ_ENDED;
@@ -977,6 +981,7 @@ sj_submit(struct exec *e, const struct exec_job *job)
 	j->label = job_name(job->name, job->tag);
 	j->cores = job->cores > 0 ? job->cores : 1;
 	j->mem_mb = job->memory > 0 ? (job->memory + (1 << 20) - 1) >> 20 : 0;
+	j->log_max = job->log_max;
 	if (job->timeout > 0)
 		j->time = xasprintf("%ld", (long)ceil(job->timeout / 60));
 	else if (x->s->time)

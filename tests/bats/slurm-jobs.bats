@@ -265,6 +265,31 @@ EOF
 	[ "$(trace_col status | sort -u)" = ABORTED ]
 }
 
+@test "log_max: a job's logs are cut at its end as a local task's" {
+	cat >wf.yaml.in <<'EOF'
+log_max: 4K
+tasks:
+  - name: big
+    run: "seq 1 100000; seq 1 3000 >&2"
+  - name: own
+    log_max: none
+    run: "seq 1 100000"
+EOF
+	mkdir local jobs
+	(cd local && cp ../wf.yaml.in wf.yaml && "$WFRUN" -q wf.yaml)
+	cd jobs
+	cp ../wf.yaml.in wf.yaml
+	res_xml
+	run timeout 60 "$WFRUN" -q -r res.xml wf.yaml
+	[ "$status" -eq 0 ]
+	grep -qx '\[wfrun: log_max 4096: [0-9]* bytes cut here; the last 2048 follow\]' .wfrun/logs/big/1.out
+	[ "$(stat -c %s .wfrun/logs/big/1.out)" -le 4200 ]
+	for f in big/1.out big/1.err own/2.out; do
+		cmp .wfrun/logs/$f ../local/.wfrun/logs/$f
+	done
+	[ "$(wc -l <.wfrun/logs/own/2.out)" -eq 100000 ]
+}
+
 @test "kill -9: the next run cancels the jobs the killed one left, then runs" {
 	wf <<'EOF'
 tasks:
