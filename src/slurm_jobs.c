@@ -9,7 +9,8 @@
  * (symbolic links to the task's log files, which sbatch --output and
  * --error name, so Slurm's own messages land there too), and later
  * INDEX.st, written by the job's wrapper script when the command ends:
- * "EXIT START END NODE".  One squeue (-r -t all, every array of the run)
+ * "EXIT START END NODE" (EXIT as the shell says it: 128+N for a command
+ * killed by signal N, reported as that signal).  One squeue (-r -t all, every array of the run)
  * per poll interval says each job's state; a job in an end state, or
  * gone from the queue, is finished: its status file says how, or Slurm's
  * end state (TIMEOUT, OUT_OF_MEMORY, CANCELLED...) does.  A job gone with
@@ -59,8 +60,11 @@ static const char wrapper[] =
 	"# wfrun: one task instance as a Slurm job (wfrun-resources(5))\n"
 	"s=\"$1/${SLURM_ARRAY_TASK_ID:-0}\"\n"
 	"b=$(date +%s.%N)\n"
-	"/bin/sh \"$s.sh\" </dev/null\n"
+	"# the task's stderr, not this shell's words on a signal (\"Killed\")\n"
+	"exec 3>&2 2>/dev/null\n"
+	"/bin/sh -c 'exec 2>&3 3>&- /bin/sh \"$0\"' \"$s.sh\" </dev/null\n"
 	"rc=$?\n"
+	"exec 2>&3 3>&-\n"
 	"e=$(date +%s.%N)\n"
 	"echo \"$rc $b $e ${SLURMD_NODENAME:-}\" >\"$s.tmp\" && "
 	"mv -f \"$s.tmp\" \"$s.st\"\n"
@@ -391,7 +395,12 @@ read_status(const struct sj_job *j, struct exec_result *r)
 	if (n < 3)
 		return false;
 	r->started = true;
-	r->wstatus = (rc & 0xff) << 8;
+	/* the shell's 128+N: killed by signal N, as it is the only way a
+	 * shell can say it (an exit status of 129 to 192 reads the same) */
+	if (rc > 128 && rc - 128 < NSIG)
+		r->wstatus = rc - 128;
+	else
+		r->wstatus = (rc & 0xff) << 8;
 	r->start = b;
 	r->end = e;
 	if (node[0])

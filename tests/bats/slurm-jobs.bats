@@ -119,6 +119,25 @@ EOF
 	[ "$(trace_col status)" = FAILED ]
 }
 
+@test "a command killed by a signal: reported as the signal, as locally" {
+	wf <<'EOF'
+tasks:
+  - name: sig
+    run: "kill -USR1 $$"
+EOF
+	mkdir local
+	cp wf.yaml local/
+	(cd local && "$WFRUN" wf.yaml >../local.out 2>&1) || true
+	grep -q "task 'sig' was killed by signal 10 (User defined signal 1)" local.out
+	res_xml
+	run timeout 60 "$WFRUN" -r res.xml wf.yaml
+	[ "$status" -eq 1 ]
+	diff <(grep -v 'in [0-9.]*s' local.out | sed "s#$PWD/local#W#") \
+		<(echo "$output" | grep -v 'in [0-9.]*s' | sed "s#$PWD#W#")
+	[ "$(trace_col exit)" = "$(trace_col exit local/.wfrun/trace.tsv)" ]
+	[ "$(trace_col status)" = FAILED ]
+}
+
 @test "sbatch refuses a job: Slurm's own words, as the task's failure" {
 	wf <<'EOF'
 tasks:
