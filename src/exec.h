@@ -202,6 +202,11 @@ struct exec {
  * end. */
 struct exec *exec_local_new(exec_done_fn done, struct loop *loop, void *arg);
 
+/* The log at path, written by a job run elsewhere that has ended (a
+ * Slurm job's), cut to max bytes as a local job's is at its end, the cut
+ * said in it (log_max); nothing when it is shorter or max is 0. */
+void exec_log_cut(const char *path, long long max);
+
 /*
  * The agent as a child process (agent_pipe.c): argv starts wfrun-worker,
  * here or through a launcher such as srun, speaking the protocol on its

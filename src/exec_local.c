@@ -171,6 +171,20 @@ log_cap(struct llog *l, long long max, off_t size, bool at_end)
 	fcntl(l->fd, F_SETFL, fl);
 }
 
+void
+exec_log_cut(const char *path, long long max)
+{
+	if (max <= 0)
+		return;
+	struct llog l = { .fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC) };
+	if (l.fd < 0)
+		return;
+	off_t size = lseek(l.fd, 0, SEEK_END);
+	if (size > 0)
+		log_cap(&l, max, size, true);
+	close(l.fd);
+}
+
 /* Give an unnamed file its name; -1 with errno. */
 static int
 link_fd(int fd, const char *path)

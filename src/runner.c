@@ -45,10 +45,6 @@
 /* Lines of a failed task's stderr shown on the terminal. */
 #define TAIL_LINES 10
 
-/* Where the ids of the Slurm jobs of a run are kept until it ends
- * (slurm_alloc.h): the next run cancels what a killed one left. */
-#define SLURM_RECORD ".wfrun/slurm-jobs"
-
 /* A place tasks run: this machine, an SSH worker or a Slurm node (its
  * capacity is the place's). */
 struct rworker {
@@ -1356,16 +1352,24 @@ slurm_coming(const struct runner *r)
 	return !r->alloc.refused && slurm_alloc_coming(&r->alloc);
 }
 
-/* <slurm>: cancel what a killed run left, and be ready to ask. */
+/* Cancel the Slurm jobs a killed run left (SLURM_RECORD, either
+ * <slurm> mode), whatever this run's resources: they would write what
+ * this run makes. */
 static void
-open_slurm(struct runner *r)
+clean_slurm(struct runner *r)
 {
-	const struct slurm_spec *sp = r->o->cluster->slurm;
 	struct errbuf err;
 	if (slurm_alloc_clean(SLURM_RECORD, &err) < 0)
 		warning_msg("cannot cancel the Slurm jobs an earlier run left "
 			    "(%s/%s): %s", r->p->wf->workdir, SLURM_RECORD,
 			    err.msg);
+}
+
+/* <slurm>: be ready to ask for nodes. */
+static void
+open_slurm(struct runner *r)
+{
+	const struct slurm_spec *sp = r->o->cluster->slurm;
 	char *name = xasprintf("wfrun-%s", r->p->wf->name);
 	struct slurm_alloc_ops ops = { node_up, slurm_error, r };
 	slurm_alloc_init(&r->alloc, sp, name, SLURM_RECORD,
@@ -1768,6 +1772,7 @@ start(struct runner *r)
 	struct plan *p = r->p;
 	const struct slurm_spec *sp = r->o->cluster ? r->o->cluster->slurm
 						    : NULL;
+	clean_slurm(r);
 	if (sp && sp->jobs)
 		sp = NULL; /* one worker, made with the others, runs the jobs */
 	if (sp)

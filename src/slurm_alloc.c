@@ -437,6 +437,8 @@ scancel_sync(struct strvec *ids, struct errbuf *err)
 	return rc == -2 || bad ? -1 : 0;
 }
 
+static void wait_gone(struct strvec *ids);
+
 int
 slurm_alloc_clean(const char *record, struct errbuf *err)
 {
@@ -454,6 +456,9 @@ slurm_alloc_clean(const char *record, struct errbuf *err)
 	fclose(f);
 	err->msg[0] = '\0';
 	int rc = scancel_sync(&ids, err);
+	/* a job still running writes the outputs this run is to make */
+	if (!rc)
+		wait_gone(&ids);
 	for (size_t i = 0; i < ids.n; i++)
 		free(ids.v[i]);
 	VEC_FREE(ids);
@@ -514,10 +519,10 @@ refuse(struct slurm_alloc *a, const char *msg)
 	a->ops.error(a->ops.arg, msg);
 }
 
-static void
-record_job(struct slurm_alloc *a, const char *id)
+void
+slurm_record_job(const char *record, const char *id)
 {
-	FILE *f = fopen(a->record, "a");
+	FILE *f = fopen(record, "a");
 	if (f) {
 		fprintf(f, "%s\n", id);
 		fclose(f);
@@ -537,7 +542,7 @@ sbatch_done(struct slurm_cmd *c, void *arg)
 	    c->status <= 0) {
 		n->job = xstrndup(s, len);
 		n->state = SLURM_PENDING;
-		record_job(a, n->job);
+		slurm_record_job(a->record, n->job);
 		arm_poll(a);
 		return;
 	}

@@ -16,7 +16,9 @@
  *
  * The job ids are also written, as they come, to a record file, so that
  * when the master is killed (SIGKILL) the next run in the workdir cancels
- * what was left (slurm_alloc_clean).
+ * what was left (slurm_alloc_clean).  The record is shared with the jobs
+ * of <slurm submit="jobs"> (slurm_jobs.c), which write their arrays' ids
+ * there with slurm_record_job.
  */
 #ifndef WFRUN_SLURM_ALLOC_H
 #define WFRUN_SLURM_ALLOC_H
@@ -123,8 +125,17 @@ void slurm_alloc_give_back(struct slurm_alloc *a, struct slurm_node *n);
  * commands; then free everything and remove the record. */
 void slurm_alloc_release(struct slurm_alloc *a);
 
-/* Cancel the jobs a killed run recorded in record, if any, and remove
- * it: 0, or -1 with err when scancel said why not. */
+/* The record of a run's Slurm jobs, under the workdir: one job id a line
+ * (a node's job, or a job array of submit="jobs"), appended as each
+ * sbatch answers, removed when the run has cancelled them all. */
+#define SLURM_RECORD ".wfrun/slurm-jobs"
+
+/* Append job id to record (a file name as SLURM_RECORD). */
+void slurm_record_job(const char *record, const char *id);
+
+/* Cancel the jobs a killed run recorded in record, if any, wait until
+ * they have left the queue (a bounded time: their processes are gone
+ * then), and remove it: 0, or -1 with err when scancel said why not. */
 int slurm_alloc_clean(const char *record, struct errbuf *err);
 
 #endif

@@ -9,7 +9,8 @@
  * (symbolic links to the task's log files, which sbatch --output and
  * --error name, so Slurm's own messages land there too), and later
  * INDEX.st, written by the job's wrapper script when the command ends:
- * "EXIT START END NODE".  One squeue (-r -t all, every array of the run)
+ * "EXIT START END NODE" (EXIT as the shell says it: 128+N for a command
+ * killed by signal N, reported as that signal).  One squeue (-r -t all, every array of the run)
  * per poll interval says each job's state; a job in an end state, or
  * gone from the queue, is finished: its status file says how, or Slurm's
  * end state (TIMEOUT, OUT_OF_MEMORY, CANCELLED...) does.  A job gone with
@@ -22,6 +23,7 @@
  */
 #include "slurm_jobs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -38,6 +40,7 @@
 #include "expand.h"
 #include "path.h"
 #include "resources.h"
+#include "slurm_alloc.h"
 #include "spawn.h"
 
 extern char **environ;
@@ -57,8 +60,11 @@ static const char wrapper[] =
 	"# wfrun: one task instance as a Slurm job (wfrun-resources(5))\n"
 	"s=\"$1/${SLURM_ARRAY_TASK_ID:-0}\"\n"
 	"b=$(date +%s.%N)\n"
-	"/bin/sh \"$s.sh\" </dev/null\n"
+	"# the task's stderr, not this shell's words on a signal (\"Killed\")\n"
+	"exec 3>&2 2>/dev/null\n"
+	"/bin/sh -c 'exec 2>&3 3>&- /bin/sh \"$0\"' \"$s.sh\" </dev/null\n"
 	"rc=$?\n"
+	"exec 2>&3 3>&-\n"
 	"e=$(date +%s.%N)\n"
 	"echo \"$rc $b $e ${SLURMD_NODENAME:-}\" >\"$s.tmp\" && "
 	"mv -f \"$s.tmp\" \"$s.st\"\n"
@@ -80,6 +86,7 @@ struct sj_job {
 	char *label;         /* a lone job's name: the task's and its tag */
 	long cores;
 	long long mem_mb;    /* 0: not given */
+	long long log_max;   /* 0: no cap */
 	char *time;          /* sbatch --time, NULL: none */
 	bool running;        /* seen running: it started */
 	bool cancelled;      /* wfrun cancelled it (timeout, stop, end) */
@@ -119,6 +126,7 @@ struct slurm_jobs {
 	const struct slurm_spec *s;
 	char *workdir;
 	char *wrapper;       /* the wrapper script's path */
+	char *record;        /* SLURM_RECORD, absolute: the arrays' ids */
 	struct loop *loop;
 	VEC(struct sj_job *) pend;      /* handed over this round */
 	VEC(struct sj_batch *) batches; /* submitting or in the queue */
@@ -387,7 +395,12 @@ read_status(const struct sj_job *j, struct exec_result *r)
 	if (n < 3)
 		return false;
 	r->started = true;
-	r->wstatus = (rc & 0xff) << 8;
+	/* the shell's 128+N: killed by signal N, as it is the only way a
+	 * shell can say it (an exit status of 129 to 192 reads the same) */
+	if (rc > 128 && rc - 128 < NSIG)
+		r->wstatus = rc - 128;
+	else
+		r->wstatus = (rc & 0xff) << 8;
 	r->start = b;
 	r->end = e;
 	if (node[0])
@@ -481,6 +494,9 @@ job_end(struct slurm_jobs *x, struct sj_job *j)
 			snprintf(r.state, sizeof(r.state), "VANISHED");
 		}
 	}
+	/* cut only now: Slurm writes the logs where the job runs */
+	exec_log_cut(j->out, j->log_max);
+	exec_log_cut(j->err, j->log_max);
 	r.out_empty = log_done(j->out);
 	r.err_empty = log_done(j->err);
 	j->phase = SJ_ENDED;
@@ -735,6 +751,8 @@ sbatch_ended(struct slurm_jobs *x, struct sj_proc *p)
 	size_t n = strspn(o, "0123456789");
 	if (n && proc_ok(p)) {
 		b->id = xstrndup(o, n);
+		/* first: should wfrun be killed now, the next run cancels it */
+		slurm_record_job(x->record, b->id);
 		struct strvec cancel = { 0 };
 		VEC_PUSH(cancel, NULL);
 		for (size_t i = 0; i < b->n; i++) {
@@ -788,6 +806,10 @@ sbatch_argv(struct slurm_jobs *x, const struct sj_batch *b, struct strvec *v)
 		VEC_PUSH(*v, xasprintf("--account=%s", s->account));
 	if (s->qos)
 		VEC_PUSH(*v, xasprintf("--qos=%s", s->qos));
+	/* a node that fails ends the job NODE_FAIL and wfrun runs the task
+	 * again, from its saved inout data: Slurm's requeue would run it
+	 * on what the first attempt left (an <option> may still ask it) */
+	VEC_PUSH(*v, xstrdup("--no-requeue"));
 	for (size_t i = 0; i < s->options.n; i++)
 		VEC_PUSH(*v, xstrdup(s->options.v[i]));
 	VEC_PUSH(*v, xasprintf("--output=%s/%%a.out", b->dir));
@@ -968,6 +990,7 @@ sj_submit(struct exec *e, const struct exec_job *job)
 	j->label = job_name(job->name, job->tag);
 	j->cores = job->cores > 0 ? job->cores : 1;
 	j->mem_mb = job->memory > 0 ? (job->memory + (1 << 20) - 1) >> 20 : 0;
+	j->log_max = job->log_max;
 	if (job->timeout > 0)
 		j->time = xasprintf("%ld", (long)ceil(job->timeout / 60));
 	else if (x->s->time)
@@ -1096,8 +1119,10 @@ sj_release(struct exec *e)
 		proc_wait(p, wait);
 		const char *o = p->buf[0].buf ? p->buf[0].buf : "";
 		size_t n = strspn(o, "0123456789");
-		if (p->end == sbatch_ended && n)
+		if (p->end == sbatch_ended && n) {
 			VEC_PUSH(ids, xstrndup(o, n));
+			slurm_record_job(x->record, ids.v[ids.n - 1]);
+		}
 		proc_free(p);
 	}
 	x->procs.n = 0;
@@ -1107,19 +1132,25 @@ sj_release(struct exec *e)
 	for (size_t i = 0; i < x->unsure.n; i++)
 		VEC_PUSH(ids, x->unsure.v[i]);
 	VEC_FREE(x->unsure);
+	bool cancelled = true;
 	if (ids.n > 1) {
 		VEC_PUSH(ids, NULL);
 		struct errbuf err;
 		struct loop *l = x->loop;
 		x->loop = NULL; /* waited for here, not watched */
 		struct sj_proc *p = proc_start(x, ids.v, scancel_ended, NULL, &err);
+		cancelled = false;
 		if (p) {
 			proc_wait(p, wait);
+			cancelled = proc_ok(p);
 			proc_free(p);
 		}
 		x->loop = l;
 		ids.n--;
 	}
+	/* else the next run in the workdir cancels them */
+	if (cancelled)
+		unlink(x->record);
 	for (size_t i = 0; i < ids.n; i++)
 		free(ids.v[i]);
 	VEC_FREE(ids);
@@ -1137,6 +1168,7 @@ sj_release(struct exec *e)
 	rmdir(dir);
 	free(dir);
 	free(x->wrapper);
+	free(x->record);
 	free(x->workdir);
 	free(x);
 }
@@ -1145,6 +1177,34 @@ static const struct exec_ops sj_ops = {
 	sj_submit, sj_signal_all, sj_signal_one, sj_stop_one, sj_on_sigchld,
 	sj_release, NULL, NULL, NULL, NULL,
 };
+
+/* The arrays' directories a killed run left in dir (their jobs were
+ * cancelled before this run began: runner.c, slurm_alloc_clean). */
+static void
+clear_old(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strchr(e->d_name, '.'))
+			continue;
+		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
+				O_NOFOLLOW | O_CLOEXEC);
+		DIR *sub = fd < 0 ? NULL : fdopendir(fd);
+		struct dirent *f;
+		while (sub && (f = readdir(sub)))
+			if (f->d_name[0] != '.')
+				unlinkat(fd, f->d_name, 0);
+		if (sub) {
+			closedir(sub);
+			unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	if (d)
+		closedir(d);
+}
 
 struct exec *
 slurm_jobs_new(const struct slurm_spec *s, const char *workdir,
@@ -1159,7 +1219,9 @@ slurm_jobs_new(const struct slurm_spec *s, const char *workdir,
 	x->workdir = xstrdup(workdir);
 	x->loop = loop;
 	x->wrapper = xasprintf("%s/" SJ_DIR "/job.sh", workdir);
+	x->record = xasprintf("%s/" SLURM_RECORD, workdir);
 	char *dir = xasprintf("%s/" SJ_DIR, workdir);
+	clear_old(dir);
 	FILE *f = mkdir_p(dir, 0777) < 0 ? NULL : fopen(x->wrapper, "w");
 	bool ok = f && fputs(wrapper, f) >= 0;
 	if (f && fclose(f))

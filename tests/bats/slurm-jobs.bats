@@ -3,8 +3,8 @@
 # <slurm submit="jobs">: each task instance is one Slurm batch job, on a
 # real 3-node cluster (tests/cluster/slurmcluster).  Slurm's time limit
 # is in minutes and slurmctld looks for jobs past it every 30 s, so the
-# TIMEOUT run starts in setup_file and is checked by the last test while
-# the others run.
+# TIMEOUT run starts in setup_file and is checked by a test near the end
+# while the others run.
 load helper
 
 setup_file() {
@@ -62,6 +62,8 @@ res_xml() { # [ATTRIBUTES]
 teardown() {
 	# a run a failed test left
 	[ -z "${pid:-}" ] || kill -9 "$pid" 2>/dev/null || true
+	# the node a test took down
+	[ -z "${down:-}" ] || scontrol update nodename="$down" state=resume
 }
 
 @test "a foreach of 50 runs as one job array; outputs as a local run's" {
@@ -114,6 +116,25 @@ EOF
 	diff <(grep -v 'in [0-9.]*s' local.out | sed "s#$PWD/local#W#") \
 		<(echo "$output" | grep -v 'in [0-9.]*s' | sed "s#$PWD#W#")
 	[ "$(trace_col exit)" = 3 ]
+	[ "$(trace_col status)" = FAILED ]
+}
+
+@test "a command killed by a signal: reported as the signal, as locally" {
+	wf <<'EOF'
+tasks:
+  - name: sig
+    run: "kill -USR1 $$"
+EOF
+	mkdir local
+	cp wf.yaml local/
+	(cd local && "$WFRUN" wf.yaml >../local.out 2>&1) || true
+	grep -q "task 'sig' was killed by signal 10 (User defined signal 1)" local.out
+	res_xml
+	run timeout 60 "$WFRUN" -r res.xml wf.yaml
+	[ "$status" -eq 1 ]
+	diff <(grep -v 'in [0-9.]*s' local.out | sed "s#$PWD/local#W#") \
+		<(echo "$output" | grep -v 'in [0-9.]*s' | sed "s#$PWD#W#")
+	[ "$(trace_col exit)" = "$(trace_col exit local/.wfrun/trace.tsv)" ]
 	[ "$(trace_col status)" = FAILED ]
 }
 
@@ -263,6 +284,66 @@ EOF
 	[ "$(trace_col status | sort -u)" = ABORTED ]
 }
 
+@test "log_max: a job's logs are cut at its end as a local task's" {
+	cat >wf.yaml.in <<'EOF'
+log_max: 4K
+tasks:
+  - name: big
+    run: "seq 1 100000; seq 1 3000 >&2"
+  - name: own
+    log_max: none
+    run: "seq 1 100000"
+EOF
+	mkdir local jobs
+	(cd local && cp ../wf.yaml.in wf.yaml && "$WFRUN" -q wf.yaml)
+	cd jobs
+	cp ../wf.yaml.in wf.yaml
+	res_xml
+	run timeout 60 "$WFRUN" -q -r res.xml wf.yaml
+	[ "$status" -eq 0 ]
+	grep -qx '\[wfrun: log_max 4096: [0-9]* bytes cut here; the last 2048 follow\]' .wfrun/logs/big/1.out
+	[ "$(stat -c %s .wfrun/logs/big/1.out)" -le 4200 ]
+	for f in big/1.out big/1.err own/2.out; do
+		cmp .wfrun/logs/$f ../local/.wfrun/logs/$f
+	done
+	[ "$(wc -l <.wfrun/logs/own/2.out)" -eq 100000 ]
+}
+
+@test "kill -9: the next run cancels the jobs the killed one left, then runs" {
+	wf <<'EOF'
+tasks:
+  - name: held
+    foreach: {i: "1..4"}
+    out: {o: "o/{i}"}
+    run: "if [ -e go ]; then echo {i} > {out.o}; else sleep 3041; fi"
+EOF
+	res_xml
+	"$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ "$(running 'sleep 3041' | wc -l)" -eq 4 ] && break
+		sleep 0.1
+	done
+	[ "$(running 'sleep 3041' | wc -l)" -eq 4 ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	# its array is recorded, and still in the queue, running
+	old=$(cat .wfrun/slurm-jobs)
+	[[ $old =~ ^[0-9]+$ ]]
+	[ "$(squeue -h -r -j "$old" -t RUNNING -o %i | wc -l)" -eq 4 ]
+	touch go
+	run timeout 90 "$WFRUN" -q -r res.xml wf.yaml
+	[ "$status" -eq 0 ]
+	# none of the old jobs in the queue, no process of them left
+	[ -z "$(squeue -h -r -j "$old" -t PENDING,RUNNING,COMPLETING -o %i 2>/dev/null)" ]
+	[ -z "$(running 'sleep 3041')" ]
+	for i in 1 2 3 4; do [ "$(cat o/$i)" = "$i" ]; done
+	[ "$(trace_col status | sort -u)" = COMPLETED ]
+	# nothing of either run left: record, scripts, status files
+	[ ! -e .wfrun/slurm-jobs ]
+	[ ! -e .wfrun/slurm ]
+}
+
 @test "a job over its Slurm time limit: TIMEOUT in the trace, then retried" {
 	cd "$TO"
 	for _ in $(seq 2400); do
@@ -278,4 +359,43 @@ EOF
 	# the tail of its stderr log: what Slurm wrote there
 	grep -q "  | slurmstepd.*CANCELLED AT .* DUE TO TIME LIMIT" run.out
 	[ -z "$(squeue -h -n overtime -o %i)" ]
+}
+
+# After the TIMEOUT test: nothing else of the file runs while a node is
+# down.
+@test "a node fails under a job: NODE_FAIL, then run again on another node without a retry" {
+	wf <<'EOF'
+tasks:
+  - name: onnode
+    out: {o: o.txt}
+    run: "if [ -e first ]; then echo again > {out.o}; else touch first; sleep 3053; fi"
+EOF
+	res_xml
+	"$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ -n "$(running 'sleep 3053')" ] && break
+		sleep 0.1
+	done
+	[ -n "$(running 'sleep 3053')" ]
+	down=$(squeue -h -n onnode -t RUNNING -o %N)
+	[[ $down == n[123] ]]
+	# down ends its job; drained, it takes no job until the teardown
+	scontrol update nodename="$down" state=down reason=wfrun-test
+	scontrol update nodename="$down" state=drain reason=wfrun-test
+	st=0
+	timeout 60 tail --pid="$pid" -f /dev/null || st=$?
+	[ "$st" -eq 0 ]
+	wait "$pid" || st=$?
+	cat run.out # shown if the test fails
+	[ "$st" -eq 0 ]
+	[ "$(cat o.txt)" = again ]
+	[ "$(trace_col status | tr '\n' ' ')" = "NODE_FAIL COMPLETED " ]
+	# no retry used (the task has none): both rows are attempt 1
+	[ "$(trace_col attempt | tr '\n' ' ')" = "1 1 " ]
+	[ "$(trace_col worker | head -1)" = "slurm:$down" ]
+	[[ "$(trace_col worker | tail -1)" == slurm:n[123] ]]
+	[ "$(trace_col worker | tail -1)" != "slurm:$down" ]
+	grep -q "task 'onnode': Slurm ended job [0-9]*_0 with NODE_FAIL (NodeDown); it runs again" run.out
+	[ -z "$(running 'sleep 3053')" ]
 }
