@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-all: once
 # container: (swenv.c) with docker: a dockerd started by
 # tests/cluster/dockerd unless one answers, and an image imported on the
 # spot from a busybox-static rootfs (no registry is reachable).
@@ -8,7 +9,8 @@ IMG=wfrun-test-busybox:bats
 
 setup_file() {
 	if ! command -v docker >/dev/null || [ ! -x /bin/busybox ]; then
-		skip "needs docker.io and busybox-static"
+		echo "needs docker.io and busybox-static (.ci/install-deps)" >&2
+		return 1
 	fi
 	"$BATS_TEST_DIRNAME/../cluster/dockerd" up "$BATS_FILE_TMPDIR/dockerd"
 	local r=$BATS_FILE_TMPDIR/rootfs a
@@ -63,7 +65,8 @@ EOF
 }
 
 @test "outputs are the user's, not root's, and the task has no network" {
-	getent group docker >/dev/null || skip "no docker group"
+	getent group docker >/dev/null ||
+		{ echo "no docker group (docker.io makes one)" >&2; return 1; }
 	cd "$(mktemp -d /tmp/wfrun-containers.XXXXXX)"
 	chmod 777 .
 	wf <<EOF

@@ -8,7 +8,7 @@ load helper
 setup() {
 	cd "$BATS_TEST_TMPDIR" || exit 1
 	[ -r /usr/share/lmod/lmod/init/profile ] ||
-		skip "Lmod is not installed (Debian: lmod)"
+		{ echo "Lmod is not installed (.ci/install-deps: lmod)" >&2; return 1; }
 	mkdir -p mods/tool bin
 	printf 'setenv("TOOL_VERSION", "1.7")\nprepend_path("PATH", "%s/bin")\n' \
 		"$PWD" >mods/tool/1.7.lua

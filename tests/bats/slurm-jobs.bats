@@ -301,12 +301,12 @@ EOF
 	res_xml
 	run timeout 60 "$WFRUN" -q -r res.xml wf.yaml
 	[ "$status" -eq 0 ]
-	grep -qx '\[wfrun: log_max 4096: [0-9]* bytes cut here; the last 2048 follow\]' .wfrun/logs/big/1.out
-	[ "$(stat -c %s .wfrun/logs/big/1.out)" -le 4200 ]
-	for f in big/1.out big/1.err own/2.out; do
+	grep -qx '\[wfrun: log_max 4096: [0-9]* bytes cut here; the last 2048 follow\]' .wfrun/logs/big.out
+	[ "$(stat -c %s .wfrun/logs/big.out)" -le 4200 ]
+	for f in big.out big.err own.out; do
 		cmp .wfrun/logs/$f ../local/.wfrun/logs/$f
 	done
-	[ "$(wc -l <.wfrun/logs/own/2.out)" -eq 100000 ]
+	[ "$(wc -l <.wfrun/logs/own.out)" -eq 100000 ]
 }
 
 @test "kill -9: the next run cancels the jobs the killed one left, then runs" {
