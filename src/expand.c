@@ -3278,7 +3278,24 @@ plan_command_key(const struct plan *p, uint32_t t, struct strbuf *out)
 	render_command(p, t, out, true);
 }
 
-/* plan_command; key: {cores} as written (plan_command_key). */
+/* What the journal keeps of a task's software environment beside its
+ * command (nothing when it has none, so older records still match): a
+ * new image or module list makes the task run again. */
+static void
+add_env_key(struct strbuf *out, const struct wf_task *wt)
+{
+	if (wt->container)
+		strbuf_addf(out, "\n#container %s%s", wt->container,
+			    wt->network ? " network" : "");
+	if (wt->modules) {
+		strbuf_adds(out, "\n#modules ");
+		for (const char *m = wt->modules; *m; m++)
+			strbuf_addch(out, *m == '\n' ? ' ' : *m);
+	}
+}
+
+/* plan_command; key: {cores} as written (plan_command_key), and the
+ * software environment (add_env_key). */
 static void
 render_command(const struct plan *p, uint32_t t, struct strbuf *out, bool key)
 {
@@ -3334,6 +3351,8 @@ render_command(const struct plan *p, uint32_t t, struct strbuf *out, bool key)
 		}
 		}
 	}
+	if (key)
+		add_env_key(out, p->pt[dt->tmpl].wt);
 }
 
 /*

@@ -93,3 +93,28 @@ EOF
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"wf.yaml:3:15: error: module name 'two words' must be one word"* ]]
 }
+
+# The journal keeps a task's modules (and image) beside its command: a
+# new list makes the task run again, the same list does not.
+@test "changing a task's modules runs it again; the same ones do not" {
+	printf 'setenv("TOOL_VERSION", "1.8")\n' >mods/tool/1.8.lua
+	wf <<'EOF'
+tasks:
+  - name: a
+    modules: [tool/1.7]
+    out: {o: v.txt}
+    run: echo "$TOOL_VERSION" > {out.o}
+EOF
+	run "$WFRUN" -q wf.yaml
+	[ "$(cat v.txt)" = 1.7 ]
+	run "$WFRUN" wf.yaml
+	[[ "$output" == *"0 tasks done"*"1 up to date"* ]]
+	sed -i 's#tool/1.7#tool/1.8#' wf.yaml
+	run "$WFRUN" -n --reason wf.yaml
+	[[ "$output" == *"command changed"* ]]
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat v.txt)" = 1.8 ]
+	run "$WFRUN" wf.yaml
+	[[ "$output" == *"0 tasks done"*"1 up to date"* ]]
+}
