@@ -1,0 +1,53 @@
+#!/usr/bin/env bats
+# wfrun-workflow(5) has an entry for every key the parser accepts:
+# the key names are read from src/workflow.c's own tables, so a key
+# added to the parser without its entry in the page fails here.
+
+setup() {
+	TOP=${WFRUN_TOP:-$BATS_TEST_DIRNAME/../..}
+}
+
+# keys ARRAY: the strings of src/workflow.c's `static const char *const ARRAY[]`
+keys() {
+	awk -v arr="$1" '
+		index($0, "static const char *const " arr "[] = {") { on = 1 }
+		on { s = $0
+		     while (match(s, /"[a-z_]+"/)) {
+			print substr(s, RSTART + 1, RLENGTH - 2)
+			s = substr(s, RSTART + RLENGTH)
+		     } }
+		on && /};/ { exit }
+	' "$TOP/src/workflow.c"
+}
+
+# missing PAGE ARRAY...: the keys of the arrays with no .B/.TP/.I line in PAGE
+missing() {
+	local page=$1 a k
+	shift
+	for a in "$@"; do
+		for k in $(keys "$a"); do
+			grep -Eq "^\.(B|BR|I|IR|TP|IP) \"?$k([^a-z_]|\$)" "$page" ||
+				echo "$a: $k"
+		done
+	done
+}
+
+@test "the key tables of src/workflow.c are found" {
+	[ "$(keys task_keys | wc -l)" -ge 15 ]
+	[ "$(keys top_keys | wc -l)" -ge 5 ]
+	keys task_keys | grep -qx run
+	keys top_keys | grep -qx tasks
+}
+
+@test "wfrun-workflow(5) has an entry for every top-level and task key" {
+	run missing "$TOP/man/wfrun-workflow.5" top_keys task_keys
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] || { echo "keys without an entry: $output" >&2; return 1; }
+}
+
+@test "a key removed from wfrun-workflow(5) is reported" {
+	sed '/^\.B storage_bw/d; /^\.TP.*storage_bw/d; /^\.BR\{0,1\} "\{0,1\}storage_bw/d' \
+		"$TOP/man/wfrun-workflow.5" > "$BATS_TEST_TMPDIR/page.5"
+	run missing "$BATS_TEST_TMPDIR/page.5" task_keys
+	[ "$output" = "task_keys: storage_bw" ]
+}
