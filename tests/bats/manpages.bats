@@ -51,3 +51,29 @@ missing() {
 	run missing "$BATS_TEST_TMPDIR/page.5" task_keys
 	[ "$output" = "task_keys: storage_bw" ]
 }
+
+# form_keys FIRST: the strings of the local `keys[]` table that starts with "FIRST"
+# (the forms {dir:..}, {table:..}, log: {out:..}, cores: {max:..})
+form_keys() {
+	awk -v first="$1" '
+		index($0, "static const char *const keys[] = { \"" first "\"") { on = 1 }
+		on { s = $0
+		     while (match(s, /"[a-z_]+"/)) {
+			print substr(s, RSTART + 1, RLENGTH - 2)
+			s = substr(s, RSTART + RLENGTH)
+		     } }
+		on && /};/ { exit }
+	' "$TOP/src/workflow.c"
+}
+
+@test "wfrun-workflow(5) shows every key of the data, sheet, log and cores forms" {
+	local f k miss=
+	for f in dir table out max; do
+		[ -n "$(form_keys $f)" ] || { echo "no table starting with $f" >&2; return 1; }
+		for k in $(form_keys $f); do
+			grep -Eq "^\.[A-Z]+ .*[{ \"]$k:" "$TOP/man/wfrun-workflow.5" ||
+				miss="$miss $k"
+		done
+	done
+	[ -z "$miss" ] || { echo "form keys not shown:$miss" >&2; return 1; }
+}
