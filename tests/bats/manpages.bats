@@ -7,10 +7,11 @@ setup() {
 	TOP=${WFRUN_TOP:-$BATS_TEST_DIRNAME/../..}
 }
 
-# keys ARRAY: the strings of src/workflow.c's `static const char *const ARRAY[]`
-keys() {
-	awk -v arr="$1" '
-		index($0, "static const char *const " arr "[] = {") { on = 1 }
+# table START: the strings of the first table in src/workflow.c whose
+# line holds START (e.g. `*const task_keys[] = {`), up to its `};`
+table() {
+	awk -v start="$1" '
+		index($0, start) { on = 1 }
 		on { s = $0
 		     while (match(s, /"[a-z_]+"/)) {
 			print substr(s, RSTART + 1, RLENGTH - 2)
@@ -19,6 +20,9 @@ keys() {
 		on && /};/ { exit }
 	' "$TOP/src/workflow.c"
 }
+
+# keys ARRAY: the strings of `static const char *const ARRAY[]`
+keys() { table "static const char *const $1[] = {"; }
 
 # missing PAGE ARRAY...: the keys of the arrays with no .B/.TP/.I line in PAGE
 missing() {
@@ -52,19 +56,9 @@ missing() {
 	[ "$output" = "task_keys: storage_bw" ]
 }
 
-# form_keys FIRST: the strings of the local `keys[]` table that starts with "FIRST"
-# (the forms {dir:..}, {table:..}, log: {out:..}, cores: {max:..})
-form_keys() {
-	awk -v first="$1" '
-		index($0, "static const char *const keys[] = { \"" first "\"") { on = 1 }
-		on { s = $0
-		     while (match(s, /"[a-z_]+"/)) {
-			print substr(s, RSTART + 1, RLENGTH - 2)
-			s = substr(s, RSTART + RLENGTH)
-		     } }
-		on && /};/ { exit }
-	' "$TOP/src/workflow.c"
-}
+# form_keys FIRST: the strings of the local `keys[]` table that starts with
+# "FIRST" (the forms {dir: ..}, {table: ..}, log: {out: ..}, cores: {max: ..})
+form_keys() { table "static const char *const keys[] = { \"$1\""; }
 
 @test "wfrun-workflow(5) shows every key of the data, sheet, log and cores forms" {
 	local f k miss=
