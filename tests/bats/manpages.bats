@@ -71,3 +71,41 @@ form_keys() { table "static const char *const keys[] = { \"$1\""; }
 	done
 	[ -z "$miss" ] || { echo "form keys not shown:$miss" >&2; return 1; }
 }
+
+# examples DIR: write each .EX block of wfrun-workflow(5) after SYNOPSIS that
+# is a whole workflow (it has a `tasks:` line) to DIR/exN.yaml, roff
+# escapes undone; a block meant to show an error would start with a
+# `# error` comment line and is checked to fail instead (none so far)
+examples() {
+	awk -v dir="$1" '
+		/^\.SH/ { body = ($0 !~ /SYNOPSIS/) }
+		/^\.EX/ { on = body; n++; buf = ""; wf = 0; next }
+		/^\.EE/ { if (on && wf) {
+				f = dir "/ex" n ".yaml"; printf "%s", buf > f; close(f) }
+			  on = 0; next }
+		on { l = $0
+		     gsub(/\\-/, "-", l); gsub(/\\\(aq/, "\047", l); gsub(/\\e/, "\\", l)
+		     if (l ~ /^tasks:/) wf = 1
+		     if (l ~ /[^\\]\\$/) { buf = buf substr(l, 1, length(l) - 1); next }
+		     buf = buf l "\n" }
+	' "$TOP/man/wfrun-workflow.5"
+}
+
+@test "the whole-workflow examples of wfrun-workflow(5) pass wfrun check" {
+	local d="$BATS_TEST_TMPDIR/ex" f bad=
+	mkdir -p "$d"
+	examples "$d"
+	[ "$(ls "$d" | wc -l)" -ge 2 ]
+	for f in "$d"/*.yaml; do
+		if head -1 "$f" | grep -q '^# error'; then
+			! "$WFRUN" check "$f" >/dev/null 2>&1 || bad="$bad $f(accepted)"
+		else
+			# the inputs a user brings are made first, empty
+			(cd "$d" && "$WFRUN" check "$f" 2>&1 |
+				sed -n "s/.*input '[a-z_]*' (\(.*\)) does not exist and no earlier task writes it\$/\1/p" |
+				while read -r p; do mkdir -p "$(dirname "$p")" && : > "$p"; done)
+			"$WFRUN" check "$f" >"$f.out" 2>&1 || { bad="$bad $f"; cat "$f.out" >&2; }
+		fi
+	done
+	[ -z "$bad" ] || { echo "examples rejected:$bad" >&2; return 1; }
+}
