@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# wfrun-workflow(5) has an entry for every key the parser accepts:
+# the key names are read from src/workflow.c's own tables, so a key
+# added to the parser without its entry in the page fails here.
+
+setup() {
+	TOP=${WFRUN_TOP:-$BATS_TEST_DIRNAME/../..}
+}
+
+# table START: the strings of the first table in src/workflow.c whose
+# line holds START (e.g. `*const task_keys[] = {`), up to its `};`
+table() {
+	awk -v start="$1" '
+		index($0, start) { on = 1 }
+		on { s = $0
+		     while (match(s, /"[a-z_]+"/)) {
+			print substr(s, RSTART + 1, RLENGTH - 2)
+			s = substr(s, RSTART + RLENGTH)
+		     } }
+		on && /};/ { exit }
+	' "$TOP/src/workflow.c"
+}
+
+# keys ARRAY: the strings of `static const char *const ARRAY[]`
+keys() { table "static const char *const $1[] = {"; }
+
+# missing PAGE ARRAY...: the keys of the arrays with no .B/.TP/.I line in PAGE
+missing() {
+	local page=$1 a k
+	shift
+	for a in "$@"; do
+		for k in $(keys "$a"); do
+			grep -Eq "^\.(B|BR|I|IR|TP|IP) \"?$k([^a-z_]|\$)" "$page" ||
+				echo "$a: $k"
+		done
+	done
+}
+
+@test "the key tables of src/workflow.c are found" {
+	[ "$(keys task_keys | wc -l)" -ge 15 ]
+	[ "$(keys top_keys | wc -l)" -ge 5 ]
+	keys task_keys | grep -qx run
+	keys top_keys | grep -qx tasks
+}
+
+@test "wfrun-workflow(5) has an entry for every top-level and task key" {
+	run missing "$TOP/man/wfrun-workflow.5" top_keys task_keys
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] || { echo "keys without an entry: $output" >&2; return 1; }
+}
+
+@test "a key removed from wfrun-workflow(5) is reported" {
+	sed '/^\.B storage_bw/d; /^\.TP.*storage_bw/d; /^\.BR\{0,1\} "\{0,1\}storage_bw/d' \
+		"$TOP/man/wfrun-workflow.5" > "$BATS_TEST_TMPDIR/page.5"
+	run missing "$BATS_TEST_TMPDIR/page.5" task_keys
+	[ "$output" = "task_keys: storage_bw" ]
+}
+
+# form_keys FIRST: the strings of the local `keys[]` table that starts with
+# "FIRST" (the forms {dir: ..}, {table: ..}, log: {out: ..}, cores: {max: ..})
+form_keys() { table "static const char *const keys[] = { \"$1\""; }
+
+@test "wfrun-workflow(5) shows every key of the data, sheet, log and cores forms" {
+	local f k miss=
+	for f in dir table out max; do
+		[ -n "$(form_keys $f)" ] || { echo "no table starting with $f" >&2; return 1; }
+		for k in $(form_keys $f); do
+			grep -Eq "^\.[A-Z]+ .*[{ \"]$k:" "$TOP/man/wfrun-workflow.5" ||
+				miss="$miss $k"
+		done
+	done
+	[ -z "$miss" ] || { echo "form keys not shown:$miss" >&2; return 1; }
+}
+
+# examples DIR: write each .EX block of wfrun-workflow(5) after SYNOPSIS that
+# is a whole workflow (it has a `tasks:` line) to DIR/exN.yaml, roff
+# escapes undone; a block meant to show an error would start with a
+# `# error` comment line and is checked to fail instead (none so far)
+examples() {
+	awk -v dir="$1" '
+		/^\.SH/ { body = ($0 !~ /SYNOPSIS/) }
+		/^\.EX/ { on = body; n++; buf = ""; wf = 0; next }
+		/^\.EE/ { if (on && wf) {
+				f = dir "/ex" n ".yaml"; printf "%s", buf > f; close(f) }
+			  on = 0; next }
+		on { l = $0
+		     gsub(/\\-/, "-", l); gsub(/\\\(aq/, "\047", l); gsub(/\\e/, "\\", l)
+		     if (l ~ /^tasks:/) wf = 1
+		     if (l ~ /[^\\]\\$/) { buf = buf substr(l, 1, length(l) - 1); next }
+		     buf = buf l "\n" }
+	' "$TOP/man/wfrun-workflow.5"
+}
+
+@test "the whole-workflow examples of wfrun-workflow(5) pass wfrun check" {
+	local d="$BATS_TEST_TMPDIR/ex" f bad=
+	mkdir -p "$d"
+	examples "$d"
+	[ "$(ls "$d" | wc -l)" -ge 2 ]
+	for f in "$d"/*.yaml; do
+		if head -1 "$f" | grep -q '^# error'; then
+			if "$WFRUN" check "$f" >/dev/null 2>&1; then bad="$bad $f(accepted)"; fi
+			continue
+		fi
+		# the inputs a user brings are made first, empty
+		"$WFRUN" check "$f" >"$f.first" 2>&1 || true
+		for p in $(sed -n "s/.*input '[a-z_]*' (\(.*\)) does not exist and no earlier task writes it\$/\1/p" "$f.first"); do
+			mkdir -p "$d/$(dirname "$p")"
+			: > "$d/$p"
+		done
+		if ! "$WFRUN" check "$f" >"$f.out" 2>&1; then
+			bad="$bad $f"
+			cat "$f.out" >&2
+		fi
+	done
+	[ -z "$bad" ] || { echo "examples rejected:$bad" >&2; return 1; }
+}
