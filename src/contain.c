@@ -32,6 +32,7 @@ struct slot {
 	bool busy, dirty;
 	bool limited;   /* its memory.max is not "max" */
 	long oom_base;  /* memory.events' oom_kill when its task began */
+	int v1_fd;      /* its v1 memory cgroup's cgroup.procs, or -1 */
 };
 
 static enum contain_mode mode;
@@ -40,6 +41,8 @@ static char *record;      /* path of the record */
 static int record_fd = -1;
 static VEC(struct slot) slots;
 static bool mem_ctl;      /* task cgroups have the memory controller */
+static char *v1_dir;      /* else the run's cgroup in a v1 memory
+			     hierarchy (hybrid mode), or NULL */
 
 enum contain_mode
 contain_mode(void)
@@ -487,6 +490,49 @@ enable_memory(const char *dir)
 	return false;
 }
 
+/* each_entry: a v1 memory cgroup of a wfrun that is gone, removed. */
+static bool
+remove_stale_v1(const char *dir, const char *name)
+{
+	char *end;
+	if (strncmp(name, "wfrun-", 6))
+		return false;
+	long pid = strtol(name + 6, &end, 10);
+	if (pid > 0 && !*end && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		cgroup_remove(dir);
+	return false;
+}
+
+/* The run's cgroup in the v1 memory hierarchy, under this process's
+ * there (hybrid mode: memory is not on the unified hierarchy), or NULL
+ * when there is none or it cannot be written. */
+static char *
+make_v1_dir(void)
+{
+	char line[4096], *dir = NULL;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	while (f && !dir && fgets(line, sizeof(line), f)) {
+		char *m = strstr(line, ":memory:/");
+		if (!m)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		dir = xasprintf("/sys/fs/cgroup/memory%s%swfrun-%d", m + 8,
+				m[9] ? "/" : "", (int)getpid());
+	}
+	if (f)
+		fclose(f);
+	if (dir) { /* those of runs that are gone (rmdir leaves a busy one) */
+		char *parent = xstrndup(dir, (size_t)(strrchr(dir, '/') - dir));
+		each_entry(parent, remove_stale_v1);
+		free(parent);
+	}
+	if (dir && mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		free(dir);
+		dir = NULL;
+	}
+	return dir;
+}
+
 /* Make the run's cgroup under this process's; 0, or -1 (no cgroup). */
 static int
 make_run_cgroup(void)
@@ -521,6 +567,8 @@ make_run_cgroup(void)
 	}
 	close(k);
 	mem_ctl = enable_memory(run_dir);
+	if (!mem_ctl)
+		v1_dir = make_v1_dir();
 	return 0;
 }
 
@@ -580,7 +628,7 @@ contain_task_begin(int *procs_fd)
 	}
 	if (i == slots.n) {
 		char *d = xasprintf("%s/t%zu", run_dir, i);
-		struct slot s = { -1, -1, false, false, false, 0 };
+		struct slot s = { -1, -1, false, false, false, 0, -1 };
 		if ((mkdir(d, 0755) == 0 || errno == EEXIST) &&
 		    (s.procs_fd = open_in(d, "cgroup.procs", O_WRONLY)) >= 0 &&
 		    (s.events_fd = open_in(d, "cgroup.events", O_RDONLY)) < 0) {
@@ -597,12 +645,15 @@ contain_task_begin(int *procs_fd)
 	return (int)i;
 }
 
-/* The oom_kill count of task cgroup handle's memory.events, or 0. */
+/* The count after "oom_kill " in file of task cgroup handle's directory
+ * (memory.events; v1: memory.oom_control), or 0. */
 static long
 oom_kills(int handle)
 {
-	char *d = xasprintf("%s/t%d", run_dir, handle), buf[1024];
-	int fd = open_in(d, "memory.events", O_RDONLY);
+	char *d = xasprintf("%s/t%d", mem_ctl ? run_dir : v1_dir, handle);
+	char buf[1024];
+	int fd = open_in(d, mem_ctl ? "memory.events" : "memory.oom_control",
+			 O_RDONLY);
 	free(d);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 	if (fd >= 0)
@@ -612,21 +663,50 @@ oom_kills(int handle)
 	return k ? atol(k + 9) : 0;
 }
 
-bool
-contain_task_memory(int handle, long long bytes)
+/* Task cgroup handle's v1 memory cgroup limited to v (bytes, or -1),
+ * its cgroup.procs opened once; whether the limit holds. */
+static bool
+limit_v1_task(struct slot *s, int handle, const char *v)
 {
-	if (!mem_ctl || handle < 0 || (size_t)handle >= slots.n)
+	char *d = xasprintf("%s/t%d", v1_dir, handle);
+	if (s->v1_fd < 0 && (mkdir(d, 0755) == 0 || errno == EEXIST))
+		s->v1_fd = open_in(d, "cgroup.procs", O_WRONLY);
+	/* memsw (memory and swap) first when lowering: it must stay at or
+	 * above the limit; without swap accounting only the limit is there */
+	bool ok = s->v1_fd >= 0 &&
+		  (write_in(d, "memory.limit_in_bytes", v) == 0 ||
+		   (write_in(d, "memory.memsw.limit_in_bytes", v) == 0 &&
+		    write_in(d, "memory.limit_in_bytes", v) == 0));
+	write_in(d, "memory.memsw.limit_in_bytes", v);
+	free(d);
+	return ok;
+}
+
+bool
+contain_task_memory(int handle, long long bytes, int *v1_fd)
+{
+	*v1_fd = -1;
+	if ((!mem_ctl && !v1_dir) || handle < 0 || (size_t)handle >= slots.n)
 		return false;
 	struct slot *s = &slots.v[handle];
 	if (!bytes && !s->limited)
 		return false;
-	char *d = xasprintf("%s/t%d", run_dir, handle), v[32] = "max";
-	if (bytes)
-		snprintf(v, sizeof(v), "%lld", bytes);
-	bool ok = write_in(d, "memory.max", v) == 0;
-	/* over memory.max a task would swap, not end */
-	write_in(d, "memory.swap.max", bytes ? "0" : "max");
-	free(d);
+	char v[32] = "max";
+	bool ok;
+	if (mem_ctl) {
+		char *d = xasprintf("%s/t%d", run_dir, handle);
+		if (bytes)
+			snprintf(v, sizeof(v), "%lld", bytes);
+		ok = write_in(d, "memory.max", v) == 0;
+		/* over memory.max a task would swap, not end */
+		write_in(d, "memory.swap.max", bytes ? "0" : "max");
+		free(d);
+	} else {
+		snprintf(v, sizeof(v), "%lld", bytes ? bytes : -1LL);
+		ok = limit_v1_task(s, handle, v);
+		if (ok && bytes)
+			*v1_fd = s->v1_fd;
+	}
 	s->limited = ok && bytes;
 	s->oom_base = oom_kills(handle);
 	return s->limited;
@@ -635,8 +715,8 @@ contain_task_memory(int handle, long long bytes)
 long
 contain_task_oom(int handle)
 {
-	if (!mem_ctl || handle < 0 || (size_t)handle >= slots.n ||
-	    !slots.v[handle].limited)
+	if ((!mem_ctl && !v1_dir) || handle < 0 ||
+	    (size_t)handle >= slots.n || !slots.v[handle].limited)
 		return 0;
 	return oom_kills(handle) - slots.v[handle].oom_base;
 }
@@ -720,7 +800,11 @@ contain_kill_all(void)
 		for (size_t i = 0; i < slots.n; i++) {
 			close(slots.v[i].procs_fd);
 			close(slots.v[i].events_fd);
+			if (slots.v[i].v1_fd >= 0)
+				close(slots.v[i].v1_fd);
 		}
+		if (v1_dir && all_dead)
+			cgroup_remove(v1_dir);
 		VEC_FREE(slots);
 		if (all_dead)
 			cgroup_remove(run_dir);
@@ -742,6 +826,8 @@ contain_close(void)
 	contain_kill_all();
 	free(run_dir);
 	run_dir = NULL;
+	free(v1_dir);
+	v1_dir = NULL;
 	free(record);
 	record = NULL;
 	mem_ctl = false;

@@ -70,13 +70,17 @@ int contain_task_begin(int *procs_fd);
 
 /*
  * The task of handle (contain_task_begin's) may use bytes of memory (0:
- * not limited): its cgroup's memory.max, and no swap.  Returns whether
- * the kernel enforces it (a task cgroup with the memory controller).
+ * not limited): its cgroup's memory.max, and no swap; where the memory
+ * controller is a cgroup v1 hierarchy (hybrid mode), a v1 memory cgroup
+ * of the task's with memory.limit_in_bytes, whose cgroup.procs *v1_fd
+ * (> 2, else -1) the task's first process joins too.  Returns whether
+ * the kernel enforces it.
  */
-bool contain_task_memory(int handle, long long bytes);
+bool contain_task_memory(int handle, long long bytes, int *v1_fd);
 
 /* How many of the task's processes the kernel's OOM killer ended since
- * contain_task_memory (memory.events' oom_kill); call before
+ * contain_task_memory (memory.events' oom_kill, or v1's
+ * memory.oom_control); call before
  * contain_task_end. */
 long contain_task_oom(int handle);
 

@@ -358,10 +358,10 @@ local_submit(struct exec *e, const struct exec_job *job)
 		e->done(&r, e->arg);
 		return 0;
 	}
-	int cgroup_fd, cg = contain_task_begin(&cgroup_fd);
-	contain_task_memory(cg, job->memory);
+	int cgroup_fd, mem_fd, cg = contain_task_begin(&cgroup_fd);
+	contain_task_memory(cg, job->memory, &mem_fd);
 	struct spawn_req req = { job->exe, job->argv, job->envp, job->cwd,
-				 log[0].fd, log[1].fd, cgroup_fd };
+				 log[0].fd, log[1].fd, cgroup_fd, mem_fd };
 	struct errbuf eb;
 	double start = clock_real();
 	pid_t pid = spawn_task(&req, &eb);
@@ -519,7 +519,7 @@ local_on_sigchld(struct exec *e)
 		if (contain_task_oom(j.cg) > 0) {
 			snprintf(r.state, sizeof(r.state), "OUT_OF_MEMORY");
 			snprintf(r.error, sizeof(r.error), "the kernel ended it "
-				 "at its memory (cgroup memory.max)");
+				 "at its memory (its cgroup's memory limit)");
 		}
 		logs_end(&j, contain_task_end(j.cg, pid), &r.out_empty,
 			 &r.err_empty);

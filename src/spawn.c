@@ -111,7 +111,8 @@ child(void *arg)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&none);
-	if (req->cgroup_fd > 2 && write(req->cgroup_fd, "0", 1) < 0) {
+	if ((req->cgroup_fd > 2 && write(req->cgroup_fd, "0", 1) < 0) ||
+	    (req->mem_fd > 2 && write(req->mem_fd, "0", 1) < 0)) {
 		a->join_failed = true;
 		goto fail;
 	}

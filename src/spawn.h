@@ -29,6 +29,8 @@ struct spawn_req {
 	int out_fd, err_fd;   /* become the task's fds 1 and 2 */
 	int cgroup_fd;        /* > 2: a cgroup.procs the child joins first
 				 (contain_task_begin); <= 2: none */
+	int mem_fd;           /* > 2: a v1 memory cgroup.procs it joins
+				 too (contain_task_memory); <= 2: none */
 };
 
 /* The signals the master blocks and takes through signalfd; the child

@@ -44,7 +44,7 @@ run_sh(const char *script, const char *cwd, char *const *envp,
 {
 	char *argv[] = { "sh", "-c", (char *)script, NULL };
 	int out = log_fd("out"), err = log_fd("err");
-	struct spawn_req req = { "/bin/sh", argv, envp, cwd, out, err, -1 };
+	struct spawn_req req = { "/bin/sh", argv, envp, cwd, out, err, -1, -1 };
 	pid_t pid = spawn_task(&req, eb);
 	close(out);
 	close(err);
@@ -116,7 +116,7 @@ main(void)
 	int lo = log_fd("low-out"), le = log_fd("low-err");
 	char *argv[] = { "sh", "-c", "echo to-out; cat; exec ls /proc/self/fd >&2",
 			 NULL };
-	struct spawn_req req = { "/bin/sh", argv, NULL, NULL, lo, le, -1 };
+	struct spawn_req req = { "/bin/sh", argv, NULL, NULL, lo, le, -1, -1 };
 	pid = spawn_task(&req, &eb);
 	int st = -1;
 	waitpid(pid, &st, 0);
@@ -132,7 +132,7 @@ main(void)
 	is_str(slurp("low-err"), "0\n1\n2\n3", "stderr from fd 2, no copy left");
 
 	char *nargv[] = { "x", NULL };
-	struct spawn_req bad = { "/nonexistent/x", nargv, NULL, NULL, 1, 2, -1 };
+	struct spawn_req bad = { "/nonexistent/x", nargv, NULL, NULL, 1, 2, -1, -1 };
 	is_int(spawn_task(&bad, &eb), -1, "a missing program");
 	is_str(eb.msg, "cannot run /nonexistent/x: No such file or directory",
 	       "its error");
