@@ -60,6 +60,50 @@ missing() {
 # "FIRST" (the forms {dir: ..}, {table: ..}, log: {out: ..}, cores: {max: ..})
 form_keys() { table "static const char *const keys[] = { \"$1\""; }
 
+# no_example PAGE: the entries (.TP, then the key) of TOP-LEVEL KEYS and
+# TASK KEYS for a key of top_keys or task_keys whose text shows no use of
+# it ("KEY:" with a value), as "section: key"
+no_example() {
+	{ keys top_keys | sed 's/^/top /'; keys task_keys | sed 's/^/task /'; } |
+	awk '
+		FILENAME == "-" { want[$1 " " $2] = 1; next }
+		/^\.SH TOP-LEVEL KEYS/ { sec = "top"; next }
+		/^\.SH TASK KEYS/ { flush(); sec = "task"; next }
+		/^\.SH/ { flush(); sec = ""; next }
+		!sec { next }
+		(prev == ".TP" || prev == ".TQ") && /^\.B[IR]? / {
+			# the keys an entry line names: .B k, .BR in ", " out, .BI "log: " P
+			l = $0; sub(/^\.B[IR]? /, "", l); gsub(/"[^a-z_"]*"/, " ", l)
+			gsub(/[":]/, " ", l); n = split(l, w, " "); got = ""
+			for (i = 1; i <= n; i++)
+				if ((sec " " w[i]) in want) got = got " " w[i]
+			if (got != "") {
+				if (prev == ".TP") flush()
+				keys_ = keys_ got
+			}
+		}
+		{ prev = $0; text = text " " $0 }
+		function flush(   n, i, k) {
+			n = split(keys_, k, " ")
+			for (i = 1; i <= n; i++) {
+				seen[sec " " k[i]] = 1
+				if (text !~ ("[ \"({]" k[i] ": *[^ ]")) print sec ": " k[i]
+			}
+			keys_ = ""; text = "" }
+		END { flush(); for (x in want) if (!(x in seen)) print x " (no entry)" }
+	' - "$1"
+}
+
+@test "every top-level and task key's entry in wfrun-workflow(5) shows it in use" {
+	run no_example "$TOP/man/wfrun-workflow.5"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] || { echo "entries without an example: $output" >&2; return 1; }
+	# and the check sees a missing one
+	sed '/^\.B "timeout: 1h30m"$/d' "$TOP/man/wfrun-workflow.5" >"$BATS_TEST_TMPDIR/p.5"
+	run no_example "$BATS_TEST_TMPDIR/p.5"
+	[ "$output" = "task: timeout" ]
+}
+
 @test "wfrun-workflow(5) shows every key of the data, sheet, log and cores forms" {
 	local f k miss=
 	for f in dir table out max; do

@@ -130,8 +130,11 @@ enforced() {
 	local cg mnt
 	cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
 	mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-	{ [ -n "$mnt" ] && grep -qw memory "$mnt$cg/cgroup.controllers" 2>/dev/null; } ||
-		{ grep -q ':memory:/' /proc/self/cgroup && [ -w /sys/fs/cgroup/memory ]; }
+	if [ -n "$mnt" ] && grep -qw memory "$mnt$cg/cgroup.controllers" 2>/dev/null; then
+		return 0
+	fi
+	grep -q ':memory:/' /proc/self/cgroup || return 1
+	[ -w /sys/fs/cgroup/memory ]
 }
 
 # Where the kernel offers a memory limit per task it ends the task at its
