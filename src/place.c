@@ -252,15 +252,22 @@ place_unfit(const struct place *pl, uint32_t name, char *buf, size_t len)
 
 /* --- the queues ----------------------------------------------------------- */
 
-void
-place_queue_ready(struct place *pl, double now)
+/* Queue the ready tasks from first on, submitted now. */
+static void
+push_ready(struct place *pl, uint32_t first, double now)
 {
 	const struct dag *g = &pl->p->dag;
-	for (uint32_t t = 0; t < pl->nt; t++)
+	for (uint32_t t = first; t < pl->nt; t++)
 		if (g->tasks.v[t].state == TASK_READY) {
 			pl->t[t].submit = now;
 			sched_push(&pl->sched, g->tasks.v[t].tmpl, t);
 		}
+}
+
+void
+place_queue_ready(struct place *pl, double now)
+{
+	push_ready(pl, 0, now);
 	for (uint32_t i = 0; i < pl->sched.nq; i++)
 		if (pl->sched.q[i].n)
 			iopol_ready(pl->pol, i, (long)pl->sched.q[i].n);
@@ -270,11 +277,7 @@ void
 place_queue_from(struct place *pl, uint32_t first, double now)
 {
 	const struct dag *g = &pl->p->dag;
-	for (uint32_t t = first; t < pl->nt; t++)
-		if (g->tasks.v[t].state == TASK_READY) {
-			pl->t[t].submit = now;
-			sched_push(&pl->sched, g->tasks.v[t].tmpl, t);
-		}
+	push_ready(pl, first, now);
 	for (uint32_t t = first; t < pl->nt; t++) {
 		uint32_t n = g->tasks.v[t].tmpl;
 		if (t == first || n != g->tasks.v[t - 1].tmpl)
