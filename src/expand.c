@@ -3087,14 +3087,40 @@ repeat_expand(struct builder *b, size_t ri, uint32_t k)
  * status (128 + N when killed by signal N), -1 when it could not start.
  * Its output goes to stderr, or nowhere when quiet. */
 static int
-until_status(const struct plan *p, size_t ri, uint32_t k, bool quiet)
+until_render(const struct plan *p, size_t ri, uint32_t k, struct strbuf *cmd)
 {
 	char num[2][24];
 	snprintf(num[0], sizeof(num[0]), "%u", k);
 	snprintf(num[1], sizeof(num[1]), "%u", k - 1);
 	const char *vals[2] = { num[0], num[1] };
+	return render_capped(cmd, &p->reps[ri].until, vals);
+}
+
+int
+plan_until_command(const struct plan *p, struct strbuf *cmd)
+{
+	if (!plan_pending(p) || p->rep_at < 0 || p->until_known)
+		return 0;
+	size_t ri = (size_t)p->rep_at;
+	return until_render(p, ri, p->reps[ri].iters, cmd) < 0 ? 0 : 1;
+}
+
+void
+plan_until_status(struct plan *p, int status)
+{
+	p->until_known = true;
+	p->until_st = status;
+}
+
+static int
+until_status(struct plan *p, size_t ri, uint32_t k, bool quiet)
+{
+	if (p->until_known) { /* plan_until_status */
+		p->until_known = false;
+		return p->until_st;
+	}
 	struct strbuf cmd = STRBUF_INIT;
-	if (render_capped(&cmd, &p->reps[ri].until, vals) < 0) {
+	if (until_render(p, ri, k, &cmd) < 0) {
 		strbuf_release(&cmd);
 		return -1;
 	}
@@ -3162,6 +3188,29 @@ repeat_again(struct builder *b, size_t ri, uint32_t k)
 	return false;
 }
 
+/* Eager: did the iteration just expanded (the stage writers) leave all
+ * its outputs on the disk?  Only then can its until command say
+ * anything of it: before it ever ran, that command would only fail, and
+ * cost its time at every start (the run asks it again when the
+ * iteration has run). */
+static bool
+iteration_on_disk(const struct plan *p)
+{
+	const struct dag *g = &p->dag;
+	struct stat st;
+	for (size_t i = 0; i < p->stage_writers.n; i++) {
+		const struct dag_task *t = &g->tasks.v[p->stage_writers.v[i]];
+		for (uint32_t k = 0; k < t->nacc; k++) {
+			const struct dag_access *a = &g->acc.v[t->acc + k];
+			if ((a->mode & DAG_WRITE) &&
+			    fstatat(p->workdir_fd, g->data.v[a->datum].path,
+				    &st, 0) < 0)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* Start block r at its first task: iteration 1, then (staged) wait for
  * it, true; or (eager) every iteration the disk says ran, false. */
 static bool
@@ -3178,7 +3227,7 @@ repeat_start(struct builder *b, const struct wf_repeat *r)
 		return true;
 	}
 	size_t errs = b->d->nerrors;
-	while (!b->over && repeat_again(b, ri, k))
+	while (!b->over && iteration_on_disk(p) && repeat_again(b, ri, k))
 		repeat_expand(b, ri, ++k);
 	if (b->d->nerrors > errs)
 		b->over = true;

@@ -141,6 +141,10 @@ struct plan {
 	 * stage_writers, decides on what comes next (-1: none). */
 	struct plan_repeat *reps;
 	int rep_at;
+	/* plan_until_status: the until command's status, known before the
+	 * stage expands (the runner ran it beside the tasks) */
+	bool until_known;
+	int until_st;
 };
 
 /*
@@ -189,6 +193,18 @@ plan_pending(const struct plan *p)
 int plan_expand_stage(struct plan *p, struct diags *d);
 /* The same, its diagnostics printed to fp. */
 int plan_next_stage(struct plan *p, FILE *fp);
+/*
+ * A repeat block's until command, which decides whether the pending
+ * stage is another iteration, is run by plan_expand_stage itself, and
+ * waited for, unless its status was given first: a runner that must not
+ * wait (one poll loop) asks for the command with plan_until_command (1
+ * and the command in cmd, to run in the workdir with sh -c; 0 when the
+ * pending stage needs none), runs it beside its tasks and hands its
+ * status over with plan_until_status (its exit status, 128 + N when
+ * killed by signal N, -1 when it could not start).
+ */
+int plan_until_command(const struct plan *p, struct strbuf *cmd);
+void plan_until_status(struct plan *p, int status);
 /*
  * Build q as p (its workflow, guarded files, limits) but with every
  * stage expanded now from the disk: right only if the tasks that write

@@ -122,6 +122,8 @@ struct runner {
 				   not seen done (expand_ready) */
 	bool expand_failed;     /* a stage could not be expanded: */
 	uint32_t bad_from;      /* its first task (a name) */
+	pid_t until_pid;        /* a repeat block's until command, running
+				   (until_wait) */
 };
 
 static void
@@ -1100,6 +1102,8 @@ on_done(const struct exec_result *res, void *arg)
 static void
 signal_all(struct runner *r, int sig)
 {
+	if (r->until_pid > 0) /* its own process group (spawn_task) */
+		kill(-r->until_pid, sig);
 	for (size_t i = 0; i < r->nw; i++)
 		if (r->w[i].ex && r->w[i].ex->state == EXEC_READY)
 			r->w[i].ex->ops->signal_all(r->w[i].ex, sig);
@@ -1916,7 +1920,8 @@ run_loop(struct runner *r)
 		/* the records of the tasks that ended, after the launches:
 		 * an fdatasync then leaves no slot idle */
 		sync_journal(r, false);
-		if (!r->pl.running && (r->pl.stop || !r->retryq.n) &&
+		if (!r->pl.running && !r->until_pid &&
+		    (r->pl.stop || !r->retryq.n) &&
 		    !(place_waiting(&r->pl) && slurm_coming(r))) {
 			if (!place_usable(&r->pl) && place_waiting(&r->pl) &&
 			    !r->pl.stop) {
@@ -2148,12 +2153,61 @@ expand_stage(struct runner *r)
 	return 0;
 }
 
+/*
+ * A repeat block's until command runs beside the tasks, a child of the
+ * loop, and its end wakes the loop (SIGCHLD): the loop never waits for
+ * it (a long convergence check must not hold up the tasks that end
+ * meanwhile).  until_wait starts it once the iteration's writers are
+ * done: true while it runs; until_reap hands its status to the plan
+ * when it has ended, and then the stage expands.
+ */
+static void
+until_reap(struct runner *r)
+{
+	int st;
+	if (r->until_pid <= 0)
+		return;
+	pid_t w = spawn_wait(r->until_pid, &st, false);
+	if (w == 0)
+		return;
+	r->until_pid = 0;
+	plan_until_status(r->p, w < 0		 ? -1
+				: WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+						  : WEXITSTATUS(st));
+}
+
+static bool
+until_wait(struct runner *r)
+{
+	if (r->until_pid > 0)
+		return true;
+	struct strbuf cmd = STRBUF_INIT;
+	if (plan_until_command(r->p, &cmd) <= 0) {
+		strbuf_release(&cmd);
+		return false;
+	}
+	char *argv[] = { "sh", "-c", cmd.buf, NULL };
+	struct spawn_req req = { "/bin/sh", argv, NULL, NULL, 2, 2, -1, -1 };
+	struct errbuf err;
+	progress_clear(r);
+	pid_t pid = spawn_task(&req, &err);
+	strbuf_release(&cmd);
+	if (pid < 0) {
+		plan_until_status(r->p, -1);
+		return false;
+	}
+	spawn_own(pid);
+	r->until_pid = pid;
+	return true;
+}
+
 /* Before each dispatch: expand each stage whose writers are all done
  * (each writer looked at once per stage), unless the run stops. */
 static void
 expand_ready(struct runner *r)
 {
 	struct plan *p = r->p;
+	until_reap(r);
 	while (plan_pending(p) && !r->pl.stop && !r->interrupted &&
 	       !r->expand_failed) {
 		const struct dag *g = &p->dag;
@@ -2161,7 +2215,7 @@ expand_ready(struct runner *r)
 		       g->tasks.v[p->stage_writers.v[r->writers_done]].state ==
 			       TASK_DONE)
 			r->writers_done++;
-		if (r->writers_done < p->stage_writers.n)
+		if (r->writers_done < p->stage_writers.n || until_wait(r))
 			return;
 		r->writers_done = 0;
 		/* a repeat block's until failing: its iterations ran */

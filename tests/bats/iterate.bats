@@ -161,3 +161,61 @@ EOF2
 	[[ "$output" == *"{in.x}: parameters cannot be used here, only vars, {iter} and {prev}"* ]]
 	[[ "$output" == *"unknown placeholder {nokey}"* ]]
 }
+
+# The until command runs beside the tasks, not in place of the loop: here
+# it waits for a file that only a task ending while it runs can make.  A
+# runner that waited for it could not start that task: the until would
+# time out (exit 124) and the run fail.
+@test "the until command runs beside the tasks: one that ends meanwhile starts the next" {
+	wf <<'EOF2'
+tasks:
+  - {name: a, out: {o: a.out}, run: "sleep 1; touch {out.o}"}
+  - {name: b, in: {i: a.out}, out: {o: flag}, run: "touch {out.o}"}
+  - repeat:
+      until: "timeout 20 sh -c 'while [ ! -e flag ]; do sleep 0.05; done'"
+      max: 3
+      tasks:
+        - {name: step, out: {o: "s{iter}"}, run: "touch {out.o}"}
+EOF2
+	run "$WFRUN" -j 2 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"converged after 1 iteration"* ]]
+	[ -e flag ]
+	[ -e s1 ]
+	[ ! -e s2 ]
+}
+
+@test "the until command runs once per iteration, not before the first one" {
+	wf <<'EOF2'
+tasks:
+  - repeat:
+      until: "echo {iter} >> until.log; test -e s2"
+      max: 5
+      tasks:
+        - {name: step, out: {o: "s{iter}"}, run: "touch {out.o}"}
+EOF2
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"converged after 2 iterations"* ]]
+	[ "$(cat until.log)" = "$(printf '1\n2')" ]
+}
+
+@test "Ctrl-C while an until command runs stops it too" {
+	wf <<'EOF2'
+tasks:
+  - repeat:
+      until: "echo $$ > until.pid; exec sleep 60"
+      max: 3
+      tasks:
+        - {name: step, out: {o: "s{iter}"}, run: "touch {out.o}"}
+EOF2
+	"$WFRUN" -q wf.yaml 3>&- &
+	pid=$!
+	wait_until test -s until.pid
+	kill -INT "$pid"
+	wait "$pid" || status=$? # (not `run wait`: run's subshell has no child)
+	[ "${status:-0}" -eq 130 ]
+	# the until's shell (exec'd into sleep) is gone
+	upid=$(cat until.pid)
+	wait_until sh -c "! kill -0 $upid 2>/dev/null"
+}
