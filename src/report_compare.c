@@ -363,6 +363,12 @@ only_in(struct compare *c, int k)
 	strbuf_release(&key);
 }
 
+static int
+cmp_tag(const void *a, const void *b)
+{
+	return strverscmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int
 compare_load(struct compare *c, const char *a, const char *b,
 	     struct errbuf *err)
@@ -377,6 +383,13 @@ compare_load(struct compare *c, const char *a, const char *b,
 		sum_side(c, k);
 	for (int k = 0; k < 2; k++)
 		only_in(c, k);
+	for (size_t i = 0; i < c->names.n; i++)
+		for (int k = 0; k < 2; k++) {
+			struct compare_name *nm = &c->names.v[i];
+			if (nm->only[k].n)
+				qsort(nm->only[k].v, nm->only[k].n,
+				      sizeof(*nm->only[k].v), cmp_tag);
+		}
 	return 0;
 }
 
