@@ -5,6 +5,7 @@
  * the default trace is the latest run's that ran something.
  * The output is written to FILE.tmp and renamed, so a report that fails
  * half-way never leaves a truncated file in place of a good one.
+ * wfrun report --compare A [B]: two runs compared (report_compare.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,6 +41,10 @@ report_opt(int c, const char *arg, void *ctx)
 		a->format = arg;
 	if (c == 'C' || (c == 'F' && compare_format(arg, NULL) >= 0))
 		return 0;
+	if (c == 'F' && a->compare) {
+		error_msg("--compare writes text, html or json, not '%s'", arg);
+		return -1;
+	}
 	if (c == 'o') {
 		a->out = arg;
 	} else if (c == 'E') {
@@ -47,8 +52,7 @@ report_opt(int c, const char *arg, void *ctx)
 	} else if (!strcmp(arg, "chrome")) {
 		a->chrome = true;
 	} else if (strcmp(arg, "html")) {
-		error_msg("--format wants html, chrome, text or json, not "
-			  "'%s'", arg);
+		error_msg("--format wants html or chrome, not '%s'", arg);
 		return -1;
 	}
 	return 0;
@@ -136,7 +140,7 @@ static int
 compare(const struct report_args *a, const char *b)
 {
 	int f = compare_format(a->format, a->out);
-	if (f < 0 || (a->format && !strcmp(a->format, "chrome"))) {
+	if (f < 0) {
 		error_msg("--compare writes text, html or json, not '%s'",
 			  a->format);
 		return EXIT_USAGE;

@@ -323,7 +323,7 @@ takes_arg(const char *a)
 	       !strcmp(a, "--fetch") || !strcmp(a, "--learn") ||
 	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
 	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
-	       !strcmp(a, "--until") ||
+	       !strcmp(a, "--until") || !strcmp(a, "--compare") ||
 	       !strcmp(a, "--set") || !strcmp(a, "--vars") ||
 	       !strcmp(a, "--memory") || !strcmp(a, "-C") ||
 	       !strcmp(a, "--keep") || !strcmp(a, "--container-engine");
