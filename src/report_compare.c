@@ -184,25 +184,21 @@ compare_resolve(const char *wd, const char *spec, char **trace, char **label,
 
 /* ---- summing ---- */
 
+/* The index of task name name (from a side's report, which outlives c's
+ * maps), added the first time it is seen. */
 static uint32_t
 name_of(struct compare *c, const char *name)
 {
-	size_t len = strlen(name);
-	uint64_t *v = hmap_get(&c->name_map, name, len);
-	if (v)
-		return (uint32_t)*v;
-	struct compare_name cn;
-	memset(&cn, 0, sizeof(cn));
-	cn.name = arena_strndup(&c->arena, name, len);
-	for (int k = 0; k < 2; k++) {
-		for (int m = 0; m < CM_N; m++)
-			cn.m[k][m] = NAN;
-		cn.m[k][CM_INSTANCES] = 0;
-	}
 	int found;
-	hmap_put(&c->name_map, cn.name, len, c->names.n, &found);
+	uint64_t *v = hmap_put(&c->name_map, name, strlen(name), c->names.n,
+			       &found);
+	if (found)
+		return (uint32_t)*v;
+	struct compare_name cn = { .name = name };
+	for (int m = 0; m < CM_N; m++)
+		cn.m[0][m] = cn.m[1][m] = m == CM_INSTANCES ? 0 : NAN;
 	VEC_PUSH(c->names, cn);
-	return (uint32_t)(c->names.n - 1);
+	return (uint32_t)*v;
 }
 
 /* acc += v, where < 0 is unknown (and unknown + v is v). */
