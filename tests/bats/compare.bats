@@ -123,9 +123,9 @@ assert e["in"] == "b" and e["instances"]["a"] == 0 and e["wall_s"]["a"] is None 
 	run "$WFRUN" report --compare "${a}x" latest
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"no run '${a}x' in .wfrun/runs, and no file of that name; the nearest run ids: $a, "* ]]
-	run "$WFRUN" report --compare "${a:0:8}" latest
+	run "$WFRUN" report --compare "${a:0:4}" latest
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"run id prefix '${a:0:8}' is ambiguous: $a, $b, $n"* ]]
+	[[ "$output" == *"run id prefix '${a:0:4}' is ambiguous: $a, $b, $n"* ]]
 	run "$WFRUN" report --compare "$n" "$a"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"run $n had nothing to do: it has no trace; the trace it kept as the latest is run $b's (try wfrun report --compare $b ...)"* ]]
