@@ -5,6 +5,7 @@
  * the default trace is the latest run's that ran something.
  * The output is written to FILE.tmp and renamed, so a report that fails
  * half-way never leaves a truncated file in place of a good one.
+ * wfrun report --compare A [B]: two runs compared (report_compare.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "history.h"
 #include "path.h"
 #include "report.h"
+#include "report_compare.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -25,6 +27,7 @@
 struct report_args {
 	const char *out, *events;
 	bool chrome;
+	const char *compare, *format; /* --compare A, --format (for it) */
 };
 
 /* -o, --format and --events into *ctx, a struct report_args. */
@@ -32,6 +35,16 @@ static int
 report_opt(int c, const char *arg, void *ctx)
 {
 	struct report_args *a = ctx;
+	if (c == 'C')
+		a->compare = arg;
+	if (c == 'F')
+		a->format = arg;
+	if (c == 'C' || (c == 'F' && compare_format(arg, NULL) >= 0))
+		return 0;
+	if (c == 'F' && a->compare) {
+		error_msg("--compare writes text, html or json, not '%s'", arg);
+		return -1;
+	}
 	if (c == 'o') {
 		a->out = arg;
 	} else if (c == 'E') {
@@ -121,6 +134,36 @@ out:
 	return rc;
 }
 
+/* --compare A [B]: B by default the latest run; text on stdout by
+ * default (report_compare.h). */
+static int
+compare(const struct report_args *a, const char *b)
+{
+	int f = compare_format(a->format, a->out);
+	if (f < 0) {
+		error_msg("--compare writes text, html or json, not '%s'",
+			  a->format);
+		return EXIT_USAGE;
+	}
+	const char *out = a->out ? a->out
+			  : f != COMPARE_HTML ? "-"
+			  : access(".wfrun", F_OK) == 0 ? ".wfrun/compare.html"
+			  : "compare.html";
+	struct compare c;
+	struct errbuf err;
+	compare_init(&c);
+	int rc = compare_load(&c, a->compare, b ? b : "latest", &err) < 0
+		 ? EXIT_USAGE
+		 : compare_write(&c, f, out, &err) < 0 ? EXIT_TASK_FAILED : 0;
+	if (rc)
+		error_msg("%s", err.msg);
+	else if (strcmp(out, "-"))
+		info_msg("comparison of %s and %s -> %s", c.s[0].label,
+			 c.s[1].label, out);
+	compare_release(&c);
+	return rc;
+}
+
 int
 cmd_report(int argc, char **argv)
 {
@@ -128,18 +171,28 @@ cmd_report(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "events", required_argument, NULL, 'E' },
+		{ "compare", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_args a = { NULL, NULL, false };
+	struct report_args a = { NULL, NULL, false, NULL, NULL };
 	static const struct cli_spec spec = {
 		"o:qv", opts, report_opt, 0, 1, "usage: wfrun report [-o FILE] "
-		"[--format html|chrome] [--events FILE] [TRACE | RUNID]", false, NULL
+		"[--format html|chrome] [--events FILE] [TRACE | RUNID]\n"
+		"       wfrun report --compare A [B] [--format text|html|json] "
+		"[-o FILE]", false, NULL
 	};
 	int rc = cli_parse(argc, argv, &spec, &a);
 	if (rc)
 		return rc;
+	if (a.compare)
+		return compare(&a, optind < argc ? argv[optind] : NULL);
+	int f = a.format ? compare_format(a.format, NULL) : -1;
+	if (f == COMPARE_TEXT || f == COMPARE_JSON) {
+		error_msg("--format %s is for --compare", a.format);
+		return EXIT_USAGE;
+	}
 	bool named = optind < argc;
 	const char *trace = named ? argv[optind] : DEFAULT_TRACE;
 	char *run_dir = named && access(trace, F_OK) < 0

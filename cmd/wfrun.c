@@ -154,6 +154,12 @@ static const char report_opts[] =
 	"                     trace-event JSON\n"
 	"      --events FILE  learner events (default: events.jsonl\n"
 	"                     beside the trace, if there)\n"
+	"      --compare A [B]  compare run A with run B (default: the\n"
+	"                     latest run), each a run id, a unique prefix,\n"
+	"                     latest, previous or a trace: per task name,\n"
+	"                     time, CPU, memory and I/O and their change;\n"
+	"                     text on stdout unless --format html|json\n"
+	"                     (html: .wfrun/compare.html) or -o FILE.html\n"
 	H_QUIET H_VERBOSE H_HELP;
 
 static const char log_opts[] =
@@ -317,7 +323,7 @@ takes_arg(const char *a)
 	       !strcmp(a, "--fetch") || !strcmp(a, "--learn") ||
 	       !strcmp(a, "-o") || !strcmp(a, "--output") ||
 	       !strcmp(a, "--format") || !strcmp(a, "--events") ||
-	       !strcmp(a, "--until") ||
+	       !strcmp(a, "--until") || !strcmp(a, "--compare") ||
 	       !strcmp(a, "--set") || !strcmp(a, "--vars") ||
 	       !strcmp(a, "--memory") || !strcmp(a, "-C") ||
 	       !strcmp(a, "--keep") || !strcmp(a, "--container-engine");
