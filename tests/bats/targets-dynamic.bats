@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# Targets that name what a task expanded during the run writes (issue 20,
+# wfrun(1) targets, wfrun-workflow(5) DYNAMIC): the file, a directory, the
+# task by name; -n shows the pending tasks a target needs; a target no
+# task can write is refused; a rerun does only what the target lacks.
+load helper
+
+# wf.yaml: split writes chunks/, count (expanded once it has) counts each
+# chunk, gather (a later stage) sums the counts, other needs nothing.
+chunks() {
+	seq 1 5 >input.txt
+	wf <<'EOF2'
+tasks:
+  - name: split
+    in: {src: input.txt}
+    out: {d: {dir: chunks}}
+    run: "mkdir -p {out.d} && split -l 2 {in.src} {out.d}/part-"
+  - name: count
+    foreach: {c: {glob: "chunks/part-*"}}
+    in: {f: "{c}"}
+    out: {n: "counts/{c}.n"}
+    run: "wc -l < {in.f} > {out.n}"
+  - name: gather
+    in: {all: {list: "{n}", foreach: {n: {glob: "counts/chunks/*.n"}}}}
+    out: {total: total.txt}
+    run: "cat {in.all} | paste -sd+ | bc > {out.total}"
+  - name: other
+    out: {o: other.txt}
+    run: "echo independent > {out.o}"
+EOF2
+}
+
+@test "calling.yaml: a vcf target runs S1's chain only; a rerun runs nothing; without S1's vcf, only S1's calls and gather" {
+	command -v bcftools >/dev/null || { echo "bcftools is not installed: apt-get install -y bwa samtools bcftools dwgsim" >&2; return 1; }
+	cp -r "$WFRUN_TOP/workflows/data" .
+	sed 's/^  regions: 4 /  regions: 2 /; s/^  ref_len: 20000 /  ref_len: 8000 /' "$WFRUN_TOP/workflows/calling.yaml" >calling.yaml
+	grep -q '^  regions: 2 ' calling.yaml
+	run "$WFRUN" -n calling.yaml out-calling/vcf/S1.vcf.gz
+	[ "$status" -eq 0 ]
+	[ "$(grep "^# '" <<<"$output" | tr '\n' ,)" = "# 'make-reference',# 'index',# 'regions',# 'simulate' (s=S1),# 'align' (s=S1),# 'sort' (s=S1),# 'call' pending: expanded after 'regions' writes regions (for target 'out-calling/vcf/S1.vcf.gz'),# 'gather' pending: expanded after 'regions' writes regions (for target 'out-calling/vcf/S1.vcf.gz')," ]
+	[[ "$output" == *"# 6 of them left out: not needed by what is asked for"* ]]
+	run "$WFRUN" -j 2 calling.yaml out-calling/vcf/S1.vcf.gz
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 9 tasks done in "*", 16 left out (not asked for)" ]]
+	[ "$(trace_col name out-calling/.wfrun/trace.tsv | sort | uniq -c | awk '{ printf "%s=%s,", $2, $1 }')" = "align=1,call=2,gather=1,index=1,make-reference=1,regions=1,simulate=1,sort=1," ]
+	[ "$(trace_col tag out-calling/.wfrun/trace.tsv | grep -c S2)" -eq 0 ]
+	[ -s out-calling/vcf/S1.vcf.gz ]
+	[ ! -e out-calling/vcf/S2.vcf.gz ]
+	[ ! -e out-calling/bam/S2.bam ]
+	[ ! -e out-calling/summary.txt ]
+	run "$WFRUN" calling.yaml out-calling/vcf/S1.vcf.gz
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 0 tasks done in "*", 16 left out (not asked for), 9 up to date" ]]
+	rm out-calling/vcf/S1.vcf.gz
+	run "$WFRUN" calling.yaml out-calling/vcf/S1.vcf.gz
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 3 tasks done in "*", 16 left out (not asked for), 6 up to date" ]]
+	[ "$(trace_col tag out-calling/.wfrun/trace.tsv | tail -n 3 | sort | tr '\n' ' ')" = "s=S1 s=S1,r=regions/r001 s=S1,r=regions/r002 " ]
+	[ -s out-calling/vcf/S1.vcf.gz ]
+	[ ! -e out-calling/vcf/S2.vcf.gz ]
+}
+
+@test "a directory, a task name and an instance of a pending task are targets; -n says which target a pending task is for" {
+	chunks
+	run "$WFRUN" -n wf.yaml other.txt
+	[ "$status" -eq 0 ]
+	[ "$(grep "^# '" <<<"$output" | tr '\n' ,)" = "# 'split',# 'count' pending: expanded after 'split' writes chunks (for target 'other.txt'),# 'other' pending: expanded after 'split' writes chunks (for target 'other.txt')," ]
+	run "$WFRUN" wf.yaml counts
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 4 tasks done in "*", 2 left out (not asked for)" ]]
+	[ "$(ls counts/chunks | tr '\n' ' ')" = "part-aa.n part-ab.n part-ac.n " ]
+	[ ! -e total.txt ]
+	[ ! -e other.txt ]
+	rm -rf counts chunks .wfrun
+	run "$WFRUN" wf.yaml 'count[c=chunks/part-ab]'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 2 tasks done in "*", 2 left out (not asked for)" ]]
+	[ "$(ls counts/chunks)" = part-ab.n ]
+	run "$WFRUN" wf.yaml gather
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 3 tasks done in "*", 1 left out (not asked for), 2 up to date" ]]
+	[ "$(cat total.txt)" = 5 ]
+	[ ! -e other.txt ]
+}
+
+@test "a target no task, pending or not, can write is refused with a suggestion" {
+	chunks
+	run "$WFRUN" -n wf.yaml other.tx
+	[ "$status" -eq 2 ]
+	[ "$output" = "wfrun: error: target 'other.tx' names nothing in wf.yaml: no task has that name, and none writes $PWD/other.tx, nor may the tasks from 'count' on, expanded during the run (wfrun-workflow(5), DYNAMIC); did you mean 'other'?" ]
+	run "$WFRUN" wf.yaml 'count[x=1]'
+	[ "$status" -eq 2 ]
+	[ "$output" = "wfrun: error: target 'count[x=1]': task 'count' has no foreach key 'x' (write count[KEY=VALUE,...])" ]
+	[ ! -e chunks ]
+}
