@@ -714,12 +714,22 @@ need_stages(const struct plan *p, struct select_state *st)
 }
 
 /* The static tasks that write what the needed pending templates read,
- * and what the stages up to the last of them glob: wanted. */
+ * what the stages up to the last of them glob, and the writers of what
+ * the first of them globs: wanted. */
 static void
 want_static(const struct plan *p, struct select_state *st, uint8_t *want)
 {
 	const struct dag *g = &p->dag;
+	bool any = false;
+	for (uint32_t k = st->from; k < p->wf->ntasks; k++)
+		any |= st->need[k];
+	if (!any)
+		return;
 	need_stages(p, st);
+	/* the writers of what the next stage globs (a repeat block's last
+	 * iteration, which its until reads) */
+	for (size_t i = 0; i < p->stage_writers.n; i++)
+		want[p->stage_writers.v[i]] = 1;
 	for (uint32_t d = 0; d < g->data.n; d++) {
 		const struct dag_datum *x = &g->data.v[d];
 		if (x->writer == DAG_NONE)

@@ -93,3 +93,33 @@ EOF2
 	[ "$output" = "wfrun: error: target 'count[x=1]': task 'count' has no foreach key 'x' (write count[KEY=VALUE,...])" ]
 	[ ! -e chunks ]
 }
+
+# A repeat block expands its next iteration once the last one has run,
+# all of it: a target made by a later iteration needs every task of the
+# first, even one (note) that nothing of the target reads.
+@test "a target written by a later iteration of a repeat block runs the iterations up to it" {
+	wf <<'EOF2'
+tasks:
+  - name: seed
+    out: {v: v0.txt}
+    run: "echo 5 > {out.v}"
+  - repeat:
+      until: "test $(cat v{iter}.txt) -le 2"
+      max: 9
+      tasks:
+        - name: dec
+          in: {p: "v{prev}.txt"}
+          out: {v: "v{iter}.txt"}
+          run: "echo $(( $(cat {in.p}) - 1 )) > {out.v}"
+        - {name: note, in: {v: "v{iter}.txt"}, out: {l: "log/{iter}.txt"},
+           run: "echo {iter} > {out.l}"}
+  - {name: all, out: {r: all.txt}, run: "cat {in.all} > {out.r}",
+     in: {all: {list: "{f}", foreach: {f: {glob: "log/*.txt"}}}}}
+EOF2
+	run "$WFRUN" wf.yaml v2.txt
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 7 tasks done in "*", 1 left out (not asked for)" ]]
+	[ "$(cat v2.txt)" = 3 ]
+	[ "$(ls log | tr '\n' ' ')" = "1.txt 2.txt 3.txt " ]
+	[ ! -e all.txt ]
+}
