@@ -115,6 +115,18 @@ datum_form(const char *workdir, const char *cwd, const char *target)
 	return r;
 }
 
+/* The index of foreach key name[0..len) of wt, or wt->foreach.n. */
+static size_t
+key_index(const struct wf_task *wt, const char *name, size_t len)
+{
+	size_t i;
+	for (i = 0; i < wt->foreach.n; i++)
+		if (strlen(wt->foreach.v[i].name) == len &&
+		    !memcmp(wt->foreach.v[i].name, name, len))
+			break;
+	return i;
+}
+
 /* Whether instance t has every KEY=VALUE of sel (comma-separated); -1
  * with err when a key is not one of its task's foreach keys. */
 static int
@@ -132,12 +144,9 @@ instance_has(const struct plan *p, uint32_t t, const char *sel, size_t len,
 		const char *comma = memchr(s, ',', (size_t)(end - s));
 		const char *e = comma ? comma : end;
 		const char *eq = memchr(s, '=', (size_t)(e - s));
-		size_t i;
-		for (i = 0; eq && i < wt->foreach.n; i++)
-			if (strlen(wt->foreach.v[i].name) == (size_t)(eq - s) &&
-			    !memcmp(wt->foreach.v[i].name, s, (size_t)(eq - s)))
-				break;
-		if (!eq || i == wt->foreach.n) {
+		size_t i = eq ? key_index(wt, s, (size_t)(eq - s))
+			      : wt->foreach.n;
+		if (i == wt->foreach.n) {
 			errprintf(err, "target '%s[%.*s]': task '%s' has no foreach "
 				  "key '%.*s' (write %s[KEY=VALUE,...])", wt->name,
 				  (int)len, sel, wt->name,
@@ -651,12 +660,9 @@ want_pending_task(const struct plan *p, struct select_state *st, uint32_t k,
 		const char *comma = memchr(s, ',', (size_t)(end - s));
 		const char *e = comma ? comma : end;
 		const char *eq = memchr(s, '=', (size_t)(e - s));
-		size_t i;
-		for (i = 0; eq && i < wt->foreach.n && i < WF_MAX_KEYS; i++)
-			if (strlen(wt->foreach.v[i].name) == (size_t)(eq - s) &&
-			    !memcmp(wt->foreach.v[i].name, s, (size_t)(eq - s)))
-				break;
-		if (!eq || i == wt->foreach.n || i == WF_MAX_KEYS) {
+		size_t i = eq ? key_index(wt, s, (size_t)(eq - s))
+			      : wt->foreach.n;
+		if (i == wt->foreach.n || i >= WF_MAX_KEYS) {
 			errprintf(err, "target '%s': task '%s' has no foreach "
 				  "key '%.*s' (write %s[KEY=VALUE,...])", target,
 				  wt->name, (int)(eq ? eq - s : e - s), s,

@@ -5,28 +5,19 @@
 # task can write is refused; a rerun does only what the target lacks.
 load helper
 
-# wf.yaml: split writes chunks/, count (expanded once it has) counts each
-# chunk, gather (a later stage) sums the counts, other needs nothing.
-chunks() {
+# wf.yaml: cut writes parts/; size, expanded once it has, counts the
+# lines of each part; stamp needs nothing; sum adds the sizes up.
+parts() {
 	seq 1 5 >input.txt
 	wf <<'EOF2'
 tasks:
-  - name: split
-    in: {src: input.txt}
-    out: {d: {dir: chunks}}
-    run: "mkdir -p {out.d} && split -l 2 {in.src} {out.d}/part-"
-  - name: count
-    foreach: {c: {glob: "chunks/part-*"}}
-    in: {f: "{c}"}
-    out: {n: "counts/{c}.n"}
-    run: "wc -l < {in.f} > {out.n}"
-  - name: gather
-    in: {all: {list: "{n}", foreach: {n: {glob: "counts/chunks/*.n"}}}}
-    out: {total: total.txt}
-    run: "cat {in.all} | paste -sd+ | bc > {out.total}"
-  - name: other
-    out: {o: other.txt}
-    run: "echo independent > {out.o}"
+  - {name: cut, in: {text: input.txt}, out: {parts: {dir: parts}},
+     run: "split -l 2 {in.text} {out.parts}/p"}
+  - {name: size, foreach: {p: {glob: "parts/p*"}}, in: {part: "{p}"},
+     out: {n: "sizes/{p}"}, run: "wc -l < {in.part} > {out.n}"}
+  - {name: stamp, out: {o: stamp.txt}, run: "echo stamped > {out.o}"}
+  - {name: sum, in: {all: {dir: sizes}}, out: {total: total.txt},
+     run: "cat {in.all}/parts/* | paste -sd+ | bc > {out.total}"}
 EOF2
 }
 
@@ -61,37 +52,43 @@ EOF2
 }
 
 @test "a directory, a task name and an instance of a pending task are targets; -n says which target a pending task is for" {
-	chunks
-	run "$WFRUN" -n wf.yaml other.txt
+	parts
+	run "$WFRUN" -n wf.yaml stamp.txt
 	[ "$status" -eq 0 ]
-	[ "$(grep "^# '" <<<"$output" | tr '\n' ,)" = "# 'split',# 'count' pending: expanded after 'split' writes chunks (for target 'other.txt'),# 'other' pending: expanded after 'split' writes chunks (for target 'other.txt')," ]
-	run "$WFRUN" wf.yaml counts
+	[ "$(grep "^# '" <<<"$output" | tr '\n' ,)" = "# 'cut',# 'stamp' pending: expanded after 'cut' writes parts (for target 'stamp.txt')," ]
+	run "$WFRUN" wf.yaml stamp.txt
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 2 tasks done in "*", 4 left out (not asked for)" ]]
+	[ -e stamp.txt ]
+	[ ! -e sizes ]
+	rm -rf stamp.txt parts .wfrun
+	run "$WFRUN" wf.yaml sizes
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"wfrun: 4 tasks done in "*", 2 left out (not asked for)" ]]
-	[ "$(ls counts/chunks | tr '\n' ' ')" = "part-aa.n part-ab.n part-ac.n " ]
+	[ "$(ls sizes/parts | tr '\n' ' ')" = "paa pab pac " ]
 	[ ! -e total.txt ]
-	[ ! -e other.txt ]
-	rm -rf counts chunks .wfrun
-	run "$WFRUN" wf.yaml 'count[c=chunks/part-ab]'
+	[ ! -e stamp.txt ]
+	rm -rf sizes parts .wfrun
+	run "$WFRUN" wf.yaml 'size[p=parts/pab]'
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"wfrun: 2 tasks done in "*", 2 left out (not asked for)" ]]
-	[ "$(ls counts/chunks)" = part-ab.n ]
-	run "$WFRUN" wf.yaml gather
+	[[ "$output" == *"wfrun: 2 tasks done in "*", 4 left out (not asked for)" ]]
+	[ "$(ls sizes/parts)" = pab ]
+	run "$WFRUN" wf.yaml sum
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"wfrun: 3 tasks done in "*", 1 left out (not asked for), 2 up to date" ]]
 	[ "$(cat total.txt)" = 5 ]
-	[ ! -e other.txt ]
+	[ ! -e stamp.txt ]
 }
 
 @test "a target no task, pending or not, can write is refused with a suggestion" {
-	chunks
-	run "$WFRUN" -n wf.yaml other.tx
+	parts
+	run "$WFRUN" -n wf.yaml stamp.tx
 	[ "$status" -eq 2 ]
-	[ "$output" = "wfrun: error: target 'other.tx' names nothing in wf.yaml: no task has that name, and none writes $PWD/other.tx, nor may the tasks from 'count' on, expanded during the run (wfrun-workflow(5), DYNAMIC); did you mean 'other'?" ]
-	run "$WFRUN" wf.yaml 'count[x=1]'
+	[ "$output" = "wfrun: error: target 'stamp.tx' names nothing in wf.yaml: no task has that name, and none writes $PWD/stamp.tx, nor may the tasks from 'size' on, expanded during the run (wfrun-workflow(5), DYNAMIC); did you mean 'stamp'?" ]
+	run "$WFRUN" wf.yaml 'size[x=1]'
 	[ "$status" -eq 2 ]
-	[ "$output" = "wfrun: error: target 'count[x=1]': task 'count' has no foreach key 'x' (write count[KEY=VALUE,...])" ]
-	[ ! -e chunks ]
+	[ "$output" = "wfrun: error: target 'size[x=1]': task 'size' has no foreach key 'x' (write size[KEY=VALUE,...])" ]
+	[ ! -e parts ]
 }
 
 # A repeat block expands its next iteration once the last one has run,
