@@ -334,6 +334,13 @@ pat_meet(const char *a, const char *b)
 static bool
 pat_related(const char *a, bool adir, const char *b, bool bdir)
 {
+	/* the literal parts before the first WILD must agree (most paths
+	 * differ there: no table to fill) */
+	size_t i = 0;
+	while (a[i] && b[i] && a[i] != WILD && b[i] != WILD && a[i] == b[i])
+		i++;
+	if (a[i] && b[i] && a[i] != WILD && b[i] != WILD)
+		return false;
 	if (pat_meet(a, b))
 		return true;
 	bool r = false;
@@ -357,18 +364,51 @@ pat_related(const char *a, bool adir, const char *b, bool bdir)
 /* Capturing the keys of a path template from a pattern: the
  * placeholders of one way to match it, and how many tries so far. */
 struct sel_cap {
+	const struct workflow *wf;
 	struct sel_bind *b;
 	const char *hole[CAP_HOLES], *at[CAP_HOLES];
 	size_t hlen[CAP_HOLES], alen[CAP_HOLES];
 	size_t steps, matches;
 };
 
+/* Whether v[0..l) (no WILD in it) may be a value of key it: a range's
+ * an integer, a plain glob's a path it matches. */
+static bool
+key_may_be(const struct workflow *wf, const struct wf_iter *it,
+	   const char *v, size_t l)
+{
+	if (memchr(v, WILD, l))
+		return true;
+	if (it->kind == WF_ITER_RANGE) {
+		size_t i = l && v[0] == '-';
+		bool digits = i < l;
+		for (; i < l; i++)
+			digits = digits && v[i] >= '0' && v[i] <= '9';
+		return digits;
+	}
+	if (it->kind != WF_ITER_GLOB || strchr(it->glob, '{'))
+		return true;
+	char *g = pat_of(wf, NULL, NULL, it->glob, true, NULL, false);
+	char *x = xstrndup(v, l);
+	bool r = pat_meet(g, x);
+	free(x);
+	free(g);
+	return r;
+}
+
 /* One way to match: each key takes what its placeholders took, when
- * that is the same every way and holds no WILD. */
+ * that is the same every way and holds no WILD.  A way that gives a key
+ * a value it cannot have is none. */
 static void
 cap_done(struct sel_cap *c, size_t nh)
 {
 	const struct wf_task *wt = c->b->wt;
+	for (size_t h = 0; h < nh; h++) {
+		size_t i = key_index(wt, c->hole[h], c->hlen[h]);
+		if (i < wt->foreach.n &&
+		    !key_may_be(c->wf, &wt->foreach.v[i], c->at[h], c->alen[h]))
+			return;
+	}
 	c->matches++;
 	for (size_t i = 0; i < wt->foreach.n && i < WF_MAX_KEYS; i++) {
 		const char *name = wt->foreach.v[i].name;
@@ -432,9 +472,10 @@ cap_walk(struct sel_cap *c, const char *t, const char *p, size_t nh)
 /* Learn b's keys from template t matching pattern q (every key any
  * value when it cannot tell). */
 static void
-capture(struct sel_bind *b, const char *t, const char *q)
+capture(const struct workflow *wf, struct sel_bind *b, const char *t,
+	const char *q)
 {
-	struct sel_cap c = { .b = b };
+	struct sel_cap c = { .wf = wf, .b = b };
 	while (t[0] == '.' && t[1] == '/')
 		t += 2;
 	cap_walk(&c, t, q, 0);
@@ -525,7 +566,7 @@ tmpl_writes(const struct workflow *wf, uint32_t k, const char *q,
 		char *w = pat_of(wf, &wf->tasks[k], out.v[i].each, out.v[i].t,
 				 false, NULL, true);
 		if (pat_meet(q, w)) {
-			capture(b, out.v[i].t, cap);
+			capture(wf, b, out.v[i].t, cap);
 			any = true;
 		} else if (target ? shows_dir(w, q) ||
 					    pat_related(q, false, w, out.v[i].dir)
