@@ -120,3 +120,27 @@ EOF2
 	[ "$(ls log | tr '\n' ' ')" = "1.txt 2.txt 3.txt " ]
 	[ ! -e all.txt ]
 }
+
+# res/{c}/{i}.txt and the target res/parts/p2/3.txt: {c} could take
+# "parts" and {i} "p2/3" but for their values, a path its glob matches
+# and an integer: both keys are carried to what work reads.
+@test "a pending task's keys are carried from a target whose placeholders could split two ways" {
+	wf <<'EOF2'
+tasks:
+  - {name: gen, foreach: {i: "1..4"}, out: {o: "raw/{i}.txt"},
+     run: "echo {i} > {out.o}"}
+  - {name: mk, out: {d: {dir: parts}}, run: "touch {out.d}/p1 {out.d}/p2"}
+  - {name: work, foreach: {c: {glob: "parts/p*"}, i: "1..4"},
+     in: {a: "{c}", r: "raw/{i}.txt"}, out: {o: "res/{c}/{i}.txt"},
+     run: "cat {in.a} {in.r} > {out.o}"}
+EOF2
+	run "$WFRUN" -n wf.yaml res/parts/p2/3.txt
+	[ "$status" -eq 0 ]
+	[ "$(grep "^# '" <<<"$output" | tr '\n' ,)" = "# 'gen' (i=3),# 'mk',# 'work' pending: expanded after 'mk' writes parts (for target 'res/parts/p2/3.txt')," ]
+	run "$WFRUN" wf.yaml res/parts/p2/3.txt
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wfrun: 3 tasks done in "*", 10 left out (not asked for)" ]]
+	[ "$(ls raw)" = 3.txt ]
+	[ "$(ls res/parts)" = p2 ]
+	[ "$(ls res/parts/p2)" = 3.txt ]
+}
