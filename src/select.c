@@ -244,7 +244,8 @@ hole_pat(const struct workflow *wf, const struct wf_task *wt,
 	for (size_t s = 0; s < 2; s++)
 		for (size_t i = 0; sc[s] && i < sc[s]->n; i++) {
 			const struct wf_iter *it = &sc[s]->v[i];
-			if (strlen(it->name) != len || memcmp(it->name, name, len))
+			if (strlen(it->name) != len ||
+			    memcmp(it->name, name, len))
 				continue;
 			const char *v = s ? bound(b, name, len) : NULL;
 			if (v)
@@ -670,8 +671,9 @@ want_pending(const struct plan *p, struct select_state *st, const char *x,
 	for (uint32_t k = st->from; k < p->wf->ntasks; k++) {
 		struct sel_bind b;
 		bind_init(&b, &p->wf->tasks[k]);
-		if (!strcmp(x, ".") || tmpl_writes(p->wf, k, x, x, true, true, &b)) {
-			if (!strcmp(x, "."))
+		bool all = !strcmp(x, ".");
+		if (all || tmpl_writes(p->wf, k, x, x, true, true, &b)) {
+			if (all)
 				memset(b.state, 2, sizeof(b.state));
 			need_tmpl(st, p->wf, k, &b, target);
 			any = true;
@@ -750,7 +752,8 @@ need_stages(const struct plan *p, struct select_state *st)
 			for (uint32_t u = st->from; u < k; u++) {
 				struct sel_bind ub;
 				bind_init(&ub, &wf->tasks[u]);
-				if (tmpl_writes(wf, u, pat, pat, false, false, &ub))
+				if (tmpl_writes(wf, u, pat, pat, false, false,
+						&ub))
 					need_tmpl(st, wf, u, &ub,
 						  st->needfor[last]);
 				bind_release(&ub);
@@ -801,12 +804,10 @@ want_task(const struct plan *p, struct select_state *st, const char *target,
 	long k = find_task(p->wf, target, inst ? (size_t)(br - target) : n);
 	if (k < 0)
 		return 0;
+	size_t sl = inst ? n - 2 - (size_t)(br - target) : 0;
 	if (plan_pending(p) && (uint32_t)k >= p->stage_from)
 		return want_pending_task(p, st, (uint32_t)k, target,
-					 inst ? br + 1 : NULL,
-					 inst ? (size_t)(n - 2 - (size_t)(br - target))
-					      : 0,
-					 err);
+					 inst ? br + 1 : NULL, sl, err);
 	size_t found = 0;
 	for (uint32_t t = 0; t < p->dag.tasks.n; t++) {
 		if (p->dag.tasks.v[t].tmpl != (uint32_t)k)
