@@ -97,17 +97,13 @@ EOF2
 @test "a target written by a later iteration of a repeat block runs the iterations up to it" {
 	wf <<'EOF2'
 tasks:
-  - name: seed
-    out: {v: v0.txt}
-    run: "echo 5 > {out.v}"
+  - {name: seed, out: {v: v0.txt}, run: "echo 5 > {out.v}"}
   - repeat:
-      until: "test $(cat v{iter}.txt) -le 2"
       max: 9
+      until: "test $(cat v{iter}.txt) -le 2"
       tasks:
-        - name: dec
-          in: {p: "v{prev}.txt"}
-          out: {v: "v{iter}.txt"}
-          run: "echo $(( $(cat {in.p}) - 1 )) > {out.v}"
+        - {name: dec, in: {p: "v{prev}.txt"}, out: {v: "v{iter}.txt"},
+           run: "expr $(cat {in.p}) - 1 > {out.v}"}
         - {name: note, in: {v: "v{iter}.txt"}, out: {l: "log/{iter}.txt"},
            run: "echo {iter} > {out.l}"}
   - {name: all, out: {r: all.txt}, run: "cat {in.all} > {out.r}",
