@@ -72,16 +72,23 @@ dry_run_stages(struct plan *p, struct resume *rs, const struct journal *j,
 	}
 }
 
-/* The tasks whose instances a run finds later, by name. */
+/* The tasks whose instances a run finds later, by name (those ask
+ * needs, and the target each is for). */
 static void
-dry_run_pending(const struct plan *p)
+dry_run_pending(const struct plan *p, const struct select_ask *ask)
 {
 	if (!plan_pending(p))
 		return;
 	char *v = plan_pending_why(p);
 	for (size_t i = p->stage_from; i < p->wf->ntasks; i++) {
+		const char *t;
+		if (!select_pending(p, ask, (uint32_t)i, &t))
+			continue;
 		char *vn = xvisible(p->wf->tasks[i].name);
-		printf("# '%s' pending: %s\n", vn, v);
+		char *vt = t ? xvisible(t) : NULL;
+		printf("# '%s' pending: %s%s%s%s\n", vn, v,
+		       vt ? " (for target '" : "", vt ? vt : "", vt ? "')" : "");
+		free(vt);
 		free(vn);
 	}
 	free(v);
@@ -149,7 +156,7 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason,
 		free(vl);
 		free(vc);
 	}
-	dry_run_pending(p);
+	dry_run_pending(p, ask);
 	strbuf_release(&cmd);
 	strbuf_release(&lab);
 	resume_release(&rs);
@@ -315,6 +322,7 @@ run(struct run_args *a, const char *file)
 				      &a->ask, left)
 			    : run_plan(&p, &a->o, a->resources ? &cl : NULL);
 	free(forced);
+	select_release(&a->ask);
 	plan_release(&p);
 	workflow_release(&wf);
 	resources_release(&cl);

@@ -2240,9 +2240,14 @@ say_pending(struct runner *r)
 	if (from >= p->wf->ntasks)
 		return;
 	struct strbuf b = STRBUF_INIT;
+	const char *t;
 	for (size_t i = from; i < p->wf->ntasks; i++)
-		strbuf_addf(&b, "%s%s", i > from ? ", " : "",
-			    p->wf->tasks[i].name);
+		if (r->expand_failed ||
+		    select_pending(p, r->o->ask, (uint32_t)i, &t))
+			strbuf_addf(&b, "%s%s", b.len ? ", " : "",
+				    p->wf->tasks[i].name);
+	if (!b.len) /* none of them asked for */
+		return;
 	char *v = xvisible(b.buf);
 	char *why = r->expand_failed ? xstrdup("see the errors above")
 				     : plan_pending_why(p);

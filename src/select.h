@@ -22,33 +22,60 @@
 #include "expand.h"
 #include "util.h"
 
+struct select_state;
+
 /* What a run asks for: n targets, and the task of --until (NULL: none).
- * With neither, every task is needed. */
+ * With neither, every task is needed.  st: what select_tasks learnt of
+ * the pending tasks the targets need (NULL until then; release it with
+ * select_release). */
 struct select_ask {
 	const char *const *targets;
 	size_t n;
 	const char *until;
+	struct select_state *st;
 };
 
 /*
  * Mark the tasks of p that what ask names does not need TASK_LEFT_OUT
  * (before anything runs: after dag_finalize, before resume).  *left: how
  * many.  -1 with err when a target names nothing (no task writes that
- * path, and no task has that name) or --until names no task: err then
- * says which, with the closest task name or written path.
+ * path, none of the pending tasks may, and no task has that name) or
+ * --until names no task: err then says which, with the closest task name
+ * or written path.
+ *
+ * A target may name what a pending task (wfrun-workflow(5), DYNAMIC)
+ * writes, or the task: its template's out: and inout: paths say which
+ * (their literal parts; a placeholder stands for any string, or for the
+ * value the target gives its foreach key: vcf/{s}.vcf.gz makes
+ * vcf/S1.vcf.gz with s=S1).  Such a template is needed, and so are the
+ * earlier pending ones that may write what it reads, what it reads being
+ * known by the same rule (a key's value carried from what it writes to
+ * what it reads), and the tasks that write what the stages up to it
+ * glob.  The tasks expanded now that write any of that are needed
+ * (ask->st keeps it for select_appended).
  */
-int select_tasks(struct plan *p, const struct select_ask *ask, size_t *left,
+int select_tasks(struct plan *p, struct select_ask *ask, size_t *left,
 		 struct errbuf *err);
 
 /*
  * Tasks first.. were just appended by a stage (wfrun-workflow(5),
  * DYNAMIC): mark those ask does not need TASK_LEFT_OUT, before resume
- * decides for them; how many.  Every edge points forward and no target
- * names a pending task (select_tasks refuses it), so targets need none
- * of them; --until alone needs those written up to its task.
+ * decides for them; how many.  One backward pass over them and their
+ * edges (every edge points forward): a task is needed when it writes a
+ * target (or is one by name), when a needed task reads what it writes,
+ * or when it may write what a needed task still pending reads or globs
+ * (select_tasks); with --until, only those written up to its task.
  */
 size_t select_appended(struct plan *p, const struct select_ask *ask,
 		       uint32_t first);
+
+/* Whether pending task template k of p is needed by what ask names
+ * (always, when it names nothing); *target: the first target it is needed for,
+ * or NULL when no target asked for it. */
+bool select_pending(const struct plan *p, const struct select_ask *ask,
+		    uint32_t k, const char **target);
+
+void select_release(struct select_ask *ask);
 
 /* A datum path (relative to the workdir, or absolute) as a path relative
  * to the directory cwd (absolute, normalised), into out. */
