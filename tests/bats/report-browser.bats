@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-all: once
 # wfrun report in headless Chromium: the page of a real run with a
 # failure, a retry, a cancelled task and I/O tasks, drawn at 1280 and
 # 1920 px: each task name's colour and the failure marker's in the
@@ -117,7 +118,8 @@ check() {
 		return 1
 	}
 	cd "$BATS_FILE_TMPDIR"
-	[ -s "shot-$1.png" ] && [ -s "dom-$1.html" ]
+	[ -s "shot-$1.png" ]
+	[ -s "dom-$1.html" ]
 	local dom=dom-$1.html
 	# scaled to the window: nothing wider than it
 	[[ "$(grep -o '<body[^>]*>' "$dom")" =~ data-scroll-width=\"([0-9]+)\"\ data-window-width=\"([0-9]+)\" ]]
