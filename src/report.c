@@ -5,11 +5,11 @@
  * epoch_end and constraint: the learning curve of each auto constraint.
  * Any other "ev", and any other key, is ignored.
  *
- * The HTML page is static: inline CSS and SVG, no script and nothing
- * fetched, so it opens offline and from a mail attachment.  In a lane, a
- * run of tasks each narrower than a pixel, of one kind and with gaps under
- * a pixel, is drawn as one rectangle (its title says how many), so a busy
- * lane of a million short tasks is a few rectangles, not a million.
+ * The HTML page is one file: inline CSS, SVG and script, nothing
+ * fetched, so it opens offline and from a mail attachment.  This file
+ * reads the trace and events and writes the page's per-name table,
+ * throughput and learning curves; report_page.c and report_charts.c the
+ * header, timeline, failures, distributions and resource use.
  */
 #include "report.h"
 
