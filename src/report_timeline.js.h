@@ -98,6 +98,7 @@
 "  cv.textContent = drawn.join(\"\\n\");\n"
 "  drawn = [];\n"
 "  document.body.setAttribute(\"data-scroll-width\", document.documentElement.scrollWidth);\n"
+"  document.body.setAttribute(\"data-drawn-ms\", Math.round(performance.now()));\n"
 "  document.body.setAttribute(\"data-window-width\", window.innerWidth);\n"
 "}\n"
 "function find(ev) {\n"
