@@ -25,17 +25,16 @@ PY
 	run "$WFRUN" report -o r.html trace.tsv
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"report: 9 tasks and learner events -> r.html"* ]]
+	# (one Python for all: it starts slowly on a loaded machine)
 	# local: 2 cores (the 2-core task takes both), 2 I/O executors used
-	# at once; node1: one of each
-	[ "$(tl r.html 'd["workers"]')" = "[['local', 2, 2], ['node1', 1, 1]]" ]
-	# the 2-core task (the third row) is in lane 0 and, further, lane 1
-	[ "$(tl r.html 'd["T"][2*8:2*8+6], d["X"]')" = "([1, 0, 0, 0, 3.0, 2.0], [2, 1])" ]
-	# one colour per name, in the legend too; the failed one marked
-	[ "$(tl r.html '[n for n, c in d["names"]]')" = "['gen', 'big', 'ckpt', 'fail']" ]
+	# at once, node1: one of each; the 2-core task (the third row) in
+	# lane 0 and, further, lane 1; a colour per name; the failed one
+	# (status 1) with its exit status and escaped tag
+	[ "$(tl r.html 'd["workers"], d["T"][16:22], d["X"], [n for n, c in d["names"]], [d["T"][i*8+6] for i in range(9)], d["G"][6], d["F"]')" = \
+	  "([['local', 2, 2], ['node1', 1, 1]], [1, 0, 0, 0, 3.0, 2.0], [2, 1], ['gen', 'big', 'ckpt', 'fail'], [0, 0, 0, 0, 0, 0, 1, 0, 0], '<x&y>', {'6': [3, '(the stderr log is gone)']})" ]
+	# the legend: the names and the two markers
 	[ "$(grep -o '<span class="entry">' r.html | wc -l)" -eq 6 ]
 	grep -q '<span class="sw io" style="background-color:#59a14f"></span>ckpt (I/O)</span>' r.html
-	[ "$(tl r.html '[d["T"][i*8+6] for i in range(9)]')" = "[0, 0, 0, 0, 0, 0, 1, 0, 0]" ]
-	[ "$(tl r.html 'd["G"][6], d["F"]')" = "('<x&y>', {'6': [3, '(the stderr log is gone)']})" ]
 	# in the page's source the tag cannot close the script
 	grep -q '"\\u003cx\\u0026y\\u003e"' r.html
 	# the failures table: escaped tag, attempt, worker, status, exit
@@ -77,12 +76,30 @@ PY
 	[ "$(tl t.html 'd["workers"]')" = "[['local', 2, 0]]" ]
 	grep -q '<tr><td>a</td><td>compute</td><td>1</td><td>0</td><td>2.500 s</td>' t.html
 	grep -q 'The trace has no byte counts.' t.html
+	# nothing learned: no learning section
+	run -1 grep -q 'Storage-bandwidth learning' t.html
 	# a last row still being written (no newline yet) is left out
 	printf '1764683403\tz' >>t.tsv
 	run "$WFRUN" report -o t.html t.tsv
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"wfrun: warning: t.tsv:4: ignoring an incomplete last line"* ]]
 	[[ "$output" == *"report: 2 tasks -> t.html"* ]]
+}
+
+@test "report: retries and preempted attempts are told apart from failures" {
+	{
+		printf 'name\ttag\tstatus\texit\tattempt\tstart\tcomplete\n'
+		printf 'a\ti=1\tPREEMPTED\t137\t1\t0\t1\n'
+		printf 'a\ti=1\tFAILED\t2\t2\t1\t2\n'
+		printf 'a\ti=1\tCOMPLETED\t0\t3\t2\t3\n'
+	} >p.tsv
+	run "$WFRUN" report -o p.html p.tsv
+	[ "$status" -eq 0 ]
+	[ "$(tl p.html '[d["T"][i*8+6:i*8+8] for i in range(3)]')" = "[[2, 1], [1, 2], [0, 3]]" ]
+	grep -q '<td id="ntasks">3 (3 compute, 0 I/O; 2 retries, 1 preempted)</td>' p.html
+	grep -q '<td id="nfailed">1</td>' p.html
+	[ "$(grep -c '<tr class="failure">' p.html)" -eq 1 ]
+	grep -q '<tr class="failure"><td>a i=1</td><td>2</td><td>local</td><td>FAILED</td><td>2</td>' p.html
 }
 
 @test "report: a trace without tasks, or of one instant, still makes a page" {
@@ -198,8 +215,7 @@ EOF2
 	run "$WFRUN" report -q
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	[ "$(tl .wfrun/report.html 'sorted(d["G"])')" = "['i=1', 'i=1', 'i=2', 'i=2', 'i=3', 'i=3', 'i=4', 'i=4']" ]
-	[ "$(tl .wfrun/report.html 'd["workers"][0][1] <= 2')" = True ]
+	[ "$(tl .wfrun/report.html 'sorted(d["G"]), d["workers"][0][1] <= 2')" = "(['i=1', 'i=1', 'i=2', 'i=2', 'i=3', 'i=3', 'i=4', 'i=4'], True)" ]
 	grep -q '<tr><td>copy</td><td>io</td><td>4</td>' .wfrun/report.html
 	# the header from the run's record
 	grep -q '<td id="argv">.*wfrun -q -j 2 wf.yaml</td>' .wfrun/report.html
