@@ -849,9 +849,8 @@ html_throughput(FILE *fp, const struct report *r)
 		"tasks &nbsp;<span class=\"note\">MB/s read + written, each "
 		"task's bytes spread over its run time; bins of %.3g s</span>"
 		"</p>\n", bw);
-	fprintf(fp, "<svg id=\"throughput\" viewBox=\"0 0 %.0f %.0f\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 20,
-		CHART_H + 30);
+	fprintf(fp, "<svg id=\"throughput\" viewBox=\"0 0 %.0f %.0f\">\n",
+		LABEL_W + PLOT_W + 20, CHART_H + 30);
 	for (double v = 0; v <= top + 1e-9 && top > 0; v += step) {
 		double y = y0 + CHART_H - CHART_H * v / top;
 		fprintf(fp, "<line class=\"grid\" x1=\"%.0f\" y1=\"%.1f\" "
@@ -1037,8 +1036,7 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 	struct curve_geom g;
 	curve_geom(c, &g);
 	fprintf(fp, "<svg class=\"curve\" id=\"curve%zu\" width=\"%.0f\" "
-		"height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", idx,
-		g.x0 + g.W + 70, g.y0 + g.H + 36);
+		"height=\"%.0f\">\n", idx, g.x0 + g.W + 70, g.y0 + g.H + 36);
 	curve_axes(fp, c, &g);
 	curve_points(fp, c, &g);
 	curve_table(fp, c);

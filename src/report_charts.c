@@ -186,8 +186,7 @@ dist_chart(FILE *fp, const struct report *r, const struct measure *m,
 	}
 	double h = (double)have * BOX_ROW + 24;
 	fprintf(fp, "<h3>%s</h3>\n<svg class=\"dist\" id=\"dist-%s\" "
-		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">"
-		"\n", m->title, m->id, VB_W, h);
+		"viewBox=\"0 0 %.0f %.0f\">\n", m->title, m->id, VB_W, h);
 	double step = report_nice_step(max, 5);
 	for (double v = 0; max > 0 && v <= max + 1e-9; v += step) {
 		char s[32];
@@ -282,8 +281,7 @@ use_chart(FILE *fp, const char *id, const struct series *s, size_t n,
 		fprintf(fp, "<span class=\"sw\" style=\"background:%s\"></span>%s%s",
 			s[i].colour, s[i].label, s[i].right ? " (right axis)" : "");
 	fprintf(fp, "</p>\n<svg class=\"use\" id=\"%s\" viewBox=\"0 0 %.0f "
-		"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", id, VB_W,
-		USE_H + 30);
+		"%.0f\">\n", id, VB_W, USE_H + 30);
 	for (int a = 0; a < 2; a++) {
 		double step = report_nice_step(top[a], 4);
 		top[a] = top[a] > 0 ? ceil(top[a] / step) * step : 1;

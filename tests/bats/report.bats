@@ -50,8 +50,8 @@ PY
 	grep -q 'Final choice: <b class="choice">5 MB/s</b> (2 at once, for 17 ready tasks), learned é.' r.html
 	[ "$(grep -o 'class="epoch registered"' r.html | wc -l)" -eq 2 ]
 	[ "$(grep -o 'class="epoch unregistered"' r.html | wc -l)" -eq 1 ]
-	# self-contained: nothing fetched
-	run -1 grep -Eq '(src|href)="?(https?:)?//' r.html
+	# self-contained: nothing fetched, no URL at all
+	run -1 grep -Eq '(src|href)="?(https?:)?//|https?:' r.html
 }
 
 @test "report: default paths beside the trace; events are optional" {
