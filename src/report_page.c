@@ -123,6 +123,9 @@ header_run(FILE *fp, const struct report *r)
 	if (u->exit >= 0)
 		fprintf(fp, "%ld ", u->exit);
 	report_esc(fp, u->status ? u->status : "");
+	if (u->end < 0)
+		fputs(" (no end recorded: the run was killed, or is still "
+		      "going)", fp);
 	fputs("</td></tr>\n", fp);
 }
 

@@ -67,6 +67,40 @@ PY
 	grep -q 'Final choice: <b class="choice">5 MB/s</b>' .wfrun/report.html
 }
 
+@test "report: the header from run.json beside the trace, of a run that did not end" {
+	mkdir -p .wfrun/runs/R1
+	cp "$WFRUN_TOP/tests/data/report/trace.tsv" .wfrun/runs/R1/
+	cat >.wfrun/runs/R1/run.json <<'EOF2'
+{
+  "id": "R1",
+  "start": 1764683400.5,
+  "end": null,
+  "pid": 1,
+  "argv": ["wfrun", "-j", "2", "my wf.yaml", "a\"b<c>"],
+  "version": "9.9",
+  "workflow": "/w/my wf.yaml",
+  "workflow_sha256": "0123456789abcdef0123",
+  "resources": null,
+  "resources_sha256": null,
+  "exit": null,
+  "status": "running",
+  "counts": {"run": 0, "up_to_date": 3, "failed": 0, "cancelled": 0, "not_run": 0, "left_out": 0}
+}
+EOF2
+	run "$WFRUN" report R1
+	[ "$status" -eq 0 ]
+	local h=.wfrun/runs/R1/report.html
+	grep -q '<title>wfrun report: /w/my wf.yaml</title>' "$h"
+	grep -q '<td id="runid">R1</td>' "$h"
+	grep -q '<tr><td>started</td><td>2025-12-02 13:50:00 UTC</td></tr>' "$h"
+	grep -q '<tr><td>ended</td><td>did not end</td></tr>' "$h"
+	grep -q '<td id="argv">wfrun -j 2 &#39;my wf.yaml&#39; &#39;a&quot;b&lt;c&gt;&#39;</td>' "$h"
+	grep -q '<td id="version">9.9</td>' "$h"
+	grep -q '<td id="exit">running (no end recorded: the run was killed, or is still going)</td>' "$h"
+	grep -q '<td id="nuptodate">3</td>' "$h"
+	grep -q '<td id="ncancelled">0</td>' "$h"
+}
+
 @test "report: columns found by name, extra and missing ones tolerated" {
 	printf 'complete\tzzz\tname\tstart\n' >t.tsv
 	printf '1764683402.5\tx\ta\t1764683400\n' >>t.tsv
