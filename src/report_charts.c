@@ -172,6 +172,18 @@ box_row(FILE *fp, const struct report *r, const struct measure *m,
 		y + 16, BOX_X + BOX_W + 6, y + 13, s[2], b->n);
 }
 
+/* The step of the axis of measure m up to max: round in the unit its
+ * values are shown in (KiB, MiB... for bytes). */
+static double
+axis_step(const struct measure *m, double max)
+{
+	double unit = 1;
+	if (m->fmt == report_fmt_bytes)
+		while (max / unit >= 1024 && unit < 1099511627776.0)
+			unit *= 1024;
+	return report_nice_step(max / unit, 5) * unit;
+}
+
 /* The box plots of measure m, or nothing when no task has it. */
 static void
 dist_chart(FILE *fp, const struct report *r, const struct measure *m,
@@ -187,7 +199,7 @@ dist_chart(FILE *fp, const struct report *r, const struct measure *m,
 	double h = (double)have * BOX_ROW + 24;
 	fprintf(fp, "<h3>%s</h3>\n<svg class=\"dist\" id=\"dist-%s\" "
 		"viewBox=\"0 0 %.0f %.0f\">\n", m->title, m->id, VB_W, h);
-	double step = report_nice_step(max, 5);
+	double step = axis_step(m, max);
 	for (double v = 0; max > 0 && v <= max + 1e-9; v += step) {
 		char s[32];
 		m->fmt(s, sizeof(s), v);

@@ -26,6 +26,8 @@
 /* Lines of a failed task's stderr shown, and bytes read to find them. */
 #define TAIL_LINES 20
 #define TAIL_BYTES 8192
+#define NO_LOG "(no stderr log left: it was empty, removed, or a later " \
+	"attempt replaced it)"
 
 static const char *const palette[] = {
 	"#4e79a7", "#f28e2b", "#59a14f", "#76b7b2", "#edc948", "#b07aa1",
@@ -340,7 +342,7 @@ timeline_failures(FILE *fp, const struct report *r)
 			continue;
 		bool got = log_tail(r, t, &tail);
 		fprintf(fp, "%s\"%zu\":[%d,", first ? "" : ",\n", i, t->exit_code);
-		json_str(fp, got ? tail.buf : "(the stderr log is gone)");
+		json_str(fp, got ? tail.buf : NO_LOG);
 		fputc(']', fp);
 		first = false;
 	}
@@ -396,8 +398,7 @@ report_page_failures(FILE *fp, const struct report *r)
 		if (t->exit_code >= 0)
 			fprintf(fp, "%d", t->exit_code);
 		fputs("</td><td><pre>", fp);
-		report_esc(fp, log_tail(r, t, &tail) ? tail.buf
-			   : "(the stderr log is gone)");
+		report_esc(fp, log_tail(r, t, &tail) ? tail.buf : NO_LOG);
 		fputs("</pre></td></tr>\n", fp);
 	}
 	if (r->nfailed)

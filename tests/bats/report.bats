@@ -31,7 +31,7 @@ PY
 	# lane 0 and, further, lane 1; a colour per name; the failed one
 	# (status 1) with its exit status and escaped tag
 	[ "$(tl r.html 'd["workers"], d["T"][16:22], d["X"], [n for n, c in d["names"]], [d["T"][i*8+6] for i in range(9)], d["G"][6], d["F"]')" = \
-	  "([['local', 2, 2], ['node1', 1, 1]], [1, 0, 0, 0, 3.0, 2.0], [2, 1], ['gen', 'big', 'ckpt', 'fail'], [0, 0, 0, 0, 0, 0, 1, 0, 0], '<x&y>', {'6': [3, '(the stderr log is gone)']})" ]
+	  "([['local', 2, 2], ['node1', 1, 1]], [1, 0, 0, 0, 3.0, 2.0], [2, 1], ['gen', 'big', 'ckpt', 'fail'], [0, 0, 0, 0, 0, 0, 1, 0, 0], '<x&y>', {'6': [3, '(no stderr log left: it was empty, removed, or a later attempt replaced it)']})" ]
 	# the legend: the names and the two markers
 	[ "$(grep -o '<span class="entry">' r.html | wc -l)" -eq 6 ]
 	grep -q '<span class="sw io" style="background-color:#59a14f"></span>ckpt (I/O)</span>' r.html
