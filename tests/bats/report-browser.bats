@@ -38,6 +38,15 @@ tasks:
 EOF
 	"$WFRUN" -q -k -j 2 wf.yaml 2>/dev/null || true
 	"$WFRUN" report -q -o r.html
+	# a script added to the page moves the mouse over the timeline until
+	# the tip shows the failed task, keeps what the tip says (its lines
+	# joined by " ~ ") and hides it
+	sed 's|</body>|<script>(function () {\
+var cv = document.getElementById("tl"), r = cv.getBoundingClientRect(), tip = document.getElementById("tl-tip");\
+for (var y = r.top + 1; y < r.bottom; y += 3) for (var x = r.left; x < r.right; x += 2) {\
+cv.dispatchEvent(new MouseEvent("mousemove", {clientX: x, clientY: y}));\
+if (!tip.hidden \&\& /exit status 3/.test(tip.textContent)) { document.body.setAttribute("data-tip", tip.textContent.replace(/\\n/g, " ~ ")); tip.hidden = true; return; }\
+}})();</script></body>|' r.html >hover.html
 	# both widths at once: Chromium mostly waits while it starts
 	render 1280 &
 	render 1920 &
@@ -50,7 +59,7 @@ EOF
 render() {
 	local flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars
 		--user-data-dir="$BATS_FILE_TMPDIR/profile-$1" --window-size="$1,900")
-	local page="file://$BATS_FILE_TMPDIR/r.html"
+	local page="file://$BATS_FILE_TMPDIR/hover.html"
 	timeout 60 chromium "${flags[@]}" --screenshot="$PWD/shot-$1.png" \
 		--dump-dom "$page" >"dom-$1.html" 2>/dev/null
 }
@@ -122,8 +131,11 @@ check() {
 	[ -s "dom-$1.html" ]
 	local dom=dom-$1.html
 	# scaled to the window: nothing wider than it
-	[[ "$(grep -o '<body[^>]*>' "$dom")" =~ data-scroll-width=\"([0-9]+)\"\ data-window-width=\"([0-9]+)\" ]]
-	[ "${BASH_REMATCH[2]}" -eq "$1" ]
+	local body
+	body=$(grep -o '<body[^>]*>' "$dom")
+	[[ "$body" =~ data-window-width=\"([0-9]+)\" ]]
+	[ "${BASH_REMATCH[1]}" -eq "$1" ]
+	[[ "$body" =~ data-scroll-width=\"([0-9]+)\" ]]
 	[ "${BASH_REMATCH[1]}" -le "$1" ]
 	# the legend: each name, I/O told apart, the failure marker
 	local n
@@ -150,6 +162,17 @@ check() {
 
 @test "report in Chromium at 1280 px: colours, marker, legend, labels, failures, no sideways scroll" {
 	check 1280
+}
+
+@test "report in Chromium: hovering the failed task shows its exit status and stderr tail" {
+	command -v chromium >/dev/null || {
+		echo "chromium is not installed: apt-get install -y chromium (.ci/install-deps does)" >&2
+		return 1
+	}
+	cd "$BATS_FILE_TMPDIR"
+	grep -o 'data-tip="[^"]*"' dom-1280.html >tip
+	cat tip
+	grep -Eq '^data-tip="bad ~ FAILED, 0\.[0-9]+ s from [0-9.]+ s, on local ~ exit status 3 ~ oh &lt;no&gt; &amp; bad"$' tip
 }
 
 @test "report in Chromium at 1920 px: colours, marker, legend, labels, failures, no sideways scroll" {
