@@ -2,8 +2,11 @@
 # bench/report.sh: how long `wfrun report` takes, and how big its output is,
 # for a synthetic trace of N tasks (default 1,000,000) on W workers of 48
 # cores and 96 I/O executors (a fifth of the tasks are I/O), HTML and
-# Chrome JSON.  Prints the load average before and after.
-#   N=200000 W=4 bench/report.sh
+# Chrome JSON; then, when chromium is there, how long headless Chromium
+# takes to load the HTML and draw it (its wall time, which includes its
+# own start, and the page's: from navigation to the timeline drawn).
+# Prints the load average before and after.
+#   N=100000 W=4 bench/report.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 N=${N:-1000000} W=${W:-4}
@@ -39,4 +42,16 @@ for fmt in html chrome; do
 		"$tmp/wfrun" report -q --format "$fmt" -o "$tmp/out.$fmt" "$tmp/trace.tsv"
 	echo "$fmt: output $(du -h "$tmp/out.$fmt" | cut -f1)"
 done
+if command -v chromium >/dev/null; then
+	/usr/bin/time -o "$tmp/time" \
+		-f "chromium: %e s wall to start, load and draw the HTML" \
+		timeout 300 chromium --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$tmp/profile" --window-size=1280,900 \
+		--dump-dom "file://$(readlink -f "$tmp/out.html")" 2>"$tmp/chromium.err" \
+		>"$tmp/dom.html" || tail -3 "$tmp/chromium.err"
+	cat "$tmp/time"
+	ms=$(grep -o 'data-drawn-ms="[0-9]*"' "$tmp/dom.html" | grep -o '[0-9]*')
+	echo "page: timeline drawn ${ms:-?} ms after navigation started"
+	grep -q 'data-drawn-ms' "$tmp/dom.html" || echo "page: the timeline was not drawn"
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,7 +2,8 @@
  * wfrun report [TRACE|RUNID] [-o FILE] [--format html|chrome] [--events
  * FILE]: what a run did, as one HTML page or as Chrome trace-event JSON.
  * RUNID (not a file here) names a run recorded in .wfrun/runs (history.h);
- * the default trace is the latest run's that ran something.
+ * the default trace is the latest run's that ran something.  The run's
+ * record, run.json beside the trace, gives the header when it is there.
  * The output is written to FILE.tmp and renamed, so a report that fails
  * half-way never leaves a truncated file in place of a good one.
  * wfrun report --compare A [B]: two runs compared (report_compare.h).
@@ -79,6 +80,11 @@ load(struct report *r, const char *trace, bool named, const char *events,
 		error_msg("%s", err.msg);
 		return EXIT_USAGE;
 	}
+	char *dir = path_dirname(trace), *run = xasprintf("%s/run.json", dir);
+	if (access(run, F_OK) == 0 && report_load_run(r, run, &err) < 0)
+		warning_msg("%s; the header says what the trace has", err.msg);
+	free(run);
+	free(dir);
 	report_finish(r);
 	return EXIT_OK;
 }

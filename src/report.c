@@ -5,11 +5,11 @@
  * epoch_end and constraint: the learning curve of each auto constraint.
  * Any other "ev", and any other key, is ignored.
  *
- * The HTML page is static: inline CSS and SVG, no script and nothing
- * fetched, so it opens offline and from a mail attachment.  In a lane, a
- * run of tasks each narrower than a pixel, of one kind and with gaps under
- * a pixel, is drawn as one rectangle (its title says how many), so a busy
- * lane of a million short tasks is a few rectangles, not a million.
+ * The HTML page is one file: inline CSS, SVG and script, nothing
+ * fetched, so it opens offline and from a mail attachment.  This file
+ * reads the trace and events and writes the page's per-name table,
+ * throughput and learning curves; report_page.c and report_charts.c the
+ * header, timeline, failures, distributions and resource use.
  */
 #include "report.h"
 
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "report_page.h"
 
 /* Timeline geometry, in pixels. */
 #define PLOT_W 1100.0
@@ -117,12 +118,13 @@ count_field(const char *s)
 enum col {
 	C_NAME, C_TAG, C_WORKER, C_KIND, C_STATUS, C_EXIT, C_START, C_COMPLETE,
 	C_CPU_USER, C_CPU_SYS, C_RSS, C_READ, C_WRITE, C_BW, C_EPOCH, C_CORES,
-	NCOLS
+	C_ATTEMPT, C_QUEUE, C_STAGE_IN, C_STAGE_OUT, C_STAGED, NCOLS
 };
 static const char *const col_names[NCOLS] = {
 	"name", "tag", "worker", "kind", "status", "exit", "start", "complete",
 	"cpu_user_s", "cpu_sys_s", "peak_rss_kb", "read_bytes", "write_bytes",
-	"storage_bw", "epoch", "cores",
+	"storage_bw", "epoch", "cores", "attempt", "queue_s", "stage_in_s",
+	"stage_out_s", "bytes_staged",
 };
 
 /* Split line at tabs in place; returns the number of fields. */
@@ -214,9 +216,17 @@ add_task(struct report *r, char *const *v, struct report_task *t)
 	t->worker = worker_index(r, *v[C_WORKER] ? v[C_WORKER] : "local");
 	t->io = !strcmp(v[C_KIND], "io");
 	t->status = status_string(r, v[C_STATUS]);
-	t->failed = strcmp(t->status, "COMPLETED") != 0;
+	t->preempted = !strcmp(t->status, "PREEMPTED");
+	t->failed = strcmp(t->status, "COMPLETED") != 0 && !t->preempted;
+	t->queue_s = num_field(v[C_QUEUE], &d) || d < 0 ? -1 : d;
+	double si, so;
+	int ki = num_field(v[C_STAGE_IN], &si), ko = num_field(v[C_STAGE_OUT], &so);
+	t->stage_s = ki && ko ? -1 : (ki ? 0 : si) + (ko ? 0 : so);
+	t->staged = count_field(v[C_STAGED]);
 	long long e = count_field(v[C_EXIT]);
 	t->exit_code = e > 255 ? 255 : (int)e;
+	e = count_field(v[C_ATTEMPT]);
+	t->attempt = e < 1 || e > 1000000 ? 1 : (long)e;
 	double u, s;
 	int ku = num_field(v[C_CPU_USER], &u), ks = num_field(v[C_CPU_SYS], &s);
 	t->cpu = ku || ks ? -1 : u + s;
@@ -563,8 +573,8 @@ report_finish(struct report *r)
 
 /* ---- HTML ---- */
 
-static void
-html_esc(FILE *fp, const char *s)
+void
+report_esc(FILE *fp, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -578,8 +588,8 @@ html_esc(FILE *fp, const char *s)
 	}
 }
 
-static void
-fmt_secs(char *buf, size_t n, double s)
+void
+report_fmt_secs(char *buf, size_t n, double s)
 {
 	if (s < 0)
 		snprintf(buf, n, "–");
@@ -592,8 +602,8 @@ fmt_secs(char *buf, size_t n, double s)
 			 floor(fmod(s, 3600) / 60));
 }
 
-static void
-fmt_bytes(char *buf, size_t n, double b)
+void
+report_fmt_bytes(char *buf, size_t n, double b)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	size_t u = 0;
@@ -609,8 +619,8 @@ fmt_bytes(char *buf, size_t n, double b)
 }
 
 /* A round step (1, 2 or 5 times a power of ten) near span/n. */
-static double
-nice_step(double span, int n)
+double
+report_nice_step(double span, int n)
 {
 	if (span <= 0)
 		return 1;
@@ -626,16 +636,22 @@ static const char css[] =
 	"th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}"
 	"th:first-child,td:first-child{text-align:left}"
 	"th{background:#f4f4f4}"
-	".summary td{text-align:left}"
-	".compute{fill:#4e79a7}.io{fill:#f28e2b}"
-	".compute,.io{stroke:#fff;stroke-width:.5}"
-	".failed{fill:#e15759;stroke:#000;stroke-width:1}"
-	".lanelabel{font-size:10px;fill:#555}"
+	".summary td{text-align:left;overflow-wrap:anywhere}"
+	"#failures td{text-align:left;vertical-align:top}"
+	"#failures pre{margin:0;max-height:20em;overflow:auto;"
+	"white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}"
 	".axis{font-size:10px;fill:#555}.grid{stroke:#eee}"
-	".lane-bg{fill:#fafafa}"
 	".legend .sw{display:inline-block;width:12px;height:12px;"
 	"margin:0 4px 0 12px;vertical-align:middle}"
-	"svg{display:block;margin:8px 0}"
+	".legend .entry{white-space:nowrap}"
+	".legend .sw.io{background-image:repeating-linear-gradient(45deg,"
+	"transparent 0 3px,#fff 3px 5px)}"
+	".legend .sw.pale{background:#ccc;opacity:.5}"
+	"#tl-box{width:100%}canvas{display:block}"
+	"#tl-tip{position:fixed;background:#fff;border:1px solid #888;"
+	"padding:4px 6px;font:12px/1.3 monospace;white-space:pre-wrap;"
+	"max-width:60ch;pointer-events:none;box-shadow:0 1px 4px #0003}"
+	"svg{display:block;margin:8px 0}svg:not(.curve){width:100%;height:auto}"
 	".note{color:#666;font-size:12px}";
 
 /* The time axis ticks of the timeline and the throughput chart. */
@@ -643,7 +659,7 @@ static void
 time_axis(FILE *fp, const struct report *r, double x0, double y0, double h,
 	  double scale)
 {
-	double span = r->t1 - r->t0, step = nice_step(span, 10);
+	double span = r->t1 - r->t0, step = report_nice_step(span, 10);
 	for (double s = 0; s <= span + 1e-9; s += step) {
 		double x = x0 + s * scale;
 		fprintf(fp, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" "
@@ -651,144 +667,6 @@ time_axis(FILE *fp, const struct report *r, double x0, double y0, double h,
 		fprintf(fp, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" "
 			"text-anchor=\"middle\">%gs</text>\n", x, y0 + h + 12, s);
 	}
-}
-
-struct pending {
-	double x0, x1;
-	const char *cls;
-	size_t count;
-	const struct report_task *only;
-	bool narrow;        /* made of sub-pixel tasks only */
-};
-
-static void
-flush_rect(FILE *fp, struct pending *p, double y, double h)
-{
-	if (!p->count)
-		return;
-	double w = p->x1 - p->x0;
-	if (w < 0.5)
-		w = 0.5;
-	fprintf(fp, "<rect class=\"%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
-		"height=\"%.1f\"><title>", p->cls, p->x0, y, w, h);
-	if (p->count == 1) {
-		const struct report_task *t = p->only;
-		char d[32];
-		fmt_secs(d, sizeof(d), t->complete - t->start);
-		html_esc(fp, t->name);
-		if (*t->tag) {
-			fputc(' ', fp);
-			html_esc(fp, t->tag);
-		}
-		fprintf(fp, ": %s, ", d);
-		html_esc(fp, t->status);
-		if (t->exit_code > 0)
-			fprintf(fp, " (exit %d)", t->exit_code);
-	} else {
-		fprintf(fp, "%zu tasks", p->count);
-	}
-	fputs("</title></rect>", fp);
-	p->count = 0;
-}
-
-/* Where the timeline's lanes are: their height, the gap under each, and
- * pixels per second. */
-struct lane_geom {
-	double lh, gap, scale;
-};
-
-/* The bars of lane l (io or compute) of worker w at y: the slots from *i
- * on that are in it. */
-static void
-lane_bars(FILE *fp, const struct report *r, size_t *i, uint32_t w, int io,
-	  uint32_t l, double y, const struct lane_geom *g)
-{
-	struct pending p = { 0, 0, NULL, 0, NULL, false };
-	for (; *i < r->slots.n; (*i)++) {
-		const struct report_slot *s = &r->slots.v[*i];
-		const struct report_task *t = &r->tasks.v[s->task];
-		if (t->worker != w || t->io != io || s->lane != l)
-			break;
-		const char *cls = t->failed ? "failed" : io ? "io" : "compute";
-		double x0 = LABEL_W + (t->start - r->t0) * g->scale,
-		       x1 = LABEL_W + (t->complete - r->t0) * g->scale;
-		/* merge runs of sub-pixel tasks */
-		bool narrow = x1 - x0 < 1;
-		if (p.count && p.narrow && narrow && p.cls == cls &&
-		    x0 <= p.x1 + 1) {
-			p.x1 = fmax(p.x1, x1);
-			p.count++;
-			continue;
-		}
-		flush_rect(fp, &p, y, g->lh - g->gap);
-		p.x0 = x0;
-		p.x1 = x1;
-		p.cls = cls;
-		p.count = 1;
-		p.only = t;
-		p.narrow = narrow;
-	}
-	flush_rect(fp, &p, y, g->lh - g->gap);
-}
-
-/* Lane l (io or compute) of worker w at y: background, label, bars. */
-static void
-lane(FILE *fp, const struct report *r, size_t *i, uint32_t w, int io,
-     uint32_t l, double y, const struct lane_geom *g)
-{
-	const struct report_worker *rw = &r->workers.v[w];
-	fputs("<g class=\"lane\" data-worker=\"", fp);
-	html_esc(fp, rw->name);
-	fprintf(fp, "\" data-kind=\"%s\" data-slot=\"%u\">",
-		io ? "io" : "compute", l);
-	fprintf(fp, "<rect class=\"lane-bg\" x=\"%.0f\" y=\"%.1f\" "
-		"width=\"%.0f\" height=\"%.1f\"/>", LABEL_W, y, PLOT_W,
-		g->lh - g->gap);
-	if (g->lh >= 9) {
-		fprintf(fp, "<text class=\"lanelabel\" x=\"%.0f\" y=\"%.1f\" "
-			"text-anchor=\"end\">", LABEL_W - 4,
-			y + g->lh - g->gap - 2);
-		html_esc(fp, rw->name);
-		fprintf(fp, " %s %u</text>", io ? "io" : "cpu", l);
-	}
-	lane_bars(fp, r, i, w, io, l, y, g);
-	fputs("</g>\n", fp);
-}
-
-static void
-html_timeline(FILE *fp, const struct report *r)
-{
-	size_t nlanes = 0;
-	for (size_t w = 0; w < r->workers.n; w++)
-		nlanes += r->workers.v[w].cpu_lanes + r->workers.v[w].io_lanes;
-	struct lane_geom g;
-	g.lh = nlanes <= 60 ? 14 : fmax(2, 840.0 / (double)nlanes);
-	g.gap = g.lh >= 6 ? 2 : 0;
-	double span = r->t1 - r->t0;
-	g.scale = span > 0 ? PLOT_W / span : 0;
-	double top = 4, height = (double)nlanes * g.lh;
-	fprintf(fp, "<h2>Timeline</h2>\n<p class=\"legend\">"
-		"<span class=\"sw\" style=\"background:#4e79a7\"></span>compute"
-		"<span class=\"sw\" style=\"background:#f28e2b\"></span>I/O"
-		"<span class=\"sw\" style=\"background:#e15759;border:1px solid #000\"></span>"
-		"failed &nbsp; <span class=\"note\">one lane per worker slot "
-		"(cores for compute, I/O executors for I/O); hover a bar for the "
-		"task</span></p>\n");
-	fprintf(fp, "<svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n",
-		LABEL_W + PLOT_W + 20, top + height + 20);
-	time_axis(fp, r, LABEL_W, top, height, g.scale);
-	size_t i = 0, row = 0;
-	for (uint32_t w = 0; w < r->workers.n; w++) {
-		const struct report_worker *rw = &r->workers.v[w];
-		for (int io = 0; io < 2; io++) {
-			uint32_t lanes = io ? rw->io_lanes : rw->cpu_lanes;
-			for (uint32_t l = 0; l < lanes; l++, row++)
-				lane(fp, r, &i, w, io, l,
-				     top + (double)row * g.lh, &g);
-		}
-	}
-	fputs("</svg>\n", fp);
 }
 
 static int
@@ -839,15 +717,15 @@ name_row(FILE *fp, const char *name, const struct name_stats *s, double *v,
 		sum += v[i];
 	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
-	fmt_secs(a, sizeof(a), sum / (double)n);
-	fmt_secs(b, sizeof(b), med);
-	fmt_secs(c, sizeof(c), v[n - 1]);
-	fmt_secs(d, sizeof(d), s->ncpu ? s->cpu / (double)s->ncpu : -1);
-	fmt_bytes(e, sizeof(e), s->rss >= 0 ? (double)s->rss * 1024 : -1);
-	fmt_bytes(f, sizeof(f), s->rknown ? s->rb : -1);
-	fmt_bytes(g, sizeof(g), s->wknown ? s->wb : -1);
+	report_fmt_secs(a, sizeof(a), sum / (double)n);
+	report_fmt_secs(b, sizeof(b), med);
+	report_fmt_secs(c, sizeof(c), v[n - 1]);
+	report_fmt_secs(d, sizeof(d), s->ncpu ? s->cpu / (double)s->ncpu : -1);
+	report_fmt_bytes(e, sizeof(e), s->rss >= 0 ? (double)s->rss * 1024 : -1);
+	report_fmt_bytes(f, sizeof(f), s->rknown ? s->rb : -1);
+	report_fmt_bytes(g, sizeof(g), s->wknown ? s->wb : -1);
 	fputs("<tr><td>", fp);
-	html_esc(fp, name);
+	report_esc(fp, name);
 	fprintf(fp, "</td><td>%s</td><td>%zu</td><td>%zu</td><td>%s</td>"
 		"<td>%s</td><td>%s</td><td>%s</td>",
 		s->nio == n ? "io" : s->nio ? "mixed" : "compute", n,
@@ -963,7 +841,7 @@ html_throughput(FILE *fp, const struct report *r)
 		all[k] /= bw * 1e6;
 		max = fmax(max, all[k]);
 	}
-	double step = nice_step(max, 4);
+	double step = report_nice_step(max, 4);
 	double top = ceil(max / step) * step;
 	double y0 = 8;
 	fprintf(fp, "<p class=\"legend\"><span class=\"sw\" style=\"background:#f28e2b\">"
@@ -971,9 +849,8 @@ html_throughput(FILE *fp, const struct report *r)
 		"tasks &nbsp;<span class=\"note\">MB/s read + written, each "
 		"task's bytes spread over its run time; bins of %.3g s</span>"
 		"</p>\n", bw);
-	fprintf(fp, "<svg id=\"throughput\" width=\"%.0f\" height=\"%.0f\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 20,
-		CHART_H + 30);
+	fprintf(fp, "<svg id=\"throughput\" viewBox=\"0 0 %.0f %.0f\">\n",
+		LABEL_W + PLOT_W + 20, CHART_H + 30);
 	for (double v = 0; v <= top + 1e-9 && top > 0; v += step) {
 		double y = y0 + CHART_H - CHART_H * v / top;
 		fprintf(fp, "<line class=\"grid\" x1=\"%.0f\" y1=\"%.1f\" "
@@ -994,10 +871,10 @@ static void
 curve_heading(FILE *fp, const struct report_curve *c)
 {
 	fputs("<h3>", fp);
-	html_esc(fp, c->name);
+	report_esc(fp, c->name);
 	if (*c->device) {
 		fputs(" on ", fp);
-		html_esc(fp, c->device);
+		report_esc(fp, c->device);
 	}
 	fputs("</h3>\n", fp);
 	if (c->chosen) {
@@ -1012,7 +889,7 @@ curve_heading(FILE *fp, const struct report_curve *c)
 			fputc(')', fp);
 		if (c->why && *c->why) {
 			fputs(", ", fp);
-			html_esc(fp, c->why);
+			report_esc(fp, c->why);
 		}
 		fputs(".</p>\n", fp);
 	}
@@ -1042,9 +919,9 @@ curve_geom(const struct report_curve *c, struct curve_geom *g)
 	g->H = 200;
 	g->x0 = 70;
 	g->y0 = 10;
-	g->cstep = nice_step(cmax, 4);
+	g->cstep = report_nice_step(cmax, 4);
 	g->ctop = ceil(cmax / g->cstep) * g->cstep;
-	g->tstep = nice_step(tmax, 4);
+	g->tstep = report_nice_step(tmax, 4);
 	g->ttop = ceil(tmax / g->tstep) * g->tstep;
 	if (g->ctop <= 0)
 		g->ctop = 1;
@@ -1141,7 +1018,7 @@ curve_table(FILE *fp, const struct report_curve *c)
 	for (size_t i = 0; i < n; i++) {
 		const struct report_epoch *e = &c->epochs.v[i];
 		char t[32];
-		fmt_secs(t, sizeof(t), e->mean_s);
+		report_fmt_secs(t, sizeof(t), e->mean_s);
 		fprintf(fp, "<tr><td>%ld</td><td>%g MB/s</td><td>%ld</td>"
 			"<td>%ld</td><td>%s</td><td>%s</td></tr>\n", e->epoch,
 			e->c, e->k, e->tasks, t, !e->ended ? "(did not end)" :
@@ -1159,8 +1036,7 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 	struct curve_geom g;
 	curve_geom(c, &g);
 	fprintf(fp, "<svg class=\"curve\" id=\"curve%zu\" width=\"%.0f\" "
-		"height=\"%.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n", idx,
-		g.x0 + g.W + 70, g.y0 + g.H + 36);
+		"height=\"%.0f\">\n", idx, g.x0 + g.W + 70, g.y0 + g.H + 36);
 	curve_axes(fp, c, &g);
 	curve_points(fp, c, &g);
 	curve_table(fp, c);
@@ -1169,52 +1045,27 @@ html_curve(FILE *fp, const struct report_curve *c, size_t idx)
 int
 report_write_html(const struct report *r, FILE *fp, struct errbuf *err)
 {
-	double span = r->t1 - r->t0;
-	double cpu = 0;
-	size_t nio = 0;
-	for (size_t i = 0; i < r->tasks.n; i++) {
-		if (r->tasks.v[i].cpu > 0)
-			cpu += r->tasks.v[i].cpu;
-		nio += r->tasks.v[i].io;
-	}
-	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-		"<meta charset=\"utf-8\"><title>wfrun report: ");
-	html_esc(fp, r->trace_path);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head>"
+	      "<meta charset=\"utf-8\">"
+	      "<meta name=\"viewport\" content=\"width=device-width\">"
+	      "<title>wfrun report: ", fp);
+	report_esc(fp, r->run.workflow ? r->run.workflow : r->trace_path);
 	fprintf(fp, "</title>\n<style>%s</style></head><body>\n"
-		"<h1>wfrun report</h1>\n<table class=\"summary\">", css);
-	fputs("<tr><td>trace</td><td>", fp);
-	html_esc(fp, r->trace_path);
-	fputs("</td></tr><tr><td>events</td><td>", fp);
-	html_esc(fp, r->events_path ? r->events_path : "none");
-	char sp[32], cp[32];
-	fmt_secs(sp, sizeof(sp), span);
-	fmt_secs(cp, sizeof(cp), cpu);
-	fprintf(fp, "</td></tr><tr><td>tasks</td><td id=\"ntasks\">%zu "
-		"(%zu compute, %zu I/O)</td></tr><tr><td>failed</td>"
-		"<td id=\"nfailed\">%zu</td></tr><tr><td>span</td><td>%s</td>"
-		"</tr><tr><td>CPU time</td><td>%s</td></tr>"
-		"<tr><td>workers</td><td>", r->tasks.n, r->tasks.n - nio, nio,
-		r->nfailed, sp, cp);
-	for (size_t w = 0; w < r->workers.n; w++) {
-		if (w)
-			fputs(", ", fp);
-		html_esc(fp, r->workers.v[w].name);
-		fprintf(fp, " (%u cpu, %u io lanes)", r->workers.v[w].cpu_lanes,
-			r->workers.v[w].io_lanes);
-	}
-	fputs("</td></tr></table>\n", fp);
+		"<h1>wfrun report</h1>\n", css);
+	report_page_header(fp, r);
 	if (!r->tasks.n)
 		fputs("<p>The trace has no tasks.</p>\n", fp);
-	else {
-		html_timeline(fp, r);
+	if (r->tasks.n)
+		report_page_timeline(fp, r);
+	report_page_failures(fp, r);
+	if (r->tasks.n) {
 		html_table(fp, r);
+		report_page_dists(fp, r);
+		report_page_usage(fp, r);
 		html_throughput(fp, r);
 	}
-	fputs("<h2>Storage-bandwidth learning</h2>\n", fp);
-	if (!r->curves.n)
-		fputs("<p class=\"note\">No auto constraint learned in this run "
-		      "(no learner events, no epoch column in the trace).</p>\n",
-		      fp);
+	if (r->curves.n)
+		fputs("<h2>Storage-bandwidth learning</h2>\n", fp);
 	for (size_t k = 0; k < r->curves.n; k++)
 		html_curve(fp, &r->curves.v[k], k);
 	fputs("</body></html>\n", fp);

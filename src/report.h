@@ -10,6 +10,10 @@
  * storage_bw, epoch, ...) is used when present, and unknown ones are
  * ignored, so traces from older and newer wfruns read the same.
  *
+ * run.json (history.h), read when it is beside the trace, gives the
+ * page's header: workflow, run id, dates, command line, exit status and
+ * the counts of tasks up to date, cancelled and not run.
+ *
  * events.jsonl (read through events.h): the report uses the learner's
  * events (see the top of report.c) and ignores every other "ev".
  *
@@ -40,6 +44,11 @@ struct report_task {
 	long epoch;                      /* -1: none */
 	long cores;                      /* lanes it takes (compute) */
 	uint32_t lane;                   /* its first lane in (worker, io) */
+	bool preempted;                  /* status PREEMPTED: requeued */
+	long attempt;                    /* 1 unless retried */
+	double queue_s;                  /* < 0: unknown */
+	double stage_s;                  /* stage in + out s; < 0: none */
+	long long staged;                /* bytes staged; -1: none */
 };
 
 /* A task in one lane: a task of c cores is in c lanes. */
@@ -70,8 +79,19 @@ struct report_worker {
 	uint32_t cpu_lanes, io_lanes;
 };
 
+/* run.json beside the trace (history.h), when it is there. */
+struct report_run {
+	bool have;
+	const char *id, *version, *workflow, *wf_sha, *resources, *status;
+	const char *argv;       /* the command line, words joined by spaces */
+	double start, end;      /* end < 0: none */
+	long exit;              /* -1: none */
+	long run, up_to_date, failed, cancelled, not_run; /* -1: unknown */
+};
+
 struct report {
 	struct arena arena;
+	struct report_run run;
 	VEC(struct report_task) tasks;
 	VEC(struct report_slot) slots;   /* by worker, kind, lane, start */
 	struct hmap name_map, worker_map;
@@ -91,6 +111,9 @@ int report_load_trace(struct report *r, const char *path, struct errbuf *err);
 /* Read events.jsonl; -1 with err naming path:line. */
 int report_load_events(struct report *r, const char *path,
 		       struct errbuf *err);
+/* Read run.json (the run's record, history.h); -1 with err naming path
+ * when it cannot be read. */
+int report_load_run(struct report *r, const char *path, struct errbuf *err);
 /* After loading: assign lanes, and rebuild learning curves from the
  * trace's epoch column when no events were read. */
 void report_finish(struct report *r);

@@ -1,7 +1,7 @@
 /* Unit tests of report's layout, through report.h: the trace's columns
  * by name, lanes per worker and kind (a task of c cores in c lanes, the
- * earliest free first), the slots' drawing order, and the learning curves
- * from events.jsonl. */
+ * earliest free first), the slots' drawing order, the learning curves
+ * from events.jsonl, retries and preemptions, and run.json's header. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,9 +201,52 @@ out:
 	report_release(&r);
 }
 
+/* run.json as history.c writes it: strings unescaped, the command line
+ * joined and quoted, nulls unknown; attempts and preemption from the
+ * trace. */
+static void
+test_run(void)
+{
+	struct report r;
+	struct errbuf err;
+	report_init(&r);
+	const char *path = beside("run.json", "{\n"
+		"  \"id\": \"20260101-000000-000001\",\n"
+		"  \"start\": 1767225600.25,\n  \"end\": null,\n"
+		"  \"argv\": [\"wfrun\", \"-j\", \"\", \"a b\", \"t\\\"q\\\\\\u0041\"],\n"
+		"  \"version\": \"1.2\",\n  \"workflow\": \"/w/x.yaml\",\n"
+		"  \"resources\": null,\n  \"exit\": null,\n"
+		"  \"status\": \"running\",\n"
+		"  \"counts\": {\"run\": 4, \"up_to_date\": 2, \"failed\": 1, "
+		"\"cancelled\": 3, \"not_run\": 0, \"left_out\": 0}\n}\n");
+	ok(report_load_run(&r, path, &err) == 0, "run.json loads");
+	ok(r.run.have, "the report has a run record");
+	is_str(r.run.id, "20260101-000000-000001", "its id");
+	ok(r.run.start == 1767225600.25 && r.run.end < 0, "start; end null");
+	is_str(r.run.argv, "wfrun -j '' 'a b' 't\"q\\A'", "argv joined, quoted");
+	is_str(r.run.version, "1.2", "version");
+	is_str(r.run.workflow, "/w/x.yaml", "workflow");
+	ok(!r.run.resources && r.run.exit == -1, "null resources and exit");
+	is_str(r.run.status, "running", "status");
+	ok(r.run.run == 4 && r.run.up_to_date == 2 && r.run.failed == 1 &&
+	   r.run.cancelled == 3 && r.run.not_run == 0, "the counts");
+	ok(report_load_run(&r, "/nonexistent/run.json", &err) < 0 &&
+	   strstr(err.msg, "/nonexistent/run.json"), "a missing one: %s",
+	   err.msg);
+	const char *t = beside("t.tsv", "name\tstatus\tattempt\tstart\t"
+			       "complete\na\tPREEMPTED\t1\t0\t1\n"
+			       "a\tCOMPLETED\t2\t1\t2\n");
+	ok(report_load_trace(&r, t, &err) == 0, "a trace with a retry loads");
+	ok(r.tasks.v[0].preempted && !r.tasks.v[0].failed &&
+	   r.tasks.v[1].attempt == 2 && r.nfailed == 0,
+	   "a preempted attempt is no failure; the retry is attempt 2");
+	report_release(&r);
+}
+
 int
 main(void)
 {
+	test_run();
 	test_lanes();
 	test_errors();
 	test_curves();
