@@ -138,3 +138,32 @@ EOF
 	[ "$(trace_col name | grep -c gone)" -eq 3 ]
 	[ "$(trace_col status | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = "4COMPLETED 3FAILED " ]
 }
+
+@test "Slurm jobs: one preparation job asks for the images and modules" {
+	local S=$BATS_FILE_TMPDIR/slurm
+	"$BATS_TEST_DIRNAME/../cluster/slurmcluster" up -q --nodes 1 --cpus 2 "$S"
+	export SLURM_CONF=$S/slurm.conf
+	printf '<resources><slurm submit="jobs" poll="1"><option>--mem-per-cpu=64</option></slurm></resources>\n' >res.xml
+	wf <<EOF
+tasks:
+  - name: a
+    modules: [tool/1.7]
+    run: "true"
+  - name: b
+    modules: [nosuch/3]
+    run: "true"
+  - name: c
+    container: wfrun-test-nosuch:1
+    run: "true"
+  - name: d
+    container: $IMG
+    run: "true"
+EOF
+	MODULEPATH=$BATS_FILE_TMPDIR/mods run "$WFRUN" check -r res.xml wf.yaml
+	"$BATS_TEST_DIRNAME/../cluster/slurmcluster" down "$S"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"wf.yaml:8: task 'c': image 'wfrun-test-nosuch:1' not found by docker on worker 'slurm': "*"No such image"* ]]
+	[[ "$output" == *"wf.yaml:5: task 'b': modules cannot be loaded on worker 'slurm': "*'"nosuch/3"'* ]]
+	[ "$(grep -c "error:" <<<"$output")" -eq 2 ]
+}
