@@ -25,6 +25,27 @@ log_name(const struct swenv_remote *sr, size_t wi, const char *ext)
 	return xasprintf("%s/.wfrun/swenv-%zu.%s", sr->workdir, wi, ext);
 }
 
+/* Task t's image (image) or module list (one per line), or NULL. */
+static const char *
+field(const struct wf_task *t, bool image)
+{
+	return image ? t->container : t->modules;
+}
+
+/* The same of task k, when no task before it names the same; else NULL:
+ * each is asked once. */
+static const char *
+first_of(const struct workflow *wf, size_t k, bool image)
+{
+	const char *s = field(&wf->tasks[k], image);
+	for (size_t j = 0; s && j < k; j++) {
+		const char *o = field(&wf->tasks[j], image);
+		if (o && !strcmp(o, s))
+			return NULL;
+	}
+	return s;
+}
+
 /* The script's helpers: $f holds a tool's message, say prints it on one
  * line; have IMAGE asks the engine $e; oci: $e pulls images. */
 static const char script_head[] =
@@ -43,12 +64,8 @@ script_images(const struct swenv_remote *sr, const char *engine,
 	const struct workflow *wf = sr->wf;
 	bool any = false;
 	for (size_t k = 0; k < wf->ntasks; k++) {
-		const char *img = wf->tasks[k].container;
-		bool first = img != NULL;
-		for (size_t j = 0; first && j < k; j++)
-			first = !wf->tasks[j].container ||
-				strcmp(wf->tasks[j].container, img);
-		if (!first)
+		const char *img = first_of(wf, k, true);
+		if (!img)
 			continue;
 		if (!any) {
 			strbuf_adds(s, "e=$(exec 2>\"$f\"\n");
@@ -79,12 +96,8 @@ static void
 script_modules(const struct workflow *wf, struct strbuf *s)
 {
 	for (size_t k = 0; k < wf->ntasks; k++) {
-		const char *mods = wf->tasks[k].modules;
-		bool first = mods != NULL;
-		for (size_t j = 0; first && j < k; j++)
-			first = !wf->tasks[j].modules ||
-				strcmp(wf->tasks[j].modules, mods);
-		if (!first)
+		const char *mods = first_of(wf, k, false);
+		if (!mods)
 			continue;
 		strbuf_addf(s, "if (\n%smodule load", swenv_script_modules());
 		for (const char *m = mods; *m;) {
@@ -136,10 +149,9 @@ refuse(struct swenv_remote *sr, size_t wi, size_t k, bool image,
        const char *msg)
 {
 	const struct workflow *wf = sr->wf;
-	const char *s = image ? wf->tasks[k].container : wf->tasks[k].modules;
+	const char *s = field(&wf->tasks[k], image);
 	for (size_t j = 0; j < wf->ntasks; j++) {
-		const char *o = image ? wf->tasks[j].container
-				      : wf->tasks[j].modules;
+		const char *o = field(&wf->tasks[j], image);
 		char **why = &sr->why[wi * wf->ntasks + j];
 		if (o && !strcmp(o, s) && !*why)
 			*why = xstrdup(msg);
@@ -253,7 +265,6 @@ read_answers(struct swenv_remote *sr, size_t wi)
 		} else
 			answer(sr, wi, engine ? engine : "the engine", l);
 	}
-	unlink(path);
 	free(path);
 	strbuf_release(&sb);
 }
@@ -266,17 +277,27 @@ prep_done(const struct exec_result *res, void *arg)
 	if (wi >= sr->nw || !sr->w[wi].waiting)
 		return;
 	give_back(sr, wi);
+	char *out = log_name(sr, wi, "out"), *err = log_name(sr, wi, "err");
 	if (res->started && WIFEXITED(res->wstatus) &&
 	    !WEXITSTATUS(res->wstatus)) {
 		read_answers(sr, wi);
 	} else {
+		struct strbuf sb = STRBUF_INIT;
+		if (res->error[0])
+			strbuf_adds(&sb, res->error);
+		else if (read_bounded(err, 65536, &sb, NULL) < 0 || !sb.len)
+			strbuf_addf(&sb, "its preparation job ended with "
+				    "status %d", res->wstatus);
+		while (sb.len && sb.buf[sb.len - 1] == '\n')
+			sb.buf[--sb.len] = 0;
 		error_msg("worker '%s': cannot ask about images and modules: %s",
-			  sr->w[wi].name, res->error[0] ? res->error
-			  : "its preparation job failed");
+			  sr->w[wi].name, sb.buf);
+		strbuf_release(&sb);
 		sr->nerr++;
 	}
-	char *err = log_name(sr, wi, "err");
+	unlink(out);
 	unlink(err);
+	free(out);
 	free(err);
 }
 

@@ -56,22 +56,18 @@ calls() {
 @test "check: an image missing on SSH workers, asked once per worker" {
 	wf <<EOF
 tasks:
-  - name: there
-    container: $IMG
-    run: "true"
+  - {name: there, container: $IMG, run: echo there}
   - name: a
     container: wfrun-test-nosuch:1
-    run: "true"
-  - name: b
-    container: wfrun-test-nosuch:1
-    run: "true"
+    run: echo a
+  - {name: b, container: "wfrun-test-nosuch:1", run: echo b}
 EOF
 	run "$WFRUN" check -r "$C/cluster.xml" wf.yaml
 	echo "$output"
 	[ "$status" -eq 2 ]
 	local w
 	for w in w1 w2; do
-		[[ "$output" == *"wf.yaml:5: task 'a': image 'wfrun-test-nosuch:1' not found by docker on worker '$w': "*"No such image"* ]]
+		[[ "$output" == *"wf.yaml:3: task 'a': image 'wfrun-test-nosuch:1' not found by docker on worker '$w': "*"No such image"* ]]
 		[ "$(calls $w "image inspect wfrun-test-nosuch:1")" -eq 1 ]
 		[ "$(calls $w "image inspect $IMG")" -eq 1 ]
 	done
