@@ -1770,18 +1770,21 @@ local_images(struct runner *r)
 	return EXIT_OK;
 }
 
-/* The images of the tasks on each remote worker whose workdir is shared,
- * pulled before any task starts (swenv_remote.h): a task whose image
- * failed there fails there, the others run. */
+/* The images of the tasks on each remote worker, pulled before any task
+ * starts (swenv_remote.h): a task whose image failed there fails there,
+ * the others run. */
 static int
 remote_images(struct runner *r)
 {
 	struct swenv_worker *sw = xcalloc(r->nw + 1, sizeof(*sw));
 	for (size_t i = 0; i < r->nw; i++)
-		if (r->w[i].remote && r->w[i].cwd && r->w[i].ex)
-			sw[i] = (struct swenv_worker){ r->w[i].name, r->w[i].ex,
-						       worker_engine(r, i), 1,
-						       NULL, NULL, NULL, false };
+		if (r->w[i].remote && r->w[i].ex) {
+			sw[i].name = r->w[i].name;
+			sw[i].ex = r->w[i].ex;
+			sw[i].engine = worker_engine(r, i);
+			sw[i].cores = 1;
+			sw[i].own = !r->w[i].cwd; /* staged: its own workdir */
+		}
 	swenv_remote_init(&r->swr, r->p->wf, r->p->wf->workdir, sw, r->nw,
 			  SWENV_PULL, r->events);
 	free(sw);

@@ -18,11 +18,20 @@
 /* The preparation job of worker wi: a task number no plan reaches. */
 #define PREP_TASK(wi) ((uint32_t)(UINT32_MAX - (wi)))
 
-/* Where the job of worker wi writes its answers (the shared workdir). */
+/* Where the job of worker wi writes its answers: the shared workdir, or
+ * (there) the /tmp of a worker with a workdir of its own. */
 static char *
 log_name(const struct swenv_remote *sr, size_t wi, const char *ext)
 {
 	return xasprintf("%s/.wfrun/swenv-%zu.%s", sr->workdir, wi, ext);
+}
+
+static char *
+log_there(const struct swenv_remote *sr, size_t wi, const char *ext)
+{
+	return sr->w[wi].own ? xasprintf("/tmp/wfrun-swenv-%ld-%zu.%s",
+					 (long)getpid(), wi, ext)
+			     : log_name(sr, wi, ext);
 }
 
 /* Task t's image (image) or module list (one per line), or NULL. */
@@ -139,6 +148,8 @@ give_back(struct swenv_remote *sr, size_t wi)
 	w->ex->done = w->done;
 	w->ex->on_state = w->on_state;
 	w->ex->arg = w->arg;
+	w->ex->xfer_done = w->xfer_done;
+	w->ex->xfer_arg = w->xfer_arg;
 	sr->waiting--;
 }
 
@@ -269,6 +280,40 @@ read_answers(struct swenv_remote *sr, size_t wi)
 	strbuf_release(&sb);
 }
 
+/* The answers of worker wi, fetched: read them. */
+static void
+prep_fetched(struct exec *e, const struct xfer_result *x, void *arg)
+{
+	struct swenv_remote *sr = arg;
+	size_t wi = (size_t)x->id;
+	if (wi >= sr->nw || sr->w[wi].ex != e || !sr->w[wi].waiting)
+		return;
+	give_back(sr, wi);
+	if (x->ok) {
+		read_answers(sr, wi);
+	} else {
+		error_msg("worker '%s': its answer about images and modules "
+			  "cannot be fetched: %s", sr->w[wi].name, x->error);
+		sr->nerr++;
+	}
+	char *out = log_name(sr, wi, "out");
+	unlink(out);
+	free(out);
+}
+
+/* Ask for worker wi's answers over its SFTP: 0, or -1 (not asked). */
+static int
+fetch(struct swenv_remote *sr, size_t wi)
+{
+	struct exec *ex = sr->w[wi].ex;
+	char *local = log_name(sr, wi, "out"), *there = log_there(sr, wi, "out");
+	struct xfer x = { wi, XFER_GET, local, there };
+	int rc = ex->ops->transfer ? ex->ops->transfer(ex, &x) : -1;
+	free(local);
+	free(there);
+	return rc;
+}
+
 static void
 prep_done(const struct exec_result *res, void *arg)
 {
@@ -276,10 +321,13 @@ prep_done(const struct exec_result *res, void *arg)
 	size_t wi = UINT32_MAX - res->task;
 	if (wi >= sr->nw || !sr->w[wi].waiting)
 		return;
+	bool ok = res->started && WIFEXITED(res->wstatus) &&
+		  !WEXITSTATUS(res->wstatus);
+	if (ok && sr->w[wi].own && fetch(sr, wi) == 0)
+		return; /* the answers come through prep_fetched */
 	give_back(sr, wi);
 	char *out = log_name(sr, wi, "out"), *err = log_name(sr, wi, "err");
-	if (res->started && WIFEXITED(res->wstatus) &&
-	    !WEXITSTATUS(res->wstatus)) {
+	if (ok) {
 		read_answers(sr, wi);
 	} else {
 		struct strbuf sb = STRBUF_INIT;
@@ -320,16 +368,19 @@ ask_one(struct swenv_remote *sr, size_t wi)
 	struct swenv_worker *w = &sr->w[wi];
 	struct strbuf s = STRBUF_INIT;
 	strbuf_adds(&s, script_head);
+	if (w->own) /* the answers earlier runs left */
+		strbuf_adds(&s, "find /tmp -maxdepth 1 -name 'wfrun-swenv-*' "
+			    "-mmin +60 -exec rm -f {} + 2>/dev/null\n");
 	script_images(sr, w->engine, &s);
 	if (sr->what & SWENV_MODULES)
 		script_modules(sr->wf, &s);
 	char *argv[] = { "/bin/sh", "-c", s.buf, NULL };
-	char *out = log_name(sr, wi, "out"), *err = log_name(sr, wi, "err");
+	char *out = log_there(sr, wi, "out"), *err = log_there(sr, wi, "err");
 	struct exec_job job = { 0 };
 	job.task = PREP_TASK(wi);
 	job.exe = "/bin/sh";
 	job.argv = argv;
-	job.cwd = sr->workdir;
+	job.cwd = w->own ? NULL : sr->workdir;
 	job.out_path = out;
 	job.err_path = err;
 	job.name = "wfrun-prepare";
@@ -338,9 +389,13 @@ ask_one(struct swenv_remote *sr, size_t wi)
 	w->done = w->ex->done;
 	w->on_state = w->ex->on_state;
 	w->arg = w->ex->arg;
+	w->xfer_done = w->ex->xfer_done;
+	w->xfer_arg = w->ex->xfer_arg;
 	w->ex->done = prep_done;
 	w->ex->on_state = prep_state;
 	w->ex->arg = sr;
+	w->ex->xfer_done = prep_fetched;
+	w->ex->xfer_arg = sr;
 	w->waiting = true;
 	sr->waiting++;
 	if (w->ex->ops->submit(w->ex, &job) < 0) {
@@ -437,16 +492,15 @@ asker_start(struct asker *a, const struct cluster *cl, size_t i,
 {
 	const struct worker_spec *ws = &cl->workers[i];
 	struct exec_ssh_opts so = { false, agent, wf->workdir, false };
+	struct exec_ssh_opts own = { false, agent, NULL, true };
 	if (ws->local || ws->srun)
 		return NULL;
 	if (ws->slurm_jobs)
 		return slurm_jobs_new(cl->slurm, wf->workdir, &a->loop,
 				      asker_done, a);
-	if (!ws->shared) {
-		warning_msg("worker '%s' has a workdir of its own: its images "
-			    "and modules are not asked before a run", ws->name);
-		return NULL;
-	}
+	if (!ws->shared)
+		return exec_ssh_new(ws, &own, &a->loop, asker_done,
+				    asker_state, a);
 	return exec_ssh_new(ws, &so, &a->loop, asker_done, asker_state, a);
 }
 
@@ -478,6 +532,7 @@ swenv_remote_check(const struct workflow *wf, const struct cluster *cl,
 		sw[i].ex = a.ex[i];
 		sw[i].engine = engine ? engine : ws->container_engine;
 		sw[i].cores = 1;
+		sw[i].own = !ws->shared && !ws->local && !ws->slurm_jobs;
 	}
 	struct swenv_remote sr;
 	swenv_remote_init(&sr, wf, wf->workdir, sw, a.n, SWENV_MODULES, NULL);

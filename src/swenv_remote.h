@@ -10,11 +10,13 @@
  * them), and writes one line per answer to its stdout log.  The jobs of
  * all workers run at once, in the caller's loop.
  *
- * Owns those jobs (while they run, the executor's done and on_state
- * callbacks are its own, then given back), the answers, and, for each
+ * Owns those jobs (while they run, the executor's done, on_state and
+ * xfer_done callbacks are its own, then given back), the answers, and, for each
  * (worker, task), why the task cannot run there.  Never places a task.
- * Only workers whose workdir is the master's (shared: the log is read
- * where the job wrote it) are asked; the others are skipped, said once.
+ * A worker whose workdir is the master's writes the log where the master
+ * reads it; one with a workdir of its own writes it in its /tmp, from
+ * where it is fetched over the worker's SFTP (removed there by a preparation
+ * job an hour later).
  */
 #ifndef WFRUN_SWENV_REMOTE_H
 #define WFRUN_SWENV_REMOTE_H
@@ -27,16 +29,19 @@
 
 struct workflow;
 
-/* A worker to ask: ready, its workdir shared (the master's). */
+/* A worker to ask: ready. */
 struct swenv_worker {
 	const char *name;       /* in messages and events */
 	struct exec *ex;        /* borrowed; EXEC_READY */
 	const char *engine;     /* NULL: the first found there */
 	long cores;             /* what its job asks (a Slurm job) */
+	bool own;               /* its workdir is its own: the answers are
+				   written in its /tmp and fetched (SFTP) */
 	/* its own */
 	exec_done_fn done;
 	exec_state_fn on_state;
-	void *arg;
+	void (*xfer_done)(struct exec *, const struct xfer_result *, void *);
+	void *arg, *xfer_arg;
 	bool waiting;
 };
 
@@ -78,8 +83,7 @@ void swenv_remote_release(struct swenv_remote *sr);
 
 /*
  * wfrun check: connect to the workers of cl that are not this machine
- * (SSH workers whose workdir is shared, the worker of <slurm
- * submit="jobs">), ask each as above without pulling (SWENV_MODULES),
+ * (SSH workers, the worker of <slurm submit="jobs">), ask each as above without pulling (SWENV_MODULES),
  * and close them.  engine: --container-engine, or NULL.  agent: the
  * local wfrun-worker to install.  Returns the errors (said on stderr).
  */

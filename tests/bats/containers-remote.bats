@@ -135,6 +135,39 @@ EOF
 	[ "$(trace_col status | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = "4COMPLETED 3FAILED " ]
 }
 
+@test "a worker with a workdir of its own: its answers come over SFTP" {
+	local O=$BATS_FILE_TMPDIR/own
+	"$TESTCLUSTER" up -q 1 "$O"
+	cluster_xml "$O" false
+	echo "export PATH=$B:\$PATH" >"$O/w1/home/.bashrc"
+	mkdir -p "$O/master/t"
+	cd "$O/master/t"
+	wf <<'EOF'
+tasks:
+  - name: far
+    container: wfrun-test-nosuch:2
+    foreach: {i: "1..2"}
+    run: echo {i}
+  - name: near
+    out: {o: near.txt}
+    run: echo near > {out.o}
+EOF
+	run "$WFRUN" check -r "$O/cluster.xml" wf.yaml
+	local cst=$status cout=$output
+	run "$WFRUN" -k -r "$O/cluster.xml" wf.yaml
+	"$TESTCLUSTER" down -q "$O"
+	echo "$cout"
+	echo "$output"
+	[ "$cst" -eq 2 ]
+	[[ "$cout" == *"wf.yaml:2: task 'far': image 'wfrun-test-nosuch:2' not found by docker on worker 'w1': "*"No such image"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"task 'far': cannot pull image 'wfrun-test-nosuch:2' with docker on worker 'w1': "* ]]
+	[ "$(calls w1 "image inspect wfrun-test-nosuch:2")" -eq 2 ] # check, run
+	[ "$(calls w1 "pull -q wfrun-test-nosuch:2")" -eq 1 ]
+	[ "$(cat near.txt)" = near ]
+	[ ! -e .wfrun/swenv-0.out ]
+}
+
 @test "Slurm jobs: one preparation job asks for the images and modules" {
 	local S=$BATS_FILE_TMPDIR/slurm
 	"$BATS_TEST_DIRNAME/../cluster/slurmcluster" up -q --nodes 1 --cpus 2 "$S"
