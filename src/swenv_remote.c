@@ -424,10 +424,10 @@ swenv_remote_ask(struct swenv_remote *sr, struct loop *loop, const int *stop)
 	for (size_t wi = 0; wi < sr->nw; wi++)
 		if (sr->w[wi].ex && sr->w[wi].ex->state == EXEC_READY)
 			ask_one(sr, wi);
+	/* stopped: a job still running keeps its callbacks here, so that
+	 * its end, later, is not taken for a task's */
 	while (sr->waiting && !(stop && *stop))
 		loop_run_once(loop);
-	for (size_t wi = 0; wi < sr->nw; wi++)
-		give_back(sr, wi);
 	return sr->nerr;
 }
 
@@ -537,10 +537,10 @@ swenv_remote_check(const struct workflow *wf, const struct cluster *cl,
 	struct swenv_remote sr;
 	swenv_remote_init(&sr, wf, wf->workdir, sw, a.n, SWENV_MODULES, NULL);
 	nerr += swenv_remote_ask(&sr, &a.loop, &a.stop);
-	swenv_remote_release(&sr);
 	for (size_t i = 0; i < a.n; i++)
 		if (a.ex[i])
 			a.ex[i]->ops->release(a.ex[i]);
+	swenv_remote_release(&sr);
 	free(a.ex);
 	free(sw);
 	loop_release(&a.loop);

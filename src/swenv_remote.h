@@ -65,7 +65,8 @@ void swenv_remote_init(struct swenv_remote *sr, const struct workflow *wf,
 
 /*
  * Send each worker its job, then run loop until every worker answered,
- * was lost, or *stop became nonzero.  Each image not there (and, with
+ * was lost, or *stop became nonzero (then the executors still asked keep
+ * sr's callbacks: release them before sr).  Each image not there (and, with
  * SWENV_MODULES, each module list that does not load) is an error on
  * stderr naming its first task (FILE:LINE), the worker and the tool's
  * own message; with SWENV_PULL a missing image is pulled, the pull an
