@@ -520,14 +520,11 @@ swenv_remote_check(const struct workflow *wf, const struct cluster *cl,
 	for (size_t i = 0; i < a.n && !a.stop; i++)
 		while (a.ex[i] && a.ex[i]->state == EXEC_CONNECTING && !a.stop)
 			loop_run_once(&a.loop);
-	int nerr = 0;
 	for (size_t i = 0; i < a.n; i++) {
 		const struct worker_spec *ws = &cl->workers[i];
-		if (a.ex[i] && a.ex[i]->state != EXEC_READY) {
-			error_msg("worker '%s' cannot be asked about images "
-				  "and modules: %s", ws->name, a.ex[i]->error);
-			nerr++;
-		}
+		if (a.ex[i] && a.ex[i]->state != EXEC_READY) /* runs none */
+			warning_msg("worker '%s' cannot be asked about images "
+				    "and modules: %s", ws->name, a.ex[i]->error);
 		sw[i].name = ws->name;
 		sw[i].ex = a.ex[i];
 		sw[i].engine = engine ? engine : ws->container_engine;
@@ -536,7 +533,7 @@ swenv_remote_check(const struct workflow *wf, const struct cluster *cl,
 	}
 	struct swenv_remote sr;
 	swenv_remote_init(&sr, wf, wf->workdir, sw, a.n, SWENV_MODULES, NULL);
-	nerr += swenv_remote_ask(&sr, &a.loop, &a.stop);
+	int nerr = swenv_remote_ask(&sr, &a.loop, &a.stop);
 	for (size_t i = 0; i < a.n; i++)
 		if (a.ex[i])
 			a.ex[i]->ops->release(a.ex[i]);
