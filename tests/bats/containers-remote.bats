@@ -152,10 +152,15 @@ tasks:
     out: {o: near.txt}
     run: echo near > {out.o}
 EOF
+	local before
+	before=$(ls /tmp/wfrun-swenv-* 2>/dev/null || true)
 	run "$WFRUN" check -r "$O/cluster.xml" wf.yaml
 	local cst=$status cout=$output
 	run "$WFRUN" -k -r "$O/cluster.xml" wf.yaml
 	"$TESTCLUSTER" down -q "$O"
+	# the answers left in the worker's /tmp (this machine's): ours go
+	comm -13 <(echo "$before") <(ls /tmp/wfrun-swenv-* 2>/dev/null || true) |
+		xargs -r rm -f
 	echo "$cout"
 	echo "$output"
 	[ "$cst" -eq 2 ]
