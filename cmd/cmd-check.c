@@ -5,7 +5,9 @@
 
 #include "cli.h"
 #include "resources.h"
+#include "exec.h"
 #include "swenv.h"
+#include "swenv_remote.h"
 #include "util.h"
 #include "wfrun.h"
 
@@ -156,6 +158,29 @@ check_opt(int c, const char *arg, void *ctx)
 	return cli_shared_opt(c, arg, &a->sh);
 }
 
+/* The same asked of the remote workers that use them (swenv_remote.h). */
+static int
+check_remote(const struct workflow *wf, const struct cluster *cl,
+	     const char *engine)
+{
+	bool used = false, remote = false;
+	for (size_t i = 0; i < wf->ntasks; i++)
+		used = used || swenv_used(&wf->tasks[i]);
+	for (size_t i = 0; i < cl->nworkers; i++)
+		remote = remote || !cl->workers[i].local;
+	if (!used || !remote)
+		return 0;
+	if (ssh_global_init()) {
+		error_msg("cannot initialise libssh2");
+		return 1;
+	}
+	char *agent = agent_path();
+	int nerr = swenv_remote_check(wf, cl, engine, agent);
+	free(agent);
+	ssh_global_exit();
+	return nerr;
+}
+
 /* The images and modules of the tasks, asked of this machine when a task
  * may run here (no resources file, or a worker on localhost). */
 static int
@@ -170,9 +195,10 @@ check_swenv(const struct workflow *wf, const struct cluster *cl,
 			if (!e)
 				e = cl->workers[i].container_engine;
 		}
-	if (here && swenv_prepare(wf, e, SWENV_MODULES, NULL))
-		return EXIT_USAGE;
-	return 0;
+	int nerr = here ? swenv_prepare(wf, e, SWENV_MODULES, NULL) : 0;
+	if (resources)
+		nerr += check_remote(wf, cl, engine);
+	return nerr ? EXIT_USAGE : 0;
 }
 
 int

@@ -37,6 +37,7 @@
 #include "stage.h"
 #include "temp.h"
 #include "swenv.h"
+#include "swenv_remote.h"
 #include "trace.h"
 #include "undo.h"
 
@@ -124,6 +125,7 @@ struct runner {
 	uint32_t bad_from;      /* its first task (a name) */
 	pid_t until_pid;        /* a repeat block's until command, running
 				   (until_wait) */
+	struct swenv_remote swr; /* images and modules of remote workers */
 };
 
 static void
@@ -422,7 +424,11 @@ send_job(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
 	struct exec *ex = r->w[wi].ex;
 	struct errbuf serr;
 	int saved;
-	if (stage_is_staged(r->stage, wi))
+	const char *no = swenv_remote_why(&r->swr, wi,
+					  r->p->dag.tasks.v[t].tmpl);
+	if (no)
+		not_started(ex, t, no);
+	else if (stage_is_staged(r->stage, wi))
 		stage_launch(r->stage, t, wi, job);
 	else if (make_output_dirs(r, t) < 0)
 		not_started(ex, t, "cannot create its output directories");
@@ -1768,6 +1774,28 @@ local_images(struct runner *r)
 	return EXIT_OK;
 }
 
+/* The images of the tasks on each remote worker, pulled before any task
+ * starts (swenv_remote.h): a task whose image failed there fails there,
+ * the others run. */
+static int
+remote_images(struct runner *r)
+{
+	struct swenv_worker *sw = xcalloc(r->nw + 1, sizeof(*sw));
+	for (size_t i = 0; i < r->nw; i++)
+		if (r->w[i].remote && r->w[i].ex) {
+			sw[i].name = r->w[i].name;
+			sw[i].ex = r->w[i].ex;
+			sw[i].engine = worker_engine(r, i);
+			sw[i].cores = 1;
+			sw[i].own = !r->w[i].cwd; /* staged: its own workdir */
+		}
+	swenv_remote_init(&r->swr, r->p->wf, r->p->wf->workdir, sw, r->nw,
+			  SWENV_PULL, r->events);
+	free(sw);
+	swenv_remote_ask(&r->swr, &r->loop, &r->interrupted);
+	return r->interrupted ? EXIT_INTERRUPTED : EXIT_OK;
+}
+
 /* Workers up, and every task able to run on one: EXIT_OK, or the exit
  * status with a message. */
 static int
@@ -2328,6 +2356,7 @@ runner_release(struct runner *r)
 	if (r->allocating)
 		slurm_alloc_release(&r->alloc);
 	stage_free(r->stage);
+	swenv_remote_release(&r->swr);
 	free(r->w);
 	if (r->looping)
 		retryq_release(&r->retryq, &r->loop);
@@ -2410,6 +2439,8 @@ runner_run(struct plan *p, const struct runner_opts *o)
 			rc = EXIT_USAGE;
 		if (rc == EXIT_OK)
 			rc = local_images(&r);
+		if (rc == EXIT_OK)
+			rc = remote_images(&r);
 		if (rc == EXIT_OK) {
 			queue_tasks(&r);
 			rc = run_tasks(&r);

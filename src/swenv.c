@@ -348,3 +348,15 @@ swenv_remove(const char *engine, const char *name)
 	}
 	strbuf_release(&sb);
 }
+
+void
+swenv_script_engine(const char *engine, struct strbuf *out)
+{
+	engine_pick(engine, out);
+}
+
+const char *
+swenv_script_modules(void)
+{
+	return module_init;
+}

@@ -70,6 +70,12 @@ enum {
 int swenv_prepare(const struct workflow *wf, const char *engine,
 		  unsigned what, FILE *events);
 
+/* The sh lines that set $e to the engine (the first found: NULL) or end
+ * with 127, for scripts made elsewhere (swenv_remote.c). */
+void swenv_script_engine(const char *engine, struct strbuf *out);
+/* The sh lines that make `module` a function or end with 127. */
+const char *swenv_script_modules(void);
+
 /* Remove container name (after its task was killed), quietly. */
 void swenv_remove(const char *engine, const char *name);
 
