@@ -84,6 +84,10 @@ load(struct report *r, const char *trace, bool named, const char *events,
 	if (access(run, F_OK) == 0 && report_load_run(r, run, &err) < 0)
 		warning_msg("%s; the header says what the trace has", err.msg);
 	free(run);
+	run = xasprintf("%s/" HISTORY_NOT_RUN, dir);
+	if (access(run, F_OK) == 0 && report_load_not_run(r, run, &err) < 0)
+		warning_msg("%s; the tasks not run are not listed", err.msg);
+	free(run);
 	free(dir);
 	report_finish(r);
 	return EXIT_OK;

@@ -174,6 +174,27 @@ add_counts(struct strbuf *b, const struct history_counts *c)
 		    c->cancelled, c->not_run, c->left_out);
 }
 
+/* dir/name made to hold b (written whole beside it, then renamed). */
+static int
+write_whole(const char *dir, const char *name, const struct strbuf *b,
+	    struct errbuf *err)
+{
+	char *tmp = xasprintf("%s/%s.tmp", dir, name);
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *fp = fopen(tmp, "we");
+	int r = 0;
+	if (!fp || fwrite(b->buf, 1, b->len, fp) != b->len || fclose(fp) ||
+	    rename(tmp, path) < 0) {
+		r = errprintf(err, "cannot write %s: %s", path,
+			      strerror(errno));
+		if (fp)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(path);
+	return r;
+}
+
 /* run.json of h as it stands: end < 0 and rc < 0 while running. */
 static int
 write_record(const struct history *h, double end, int rc, const char *status,
@@ -205,19 +226,7 @@ write_record(const struct history *h, double end, int rc, const char *status,
 	add_key_str(&b, "status", status, false);
 	add_counts(&b, c);
 	strbuf_adds(&b, "}\n");
-	char *tmp = xasprintf("%s/run.json.tmp", h->dir);
-	char *path = xasprintf("%s/run.json", h->dir);
-	FILE *fp = fopen(tmp, "we");
-	int r = 0;
-	if (!fp || fwrite(b.buf, 1, b.len, fp) != b.len || fclose(fp) ||
-	    rename(tmp, path) < 0) {
-		r = errprintf(err, "cannot write %s: %s", path,
-			      strerror(errno));
-		if (fp)
-			unlink(tmp);
-	}
-	free(tmp);
-	free(path);
+	int r = write_whole(h->dir, "run.json", &b, err);
 	strbuf_release(&b);
 	return r;
 }
@@ -346,9 +355,22 @@ restore_latest(const struct history *h)
 		point_latest(recs[i].id, "trace.tsv");
 		point_latest(recs[i].id, "events.jsonl");
 		point_latest(recs[i].id, "run.json");
+		point_latest(recs[i].id, HISTORY_NOT_RUN);
 		break;
 	}
 	free(recs);
+}
+
+int
+history_not_run(struct history *h, const struct strbuf *tsv,
+		struct errbuf *err)
+{
+	if (!h->id)
+		return 0;
+	int r = write_whole(h->dir, HISTORY_NOT_RUN, tsv, err);
+	if (!r && !strcmp(h->tpath, LATEST_TRACE))
+		point_latest(h->id, HISTORY_NOT_RUN);
+	return r;
 }
 
 int

@@ -58,6 +58,13 @@ int history_begin(struct history *h, const char *tpath, struct errbuf *err);
  * something.  -1 with err. */
 int history_end(struct history *h, int rc, const struct history_counts *c,
 		struct errbuf *err);
+/* Before history_end: the tasks this run did not run, as wfrun(1)
+ * TRACE says of HISTORY_NOT_RUN (tsv: its header and rows), into the
+ * record, and beside the latest trace when this run's is it.  -1 with
+ * err. */
+#define HISTORY_NOT_RUN "notrun.tsv"
+int history_not_run(struct history *h, const struct strbuf *tsv,
+		    struct errbuf *err);
 void history_release(struct history *h);
 
 /* A record as read back. */

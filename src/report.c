@@ -44,6 +44,7 @@ report_release(struct report *r)
 		VEC_FREE(r->curves.v[i].epochs);
 	VEC_FREE(r->curves);
 	VEC_FREE(r->tasks);
+	VEC_FREE(r->notrun);
 	VEC_FREE(r->slots);
 	VEC_FREE(r->names);
 	VEC_FREE(r->workers);

@@ -89,9 +89,16 @@ struct report_run {
 	long run, up_to_date, failed, cancelled, not_run; /* -1: unknown */
 };
 
+/* A task the run did not run (history.h, HISTORY_NOT_RUN). */
+struct report_notrun {
+	const char *state, *name, *tag; /* state: "cancelled", "not run" or
+					   "not expanded" */
+};
+
 struct report {
 	struct arena arena;
 	struct report_run run;
+	VEC(struct report_notrun) notrun; /* in the run's order */
 	VEC(struct report_task) tasks;
 	VEC(struct report_slot) slots;   /* by worker, kind, lane, start */
 	struct hmap name_map, worker_map;
@@ -114,6 +121,10 @@ int report_load_events(struct report *r, const char *path,
 /* Read run.json (the run's record, history.h); -1 with err naming path
  * when it cannot be read. */
 int report_load_run(struct report *r, const char *path, struct errbuf *err);
+/* Read the tasks not run (notrun.tsv beside run.json); -1 with err
+ * naming path:line. */
+int report_load_not_run(struct report *r, const char *path,
+			struct errbuf *err);
 /* After loading: assign lanes, and rebuild learning curves from the
  * trace's epoch column when no events were read. */
 void report_finish(struct report *r);

@@ -368,6 +368,47 @@ report_page_timeline(FILE *fp, const struct report *r)
 
 /* ---- failures ---- */
 
+/* The first rows of the tasks not run that the page lists; the rest are
+ * counted (a failure early in a 100,000-task run cancels most of it). */
+#define NOTRUN_SHOWN 1000
+
+/* The tasks that never started: cancelled (an input failed), not run
+ * (the run stopped first), not expanded (a stage never came); listed
+ * from the run's notrun.tsv, else counted from run.json. */
+static void
+write_not_run(const struct report *r, FILE *fp)
+{
+	const struct report_run *u = &r->run;
+	if (!r->notrun.n) {
+		if (u->have && (u->cancelled > 0 || u->not_run > 0))
+			fprintf(fp, "<p id=\"notrun\">Cancelled (an input "
+				"failed): %ld; not run (the run stopped "
+				"first): %ld.</p>\n", u->cancelled, u->not_run);
+		return;
+	}
+	fprintf(fp, "<h2>Not run</h2>\n<p id=\"notrun\">%zu task%s never "
+		"started: <i>cancelled</i>, an input failed; <i>not run</i>, "
+		"the run stopped first; <i>not expanded</i>, what an earlier "
+		"task was to write never came.  <code>wfrun -n</code> lists "
+		"what is still to do.</p>\n<table id=\"notrun-table\">"
+		"<tr><th>state</th><th>task</th><th>instance</th></tr>\n",
+		r->notrun.n, r->notrun.n == 1 ? "" : "s");
+	for (size_t i = 0; i < r->notrun.n && i < NOTRUN_SHOWN; i++) {
+		const struct report_notrun *n = &r->notrun.v[i];
+		fputs("<tr class=\"notrun\"><td>", fp);
+		report_esc(fp, n->state);
+		fputs("</td><td>", fp);
+		report_esc(fp, n->name);
+		fputs("</td><td>", fp);
+		report_esc(fp, n->tag);
+		fputs("</td></tr>\n", fp);
+	}
+	if (r->notrun.n > NOTRUN_SHOWN)
+		fprintf(fp, "<tr><td colspan=\"3\">and %zu more</td></tr>\n",
+			r->notrun.n - NOTRUN_SHOWN);
+	fputs("</table>\n", fp);
+}
+
 void
 report_page_failures(FILE *fp, const struct report *r)
 {
@@ -403,12 +444,6 @@ report_page_failures(FILE *fp, const struct report *r)
 	}
 	if (r->nfailed)
 		fputs("</table>\n", fp);
-	const struct report_run *u = &r->run;
-	if (u->have && (u->cancelled > 0 || u->not_run > 0))
-		fprintf(fp, "<p id=\"notrun\">Cancelled (an input failed): %ld; "
-			"not run (the run stopped first): %ld.  They never "
-			"started, so the trace has no row for them; <code>wfrun "
-			"-n</code> lists what is still to do.</p>\n",
-			u->cancelled, u->not_run);
+	write_not_run(r, fp);
 	strbuf_release(&tail);
 }

@@ -135,3 +135,42 @@ report_load_run(struct report *r, const char *path, struct errbuf *err)
 	strbuf_release(&b);
 	return 0;
 }
+
+int
+report_load_not_run(struct report *r, const char *path, struct errbuf *err)
+{
+	struct strbuf b = STRBUF_INIT;
+	struct errbuf why;
+	if (read_bounded(path, READ_MAX_INPUT, &b, &why) < 0) {
+		strbuf_release(&b);
+		return errprintf(err, "cannot read %s: %s", path, why.msg);
+	}
+	char *line = b.buf;
+	int rc = 0;
+	for (size_t ln = 1; *line; ln++) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		char *t1 = strchr(line, '\t');
+		char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2) {
+			rc = errprintf(err, "%s:%zu: not STATE<TAB>NAME<TAB>TAG",
+				       path, ln);
+			break;
+		}
+		*t1 = *t2 = '\0';
+		if (ln > 1) {
+			struct report_notrun n = {
+				arena_strndup(&r->arena, line, strlen(line)),
+				arena_strndup(&r->arena, t1 + 1, strlen(t1 + 1)),
+				arena_strndup(&r->arena, t2 + 1, strlen(t2 + 1)),
+			};
+			VEC_PUSH(r->notrun, n);
+		}
+		if (!end)
+			break;
+		line = end + 1;
+	}
+	strbuf_release(&b);
+	return rc;
+}

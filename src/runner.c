@@ -653,12 +653,13 @@ fail_final(struct runner *r, uint32_t t, enum wf_on_failure pol,
 	if (pol == WF_IGNORE) {
 		const struct dag_access *a = &g->acc.v[g->tasks.v[t].acc + miss];
 		info_msg("on_failure is ignore, but it did not create its output "
-			 "'%s' (%s): the %zu task%s that depend on it are "
+			 "'%s' (%s): the %zu task%s that depend%s on it %s "
 			 "cancelled", wt->params[a->param].name,
-			 g->data.v[a->datum].path, n, n == 1 ? "" : "s");
+			 g->data.v[a->datum].path, n, n == 1 ? "" : "s",
+			 n == 1 ? "s" : "", n == 1 ? "is" : "are");
 	} else if (n) {
-		info_msg("cancelled the %zu task%s that depend on it; the others "
-			 "go on", n, n == 1 ? "" : "s");
+		info_msg("cancelled the %zu task%s that depend%s on it; the "
+			 "others go on", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 	}
 }
 
@@ -2397,11 +2398,49 @@ runner_release(struct runner *r)
 	history_release(&r->hist);
 }
 
+/* The tasks the run did not run, for the report (wfrun(1), TRACE):
+ * cancelled ones (downstream of a failure), the others left when it
+ * stopped, and the tasks of stages never expanded, by name. */
+static void
+record_not_run(struct runner *r)
+{
+	const struct plan *p = r->p;
+	const struct dag *g = &p->dag;
+	struct strbuf b = STRBUF_INIT, tag = STRBUF_INIT;
+	strbuf_adds(&b, "state\tname\ttag\n");
+	for (uint32_t t = 0; r->looping && t < g->tasks.n; t++) {
+		uint8_t st = g->tasks.v[t].state;
+		const char *what = st == TASK_CANCELLED ? "cancelled"
+				   : st == TASK_WAITING || st == TASK_READY
+					   ? "not run"
+					   : NULL;
+		if (!what)
+			continue;
+		strbuf_reset(&tag);
+		plan_tag(p, t, &tag);
+		strbuf_addf(&b, "%s\t%s\t%s\n", what,
+			    p->wf->tasks[g->tasks.v[t].tmpl].name, tag.buf);
+	}
+	size_t from = r->expand_failed ? r->bad_from : p->stage_from;
+	const char *target;
+	for (size_t i = from; r->looping && i < p->wf->ntasks; i++)
+		if (r->expand_failed ||
+		    select_pending(p, r->o->ask, (uint32_t)i, &target))
+			strbuf_addf(&b, "not expanded\t%s\t\n",
+				    p->wf->tasks[i].name);
+	struct errbuf err;
+	if (history_not_run(&r->hist, &b, &err) < 0)
+		warning_msg("%s", err.msg);
+	strbuf_release(&tag);
+	strbuf_release(&b);
+}
+
 /* The run's record says how it ended (history.h). */
 static void
 record_end(struct runner *r, int rc)
 {
 	struct errbuf err;
+	record_not_run(r);
 	struct history_counts c = {
 		r->done + r->ignored, r->skipped, r->failed, r->cancelled,
 		r->looping ? not_run(r) : 0, r->left_out,

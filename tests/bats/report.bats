@@ -258,6 +258,34 @@ EOF2
 	grep -q "<td id=\"workflow\">$PWD/wf.yaml</td>" .wfrun/report.html
 }
 
+@test "report lists the tasks that never started: cancelled, not run, not expanded" {
+	wf <<'EOF2'
+tasks:
+  - {name: bad, foreach: {i: "1..2"}, out: {o: "b{i}"}, on_failure: cancel_successors,
+     run: "if [ {i} = 2 ]; then exit 3; fi; touch {out.o}"}
+  - {name: after, foreach: {i: "1..2"}, in: {b: "b{i}"}, out: {o: "a{i}"},
+     run: "touch {out.o}"}
+  - {name: split, out: {d: {dir: parts}}, run: "mkdir -p {out.d}; exit 4"}
+  - {name: each, foreach: {p: {glob: "parts/*"}}, in: {x: "{p}"},
+     out: {o: "e/{p}"}, run: "cp {in.x} {out.o}"}
+EOF2
+	run "$WFRUN" -k -j 1 wf.yaml
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cancelled the 1 task that depends on it; the others go on"* ]]
+	# the run's record, and the latest's beside the latest trace
+	id=$(ls .wfrun/runs)
+	cmp .wfrun/notrun.tsv ".wfrun/runs/$id/notrun.tsv"
+	[ "$(cat .wfrun/notrun.tsv)" = "$(printf 'state\tname\ttag\ncancelled\tafter\ti=2\nnot expanded\teach\t')" ]
+	run "$WFRUN" report -q
+	[ "$status" -eq 0 ]
+	grep -q '<tr class="notrun"><td>cancelled</td><td>after</td><td>i=2</td></tr>' .wfrun/report.html
+	grep -q '<tr class="notrun"><td>not expanded</td><td>each</td><td></td></tr>' .wfrun/report.html
+	grep -q '<p id="notrun">2 tasks never started' .wfrun/report.html
+	# a second run fails the same way and lists them again
+	run "$WFRUN" -q -k -j 1 wf.yaml
+	grep -q 'cancelled' .wfrun/notrun.tsv
+}
+
 @test "dag --format mermaid: a flowchart, labels quoted, same edges as dot" {
 	echo x >in.txt
 	wf <<'EOF2'
