@@ -84,6 +84,17 @@ bool contain_task_memory(int handle, long long bytes, int *v1_fd);
  * contain_task_end. */
 long contain_task_oom(int handle);
 
+/*
+ * What the task of handle used in its cgroup since contain_task_begin,
+ * its containers' included: CPU seconds (cgroup2 cpu.stat), and in
+ * *peak_kb the peak memory (page cache included) of the cgroup a
+ * container engine made for it in the v1 memory hierarchy (hybrid mode,
+ * swenv.c's --cgroup-parent), or -1.  0, or -1 (no task cgroup).  Call
+ * before contain_task_end.
+ */
+int contain_task_usage(int handle, double *user, double *sys,
+		       long *peak_kb);
+
 /* The task whose first process is pgid started (recorded when the mode
  * is CONTAIN_GROUP). */
 void contain_task_started(pid_t pgid);
