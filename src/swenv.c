@@ -48,9 +48,10 @@ engine_pick(const char *engine, struct strbuf *out)
  * for 1048576 open files and processes in the container: above our hard
  * limits without CAP_SYS_RESOURCE, runc's setrlimit fails (EPERM).  So
  * our own limits, nproc no higher than pid_max; and runc (crun fails in
- * cgroup hybrid mode) unless the user configured podman. */
+ * cgroup hybrid mode) unless the user configured podman.  $r: rm kills
+ * at once (podman's default is TERM, then KILL 10 s later). */
 static const char podman_opts[] =
-	"x=\nif [ \"${e##*/}\" = podman ]; then\n"
+	"x= r=\nif [ \"${e##*/}\" = podman ]; then\nr=\"-t 0\"\n"
 	"n=$(ulimit -n); p=$(ulimit -u 2>/dev/null || ulimit -p)\n"
 	"m=$(cat /proc/sys/kernel/pid_max 2>/dev/null) || m=\n"
 	"[ \"$n\" = unlimited ] && n=-1\n"
@@ -84,7 +85,7 @@ run_oci(const struct swenv_job *j, const char *cmd, struct strbuf *out)
 	strbuf_adds(out, cgroup_parent);
 	strbuf_adds(out, "w=");
 	sq_quote(out, j->name, strlen(j->name));
-	strbuf_adds(out, "\ntrap '\"$e\" rm -f \"$w\" >/dev/null 2>&1; "
+	strbuf_adds(out, "\ntrap '\"$e\" rm -f $r \"$w\" >/dev/null 2>&1; "
 		      "exit 143' INT TERM HUP\n\"$e\" run --rm --name \"$w\"");
 	if (!j->network)
 		strbuf_adds(out, " --network none");
@@ -367,8 +368,15 @@ swenv_remove(const char *engine, const char *name)
 	struct strbuf sb = STRBUF_INIT;
 	const char *e = engine_here(engine, &sb);
 	if (e && !is_sif_engine(e)) {
-		char *argv[] = { (char *)e, "rm", "-f", (char *)name, NULL };
-		run_tool(argv, &sb);
+		bool pm = !strcmp(e, "podman");
+		char *argv[] = { (char *)e, "rm", "-f", pm ? "-t" : (char *)name,
+				 pm ? "0" : NULL, pm ? (char *)name : NULL, NULL };
+		/* podman: a kill that ended its conmon (in the task's
+		 * cgroup) leaves the container "running" in podman's state;
+		 * the first rm fails on it but marks it exited, the second
+		 * removes it */
+		if (run_tool(argv, &sb) != 0 && pm)
+			run_tool(argv, &sb);
 	}
 	strbuf_release(&sb);
 }
