@@ -39,6 +39,37 @@ no_containers_left() {
 	[ -z "$output" ]
 }
 
+# A task of engine $1 (wfrun's ARGS after it) that times out, then one
+# that is interrupted: each ends as it should and leaves no container.
+stops_leave_none() {
+	local e=$1 pid i st=0
+	shift
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: slow
+    timeout: 2s
+    run: sleep 60
+EOF
+	run "$WFRUN" "$@" wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"timed out after 2s"* ]]
+	no_containers_left '[0-9]*' "$e"
+	sed -i '/timeout/d' wf.yaml
+	"$WFRUN" "$@" wf.yaml 2>err.txt &
+	pid=$!
+	for i in $(seq 100); do
+		[ -n "$("$e" ps -q --filter "name=^wfrun-$pid-slow-")" ] && break
+		sleep 0.1
+	done
+	[ -n "$("$e" ps -q --filter "name=^wfrun-$pid-slow-")" ]
+	kill -INT "$pid"
+	wait "$pid" || st=$?
+	cat err.txt
+	[ "$st" -eq 130 ]
+	no_containers_left "$pid" "$e"
+}
+
 @test "a task in a container makes what it makes without one" {
 	# a workdir with a colon, which docker's -v cannot bind
 	for c in "$IMG" none; do
@@ -92,31 +123,7 @@ EOF
 }
 
 @test "a timeout and Ctrl-C leave no container behind" {
-	wf <<EOF
-container: $IMG
-tasks:
-  - name: slow
-    timeout: 2s
-    run: sleep 60
-EOF
-	run "$WFRUN" wf.yaml
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"timed out after 2s"* ]]
-	no_containers_left '[0-9]*'
-	sed -i '/timeout/d' wf.yaml
-	"$WFRUN" wf.yaml 2>err.txt &
-	local pid=$! i
-	for i in $(seq 100); do
-		[ -n "$(docker ps -q --filter "name=^wfrun-$pid-slow-")" ] && break
-		sleep 0.1
-	done
-	[ -n "$(docker ps -q --filter "name=^wfrun-$pid-slow-")" ]
-	kill -INT "$pid"
-	local st=0
-	wait "$pid" || st=$?
-	cat err.txt
-	[ "$st" -eq 130 ]
-	no_containers_left "$pid"
+	stops_leave_none docker
 }
 
 @test "a missing image is caught by check, and by run before any task" {
@@ -218,31 +225,7 @@ EOF
 }
 
 @test "podman: a timeout and Ctrl-C leave no container behind" {
-	wf <<EOF
-container: $IMG
-tasks:
-  - name: slow
-    timeout: 2s
-    run: sleep 60
-EOF
-	run "$WFRUN" --container-engine podman wf.yaml
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"timed out after 2s"* ]]
-	no_containers_left '[0-9]*' podman
-	sed -i '/timeout/d' wf.yaml
-	"$WFRUN" --container-engine podman wf.yaml 2>err.txt &
-	local pid=$! i
-	for i in $(seq 100); do
-		[ -n "$(podman ps -q --filter "name=^wfrun-$pid-slow-")" ] && break
-		sleep 0.1
-	done
-	[ -n "$(podman ps -q --filter "name=^wfrun-$pid-slow-")" ]
-	kill -INT "$pid"
-	local st=0
-	wait "$pid" || st=$?
-	cat err.txt
-	[ "$st" -eq 130 ]
-	no_containers_left "$pid" podman
+	stops_leave_none podman --container-engine podman
 }
 
 @test "podman: a missing image is caught by check, and by run before any task" {
