@@ -26,6 +26,11 @@
  * still alive (its master and guardian killed together) kills them and
  * waits for their end before it touches their data.
  *
+ * A task's CPU time is also read from its cgroup, and, in hybrid mode,
+ * the peak memory of the v1 memory cgroup a container engine made for
+ * its containers under the same path (swenv.c), which goes with the
+ * run's cgroup.
+ *
  * Owns the run cgroup, the task cgroups and the record; never signals a
  * process it did not start but through a record of this workdir.  Loop
  * thread only; the guardian, a fork of the master, calls contain_kill_all.
