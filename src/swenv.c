@@ -49,9 +49,12 @@ engine_pick(const char *engine, struct strbuf *out)
  * limits without CAP_SYS_RESOURCE, runc's setrlimit fails (EPERM).  So
  * our own limits, nproc no higher than pid_max; and runc (crun fails in
  * cgroup hybrid mode) unless the user configured podman.  $r: rm kills
- * at once (podman's default is TERM, then KILL 10 s later). */
+ * at once (podman's default is TERM, then KILL 10 s later).  $c, with a
+ * --cgroup-parent: conmon stays in the task's cgroups, where it may
+ * outlive the run by a moment, not in a child the run's end removes. */
 static const char podman_opts[] =
-	"x= r=\nif [ \"${e##*/}\" = podman ]; then\nr=\"-t 0\"\n"
+	"x= r= c=\nif [ \"${e##*/}\" = podman ]; then\nr=\"-t 0\" "
+	"c=\"--cgroups no-conmon\"\n"
 	"n=$(ulimit -n); p=$(ulimit -u 2>/dev/null || ulimit -p)\n"
 	"m=$(cat /proc/sys/kernel/pid_max 2>/dev/null) || m=\n"
 	"[ \"$n\" = unlimited ] && n=-1\n"
@@ -97,7 +100,7 @@ run_oci(const struct swenv_job *j, const char *cmd, struct strbuf *out)
 		strbuf_adds(out, " -e ");
 		sq_quote(out, *a, eq ? (size_t)(eq - *a) : strlen(*a));
 	}
-	strbuf_adds(out, " $x ${g:+--cgroup-parent \"$g\"} ");
+	strbuf_adds(out, " $x ${g:+--cgroup-parent \"$g\"} ${g:+$c} ");
 	sq_quote(out, j->image, strlen(j->image));
 	strbuf_adds(out, " /bin/sh -c ");
 	sq_quote(out, cmd, strlen(cmd));
