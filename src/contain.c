@@ -583,6 +583,21 @@ remove_mirror(const char *path, const char *name)
 	return false;
 }
 
+/* each_entry over V1_ROOT: in that hierarchy, the mirrors of earlier
+ * runs whose wfrun is gone (left when a process of theirs outlived
+ * them), removed where empty. */
+static bool
+sweep_mirrors(const char *path, const char *name)
+{
+	if (strcmp(name, "unified")) {
+		char *d = xasprintf("%s%s", path, mirror);
+		*strrchr(d, '/') = '\0';
+		each_entry(d, remove_stale_v1);
+		free(d);
+	}
+	return false;
+}
+
 /* The numbers after "user_usec " and "system_usec " in the cpu.stat of
  * task cgroup handle; false when it cannot be read. */
 static bool
@@ -691,6 +706,8 @@ make_run_cgroup(void)
 	}
 	close(k);
 	mirror = mirror_path();
+	if (mirror)
+		each_entry(V1_ROOT, sweep_mirrors);
 	mem_ctl = enable_memory(run_dir);
 	if (!mem_ctl)
 		v1_dir = make_v1_dir();

@@ -257,7 +257,10 @@ tasks:
   - name: idle
     run: "true"
 EOF
-	local e pid
+	local e pid own
+	# what a run whose wfrun is gone left of the engine's cgroups
+	own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	mkdir -p "/sys/fs/cgroup/cpu${own%/}/wfrun-999999/t0"
 	for e in docker podman; do
 		rm -rf .wfrun
 		"$WFRUN" -q --container-engine "$e" wf.yaml &
@@ -274,4 +277,6 @@ EOF
 		# the engine's cgroups under the run's are gone with it
 		[ -z "$(find /sys/fs/cgroup -maxdepth 4 -name "wfrun-$pid")" ]
 	done
+	# is gone too
+	[ ! -e "/sys/fs/cgroup/cpu${own%/}/wfrun-999999" ]
 }
