@@ -570,32 +570,34 @@ mirror_path(void)
 	return m;
 }
 
-/* each_entry over V1_ROOT: the mirror of the run's cgroup that an engine
- * made in that hierarchy, removed (all empty at the run's end). */
+static bool mirror_sweep; /* each_mirror's: earlier runs' or this one's */
+
+/* each_entry over V1_ROOT: in that hierarchy, the mirror of the run's
+ * cgroup that an engine made, removed (all empty at the run's end); with
+ * mirror_sweep, the mirrors of earlier runs whose wfrun is gone (left
+ * when a process of theirs outlived them), removed where empty. */
 static bool
-remove_mirror(const char *path, const char *name)
+each_mirror(const char *path, const char *name)
 {
-	if (strcmp(name, "unified")) {
-		char *d = xasprintf("%s%s", path, mirror);
+	if (!strcmp(name, "unified"))
+		return false;
+	char *d = xasprintf("%s%s", path, mirror);
+	if (mirror_sweep) {
+		*strrchr(d, '/') = '\0';
+		each_entry(d, remove_stale_v1);
+	} else {
 		cgroup_remove(d);
-		free(d);
 	}
+	free(d);
 	return false;
 }
 
-/* each_entry over V1_ROOT: in that hierarchy, the mirrors of earlier
- * runs whose wfrun is gone (left when a process of theirs outlived
- * them), removed where empty. */
-static bool
-sweep_mirrors(const char *path, const char *name)
+/* Remove this run's mirrors (sweep: earlier runs'), in every hierarchy. */
+static void
+mirrors_remove(bool sweep)
 {
-	if (strcmp(name, "unified")) {
-		char *d = xasprintf("%s%s", path, mirror);
-		*strrchr(d, '/') = '\0';
-		each_entry(d, remove_stale_v1);
-		free(d);
-	}
-	return false;
+	mirror_sweep = sweep;
+	each_entry(V1_ROOT, each_mirror);
 }
 
 /* The numbers after "user_usec " and "system_usec " in the cpu.stat of
@@ -707,7 +709,7 @@ make_run_cgroup(void)
 	close(k);
 	mirror = mirror_path();
 	if (mirror)
-		each_entry(V1_ROOT, sweep_mirrors);
+		mirrors_remove(true);
 	mem_ctl = enable_memory(run_dir);
 	if (!mem_ctl)
 		v1_dir = make_v1_dir();
@@ -949,7 +951,7 @@ contain_kill_all(void)
 		if (v1_dir && all_dead)
 			cgroup_remove(v1_dir);
 		if (mirror && all_dead)
-			each_entry(V1_ROOT, remove_mirror);
+			mirrors_remove(false);
 		VEC_FREE(slots);
 		if (all_dead)
 			cgroup_remove(run_dir);
