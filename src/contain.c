@@ -33,6 +33,8 @@ struct slot {
 	bool limited;   /* its memory.max is not "max" */
 	long oom_base;  /* memory.events' oom_kill when its task began */
 	int v1_fd;      /* its v1 memory cgroup's cgroup.procs, or -1 */
+	long long user0, sys0; /* cpu.stat's user_usec, system_usec at
+				  its task's begin */
 };
 
 static enum contain_mode mode;
@@ -43,6 +45,10 @@ static VEC(struct slot) slots;
 static bool mem_ctl;      /* task cgroups have the memory controller */
 static char *v1_dir;      /* else the run's cgroup in a v1 memory
 			     hierarchy (hybrid mode), or NULL */
+static char *mirror;      /* hybrid mode: the run's cgroup2 path (from
+			     the root), where a container engine's
+			     cgroupfs driver makes the task's in each v1
+			     hierarchy (swenv.c's --cgroup-parent) */
 
 enum contain_mode
 contain_mode(void)
@@ -533,6 +539,141 @@ make_v1_dir(void)
 	return dir;
 }
 
+/* Where the v1 hierarchies are mounted, one directory per controller. */
+#define V1_ROOT "/sys/fs/cgroup"
+
+/* In hybrid mode (cgroup2 at V1_ROOT/unified), run_dir's path from the
+ * cgroup2 root: what a task's /proc/self/cgroup shows; else NULL. */
+static char *
+mirror_path(void)
+{
+	const char *u = V1_ROOT "/unified/";
+	if (strncmp(run_dir, u, strlen(u)))
+		return NULL;
+	char *own = NULL, line[4096];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::/", 4)) {
+			line[strcspn(line, "\n")] = '\0';
+			free(own);
+			own = xstrdup(line + 3);
+		}
+	if (f)
+		fclose(f);
+	if (!own)
+		return NULL;
+	size_t l = strlen(own);
+	if (l && own[l - 1] == '/')
+		own[l - 1] = '\0';
+	char *m = xasprintf("%s%s", own, strrchr(run_dir, '/'));
+	free(own);
+	return m;
+}
+
+static bool mirror_sweep; /* each_mirror's: earlier runs' or this one's */
+
+/* each_entry over V1_ROOT: in that hierarchy, the mirror of the run's
+ * cgroup that an engine made, removed (all empty at the run's end); with
+ * mirror_sweep, the mirrors of earlier runs whose wfrun is gone (left
+ * when a process of theirs outlived them), removed where empty. */
+static bool
+each_mirror(const char *path, const char *name)
+{
+	if (!strcmp(name, "unified"))
+		return false;
+	char *d = xasprintf("%s%s", path, mirror);
+	if (mirror_sweep) {
+		*strrchr(d, '/') = '\0';
+		each_entry(d, remove_stale_v1);
+	} else {
+		cgroup_remove(d);
+	}
+	free(d);
+	return false;
+}
+
+/* Remove this run's mirrors (sweep: earlier runs'), in every hierarchy. */
+static void
+mirrors_remove(bool sweep)
+{
+	mirror_sweep = sweep;
+	each_entry(V1_ROOT, each_mirror);
+}
+
+/* The numbers after "user_usec " and "system_usec " in the cpu.stat of
+ * task cgroup handle; false when it cannot be read. */
+static bool
+cpu_stat(int handle, long long *user, long long *sys)
+{
+	char *d = xasprintf("%s/t%d", run_dir, handle);
+	char buf[1024];
+	int fd = open_in(d, "cpu.stat", O_RDONLY);
+	free(d);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *u = strstr(buf, "user_usec "), *s = strstr(buf,
+							    "system_usec ");
+	if (!u || !s)
+		return false;
+	*user = strtoll(u + 10, NULL, 10);
+	*sys = strtoll(s + 12, NULL, 10);
+	return true;
+}
+
+/* The v1 memory cgroup an engine made for task cgroup handle's
+ * containers (its mirror), or NULL. */
+static char *
+mirror_memory(int handle)
+{
+	return mirror ? xasprintf(V1_ROOT "/memory%s/t%d", mirror, handle)
+		      : NULL;
+}
+
+/* The task of handle begins: its CPU time so far, and its containers'
+ * memory peak reset. */
+static void
+usage_base(int handle)
+{
+	struct slot *s = &slots.v[handle];
+	if (!cpu_stat(handle, &s->user0, &s->sys0))
+		s->user0 = s->sys0 = 0;
+	char *m = mirror_memory(handle);
+	int fd = m ? open_in(m, "memory.max_usage_in_bytes", O_WRONLY) : -1;
+	if (fd >= 0) {
+		if (write(fd, "0", 1) < 0) {
+			/* then the peak of an earlier task may show */
+		}
+		close(fd);
+	}
+	free(m);
+}
+
+int
+contain_task_usage(int handle, double *user, double *sys, long *peak_kb)
+{
+	if (mode != CONTAIN_CGROUP || handle < 0 || (size_t)handle >= slots.n)
+		return -1;
+	struct slot *s = &slots.v[handle];
+	long long u, y;
+	if (!cpu_stat(handle, &u, &y))
+		return -1;
+	*user = (double)(u - s->user0) / 1e6;
+	*sys = (double)(y - s->sys0) / 1e6;
+	*peak_kb = -1;
+	char *m = mirror_memory(handle);
+	char *p = m ? xasprintf("%s/memory.max_usage_in_bytes", m) : NULL;
+	long long peak = p ? (long long)limit_in(p) : 0;
+	if (peak > 0)
+		*peak_kb = (long)(peak / 1024);
+	free(p);
+	free(m);
+	return 0;
+}
+
 /* Make the run's cgroup under this process's; 0, or -1 (no cgroup). */
 static int
 make_run_cgroup(void)
@@ -566,6 +707,9 @@ make_run_cgroup(void)
 		return -1;
 	}
 	close(k);
+	mirror = mirror_path();
+	if (mirror)
+		mirrors_remove(true);
 	mem_ctl = enable_memory(run_dir);
 	if (!mem_ctl)
 		v1_dir = make_v1_dir();
@@ -628,7 +772,7 @@ contain_task_begin(int *procs_fd)
 	}
 	if (i == slots.n) {
 		char *d = xasprintf("%s/t%zu", run_dir, i);
-		struct slot s = { -1, -1, false, false, false, 0, -1 };
+		struct slot s = { -1, -1, false, false, false, 0, -1, 0, 0 };
 		if ((mkdir(d, 0755) == 0 || errno == EEXIST) &&
 		    (s.procs_fd = open_in(d, "cgroup.procs", O_WRONLY)) >= 0 &&
 		    (s.events_fd = open_in(d, "cgroup.events", O_RDONLY)) < 0) {
@@ -641,6 +785,7 @@ contain_task_begin(int *procs_fd)
 		VEC_PUSH(slots, s);
 	}
 	slots.v[i].busy = true;
+	usage_base((int)i);
 	*procs_fd = slots.v[i].procs_fd;
 	return (int)i;
 }
@@ -805,6 +950,8 @@ contain_kill_all(void)
 		}
 		if (v1_dir && all_dead)
 			cgroup_remove(v1_dir);
+		if (mirror && all_dead)
+			mirrors_remove(false);
 		VEC_FREE(slots);
 		if (all_dead)
 			cgroup_remove(run_dir);
@@ -828,6 +975,8 @@ contain_close(void)
 	run_dir = NULL;
 	free(v1_dir);
 	v1_dir = NULL;
+	free(mirror);
+	mirror = NULL;
 	free(record);
 	record = NULL;
 	mem_ctl = false;

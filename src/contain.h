@@ -26,6 +26,11 @@
  * still alive (its master and guardian killed together) kills them and
  * waits for their end before it touches their data.
  *
+ * A task's CPU time is also read from its cgroup, and, in hybrid mode,
+ * the peak memory of the v1 memory cgroup a container engine made for
+ * its containers under the same path (swenv.c), which goes with the
+ * run's cgroup.
+ *
  * Owns the run cgroup, the task cgroups and the record; never signals a
  * process it did not start but through a record of this workdir.  Loop
  * thread only; the guardian, a fork of the master, calls contain_kill_all.
@@ -83,6 +88,17 @@ bool contain_task_memory(int handle, long long bytes, int *v1_fd);
  * memory.oom_control); call before
  * contain_task_end. */
 long contain_task_oom(int handle);
+
+/*
+ * What the task of handle used in its cgroup since contain_task_begin,
+ * its containers' included: CPU seconds (cgroup2 cpu.stat), and in
+ * *peak_kb the peak memory (page cache included) of the cgroup a
+ * container engine made for it in the v1 memory hierarchy (hybrid mode,
+ * swenv.c's --cgroup-parent), or -1.  0, or -1 (no task cgroup).  Call
+ * before contain_task_end.
+ */
+int contain_task_usage(int handle, double *user, double *sys,
+		       long *peak_kb);
 
 /* The task whose first process is pgid started (recorded when the mode
  * is CONTAIN_GROUP). */

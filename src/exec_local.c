@@ -469,6 +469,23 @@ job_of(pid_t pid, size_t *at)
 	return NULL;
 }
 
+/* A task's cgroup counts what its children left running did, a
+ * container's processes included (swenv.c): its figures when larger. */
+static void
+cgroup_usage(int cg, struct exec_result *r)
+{
+	double user, sys;
+	long peak_kb;
+	if (contain_task_usage(cg, &user, &sys, &peak_kb) < 0)
+		return;
+	if (user + sys > r->utime + r->stime) {
+		r->utime = user;
+		r->stime = sys;
+	}
+	if (peak_kb > r->maxrss_kb)
+		r->maxrss_kb = peak_kb;
+}
+
 static void
 local_on_sigchld(struct exec *e)
 {
@@ -516,6 +533,7 @@ local_on_sigchld(struct exec *e)
 		r.utime = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 		r.stime = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 		r.maxrss_kb = ru.ru_maxrss;
+		cgroup_usage(j.cg, &r);
 		if (contain_task_oom(j.cg) > 0) {
 			snprintf(r.state, sizeof(r.state), "OUT_OF_MEMORY");
 			snprintf(r.error, sizeof(r.error), "the kernel ended it "

@@ -44,13 +44,40 @@ engine_pick(const char *engine, struct strbuf *out)
 		      "singularity) on this host' >&2; exit 127; }\n");
 }
 
-/* Podman's crun fails in cgroup hybrid mode and podman asks for rlimits
- * above ours: runc, and our own limits. */
+/* Podman (4.3) sets its own RLIMIT_NPROC to kernel.pid_max and asks
+ * for 1048576 open files and processes in the container: above our hard
+ * limits without CAP_SYS_RESOURCE, runc's setrlimit fails (EPERM).  So
+ * our own limits, nproc no higher than pid_max; and runc (crun fails in
+ * cgroup hybrid mode) unless the user configured podman.  $r: rm kills
+ * at once (podman's default is TERM, then KILL 10 s later).  $c, with a
+ * --cgroup-parent: conmon stays in the task's cgroups, where it may
+ * outlive the run by a moment, not in a child the run's end removes. */
 static const char podman_opts[] =
-	"x=\nif [ \"${e##*/}\" = podman ]; then\n"
+	"x= r= c=\nif [ \"${e##*/}\" = podman ]; then\nr=\"-t 0\" "
+	"c=\"--cgroups no-conmon\"\n"
 	"n=$(ulimit -n); p=$(ulimit -u 2>/dev/null || ulimit -p)\n"
-	"[ \"$n\" = unlimited ] && n=-1; [ \"$p\" = unlimited ] && p=-1\n"
-	"x=\"--runtime runc --ulimit nofile=$n:$n --ulimit nproc=$p:$p\"\nfi\n";
+	"m=$(cat /proc/sys/kernel/pid_max 2>/dev/null) || m=\n"
+	"[ \"$n\" = unlimited ] && n=-1\n"
+	"if [ \"$p\" = unlimited ] || { [ -n \"$m\" ] && [ \"$p\" -gt \"$m\" ]; "
+	"}; then p=${m:--1}; fi\n"
+	"x=\"--ulimit nofile=$n:$n --ulimit nproc=$p:$p\"\n"
+	"if [ -z \"$CONTAINERS_CONF\" ] && "
+	"[ ! -e /etc/containers/containers.conf ] && "
+	"[ ! -e \"$HOME/.config/containers/containers.conf\" ] && "
+	"command -v runc >/dev/null 2>&1; then x=\"$x --runtime runc\"; fi\n"
+	"fi\n";
+
+/* $g: the task's cgroup (wfrun's, cgroup v2) when the engine can make
+ * the container's under it: cgroup v1 for the controllers (hybrid mode)
+ * and no systemd (so the engine's cgroup driver is cgroupfs, which takes
+ * a path).  The container's CPU time then counts in the task's cgroup
+ * and its memory in the same path of the v1 memory hierarchy, where
+ * contain.c reads them. */
+static const char cgroup_parent[] =
+	"g=\nwhile IFS= read -r l; do case $l in 0::/*) g=${l#0::};; esac; "
+	"done </proc/self/cgroup\n"
+	"case $g in */wfrun-*/t[0-9]*) [ -d /sys/fs/cgroup/unified ] && "
+	"[ ! -d /run/systemd/system ] || g=;; *) g=;; esac\n";
 
 /* docker or podman run, in the background so that a TERM or INT ends the
  * container (the engine's client alone would leave it running). */
@@ -58,9 +85,10 @@ static void
 run_oci(const struct swenv_job *j, const char *cmd, struct strbuf *out)
 {
 	strbuf_adds(out, podman_opts);
+	strbuf_adds(out, cgroup_parent);
 	strbuf_adds(out, "w=");
 	sq_quote(out, j->name, strlen(j->name));
-	strbuf_adds(out, "\ntrap '\"$e\" rm -f \"$w\" >/dev/null 2>&1; "
+	strbuf_adds(out, "\ntrap '\"$e\" rm -f $r \"$w\" >/dev/null 2>&1; "
 		      "exit 143' INT TERM HUP\n\"$e\" run --rm --name \"$w\"");
 	if (!j->network)
 		strbuf_adds(out, " --network none");
@@ -72,7 +100,7 @@ run_oci(const struct swenv_job *j, const char *cmd, struct strbuf *out)
 		strbuf_adds(out, " -e ");
 		sq_quote(out, *a, eq ? (size_t)(eq - *a) : strlen(*a));
 	}
-	strbuf_adds(out, " $x ");
+	strbuf_adds(out, " $x ${g:+--cgroup-parent \"$g\"} ${g:+$c} ");
 	sq_quote(out, j->image, strlen(j->image));
 	strbuf_adds(out, " /bin/sh -c ");
 	sq_quote(out, cmd, strlen(cmd));
@@ -343,8 +371,15 @@ swenv_remove(const char *engine, const char *name)
 	struct strbuf sb = STRBUF_INIT;
 	const char *e = engine_here(engine, &sb);
 	if (e && !is_sif_engine(e)) {
-		char *argv[] = { (char *)e, "rm", "-f", (char *)name, NULL };
-		run_tool(argv, &sb);
+		bool pm = !strcmp(e, "podman");
+		char *argv[] = { (char *)e, "rm", "-f", pm ? "-t" : (char *)name,
+				 pm ? "0" : NULL, pm ? (char *)name : NULL, NULL };
+		/* podman: a kill that ended its conmon (in the task's
+		 * cgroup) leaves the container "running" in podman's state;
+		 * the first rm fails on it but marks it exited, the second
+		 * removes it */
+		if (run_tool(argv, &sb) != 0 && pm)
+			run_tool(argv, &sb);
 	}
 	strbuf_release(&sb);
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env bats
 # run-all: once
-# container: (swenv.c) with docker: a dockerd started by
+# container: (swenv.c) with docker and podman: a dockerd started by
 # tests/cluster/dockerd unless one answers, and an image imported on the
-# spot from a busybox-static rootfs (no registry is reachable).
+# spot into both from a busybox-static rootfs (no registry is reachable);
+# the containers' CPU time and peak memory in the trace (contain.c).
 load helper
 
 IMG=wfrun-test-busybox:bats
 
 setup_file() {
-	if ! command -v docker >/dev/null || [ ! -x /bin/busybox ]; then
-		echo "needs docker.io and busybox-static (.ci/install-deps)" >&2
+	if ! command -v docker >/dev/null || ! command -v podman >/dev/null ||
+		[ ! -x /bin/busybox ]; then
+		echo "needs docker.io, podman and busybox-static (.ci/install-deps)" >&2
 		return 1
 	fi
 	"$BATS_TEST_DIRNAME/../cluster/dockerd" up "$BATS_FILE_TMPDIR/dockerd"
@@ -20,18 +22,52 @@ setup_file() {
 		[ "$a" = busybox ] || ln -s busybox "$r/bin/$a"
 	done
 	tar -C "$r" -c . | docker import - "$IMG" >/dev/null
+	tar -C "$r" -c . | podman import - "$IMG" >/dev/null
 }
 
 teardown_file() {
 	docker rmi -f "$IMG" >/dev/null 2>&1
+	podman rmi -f "$IMG" >/dev/null 2>&1
 	"$BATS_TEST_DIRNAME/../cluster/dockerd" down "$BATS_FILE_TMPDIR/dockerd"
 }
 
-# No container of this test's wfrun left, running or not.
+# No container of this test's wfrun ($1) left, running or not, in
+# engine $2 (default docker).
 no_containers_left() {
-	run docker ps -a -q --filter "name=^wfrun-$1-"
+	run "${2:-docker}" ps -a -q --filter "name=^wfrun-$1-"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+}
+
+# A task of engine $1 (wfrun's ARGS after it) that times out, then one
+# that is interrupted: each ends as it should and leaves no container.
+stops_leave_none() {
+	local e=$1 pid i st=0
+	shift
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: slow
+    timeout: 2s
+    run: sleep 60
+EOF
+	run "$WFRUN" "$@" wf.yaml
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"timed out after 2s"* ]]
+	no_containers_left '[0-9]*' "$e"
+	sed -i '/timeout/d' wf.yaml
+	"$WFRUN" "$@" wf.yaml 2>err.txt &
+	pid=$!
+	for i in $(seq 100); do
+		[ -n "$("$e" ps -q --filter "name=^wfrun-$pid-slow-")" ] && break
+		sleep 0.1
+	done
+	[ -n "$("$e" ps -q --filter "name=^wfrun-$pid-slow-")" ]
+	kill -INT "$pid"
+	wait "$pid" || st=$?
+	cat err.txt
+	[ "$st" -eq 130 ]
+	no_containers_left "$pid" "$e"
 }
 
 @test "a task in a container makes what it makes without one" {
@@ -87,31 +123,7 @@ EOF
 }
 
 @test "a timeout and Ctrl-C leave no container behind" {
-	wf <<EOF
-container: $IMG
-tasks:
-  - name: slow
-    timeout: 2s
-    run: sleep 60
-EOF
-	run "$WFRUN" wf.yaml
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"timed out after 2s"* ]]
-	no_containers_left '[0-9]*'
-	sed -i '/timeout/d' wf.yaml
-	"$WFRUN" wf.yaml 2>err.txt &
-	local pid=$! i
-	for i in $(seq 100); do
-		[ -n "$(docker ps -q --filter "name=^wfrun-$pid-slow-")" ] && break
-		sleep 0.1
-	done
-	[ -n "$(docker ps -q --filter "name=^wfrun-$pid-slow-")" ]
-	kill -INT "$pid"
-	local st=0
-	wait "$pid" || st=$?
-	cat err.txt
-	[ "$st" -eq 130 ]
-	no_containers_left "$pid"
+	stops_leave_none docker
 }
 
 @test "a missing image is caught by check, and by run before any task" {
@@ -179,4 +191,92 @@ EOF
 	[ "$status" -eq 0 ]
 	[ "$(cat "o u t.txt")" = "$(printf '/bin/busybox\n%s' "$(stat -c %u .)")" ]
 	[ "$(trace_col worker)" = w1 ]
+}
+
+@test "podman, a worker's container-engine, runs a task as docker does" {
+	mkdir "d:p"
+	cd "d:p"
+	cat >res.xml <<EOF
+<resources>
+  <worker name="local" host="localhost" container-engine="podman"/>
+</resources>
+EOF
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: mk
+    container: none
+    env: {GREETING: "hi \"there\""}
+    out: {o: "a b'c.txt"}
+    run: printf '%s\n' "\$GREETING" > {out.o}; seq 3 >> {out.o}
+  - name: in
+    env: {GREETING: "hi \"there\""}
+    out: {o: "d e'f.txt"}
+    run: printf '%s\n' "\$GREETING" > {out.o}; seq 3 >> {out.o}; echo "\$container" >> {out.o}; ls /sys/class/net >> {out.o}
+EOF
+	run "$WFRUN" -q -r res.xml wf.yaml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the same text, made by podman (its containers have container=podman)
+	head -4 "d e'f.txt" | cmp - "a b'c.txt"
+	[ "$(tail -2 "d e'f.txt")" = "$(printf 'podman\nlo')" ]
+	[ "$(stat -c %u:%g "d e'f.txt")" = "$(id -u):$(id -g)" ]
+	no_containers_left '[0-9]*' podman
+}
+
+@test "podman: a timeout and Ctrl-C leave no container behind" {
+	stops_leave_none podman --container-engine podman
+}
+
+@test "podman: a missing image is caught by check, and by run before any task" {
+	wf <<EOF
+container: wfrun-test-nosuch:1
+tasks:
+  - name: a
+    run: "true"
+  - name: b
+    out: {o: b.txt}
+    run: echo > {out.o}
+EOF
+	run "$WFRUN" check --container-engine podman wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"task 'a': image 'wfrun-test-nosuch:1' not found by podman on this machine: "*"image not known"* ]]
+	[ "$(grep -c nosuch <<<"$output")" -eq 1 ] # once per image
+	run "$WFRUN" --container-engine podman wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"task 'a': cannot pull image 'wfrun-test-nosuch:1' with podman: "* ]]
+	[ ! -e b.txt ]
+}
+
+@test "the trace has a container's CPU time and peak memory, not its client's" {
+	wf <<EOF
+container: $IMG
+tasks:
+  - name: work
+    run: i=0; while [ \$i -lt 500000 ]; do i=\$((i+1)); done; dd if=/dev/zero bs=64M count=1 of=/dev/null
+  - name: idle
+    run: "true"
+EOF
+	local e pid own
+	# what a run whose wfrun is gone left of the engine's cgroups
+	own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	mkdir -p "/sys/fs/cgroup/cpu${own%/}/wfrun-999999/t0"
+	for e in docker podman; do
+		rm -rf .wfrun
+		"$WFRUN" -q --container-engine "$e" wf.yaml &
+		pid=$!
+		wait "$pid"
+		paste <(trace_col name) <(trace_col cpu_user_s) \
+			<(trace_col cpu_sys_s) <(trace_col peak_rss_kb) >"$e.tsv"
+		cat "$e.tsv"
+		# burning ~0.6 s shows (the client's own time is in both)
+		awk '{ c[$1] = $2 + $3 } END { exit !(c["work"] - c["idle"] >= 0.3) }' "$e.tsv"
+		# 64 MiB touched shows (the client alone is below 50 MiB)
+		awk '$1 == "work" { exit !($4 >= 51200) }' "$e.tsv"
+		awk '$1 == "idle" { exit !($4 < 51200) }' "$e.tsv"
+		# the engine's cgroups under the run's are gone with it
+		[ -z "$(find /sys/fs/cgroup -maxdepth 4 -name "wfrun-$pid")" ]
+	done
+	# is gone too
+	[ ! -e "/sys/fs/cgroup/cpu${own%/}/wfrun-999999" ]
 }
