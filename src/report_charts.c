@@ -347,10 +347,13 @@ use_slots(FILE *fp, const struct report *r, double span)
 	use_chart(fp, "use-slots", s, 4, "", span);
 }
 
-/* For task name k, whose tasks have a storage_bw constraint: its
- * throughput and its tasks at once against the constraint. */
+/* For task name k, whose tasks have a storage_bw constraint, on the
+ * device of worker w (an I/O task writes its worker's device; w ==
+ * SIZE_MAX: every worker): its throughput and its tasks at once against
+ * the constraint. */
 static void
-use_device(FILE *fp, const struct report *r, size_t k, double span)
+use_device(FILE *fp, const struct report *r, size_t k, size_t w,
+	   double span)
 {
 	struct series s[3] = {
 		{ .colour = "#59a14f", .label = "throughput (MB/s read + written)" },
@@ -361,7 +364,8 @@ use_device(FILE *fp, const struct report *r, size_t k, double span)
 	double bw = span / UBINS;
 	for (size_t i = 0; i < r->tasks.n; i++) {
 		const struct report_task *t = &r->tasks.v[i];
-		if (t->nameidx != k || t->storage_bw < 0)
+		if (t->nameidx != k || t->storage_bw < 0 ||
+		    (w != SIZE_MAX && t->worker != w))
 			continue;
 		double a = t->start - r->t0, b = t->complete - r->t0;
 		double bytes = (double)(t->rbytes > 0 ? t->rbytes : 0) +
@@ -375,10 +379,47 @@ use_device(FILE *fp, const struct report *r, size_t k, double span)
 	}
 	fputs("<h3>", fp);
 	report_esc(fp, r->names.v[k]);
+	if (w != SIZE_MAX) {
+		fputs(" on the device of ", fp);
+		report_esc(fp, r->workers.v[w].name);
+	}
 	fputs(": throughput and concurrency against its storage_bw</h3>\n", fp);
-	char id[32];
-	snprintf(id, sizeof(id), "use-bw%zu", k);
+	char id[48];
+	if (w == SIZE_MAX)
+		snprintf(id, sizeof(id), "use-bw%zu", k);
+	else
+		snprintf(id, sizeof(id), "use-bw%zu-w%zu", k, w);
 	use_chart(fp, id, s, 3, " MB/s", span);
+}
+
+/* Each task name with a storage_bw constraint: one chart, or, when its
+ * tasks ran on several workers (several devices), one per worker. */
+static void
+use_devices(FILE *fp, const struct report *r, double span)
+{
+	size_t nw = r->workers.n ? r->workers.n : 1;
+	/* per name: the first worker seen + 1, or SIZE_MAX for several */
+	size_t *on = xcalloc(r->names.n + 1, sizeof(size_t));
+	bool *pair = xcalloc((r->names.n + 1) * nw, sizeof(bool));
+	for (size_t i = 0; i < r->tasks.n; i++) {
+		const struct report_task *t = &r->tasks.v[i];
+		if (t->storage_bw < 0)
+			continue;
+		pair[t->nameidx * nw + t->worker] = true;
+		if (!on[t->nameidx])
+			on[t->nameidx] = t->worker + 1;
+		else if (on[t->nameidx] != t->worker + 1)
+			on[t->nameidx] = SIZE_MAX;
+	}
+	for (size_t k = 0; k < r->names.n; k++) {
+		if (on[k] && on[k] != SIZE_MAX)
+			use_device(fp, r, k, SIZE_MAX, span);
+		for (size_t w = 0; on[k] == SIZE_MAX && w < r->workers.n; w++)
+			if (pair[k * nw + w])
+				use_device(fp, r, k, w, span);
+	}
+	free(pair);
+	free(on);
 }
 
 void
@@ -392,13 +433,5 @@ report_page_usage(FILE *fp, const struct report *r)
 		return;
 	}
 	use_slots(fp, r, span);
-	bool *done = xcalloc(r->names.n + 1, sizeof(bool));
-	for (size_t i = 0; i < r->tasks.n; i++) {
-		const struct report_task *t = &r->tasks.v[i];
-		if (t->storage_bw < 0 || done[t->nameidx])
-			continue;
-		done[t->nameidx] = true;
-		use_device(fp, r, t->nameidx, span);
-	}
-	free(done);
+	use_devices(fp, r, span);
 }

@@ -125,6 +125,8 @@ struct runner {
 	uint32_t bad_from;      /* its first task (a name) */
 	pid_t until_pid;        /* a repeat block's until command, running
 				   (until_wait) */
+	VEC(pid_t) removing;    /* containers of killed tasks being removed
+				   (removals_reap) */
 	struct swenv_remote swr; /* images and modules of remote workers */
 };
 
@@ -1075,7 +1077,10 @@ on_done(const struct exec_result *res, void *arg)
 	if (wt->container && res->started && !WIFEXITED(res->wstatus) &&
 	    !r->w[pt->where].remote) {
 		swenv_name(wt->name, t, &r->swname); /* killed: its container */
-		swenv_remove(worker_engine(r, pt->where), r->swname.buf);
+		pid_t rm = swenv_remove_start(worker_engine(r, pt->where),
+					      r->swname.buf);
+		if (rm > 0)
+			VEC_PUSH(r->removing, rm);
 	}
 	struct attempt at = { .why = STRBUF_INIT };
 	attempt_read(r, t, res, &at);
@@ -2039,6 +2044,22 @@ fetch_outputs(struct runner *r)
 	return stage_finish(r->stage);
 }
 
+/* The containers of killed tasks are removed in the background, all at
+ * once (an interrupt kills many): the removals that ended are reaped
+ * as the loop goes, and the run waits for the rest before it ends, so
+ * that no container outlives it. */
+static void
+removals_reap(struct runner *r, bool block)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->removing.n; i++) {
+		int st;
+		if (!spawn_wait(r->removing.v[i], &st, block))
+			r->removing.v[k++] = r->removing.v[i];
+	}
+	r->removing.n = k;
+}
+
 /* Run the queued tasks: the exit status. */
 static int
 run_tasks(struct runner *r)
@@ -2047,6 +2068,7 @@ run_tasks(struct runner *r)
 	verbose_msg("running %zu task%s of '%s' in %s", n, n == 1 ? "" : "s",
 		    r->p->wf->name, r->p->wf->workdir);
 	bool lost_all = run_loop(r);
+	removals_reap(r, true);
 	if (!r->interrupted && !r->stage)
 		remove_temps(r, UINT32_MAX);
 	sync_journal(r, true);
@@ -2237,6 +2259,8 @@ expand_ready(struct runner *r)
 {
 	struct plan *p = r->p;
 	until_reap(r);
+	if (r->removing.n)
+		removals_reap(r, false);
 	while (plan_pending(p) && !r->pl.stop && !r->interrupted &&
 	       !r->expand_failed) {
 		const struct dag *g = &p->dag;
@@ -2372,6 +2396,7 @@ runner_release(struct runner *r)
 	if (r->lock_fd >= 0)
 		close(r->lock_fd);
 	VEC_FREE(r->sampled);
+	VEC_FREE(r->removing);
 	free(r->dl.v);
 	if (r->looping) {
 		loop_release(&r->loop);

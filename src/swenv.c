@@ -365,23 +365,30 @@ swenv_prepare(const struct workflow *wf, const char *engine,
 	return nerr;
 }
 
-void
-swenv_remove(const char *engine, const char *name)
+pid_t
+swenv_remove_start(const char *engine, const char *name)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *e = engine_here(engine, &sb);
-	if (e && !is_sif_engine(e)) {
-		bool pm = !strcmp(e, "podman");
-		char *argv[] = { (char *)e, "rm", "-f", pm ? "-t" : (char *)name,
-				 pm ? "0" : NULL, pm ? (char *)name : NULL, NULL };
-		/* podman: a kill that ended its conmon (in the task's
-		 * cgroup) leaves the container "running" in podman's state;
-		 * the first rm fails on it but marks it exited, the second
-		 * removes it */
-		if (run_tool(argv, &sb) != 0 && pm)
-			run_tool(argv, &sb);
+	struct strbuf sh = STRBUF_INIT, q = STRBUF_INIT;
+	engine_pick(engine, &sh);
+	sq_quote(&q, name, strlen(name));
+	/* podman: a kill that ended its conmon (in the task's cgroup)
+	 * leaves the container "running" in podman's state; the first rm
+	 * fails on it but marks it exited, the second removes it */
+	strbuf_addf(&sh, "case ${e##*/} in\napptainer|singularity) ;;\n"
+		    "podman) \"$e\" rm -f -t 0 %s || \"$e\" rm -f -t 0 %s ;;\n"
+		    "*) \"$e\" rm -f %s ;;\nesac >/dev/null 2>&1\n",
+		    q.buf, q.buf, q.buf);
+	char *argv[] = { "sh", "-c", sh.buf, NULL };
+	int fds[2];
+	struct errbuf err;
+	pid_t pid = spawn_command(argv, fds, &err);
+	if (pid > 0) { /* it writes nothing: its pipes are not read */
+		close(fds[0]);
+		close(fds[1]);
 	}
-	strbuf_release(&sb);
+	strbuf_release(&q);
+	strbuf_release(&sh);
+	return pid;
 }
 
 void

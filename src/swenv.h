@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -76,7 +77,9 @@ void swenv_script_engine(const char *engine, struct strbuf *out);
 /* The sh lines that make `module` a function or end with 127. */
 const char *swenv_script_modules(void);
 
-/* Remove container name (after its task was killed), quietly. */
-void swenv_remove(const char *engine, const char *name);
+/* Remove container name (after its task was killed), quietly and in
+ * the background: the pid of the removal (registered with spawn_own:
+ * reap it with spawn_wait), or -1. */
+pid_t swenv_remove_start(const char *engine, const char *name);
 
 #endif

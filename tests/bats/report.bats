@@ -44,8 +44,10 @@ PY
 	grep -q '<tr><td>gen</td><td>compute</td><td>3</td><td>0</td><td>2.000 s</td><td>2.000 s</td><td>3.000 s</td>' r.html
 	# distributions: gen's wall times 1, 2, 3 s: quartiles 1.5, 2, 2.5
 	grep -q '<title>gen: 3 tasks; least 1.000 s, quartiles 1.500 s, 2.000 s, 2.500 s; greatest 3.000 s</title>' r.html
-	# resource use: ckpt has a storage_bw constraint
-	grep -q '<svg class="use" id="use-bw2"' r.html
+	# resource use: ckpt has a storage_bw constraint, and wrote the
+	# devices of two workers: a chart for each
+	grep -q '<svg class="use" id="use-bw2-w0"' r.html
+	grep -q '<h3>ckpt on the device of node1: throughput and concurrency' r.html
 	# learning curve: three epochs, the third not registered, choice 5
 	grep -q 'Final choice: <b class="choice">5 MB/s</b> (2 at once, for 17 ready tasks), learned é.' r.html
 	[ "$(grep -o 'class="epoch registered"' r.html | wc -l)" -eq 2 ]
