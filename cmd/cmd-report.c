@@ -138,7 +138,9 @@ write_file(const struct report *r, const char *out, bool chrome)
 		goto out;
 	}
 	info_msg("%s: %zu tasks%s -> %s", chrome ? "chrome trace" : "report",
-		 r->tasks.n, r->events_path ? " and learner events" : "", out);
+		 r->tasks.n,
+		 r->events_path && r->curves.n ? " and learner events" : "",
+		 out);
 out:
 	free(tmp);
 	return rc;
