@@ -1780,6 +1780,19 @@ local_images(struct runner *r)
 	return EXIT_OK;
 }
 
+/* Every task up to date (or left out) and no stage to come: no image or
+ * module to ask about. */
+static bool
+nothing_to_run(const struct runner *r)
+{
+	if (plan_pending(r->p))
+		return false;
+	for (size_t t = 0; t < r->p->dag.tasks.n; t++)
+		if (r->resume.why[t] && r->resume.why[t] != RESUME_LEFT_OUT)
+			return false;
+	return true;
+}
+
 /* The images of the tasks on each remote worker, pulled before any task
  * starts (swenv_remote.h): a task whose image failed there fails there,
  * the others run. */
@@ -2501,9 +2514,10 @@ runner_run(struct plan *p, const struct runner_opts *o)
 		rc = start(&r);
 		if (rc == EXIT_OK && check_stores(&r) < 0)
 			rc = EXIT_USAGE;
-		if (rc == EXIT_OK)
+		bool idle = nothing_to_run(&r);
+		if (rc == EXIT_OK && !idle)
 			rc = local_images(&r);
-		if (rc == EXIT_OK)
+		if (rc == EXIT_OK && !idle)
 			rc = remote_images(&r);
 		if (rc == EXIT_OK) {
 			queue_tasks(&r);

@@ -151,6 +151,31 @@ EOF
 	grep -q '"ev":"pull".*"image":"wfrun-test-nosuch:1".*"ok":false' .wfrun/events.jsonl
 }
 
+@test "a run with nothing to do asks the engine nothing" {
+	wf <<EOF
+container: $IMG
+tasks:
+  - {name: a, out: {o: a.txt}, run: "echo > {out.o}"}
+EOF
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[ -e a.txt ]
+	# every call of docker logged, then passed on
+	mkdir shim
+	printf '#!/bin/sh\necho "$*" >> %s/calls\nexec %s "$@"\n' \
+		"$PWD" "$(command -v docker)" >shim/docker
+	chmod +x shim/docker
+	PATH="$PWD/shim:$PATH" run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 up to date"* ]]
+	[ ! -e calls ]
+	# a task to run: the image is asked about, once
+	rm a.txt
+	PATH="$PWD/shim:$PATH" run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^image inspect' calls)" -eq 1 ]
+}
+
 @test "--container-engine and container: are checked" {
 	wf <<EOF
 tasks:
