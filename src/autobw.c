@@ -6,11 +6,24 @@
 
 #include "util.h"
 
+long
+autobw_writers(double B, double c)
+{
+	if (!(c > 0) || !(B > 0))
+		return 0;
+	return (long)floor(B / c * (1 + AUTOBW_BW_TOL));
+}
+
+bool
+autobw_fits(double B, double used, double c)
+{
+	return used + c <= B * (1 + AUTOBW_BW_TOL);
+}
+
 static long
 concurrency(double B, double c)
 {
-	/* floor(B / c), robust to B / c landing a hair under an integer */
-	return (long)floor(B / c + 1e-9);
+	return autobw_writers(B, c);
 }
 
 static void

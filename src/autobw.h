@@ -273,4 +273,16 @@ double autobw_rechoose(const struct autobw *a, long n, double current);
 /* T(n, c) for a registered c (exposed for tests and reports). */
 double autobw_objective(const struct autobw *a, long n, size_t entry);
 
+/* The writers a constraint of c MB/s lets share a device of B MB/s:
+ * floor(B / c), with a relative tolerance AUTOBW_BW_TOL so that a B / k
+ * written rounded means k (storage_bw: 66.6667 with B = 200 allows 3,
+ * where floor(2.999998) would allow 2); 0 when c <= 0.  The one rule
+ * for every place that counts writers (the learner, iopol). */
+#define AUTOBW_BW_TOL 1e-6
+long autobw_writers(double B, double c);
+/* Does one more task of constraint c fit on a device of B MB/s whose
+ * running tasks hold used MB/s?  The same tolerance: k tasks of a
+ * rounded B / k fit. */
+bool autobw_fits(double B, double used, double c);
+
 #endif

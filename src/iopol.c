@@ -180,7 +180,7 @@ first_c(const struct iopol *p, const struct iopol_name *nm, size_t wi)
 static bool
 room(const struct iopol_device *D, double c)
 {
-	return D->used + c <= D->B + EPS || D->used <= EPS;
+	return autobw_fits(D->B, D->used, c) || D->used <= EPS;
 }
 
 static bool
@@ -203,7 +203,7 @@ may_start(struct iopol *p, uint32_t name, size_t wi, bool mark)
 		return false;
 	switch (nm->bw.kind) {
 	case WF_BW_STATIC:
-		return D->used + nm->bw.value <= D->B + EPS;
+		return autobw_fits(D->B, D->used, nm->bw.value);
 	default:
 		break;
 	}
@@ -258,7 +258,7 @@ static long
 k_of(const struct iopol *p, const struct iopol_name *nm, double c)
 {
 	double B = nm->learn_dev != NONE ? p->dev[nm->learn_dev].B : 0;
-	return c > 0 ? (long)floor(B / c + 1e-9) : 0;
+	return autobw_writers(B, c);
 }
 
 static void
@@ -779,7 +779,7 @@ make_way_dev(struct iopol *p, uint32_t name, struct iopol_running *r,
 	double c = now_c(p, nm, d);
 	if (!(c > 0) || D->B <= 0)
 		return 0;
-	long k = (long)floor(D->B / c + 1e-9);
+	long k = autobw_writers(D->B, c);
 	if (k < 1)
 		k = 1;
 	size_t stays = n, stopped = 0;

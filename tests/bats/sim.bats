@@ -66,6 +66,15 @@ EOF
 	[ "${lines[1]}" = "  w: storage_bw 100" ]
 }
 
+@test "sim: storage_bw B/k written rounded allows k writers (issue 23)" {
+	writers 3 66.6667
+	printf 'task w writes 100\ndevice * bandwidth 200 stream 50\n' >m.txt
+	run "$WFRUN" sim -m m.txt -j 2 --disk-bw 200 wf.yaml
+	[ "$status" -eq 0 ]
+	# 3 at once at 50 MB/s each: 2 s (2, then 1, would take 4 s)
+	[ "${lines[0]}" = "makespan 2.000 s: 3 tasks on 1 worker (2 cores, 4 I/O executors)" ]
+}
+
 @test "sim: --no-io runs I/O tasks as 1-core compute tasks" {
 	writers 4
 	printf 'task w writes 100\ndevice * bandwidth 100 knee 1 alpha 1\n' >m.txt
