@@ -109,6 +109,16 @@ struct autobw {
 	double last_mean;  /* mean task time of the epoch that ended last */
 	double last_t;     /* its time t_i (k_i S / n) */
 	double last_mbps;  /* the MB/s it wrote at, 0: not known */
+	/* climb: why the current epoch's k (the search's step: fill,
+	 * second, jump, expand, golden-up, golden-down; after learning,
+	 * why it ended: bracketed, kept-pace, no-gain, or stopped by
+	 * autobw_stop), and the
+	 * bracket it was chosen in: the best k then, and the k around it
+	 * (0: none) */
+	const char *step;
+	long kbest, lo, hi;
+	double best_rate;  /* kbest's rate: MB/s, or tasks/s when some
+			      epoch's bytes were not known */
 	/* results */
 	struct autobw_entry *reg;
 	size_t nreg;

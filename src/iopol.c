@@ -261,6 +261,19 @@ k_of(const struct iopol *p, const struct iopol_name *nm, double c)
 	return autobw_writers(B, c);
 }
 
+/* A climb's step: why its epoch's k, or why it stopped (iopol_event). */
+static void
+search_step(const struct autobw *a, struct iopol_event *e)
+{
+	if (!a->climb || !a->step)
+		return;
+	e->step = a->step;
+	e->best = a->kbest;
+	e->lo = a->lo;
+	e->hi = a->hi;
+	e->best_rate = a->best_rate;
+}
+
 static void
 emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 {
@@ -272,6 +285,16 @@ emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 				 .k = k_of(p, nm, nm->a.chosen), .n = n,
 				 .why = why };
 	nm->reported = nm->a.chosen;
+	if (nm->a.climb && nm->a.phase == AUTOBW_LEARNED &&
+	    strcmp(why, "reevaluated") && strcmp(why, "registry")) {
+		/* why learning ended: an event of its own (scripts read
+		 * constraint lines whole) */
+		struct iopol_event s = e;
+		s.ev = "search";
+		search_step(&nm->a, &s);
+		if (s.step)
+			emit(p, &s);
+	}
 	emit(p, &e);
 }
 
@@ -301,6 +324,7 @@ emit_epoch_begin(struct iopol *p, uint32_t name)
 				 .device = p->dev[nm->learn_dev].name,
 				 .epoch = nm->a.epoch, .c = nm->a.c,
 				 .k = nm->a.k };
+	search_step(&nm->a, &e);
 	emit(p, &e);
 	note_others(p, name);
 }
