@@ -107,7 +107,7 @@ EOF
     foreach: {i: "1..$N"}
     io: true
 $(bw "$2")
-$([ "$2" = none ] || echo "    learn_as: ckpt")
+$(case $2 in auto*) echo "    learn_as: ckpt" ;; esac)
     in: {p: "p$j/{i}"}
     out: {k: "k$j/{i}"}
     run: "true"
