@@ -185,6 +185,18 @@ bytes_known(const struct autobw *a)
 	return known;
 }
 
+/* The one writer's pace: its MB over its time, or the rate read while
+ * it wrote (autobw_sample) if more: a writer whose rate was taken early
+ * runs on beside the next epoch's, and its whole time counts their
+ * congestion (issue 23: 15 of its 40 MB/s alone, where 5 writers
+ * congested; the search took 4 writers to be unable to win, and
+ * stopped at the fill point, 43 % over the best static). */
+static double
+one_pace(const struct autobw_entry *one)
+{
+	return fmax(one->pace, one->mbps);
+}
+
 /* What a climb maximises for the epoch of e: k times its pace (what its
  * k places write in a steady run: its MB over its busy time S also
  * counts the tail of the epoch where its last tasks, the larger ones,
@@ -194,6 +206,8 @@ static double
 rate_of(const struct autobw *a, const struct autobw_entry *e)
 {
 	int known = bytes_known(a);
+	if (known == 2 && e->k == 1)
+		return one_pace(e);
 	if (known == 2)
 		return (double)e->k * e->pace;
 	if (known == 1)
@@ -292,6 +306,21 @@ kept_pace(const struct autobw *a, long k)
 	       one->pace > 0 && e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one->pace;
 }
 
+/* climb: is e's epoch at or beyond the fill point, and did its writers
+ * slow one another (each below the one writer's pace by CLIMB_GAIN)?
+ * Then the device congests there: k writers that fill B at one
+ * writer's rate write at most B f(k) together, f falling with k, and
+ * more cannot gain (issue 23: a fill point past the optimum was left by
+ * 2 k, which the tasks left could not repay, and learning stopped
+ * there, 43 % over the best static in wfrun sim). */
+static bool
+slowed(const struct autobw *a, const struct autobw_entry *e)
+{
+	const struct autobw_entry *one = reg_find(a, 1);
+	return a->fill >= 2 && e->k >= a->fill && one && one->pace > 0 &&
+	       e->pace > 0 && e->pace < (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
+}
+
 /* climb: the bracket around the best k kb: lo, the most writers tried
  * below it or that cannot win (a writer is never faster than
  * alone, so k of them write at most k times the first epoch's rate,
@@ -320,7 +349,8 @@ bracket(const struct autobw *a, const struct autobw_entry *b, long *lo,
 		if (ml > *lo)
 			*lo = ml;
 	}
-	if (!*hi && (kb >= a->executors || autobw_saturated(a, b)))
+	if (!*hi && (kb >= a->executors || autobw_saturated(a, b) ||
+		     slowed(a, b)))
 		*hi = kb + 1;
 }
 

@@ -275,8 +275,11 @@ main(void)
 		ok(strstr(evlog, "end2(25,4,8,reg) ") != NULL,
 		   "the fill point's epoch registered");
 		if (run) {
-			ok(strstr(evlog, "begin3(12.5,8) ") != NULL,
-			   "128 left: 2 k beyond the fill point runs");
+			/* (its writers slowed one another: 20 of one
+			 * writer's 25 MB/s; the device congests there,
+			 * and more cannot gain: autobw.h) */
+			ok(strstr(evlog, "begin3") == NULL,
+			   "128 left, but 4 slowed: no epoch beyond the fill point");
 		} else {
 			ok(strstr(evlog, "begin3") == NULL,
 			   "127 left: no epoch beyond the fill point");
