@@ -93,25 +93,17 @@ EOF
 	kmeans*)
 		echo "  - {name: init, out: {c: centres/0}, run: \"true\"}"
 		for j in $(seq 1 "${1#kmeans}"); do
-			cat <<EOF
-  - name: partial$j
-    foreach: {i: "1..$N"}
-    in: {c: centres/$((j - 1))}
-    out: {p: "p$j/{i}"}
-    run: "true"
-  - name: reduce$j
-    in: {p: {list: "p$j/{i}", foreach: {i: "1..$N"}}}
-    out: {c: centres/$j}
-    run: "true"
-  - name: ckpt$j
-    foreach: {i: "1..$N"}
-    io: true
-$(bw "$2")
-$(case $2 in auto*) echo "    learn_as: ckpt" ;; esac)
-    in: {p: "p$j/{i}"}
-    out: {k: "k$j/{i}"}
-    run: "true"
-EOF
+			# (flow style: one task a line)
+			echo "  - {name: partial$j, foreach: {i: \"1..$N\"}, in: {c: centres/$((j - 1))}, out: {p: \"p$j/{i}\"}, run: \"true\"}"
+			echo "  - {name: reduce$j, in: {p: {list: \"p$j/{i}\", foreach: {i: \"1..$N\"}}}, out: {c: centres/$j}, run: \"true\"}"
+			echo "  - name: ckpt$j"
+			echo "    foreach: {i: \"1..$N\"}"
+			echo "    io: true"
+			bw "$2"
+			case $2 in auto*) echo "    learn_as: ckpt" ;; esac
+			echo "    in: {p: \"p$j/{i}\"}"
+			echo "    out: {k: \"k$j/{i}\"}"
+			echo "    run: \"true\""
 		done
 		;;
 	esac
