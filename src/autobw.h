@@ -38,7 +38,10 @@
  *     (r > 0 ? est(r) : 0) with r = n mod k_c, where est(r) is the time of
  *     the registered constraint with the smallest concurrency that still
  *     holds r tasks at once (k >= r), or t_c if none does: a last, partial
- *     wave runs at most as congested as that epoch did.  The least T wins;
+ *     wave runs at most as congested as that epoch did.  A climb that
+ *     knows every epoch's bytes counts as t_c the time of k_c tasks of
+ *     the epochs' mean size at the epoch's rate (tasks of one name may
+ *     write 16 to 256 MiB each).  The least T wins;
  *     ties go to the highest c (least congestion).
  */
 #ifndef WFRUN_AUTOBW_H
@@ -135,10 +138,18 @@ void autobw_init(struct autobw *a, double B, long executors, bool bounded,
  * that is 2 or more).  Otherwise (unknown bytes, or one writer fills B)
  * the next epoch is k = 2, and if the second writer added throughput (by
  * more than CLIMB_GAIN) the next jumps to one task per core (at least
- * 4).  From there the best k so far is refined by its neighbours k / 2
- * and 2 k until neither gives more than CLIMB_GAIN more throughput (k /
- * t) than it; 2 k is not tried when the best already wrote at B
- * (autobw_saturated).  Neither is tried when the best is at or beyond
+ * 4).  From there it searches for the best k of any value (issue 23):
+ * each epoch's rate is k times its tasks' pace (MB over their times)
+ * when every epoch's bytes are known, else MB/s, else tasks/s (k / t);
+ * the best k so far (a larger k must give CLIMB_GAIN more) is
+ * bracketed between the most writers tried below it (or more: k
+ * writers write at most k times the first one) and the fewest tried
+ * above; while none was tried above, 2 k is, unless the best wrote at B
+ * (autobw_saturated) or, at or beyond the fill point, its writers
+ * slowed one another (the device congests there); then golden-section
+ * steps on whole k, 0.382 of the larger side from the best, until no k
+ * in the bracket is left untried (step, kbest, lo, hi say each step).
+ * No other k is tried when the best is at or beyond
  * the fill point and each of its writers kept the one writer's pace
  * (within CLIMB_GAIN; both as MB over the tasks' whole times): k
  * writers that do not slow one another at k r >= B write at B whenever
