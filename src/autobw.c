@@ -303,7 +303,8 @@ kept_pace(const struct autobw *a, long k)
 {
 	const struct autobw_entry *e = reg_find(a, k), *one = reg_find(a, 1);
 	return a->fill >= 2 && k >= a->fill && e && one && e->pace > 0 &&
-	       one->pace > 0 && e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one->pace;
+	       one->pace > 0 &&
+	       e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
 }
 
 /* climb: is e's epoch at or beyond the fill point, and did its writers
