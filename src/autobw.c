@@ -6,11 +6,24 @@
 
 #include "util.h"
 
+long
+autobw_writers(double B, double c)
+{
+	if (!(c > 0) || !(B > 0))
+		return 0;
+	return (long)floor(B / c * (1 + AUTOBW_BW_TOL));
+}
+
+bool
+autobw_fits(double B, double used, double c)
+{
+	return used + c <= B * (1 + AUTOBW_BW_TOL);
+}
+
 static long
 concurrency(double B, double c)
 {
-	/* floor(B / c), robust to B / c landing a hair under an integer */
-	return (long)floor(B / c + 1e-9);
+	return autobw_writers(B, c);
 }
 
 static void
@@ -152,9 +165,53 @@ busy_time(struct autobw *a)
 	return S + (to - from);
 }
 
-static double
-throughput(const struct autobw_entry *e)
+/* What a climb knows of the bytes of all its registered epochs: 0
+ * nothing, 1 their MB/s (a registry kept by an earlier run), 2 also
+ * each one's pace.  Then it ranks them by MB/s, not tasks/s: tasks of
+ * one name may write 16 to 256 MiB each, and an epoch that drew small
+ * ones is not faster for it. */
+static int
+bytes_known(const struct autobw *a)
 {
+	if (!a->climb || !a->nreg)
+		return 0;
+	int known = 2;
+	for (size_t i = 0; i < a->nreg; i++) {
+		if (!(a->reg[i].mbps > 0))
+			return 0;
+		if (!(a->reg[i].pace > 0))
+			known = 1;
+	}
+	return known;
+}
+
+/* The one writer's pace: its MB over its time, or the rate read while
+ * it wrote (autobw_sample) if more: a writer whose rate was taken early
+ * runs on beside the next epoch's, and its whole time counts their
+ * congestion (issue 23: 15 of its 40 MB/s alone, where 5 writers
+ * congested; the search took 4 writers to be unable to win, and
+ * stopped at the fill point, 43 % over the best static). */
+static double
+one_pace(const struct autobw_entry *one)
+{
+	return fmax(one->pace, one->mbps);
+}
+
+/* What a climb maximises for the epoch of e: k times its pace (what its
+ * k places write in a steady run: its MB over its busy time S also
+ * counts the tail of the epoch where its last tasks, the larger ones,
+ * run with fewer than k places busy, which made it up to 40 % slow with
+ * tasks of 16 to 256 MB), else its MB/s, else tasks/s (k / t). */
+static double
+rate_of(const struct autobw *a, const struct autobw_entry *e)
+{
+	int known = bytes_known(a);
+	if (known == 2 && e->k == 1)
+		return one_pace(e);
+	if (known == 2)
+		return (double)e->k * e->pace;
+	if (known == 1)
+		return e->mbps;
 	return e->t > 0 ? (double)e->k / e->t : HUGE_VAL;
 }
 
@@ -174,7 +231,7 @@ autobw_best(const struct autobw *a, double *c)
 	const struct autobw_entry *best = NULL;
 	for (long k = 1; k <= a->executors; k++) {
 		const struct autobw_entry *e = reg_find(a, k);
-		if (e && (!best || throughput(e) > throughput(best) *
+		if (e && (!best || rate_of(a, e) > rate_of(a, best) *
 						  (1 + AUTOBW_CLIMB_GAIN)))
 			best = e;
 	}
@@ -239,22 +296,6 @@ autobw_elsewhere(const struct autobw *a)
 	return c;
 }
 
-/* climb: could k writers, fewer than the best kb, be chosen over it?  A
- * writer is never faster than alone, so k of them finish at most k times
- * as many tasks a second as the first epoch's one writer did; and fewer
- * writers win only within CLIMB_GAIN of the best's throughput.  (Without
- * this bound the climb ran k / 2 after a fill point that scaled: four
- * tasks at half the device's rate, 6 % of an 11 s run on congestdev.) */
-static bool
-could_win(const struct autobw *a, long k, long kb)
-{
-	const struct autobw_entry *one = reg_find(a, 1), *b = reg_find(a, kb);
-	if (!one || !b || k >= kb)
-		return true;
-	return (double)k * throughput(one) * (1 + AUTOBW_CLIMB_GAIN) >=
-	       throughput(b);
-}
-
 /* climb: did k writers, at or beyond the fill point, each keep the one
  * writer's pace (autobw_init_climb)? */
 static bool
@@ -262,7 +303,92 @@ kept_pace(const struct autobw *a, long k)
 {
 	const struct autobw_entry *e = reg_find(a, k), *one = reg_find(a, 1);
 	return a->fill >= 2 && k >= a->fill && e && one && e->pace > 0 &&
-	       one->pace > 0 && e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one->pace;
+	       one->pace > 0 &&
+	       e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
+}
+
+/* climb: is e's epoch at or beyond the fill point, and did its writers
+ * slow one another (each below the one writer's pace by CLIMB_GAIN)?
+ * Then the device congests there: k writers that fill B at one
+ * writer's rate write at most B f(k) together, f falling with k, and
+ * more cannot gain (issue 23: a fill point past the optimum was left by
+ * 2 k, which the tasks left could not repay, and learning stopped
+ * there, 43 % over the best static in wfrun sim). */
+static bool
+slowed(const struct autobw *a, const struct autobw_entry *e)
+{
+	const struct autobw_entry *one = reg_find(a, 1);
+	return a->fill >= 2 && e->k >= a->fill && one && one->pace > 0 &&
+	       e->pace > 0 && e->pace < (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
+}
+
+/* climb: the bracket around the best k kb: lo, the most writers tried
+ * below it or that cannot win (a writer is never faster than
+ * alone, so k of them write at most k times the first epoch's rate,
+ * and fewer writers win only by CLIMB_GAIN), and hi, the fewest tried
+ * above it, or kb + 1 when none can gain (kb is all executors, or it
+ * wrote at B), or 0 when none was tried. */
+static void
+bracket(const struct autobw *a, const struct autobw_entry *b, long *lo,
+	long *hi)
+{
+	long kb = b->k;
+	*lo = 0;
+	*hi = 0;
+	for (size_t i = 0; i < a->nreg; i++) {
+		long k = a->reg[i].k;
+		if (k < kb && k > *lo)
+			*lo = k;
+		if (k > kb && (!*hi || k < *hi))
+			*hi = k;
+	}
+	const struct autobw_entry *one = reg_find(a, 1);
+	if (one && rate_of(a, one) > 0 && kb > 1) {
+		double m = floor(rate_of(a, b) /
+				 (rate_of(a, one) * (1 + AUTOBW_CLIMB_GAIN)));
+		long ml = m < (double)(kb - 1) ? (long)m : kb - 1;
+		if (ml > *lo)
+			*lo = ml;
+	}
+	if (!*hi && (kb >= a->executors || autobw_saturated(a, b) ||
+		     slowed(a, b)))
+		*hi = kb + 1;
+}
+
+/* climb: the search for the best k of any value (autobw_init_climb).
+ * Returns the next k, or 0 when the bracket holds no k untried;
+ * a->step, lo and hi say why. */
+static long
+search_next(struct autobw *a)
+{
+	/* (as autobw_best ranks them: an epoch's rate is a sample, and
+	 * more writers must earn their place by CLIMB_GAIN) */
+	long kb = autobw_best(a, NULL), lo, hi;
+	const struct autobw_entry *b = reg_find(a, kb);
+	bracket(a, b, &lo, &hi);
+	a->lo = lo;
+	a->hi = hi;
+	a->kbest = kb;
+	if (!hi) {
+		/* more writers gained so far: widen */
+		long up = 2 * kb;
+		a->step = "expand";
+		return up < a->executors ? up : a->executors;
+	}
+	long below = kb - lo - 1, above = hi - kb - 1;
+	if (below <= 0 && above <= 0) {
+		a->step = "bracketed";
+		return 0;
+	}
+	/* golden section: into the larger side, 0.382 of it from kb */
+	if (above >= below) {
+		long d = (long)floor(0.382 * (double)(hi - kb) + 0.5);
+		a->step = "golden-up";
+		return kb + (d < 1 ? 1 : d > above ? above : d);
+	}
+	long d = (long)floor(0.382 * (double)(kb - lo) + 0.5);
+	a->step = "golden-down";
+	return kb - (d < 1 ? 1 : d > below ? below : d);
 }
 
 /* climb: the k of the next epoch, or 0 when learning is over. */
@@ -270,27 +396,32 @@ static long
 climb_next(struct autobw *a, long k)
 {
 	long best = autobw_best(a, NULL);
+	a->kbest = best;
+	a->best_rate = best ? rate_of(a, reg_find(a, best)) : 0;
+	a->lo = a->hi = 0;
 	if (k == 1 && a->nreg == 1) {
+		a->step = a->fill >= 2	      ? "fill"
+			  : a->executors >= 2 ? "second"
+					      : "no-gain";
 		if (a->fill >= 2)
 			return a->fill;
 		return a->executors >= 2 ? 2 : 0;
 	}
 	if (a->nreg == 2 && k == 2 && a->fill < 2) {
 		/* (a fill point of 2 goes on as any other: by neighbours) */
+		a->step = "no-gain";
 		if (best != 2)
 			return 0; /* a second writer added nothing */
 		long jump = autobw_climb_jump(a->cores, a->executors);
+		if (jump > 2)
+			a->step = "jump";
 		return jump > 2 ? jump : 0;
 	}
-	if (kept_pace(a, best))
+	if (kept_pace(a, best)) {
+		a->step = "kept-pace";
 		return 0; /* neither more nor fewer can do better */
-	if (2 * best <= a->executors && !reg_find(a, 2 * best) &&
-	    !autobw_saturated(a, reg_find(a, best)))
-		return 2 * best;
-	if (best / 2 >= 1 && !reg_find(a, best / 2) &&
-	    could_win(a, best / 2, best))
-		return best / 2;
-	return 0;
+	}
+	return search_next(a);
 }
 
 /* climb: how many writers at one writer's rate (mbps) fill B, within
@@ -533,6 +664,7 @@ autobw_stop(struct autobw *a)
 	if (a->climb && a->nreg) {
 		/* the best is the most writers tried: more may still pay */
 		a->still_scaling = autobw_scaling(a);
+		a->step = "stopped"; /* the tasks left cannot repay it */
 	}
 	finish_learning(a);
 	return true;
@@ -564,20 +696,36 @@ autobw_preload(struct autobw *a, const struct autobw_entry *reg, size_t n,
 	a->chosen = n ? autobw_choose(a, ready) : a->c;
 }
 
+/* The time of a wave of k tasks at entry e's rate: t, or, when a climb
+ * knows every epoch's bytes, k tasks of the mean size q at its rate
+ * (rate_of; q: the mean over the epochs of the MB per task each wrote, mbps t /
+ * k), so that an epoch that drew small tasks is not taken as fast. */
+static double
+wave_time(const struct autobw *a, const struct autobw_entry *e)
+{
+	if (!bytes_known(a))
+		return e->t;
+	double q = 0;
+	for (size_t j = 0; j < a->nreg; j++)
+		q += a->reg[j].mbps * a->reg[j].t / (double)a->reg[j].k;
+	q /= (double)a->nreg;
+	return (double)e->k * q / rate_of(a, e);
+}
+
 double
 autobw_objective(const struct autobw *a, long n, size_t i)
 {
 	const struct autobw_entry *e = &a->reg[i];
 	long k = e->k > 0 ? e->k : 1;
 	long waves = n / k, r = n % k;
-	double T = (double)waves * e->t;
+	double T = (double)waves * wave_time(a, e);
 	if (r > 0) {
-		double est = e->t;
+		double est = wave_time(a, e);
 		long bestk = 0;
 		for (size_t j = 0; j < a->nreg; j++)
 			if (a->reg[j].k >= r && (!bestk || a->reg[j].k < bestk)) {
 				bestk = a->reg[j].k;
-				est = a->reg[j].t;
+				est = wave_time(a, &a->reg[j]);
 			}
 		T += est;
 	}

@@ -38,7 +38,10 @@
  *     (r > 0 ? est(r) : 0) with r = n mod k_c, where est(r) is the time of
  *     the registered constraint with the smallest concurrency that still
  *     holds r tasks at once (k >= r), or t_c if none does: a last, partial
- *     wave runs at most as congested as that epoch did.  The least T wins;
+ *     wave runs at most as congested as that epoch did.  A climb that
+ *     knows every epoch's bytes counts as t_c the time of k_c tasks of
+ *     the epochs' mean size at the epoch's rate (tasks of one name may
+ *     write 16 to 256 MiB each).  The least T wins;
  *     ties go to the highest c (least congestion).
  */
 #ifndef WFRUN_AUTOBW_H
@@ -109,6 +112,16 @@ struct autobw {
 	double last_mean;  /* mean task time of the epoch that ended last */
 	double last_t;     /* its time t_i (k_i S / n) */
 	double last_mbps;  /* the MB/s it wrote at, 0: not known */
+	/* climb: why the current epoch's k (the search's step: fill,
+	 * second, jump, expand, golden-up, golden-down; after learning,
+	 * why it ended: bracketed, kept-pace, no-gain, or stopped by
+	 * autobw_stop), and the
+	 * bracket it was chosen in: the best k then, and the k around it
+	 * (0: none) */
+	const char *step;
+	long kbest, lo, hi;
+	double best_rate;  /* kbest's rate: MB/s, or tasks/s when some
+			      epoch's bytes were not known */
 	/* results */
 	struct autobw_entry *reg;
 	size_t nreg;
@@ -125,10 +138,18 @@ void autobw_init(struct autobw *a, double B, long executors, bool bounded,
  * that is 2 or more).  Otherwise (unknown bytes, or one writer fills B)
  * the next epoch is k = 2, and if the second writer added throughput (by
  * more than CLIMB_GAIN) the next jumps to one task per core (at least
- * 4).  From there the best k so far is refined by its neighbours k / 2
- * and 2 k until neither gives more than CLIMB_GAIN more throughput (k /
- * t) than it; 2 k is not tried when the best already wrote at B
- * (autobw_saturated).  Neither is tried when the best is at or beyond
+ * 4).  From there it searches for the best k of any value (issue 23):
+ * each epoch's rate is k times its tasks' pace (MB over their times)
+ * when every epoch's bytes are known, else MB/s, else tasks/s (k / t);
+ * the best k so far (a larger k must give CLIMB_GAIN more) is
+ * bracketed between the most writers tried below it (or more: k
+ * writers write at most k times the first one) and the fewest tried
+ * above; while none was tried above, 2 k is, unless the best wrote at B
+ * (autobw_saturated) or, at or beyond the fill point, its writers
+ * slowed one another (the device congests there); then golden-section
+ * steps on whole k, 0.382 of the larger side from the best, until no k
+ * in the bracket is left untried (step, kbest, lo, hi say each step).
+ * No other k is tried when the best is at or beyond
  * the fill point and each of its writers kept the one writer's pace
  * (within CLIMB_GAIN; both as MB over the tasks' whole times): k
  * writers that do not slow one another at k r >= B write at B whenever
@@ -272,5 +293,17 @@ double autobw_choose(const struct autobw *a, long n);
 double autobw_rechoose(const struct autobw *a, long n, double current);
 /* T(n, c) for a registered c (exposed for tests and reports). */
 double autobw_objective(const struct autobw *a, long n, size_t entry);
+
+/* The writers a constraint of c MB/s lets share a device of B MB/s:
+ * floor(B / c), with a relative tolerance AUTOBW_BW_TOL so that a B / k
+ * written rounded means k (storage_bw: 66.6667 with B = 200 allows 3,
+ * where floor(2.999998) would allow 2); 0 when c <= 0.  The one rule
+ * for every place that counts writers (the learner, iopol). */
+#define AUTOBW_BW_TOL 1e-6
+long autobw_writers(double B, double c);
+/* Does one more task of constraint c fit on a device of B MB/s whose
+ * running tasks hold used MB/s?  The same tolerance: k tasks of a
+ * rounded B / k fit. */
+bool autobw_fits(double B, double used, double c);
 
 #endif

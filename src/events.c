@@ -28,6 +28,14 @@ events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 	strbuf_add_json(&b, name);
 	strbuf_adds(&b, ",\"device\":");
 	strbuf_add_json(&b, e->device);
+	if (e->step) {
+		/* (before the fields that came first: scripts read them to
+		 * the end of the line) */
+		strbuf_adds(&b, ",\"step\":");
+		strbuf_add_json(&b, e->step);
+		strbuf_addf(&b, ",\"best\":%ld,\"best_rate\":%.6g,\"lo\":%ld,"
+			    "\"hi\":%ld", e->best, e->best_rate, e->lo, e->hi);
+	}
 	if (strcmp(e->ev, "constraint"))
 		strbuf_addf(&b, ",\"epoch\":%d", e->epoch);
 	strbuf_addf(&b, ",\"c\":%g,\"k\":%ld", e->c, e->k);
@@ -340,6 +348,11 @@ static const struct {
 	{ "name", J_STR, offsetof(struct event, name) },
 	{ "device", J_STR, offsetof(struct event, device) },
 	{ "why", J_STR, offsetof(struct event, why) },
+	{ "step", J_STR, offsetof(struct event, step) },
+	{ "best", J_NUM, offsetof(struct event, best) },
+	{ "best_rate", J_NUM, offsetof(struct event, best_rate) },
+	{ "lo", J_NUM, offsetof(struct event, lo) },
+	{ "hi", J_NUM, offsetof(struct event, hi) },
 	{ "t", J_NUM, offsetof(struct event, t) },
 	{ "epoch", J_NUM, offsetof(struct event, epoch) },
 	{ "c", J_NUM, offsetof(struct event, c) },

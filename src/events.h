@@ -16,6 +16,12 @@
  *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
  *    "why":"learned"|"fallback"|"fill"|"scaling"|"registry"|
  *    "reevaluated"}
+ *   {"t":..,"ev":"search","name":N,"device":D,"step":S,"best":KB,
+ *    "best_rate":R,"lo":L,"hi":H,"epoch":0,"c":C,"k":K}
+ * A climb's epoch_begin from its second epoch on carries the same step,
+ * best, best_rate, lo and hi after "device" (why this k: autobw.h); its
+ * search line, just before the constraint that ends its learning, says
+ * why learning ended.
  * The reader takes any flat JSON object per line (nested values are
  * skipped, blank lines ignored), so files of older and newer wfruns read
  * the same; it reports the keys above and ignores every other one.
@@ -44,8 +50,9 @@ void events_write(FILE *f, double t, const char *name,
  */
 struct event {
 	const char *ev, *name, *device, *why;
+	const char *step;       /* a climb's search step (iopol_event) */
 	double t, epoch, c, k, n, tasks, mean_s, t_s, busy_s, mbps, after_s,
-	       fill;
+	       fill, best, best_rate, lo, hi;
 	int registered;         /* 1 true, 0 false, -1 absent */
 };
 

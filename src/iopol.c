@@ -180,7 +180,32 @@ first_c(const struct iopol *p, const struct iopol_name *nm, size_t wi)
 static bool
 room(const struct iopol_device *D, double c)
 {
-	return D->used + c <= D->B + EPS || D->used <= EPS;
+	return autobw_fits(D->B, D->used, c) || D->used <= EPS;
+}
+
+/* Does worker wi take part in the learning of nm?  Every worker that
+ * writes the learning device does: one learning per device, its epochs'
+ * writers spread over the workers that share it, k counted across them
+ * (issue 23: with 3 workers on one storage, the others' tasks wrote
+ * beside the learning worker's epochs, which measured them as their
+ * own, and chose 10 writers where 7 were best, 73 % slower in wfrun
+ * sim). */
+static bool
+learns_on(const struct iopol *p, const struct iopol_name *nm, size_t wi)
+{
+	return wi == nm->learn_worker || p->w[wi].dev == nm->learn_dev;
+}
+
+/* The workers on device d: their I/O executors and cores, added. */
+static void
+dev_capacity(const struct iopol *p, uint32_t d, long *io, long *cores)
+{
+	*io = *cores = 0;
+	for (size_t wi = 0; wi < p->nw; wi++)
+		if (p->w[wi].dev == d) {
+			*io += p->w[wi].io_executors;
+			*cores += p->w[wi].cores;
+		}
 }
 
 static bool
@@ -203,14 +228,14 @@ may_start(struct iopol *p, uint32_t name, size_t wi, bool mark)
 		return false;
 	switch (nm->bw.kind) {
 	case WF_BW_STATIC:
-		return D->used + nm->bw.value <= D->B + EPS;
+		return autobw_fits(D->B, D->used, nm->bw.value);
 	default:
 		break;
 	}
 	if (!nm->has_learner)
 		return D->learner == NONE && room(D, first_c(p, nm, wi));
 	if (nm->a.phase == AUTOBW_LEARNING) {
-		if (wi == nm->learn_worker)
+		if (learns_on(p, nm, wi))
 			return autobw_can_start(&nm->a) && room(D, nm->a.c);
 		double c = nm->a.climb ? autobw_elsewhere(&nm->a) : 0;
 		if (c > 0)
@@ -258,7 +283,20 @@ static long
 k_of(const struct iopol *p, const struct iopol_name *nm, double c)
 {
 	double B = nm->learn_dev != NONE ? p->dev[nm->learn_dev].B : 0;
-	return c > 0 ? (long)floor(B / c + 1e-9) : 0;
+	return autobw_writers(B, c);
+}
+
+/* A climb's step: why its epoch's k, or why it stopped (iopol_event). */
+static void
+search_step(const struct autobw *a, struct iopol_event *e)
+{
+	if (!a->climb || !a->step)
+		return;
+	e->step = a->step;
+	e->best = a->kbest;
+	e->lo = a->lo;
+	e->hi = a->hi;
+	e->best_rate = a->best_rate;
 }
 
 static void
@@ -272,6 +310,16 @@ emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 				 .k = k_of(p, nm, nm->a.chosen), .n = n,
 				 .why = why };
 	nm->reported = nm->a.chosen;
+	if (nm->a.climb && nm->a.phase == AUTOBW_LEARNED &&
+	    strcmp(why, "reevaluated") && strcmp(why, "registry")) {
+		/* why learning ended: an event of its own (scripts read
+		 * constraint lines whole) */
+		struct iopol_event s = e;
+		s.ev = "search";
+		search_step(&nm->a, &s);
+		if (s.step)
+			emit(p, &s);
+	}
 	emit(p, &e);
 }
 
@@ -301,6 +349,7 @@ emit_epoch_begin(struct iopol *p, uint32_t name)
 				 .device = p->dev[nm->learn_dev].name,
 				 .epoch = nm->a.epoch, .c = nm->a.c,
 				 .k = nm->a.k };
+	search_step(&nm->a, &e);
 	emit(p, &e);
 	note_others(p, name);
 }
@@ -357,7 +406,12 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 		autobw_init(&nm->a, p->dev[d].B, p->w[wi].io_executors,
 			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
 			    nm->bw.max, nm->bw.delta);
-		long n = (ready > 0 ? ready : nm->left) + nm->running;
+		/* for every task of the name still to run, not the few
+		 * ready now: the first checkpoint ready alone chose one
+		 * writer, which held the whole device while the next ones
+		 * became ready (a second run 5 % slower than the best
+		 * static in wfrun sim: bench/learn-sim.sh) */
+		long n = (nm->left > ready ? nm->left : ready) + nm->running;
 		/* (a climb's registry is chosen from as the climb does) */
 		nm->a.climb = !p->paper && nm->bw.kind == WF_BW_AUTO;
 		autobw_preload(&nm->a, s->reg, s->nreg, n);
@@ -477,7 +531,9 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 	struct iopol_device *D = &p->dev[p->w[wi].dev];
 	if (constrained(nm) && nm->bw.kind != WF_BW_STATIC &&
 	    !nm->has_learner) {
-		autobw_init(&nm->a, D->B, p->w[wi].io_executors,
+		long io, cores;
+		dev_capacity(p, p->w[wi].dev, &io, &cores);
+		autobw_init(&nm->a, D->B, io,
 			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
 			    nm->bw.max, nm->bw.delta);
 		nm->has_learner = true;
@@ -489,8 +545,7 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 			/* wfrun's way: climb from one writer (autobw.h), if
 			 * its k = 2 epoch (4 tasks) can be repaid */
 			autobw_release(&nm->a);
-			autobw_init_climb(&nm->a, D->B, p->w[wi].io_executors,
-					  p->w[wi].cores);
+			autobw_init_climb(&nm->a, D->B, io, cores);
 		}
 		if (worth_epoch(p, nm)) {
 			emit_epoch_begin(p, name);
@@ -509,7 +564,7 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 		D->used += g.c;
 		return g;
 	}
-	if (nm->a.phase == AUTOBW_LEARNING && wi != nm->learn_worker) {
+	if (nm->a.phase == AUTOBW_LEARNING && !learns_on(p, nm, wi)) {
 		g.c = autobw_elsewhere(&nm->a); /* a climb, elsewhere */
 		D->used += g.c;
 		return g;
@@ -779,7 +834,7 @@ make_way_dev(struct iopol *p, uint32_t name, struct iopol_running *r,
 	double c = now_c(p, nm, d);
 	if (!(c > 0) || D->B <= 0)
 		return 0;
-	long k = (long)floor(D->B / c + 1e-9);
+	long k = autobw_writers(D->B, c);
 	if (k < 1)
 		k = 1;
 	size_t stays = n, stopped = 0;

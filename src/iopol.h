@@ -72,6 +72,12 @@ struct iopol_event {
 	long n;             /* constraint: ready tasks it was chosen for */
 	const char *why;    /* constraint: learned, fallback, registry,
 			       reevaluated */
+	const char *step;   /* epoch_begin of a climb's epoch 2 on, and
+			       search (just before the constraint that
+			       ends its learning): the search's step
+			       (autobw.h) */
+	long best, lo, hi;  /* with step: the best k measured, the bracket */
+	double best_rate;   /* with step: the best k's MB/s (or tasks/s) */
 };
 typedef void (*iopol_event_fn)(const struct iopol_event *e, void *arg);
 

@@ -66,6 +66,17 @@ EOF
 	[ "${lines[1]}" = "  w: storage_bw 100" ]
 }
 
+@test "sim: storage_bw B/k written rounded allows k writers (issue 23)" {
+	printf 'task w writes 100\ndevice * bandwidth 200 stream 50\n' >m.txt
+	# 3 writers at once at 50 MB/s each take 2 s; 2, then 1, take 4 s
+	for c in 66.6667 66.67; do
+		writers 3 $c
+		"$WFRUN" sim -m m.txt -j 2 --disk-bw 200 wf.yaml >"out.$c"
+	done
+	grep -q '^makespan 2.000 s: 3 tasks' out.66.6667 # B/3 to 6 digits: 3
+	grep -q '^makespan 4.000 s: 3 tasks' out.66.67   # not B/3: 2
+}
+
 @test "sim: --no-io runs I/O tasks as 1-core compute tasks" {
 	writers 4
 	printf 'task w writes 100\ndevice * bandwidth 100 knee 1 alpha 1\n' >m.txt
@@ -254,4 +265,23 @@ EOF
 	run -1 grep -q PREEMPTED u/trace.tsv
 	run -1 grep -q '"preempt"' u/trace.tsv
 	awk -v a="$with" -v b="$without" 'BEGIN { exit !(a < b) }'
+}
+
+@test "sim: workers sharing one storage learn once for it, an epoch's writers spread over them (issue 23)" {
+	{
+		echo '<resources><storage name="gpfs" bandwidth="200"/>'
+		for i in 1 2 3; do
+			echo "<worker name=\"n$i\" host=\"h$i\"><cores>4</cores><io-executors>16</io-executors><workdir storage=\"gpfs\" shared=\"true\">/w</workdir></worker>"
+		done
+		echo '</resources>'
+	} >sh.xml
+	search_ckpt 192 auto
+	# best at 7 writers on the device: 7 x 20 < 200 / (1 + 0.5)
+	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice gpfs bandwidth 200 knee 6 alpha 0.5 stream 20\n' >m.txt
+	run "$WFRUN" sim -q -r sh.xml -m m.txt --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '"ev":"epoch_begin","name":"ckpt","device":"gpfs"' t/events.jsonl)" -ge 3 ]
+	grep -q '"ev":"constraint","name":"ckpt","device":"gpfs","c":28.5714,"k":7,' t/events.jsonl
+	# the fill point's epoch (10 writers) ran on all three workers
+	[ "$(awk -F'\t' '$8 == 2 { print $4 }' t/trace.tsv | sort -u | tr '\n' ' ')" = "n1 n2 n3 " ]
 }

@@ -275,8 +275,11 @@ main(void)
 		ok(strstr(evlog, "end2(25,4,8,reg) ") != NULL,
 		   "the fill point's epoch registered");
 		if (run) {
-			ok(strstr(evlog, "begin3(12.5,8) ") != NULL,
-			   "128 left: 2 k beyond the fill point runs");
+			/* (its writers slowed one another: 20 of one
+			 * writer's 25 MB/s; the device congests there,
+			 * and more cannot gain: autobw.h) */
+			ok(strstr(evlog, "begin3") == NULL,
+			   "128 left, but 4 slowed: no epoch beyond the fill point");
 		} else {
 			ok(strstr(evlog, "begin3") == NULL,
 			   "127 left: no epoch beyond the fill point");
@@ -491,8 +494,10 @@ main(void)
 	iopol_release(&p);
 
 	/* A climb's registry (1 writer: 1 s a task; 2: 1.68 s for two),
-	 * checkpoints ready one at a time: the choice changes once, not at
-	 * each (1 and 2 writers are the same for one task). */
+	 * checkpoints ready one at a time: the choice is made for the 50
+	 * tasks of the name, not the one ready (1 writer would hold the
+	 * device while the next became ready), and kept at each (1 and 2
+	 * writers are the same for one task). */
 	{
 		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
 		int rfd = mkstemp(reg);
@@ -506,8 +511,8 @@ main(void)
 		ok(iopol_registry_load(&p, reg) == 0, "and read");
 		for (int i = 0; i < 8; i++)
 			iopol_ready(&p, 0, 1 + i % 2);
-		is_str(evlog, "constraint(100,registry) constraint(50,reevaluated) ",
-		       "1 writer for one ready, then 2, kept");
+		is_str(evlog, "constraint(50,registry) ",
+		       "2 writers for the 50 tasks, kept");
 		iopol_release(&p);
 		unlink(reg);
 	}
