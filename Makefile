@@ -155,11 +155,17 @@ fuzz: fuzz-build
 # (A sub-make builds: pkg-config's answers above were taken before
 # deps-check could install the libraries on a fresh machine.)
 # Every test, with the optimised build and again with the ASan+UBSan one
-# (one summary line for both).
+# (one summary line for both).  The optimised build first, then
+# tests/run-all runs its tests while the sanitizer and fuzz builds compile
+# niced (LATE_BUILD); the tests of those wait for them.  Without -j, the
+# builds take every core (CHECK_J).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 check: deps-check
-	@$(MAKE) --no-print-directory all units fuzz-build
-	@$(MAKE) --no-print-directory SANITIZE=address,undefined all units
-	@BUILDS="build build-san" FUZZ_BUILD=$(FUZZ_BUILD) tests/run-all
+	@$(MAKE) --no-print-directory $(CHECK_J) all units
+	@BUILDS="build build-san" FUZZ_BUILD=$(FUZZ_BUILD) \
+		LATE_BUILD='$(MAKE) --no-print-directory $(CHECK_J) SANITIZE=address,undefined all units && $(MAKE) --no-print-directory $(CHECK_J) fuzz-build' \
+		tests/run-all
 
 # The sanitizer build alone.
 check-san: deps-check
