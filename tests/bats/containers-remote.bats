@@ -8,7 +8,8 @@
 # docker that logs its calls; w1's also sets MODULEPATH, w2's does not.
 load helper
 
-IMG=wfrun-test-busybox:remote
+# (a tag of this run: another run of the file beside it removes its own)
+IMG="wfrun-test-busybox:remote-$(basename "$BATS_RUN_TMPDIR" | tr -cd "A-Za-z0-9_.-")"
 
 setup_file() {
 	if ! command -v docker >/dev/null || [ ! -x /bin/busybox ] ||

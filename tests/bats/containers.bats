@@ -6,7 +6,8 @@
 # the containers' CPU time and peak memory in the trace (contain.c).
 load helper
 
-IMG=wfrun-test-busybox:bats
+# (a tag of this run: another run of the file beside it removes its own)
+IMG="wfrun-test-busybox:$(basename "$BATS_RUN_TMPDIR" | tr -cd "A-Za-z0-9_.-")"
 
 setup_file() {
 	if ! command -v docker >/dev/null || ! command -v podman >/dev/null ||
