@@ -362,6 +362,12 @@ take_epoch(struct report *r, const struct event *ev, const char *path,
 	e->c = ev->c;
 	if (!isnan(ev->k))
 		e->k = jlong(ev->k, 0);
+	if (ev->step && !strcmp(ev->ev, "epoch_begin")) {
+		e->step = intern(r, ev->step, strlen(ev->step));
+		e->best = jlong(ev->best, 0);
+		e->lo = jlong(ev->lo, 0);
+		e->hi = jlong(ev->hi, 0);
+	}
 	if (!strcmp(ev->ev, "epoch_end")) {
 		e->ended = true;
 		e->tasks = jlong(ev->tasks, 0);
@@ -402,6 +408,12 @@ take_event(struct report *r, const struct event *ev, const char *path,
 		return take_epoch(r, ev, path, line, err);
 	if (!strcmp(ev->ev, "constraint"))
 		return take_constraint(r, ev, path, line, err);
+	if (!strcmp(ev->ev, "search") && ev->step) {
+		struct report_curve *cv = curve_for(r, ev->name,
+						    ev->device ? ev->device
+							       : "");
+		cv->ended_by = intern(r, ev->step, strlen(ev->step));
+	}
 	return 0;
 }
 
@@ -1006,6 +1018,20 @@ curve_points(FILE *fp, const struct report_curve *c,
 }
 
 /* The legend and the table of the epochs. */
+/* A climb's search step: its name, the best k so far and the bracket
+ * (wfrun-storage-bw(7)); nothing for an epoch without one. */
+static void
+curve_step(FILE *fp, const char *step, long best, long lo, long hi)
+{
+	if (!step)
+		return;
+	report_esc(fp, step);
+	if (best > 0)
+		fprintf(fp, ": best k so far %ld", best);
+	if (hi > 0)
+		fprintf(fp, ", between %ld and %ld", lo, hi);
+}
+
 static void
 curve_table(FILE *fp, const struct report_curve *c)
 {
@@ -1015,17 +1041,25 @@ curve_table(FILE *fp, const struct report_curve *c)
 	      "</span>epoch time t_i (s, right; hollow: epoch not registered)"
 	      "</p>\n<table class=\"epochs\"><tr><th>epoch</th><th>constraint"
 	      "</th><th>k</th><th>tasks</th><th>time t_i</th>"
-	      "<th>registered</th></tr>\n", fp);
+	      "<th>registered</th><th>why this k</th></tr>\n", fp);
 	for (size_t i = 0; i < n; i++) {
 		const struct report_epoch *e = &c->epochs.v[i];
 		char t[32];
 		report_fmt_secs(t, sizeof(t), e->mean_s);
 		fprintf(fp, "<tr><td>%ld</td><td>%g MB/s</td><td>%ld</td>"
-			"<td>%ld</td><td>%s</td><td>%s</td></tr>\n", e->epoch,
+			"<td>%ld</td><td>%s</td><td>%s</td><td>", e->epoch,
 			e->c, e->k, e->tasks, t, !e->ended ? "(did not end)" :
 			c->from_trace ? "?" : e->registered ? "yes" : "no");
+		curve_step(fp, e->step, e->best, e->lo, e->hi);
+		fputs("</td></tr>\n", fp);
 	}
 	fputs("</table>\n", fp);
+	if (c->ended_by) {
+		fputs("<p class=\"note\">Learning ended: ", fp);
+		report_esc(fp, c->ended_by);
+		fputs(" (wfrun-storage-bw(7) says what each step means).</p>\n",
+		      fp);
+	}
 }
 
 static void

@@ -61,6 +61,8 @@ struct report_epoch {
 	double c, mean_s;
 	long k, tasks;
 	bool ended, registered;
+	const char *step;       /* why this k (a climb's search), or NULL */
+	long best, lo, hi;      /* the best k so far and its bracket */
 };
 
 /* The learning of one auto constraint: a task name on a device. */
@@ -71,6 +73,7 @@ struct report_curve {
 	double c;               /* the last constraint chosen */
 	long k, n;
 	const char *why;
+	const char *ended_by;   /* the search step that ended learning */
 	bool from_trace;        /* rebuilt from trace.tsv, no events.jsonl */
 };
 

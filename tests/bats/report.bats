@@ -56,6 +56,18 @@ PY
 	run -1 grep -Eq '(src|href)="?(https?:)?//|https?:' r.html
 }
 
+@test "report: the learning section says why each epoch's k, and why learning ended" {
+	fixture
+	# epoch 2 from a climb's search (its fields after device, as written)
+	sed -i '4s/"device":"local:disk",/&"step":"golden-up","best":4,"best_rate":120.5,"lo":2,"hi":8,/' events.jsonl
+	sed -i '8i {"t":1764683404.4,"ev":"search","name":"ckpt","device":"local:disk","step":"bracketed","best":2,"best_rate":130,"lo":1,"hi":4,"epoch":0,"c":5,"k":2}' events.jsonl
+	run "$WFRUN" report -o r.html trace.tsv
+	[ "$status" -eq 0 ]
+	grep -q '<td>golden-up: best k so far 4, between 2 and 8</td></tr>' r.html
+	[ "$(grep -c '<td></td></tr>' r.html)" -ge 2 ] # epochs 1 and 3: none
+	grep -q '<p class="note">Learning ended: bracketed ' r.html
+}
+
 @test "report: default paths beside the trace; events are optional" {
 	mkdir -p .wfrun
 	cp "$WFRUN_TOP/tests/data/report/trace.tsv" .wfrun/
