@@ -399,7 +399,9 @@ on_done(const struct exec_result *r, void *arg)
 		proto_fieldf(l, "%.6f", r->end);
 		proto_fieldf(l, "%.6f", r->utime);
 		proto_fieldf(l, "%.6f", r->stime);
-		proto_fieldf(l, "%ld", r->maxrss_kb);
+		/* (0: not known, as no process has: the protocol takes
+		 * no negative) */
+		proto_fieldf(l, "%ld", r->maxrss_kb > 0 ? r->maxrss_kb : 0);
 		proto_fieldf(l, "%lld", r->read_bytes);
 		proto_fieldf(l, "%lld", r->write_bytes);
 		proto_fieldf(l, "%d", r->out_empty);

@@ -316,7 +316,7 @@ on_done(struct agent_client *c, struct proto_msg *m, struct exec_result *r)
 	r->end = d.end;
 	r->utime = d.utime;
 	r->stime = d.stime;
-	r->maxrss_kb = d.maxrss_kb;
+	r->maxrss_kb = d.maxrss_kb > 0 ? d.maxrss_kb : -1; /* 0: not known */
 	r->read_bytes = d.read_bytes;
 	r->write_bytes = d.write_bytes;
 	r->out_empty = d.out_empty;

@@ -65,6 +65,7 @@ struct ljob {
 	double start;
 	long long log_max; /* 0: no cap */
 	struct llog log[2]; /* stdout, stderr */
+	long master_kb;     /* the master's peak RSS when it started it */
 };
 
 struct exec_local {
@@ -363,6 +364,9 @@ local_submit(struct exec *e, const struct exec_job *job)
 	struct spawn_req req = { job->exe, job->argv, job->envp, job->cwd,
 				 log[0].fd, log[1].fd, cgroup_fd, mem_fd };
 	struct errbuf eb;
+	struct rusage self;
+	if (getrusage(RUSAGE_SELF, &self) < 0)
+		self.ru_maxrss = 0;
 	double start = clock_real();
 	pid_t pid = spawn_task(&req, &eb);
 	if (pid < 0) {
@@ -385,6 +389,7 @@ local_submit(struct exec *e, const struct exec_job *job)
 	j->task = job->task;
 	j->start = start;
 	j->log_max = job->log_max;
+	j->master_kb = self.ru_maxrss;
 	j->log[0] = log[0];
 	j->log[1] = log[1];
 	e->running++;
@@ -532,7 +537,12 @@ local_on_sigchld(struct exec *e)
 		r.start = j.start;
 		r.utime = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 		r.stime = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-		r.maxrss_kb = ru.ru_maxrss;
+		/* The task's process began in the master's memory (spawn.h:
+		 * vfork semantics), and the kernel counts that memory's
+		 * peak into the child's when it execs: a peak no more than
+		 * the master's is the master's, the task's is not known
+		 * (unless its cgroup says it). */
+		r.maxrss_kb = ru.ru_maxrss > j.master_kb ? ru.ru_maxrss : -1;
 		cgroup_usage(j.cg, &r);
 		if (contain_task_oom(j.cg) > 0) {
 			snprintf(r.state, sizeof(r.state), "OUT_OF_MEMORY");

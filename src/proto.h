@@ -25,7 +25,7 @@
  *            write_bytes out_empty err_empty
  *                                             the task ended (wait status
  *                                             as from wait4; -1 bytes when
- *                                             unknown)
+ *                                             unknown, maxrss_kb 0)
  *            [stage_out_s nout KIND... nfile (PATH SIZE)...]
  *                                             after a staged task (SRUN):
  *                                             the seconds spent moving its

@@ -83,11 +83,13 @@ tasks:
   - name: slow
     foreach: {i: "1..9"}
     out: {o: "o/{i}.txt"}
-    run: "sleep 1; echo {i} $SLURMD_NODENAME > {out.o}"
+    run: "touch started.$SLURMD_NODENAME; sleep 4; echo {i} $SLURMD_NODENAME > {out.o}"
 EOF
 	timeout 120 salloc -N3 "$WFRUN" --slurm -r lost.xml wf.yaml >run.out 2>&1 &
 	pid=$!
-	wait_until grep -q 'running [1-9]' run.out || true
+	# n2 has a task: killed now, it cannot end before it is lost (a
+	# kill after its tasks ended, on a loaded machine, proved nothing)
+	wait_until test -e started.n2 || true
 	"$SC" kill-node "$C" n2
 	st=0
 	wait "$pid" || st=$? # (not `run wait`: run's subshell has no child)
