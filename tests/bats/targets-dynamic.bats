@@ -44,6 +44,7 @@ EOF2
 	[[ "$output" == *"wfrun: 0 tasks done in "*", 16 left out (not asked for), 9 up to date" ]]
 	rm out-calling/vcf/S1.vcf.gz
 	run "$WFRUN" calling.yaml out-calling/vcf/S1.vcf.gz
+	echo "$output" # (shown if it fails)
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"wfrun: 3 tasks done in "*", 16 left out (not asked for), 6 up to date" ]]
 	[ "$(trace_col tag out-calling/.wfrun/trace.tsv | tail -n 3 | sort | tr '\n' ' ')" = "s=S1 s=S1,r=regions/r001 s=S1,r=regions/r002 " ]
