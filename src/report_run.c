@@ -104,15 +104,24 @@ argv_of(struct report *r, const char *json)
 	return s;
 }
 
+/* A file of the run's record, whole, into b; -1 with err (b released). */
+static int
+read_record(const char *path, struct strbuf *b, struct errbuf *err)
+{
+	struct errbuf why;
+	if (read_bounded(path, READ_MAX_INPUT, b, &why) < 0) {
+		strbuf_release(b);
+		return errprintf(err, "cannot read %s: %s", path, why.msg);
+	}
+	return 0;
+}
+
 int
 report_load_run(struct report *r, const char *path, struct errbuf *err)
 {
 	struct strbuf b = STRBUF_INIT;
-	struct errbuf why;
-	if (read_bounded(path, READ_MAX_INPUT, &b, &why) < 0) {
-		strbuf_release(&b);
-		return errprintf(err, "cannot read %s: %s", path, why.msg);
-	}
+	if (read_record(path, &b, err) < 0)
+		return -1;
 	struct report_run *u = &r->run;
 	u->have = true;
 	u->id = str_of(r, b.buf, "id");
@@ -140,11 +149,8 @@ int
 report_load_not_run(struct report *r, const char *path, struct errbuf *err)
 {
 	struct strbuf b = STRBUF_INIT;
-	struct errbuf why;
-	if (read_bounded(path, READ_MAX_INPUT, &b, &why) < 0) {
-		strbuf_release(&b);
-		return errprintf(err, "cannot read %s: %s", path, why.msg);
-	}
+	if (read_record(path, &b, err) < 0)
+		return -1;
 	char *line = b.buf;
 	int rc = 0;
 	for (size_t ln = 1; *line; ln++) {

@@ -5,24 +5,7 @@
 # one writer, so it runs with nothing else running (the other tests of
 # ssh-stage.bats run in the lanes).
 load helper
-
-setup_file() {
-	export C="$BATS_FILE_TMPDIR/s"
-	"$TESTCLUSTER" up -q 3 "$C" || return 1
-	cluster_xml "$C" false
-}
-
-teardown_file() {
-	"$TESTCLUSTER" down -q "$C"
-}
-
-# In its own directory under the master's dir, which the workers cannot
-# see.
-setup() {
-	W="$C/master/t$BATS_TEST_NUMBER"
-	mkdir -p "$W"
-	cd "$W" || exit 1
-}
+load stage-cluster
 
 @test "not shared: tasks stopped to make way run again, and their outputs come back whole" {
 	# As in ssh.bats, on workers whose workdir is not shared: w1 learns,
