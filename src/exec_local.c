@@ -364,11 +364,13 @@ local_submit(struct exec *e, const struct exec_job *job)
 	struct spawn_req req = { job->exe, job->argv, job->envp, job->cwd,
 				 log[0].fd, log[1].fd, cgroup_fd, mem_fd };
 	struct errbuf eb;
+	double start = clock_real();
+	pid_t pid = spawn_task(&req, &eb);
+	/* (after: the peak counted into the task is the master's when the
+	 * task exec'd, which spawn_task waits for; a peak only grows) */
 	struct rusage self;
 	if (getrusage(RUSAGE_SELF, &self) < 0)
 		self.ru_maxrss = 0;
-	double start = clock_real();
-	pid_t pid = spawn_task(&req, &eb);
 	if (pid < 0) {
 		contain_task_end(cg, 0);
 		/* Leave the reason in the task's stderr log too. */
