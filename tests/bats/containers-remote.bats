@@ -17,7 +17,9 @@ setup_file() {
 		echo "needs docker.io, busybox-static and lmod (.ci/install-deps)" >&2
 		return 1
 	fi
-	"$BATS_TEST_DIRNAME/../cluster/dockerd" up "$BATS_FILE_TMPDIR/dockerd"
+	# (tests/run-all's daemon, WFRUN_DOCKERD, is shared by the suites
+	# of the run and stopped at its end; else this file's own)
+	"$BATS_TEST_DIRNAME/../cluster/dockerd" up "${WFRUN_DOCKERD:-$BATS_FILE_TMPDIR/dockerd}"
 	local r=$BATS_FILE_TMPDIR/rootfs w
 	mkdir -p "$r/bin"
 	cp /bin/busybox "$r/bin/"
@@ -41,7 +43,8 @@ setup_file() {
 teardown_file() {
 	"$TESTCLUSTER" down -q "$C"
 	docker rmi -f "$IMG" >/dev/null 2>&1
-	"$BATS_TEST_DIRNAME/../cluster/dockerd" down "$BATS_FILE_TMPDIR/dockerd"
+	[ -n "${WFRUN_DOCKERD:-}" ] ||
+		"$BATS_TEST_DIRNAME/../cluster/dockerd" down "$BATS_FILE_TMPDIR/dockerd"
 }
 
 setup() {

@@ -15,7 +15,9 @@ setup_file() {
 		echo "needs docker.io, podman and busybox-static (.ci/install-deps)" >&2
 		return 1
 	fi
-	"$BATS_TEST_DIRNAME/../cluster/dockerd" up "$BATS_FILE_TMPDIR/dockerd"
+	# (tests/run-all's daemon, WFRUN_DOCKERD, is shared by the suites
+	# of the run and stopped at its end; else this file's own)
+	"$BATS_TEST_DIRNAME/../cluster/dockerd" up "${WFRUN_DOCKERD:-$BATS_FILE_TMPDIR/dockerd}"
 	local r=$BATS_FILE_TMPDIR/rootfs a
 	mkdir -p "$r/bin" "$r/tmp"
 	cp /bin/busybox "$r/bin/"
@@ -29,7 +31,8 @@ setup_file() {
 teardown_file() {
 	docker rmi -f "$IMG" >/dev/null 2>&1
 	podman rmi -f "$IMG" >/dev/null 2>&1
-	"$BATS_TEST_DIRNAME/../cluster/dockerd" down "$BATS_FILE_TMPDIR/dockerd"
+	[ -n "${WFRUN_DOCKERD:-}" ] ||
+		"$BATS_TEST_DIRNAME/../cluster/dockerd" down "$BATS_FILE_TMPDIR/dockerd"
 }
 
 # No container of this test's wfrun ($1) left, running or not, in

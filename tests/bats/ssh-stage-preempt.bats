@@ -2,8 +2,7 @@
 # run-all: alone
 # Workers whose workdir is not shared (as ssh-stage.bats), and a learning
 # that stops tasks to make way: the one test of them whose learner times
-# one writer, so it runs with nothing else running (the other tests of
-# ssh-stage.bats run in the lanes).
+# one writer (both files run with nothing else running: run-all: alone).
 load helper
 load stage-cluster
 

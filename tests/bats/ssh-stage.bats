@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-all: alone
 # Workers whose workdir is not shared: inputs staged over SFTP into a
 # sandbox, outputs kept where they were made and brought back at the end,
 # their tasks journaled then (a rerun does nothing, an inout update is
