@@ -50,7 +50,13 @@ EOF
 	mkdir local slurm
 	(cd local && scatter_wf && "$WFRUN" -q -j 2 wf.yaml)
 	cd slurm
+	# scatter_wf, but each "where" task waits until tasks of two nodes
+	# have written theirs: the run ends only if the allocations grew
+	# (timing alone did not prove it: on a loaded machine one node ran
+	# all 18 tasks before a second was granted)
 	scatter_wf
+	sed -i 's|run: "sleep 0.3; echo x$SLURMD_NODENAME > {out.o}"|run: "echo x$SLURMD_NODENAME > {out.o}; until [ $(cat where/*.txt \| sort -u \| wc -l) -gt 1 ]; do sleep 0.1; done"|' wf.yaml
+	grep -q 'until' wf.yaml
 	run timeout 60 "$WFRUN" -r ../res.xml wf.yaml
 	echo "$output"
 	[ "$status" -eq 0 ]
