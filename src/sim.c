@@ -386,6 +386,7 @@ stop_writing(struct simr *s, uint32_t t)
 				(s->nact - i - 1) * sizeof(*s->act));
 			s->nact--;
 			s->kdev[s->w[s->pl.t[t].where].dev]--;
+			s->st[t].rem = 0;
 			return;
 		}
 }
@@ -411,6 +412,8 @@ finish(struct simr *s, uint32_t t)
 	const struct place_task *pt = &s->pl.t[t];
 	place_end(&s->pl, t);
 	s->done++;
+	s->st[t].rem = 0; /* (no more samples of it: its slot may be
+			     another's now) */
 	/* what the task wrote, as the runner reads write_bytes */
 	const struct sim_task_model *tm = &s->m->task[tmpl];
 	long long wb = tm->kind == SIM_WRITES
