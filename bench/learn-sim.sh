@@ -4,7 +4,7 @@
 # IO_EXECUTORS I/O executors writing a device of B MB/s whose law
 # (wfrun(1), SIMULATION) the scheduler is never given.  For each law and
 # shape: a fine static sweep (storage_bw: B/k for every k from 1 to the
-# executors, written rounded to 6 digits), the baseline (--no-io: one
+# executors, at most 32, written rounded to 6 digits), the baseline (--no-io: one
 # writer per core), auto's first run, and its second run from the
 # registry the first kept.
 # Laws (aggregate(k) = min(k r1, B f(k)), f = 1 up to the knee, then
@@ -18,6 +18,8 @@
 #   best7   knee 6,  alpha 0.5,  r1 20: best 7, fill 10 past it
 #   plain   no knee, r1 50: a disk that does not congest (control: auto
 #           must claim no gain and not be slower than the baseline)
+#   kK-aA-rR  any other law of the family: knee K, alpha A, r1 R (r0: no
+#           per-writer cap), e.g. LAWS="k3-a0.2-r30 k12-a1-r10"
 # Shapes (the checkpoint writes MB each):
 #   hmmer    N searches of 2 s +-10 %, each followed by a checkpoint
 #   variant  per sample: align (3 s +-10 %), a checkpoint of it, and a
@@ -25,17 +27,20 @@
 #   kmeans1, kmeans3  iterations of N partial sums (2 s +-10 %), a
 #            reduce, and a checkpoint of each partial (learn_as: one)
 # Usage: bench/learn-sim.sh [WFRUN]; environment: B (200), CORES (8),
-# IO_EXECUTORS (16), N (64), MB (64), LAWS, SHAPES.
+# IO_EXECUTORS (16), N (64), MB (64), LAWS, SHAPES; WORKERS (1): with 2
+# or more, that many workers of CORES cores and IO_EXECUTORS I/O
+# executors each write one shared <storage> of B MB/s (the paper's
+# setting: nodes on one parallel file system), k counted across them.
 # Prints one Markdown table: per law and shape, the best static (its k),
 # auto's 1st and 2nd run against it, and auto against the baseline.
 set -eu
 WFRUN=${1:-${WFRUN:-$(dirname "$0")/../build/wfrun}}
 B=${B:-200} CORES=${CORES:-8} IO_EXECUTORS=${IO_EXECUTORS:-16}
-N=${N:-64} MB=${MB:-64}
+N=${N:-64} MB=${MB:-64} WORKERS=${WORKERS:-1}
 LAWS=${LAWS:-k1flat k1steep knee8 knee10 congest best7 plain}
 SHAPES=${SHAPES:-hmmer variant kmeans1 kmeans3}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+dir=${KEEP:-$(mktemp -d)}; mkdir -p "$dir"
+trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 
 law() { # NAME: the device line
 	case $1 in
@@ -46,6 +51,10 @@ law() { # NAME: the device line
 	congest) echo "device * bandwidth $B knee 4 alpha 0.1 stream 50" ;;
 	best7) echo "device * bandwidth $B knee 6 alpha 0.5 stream 20" ;;
 	plain) echo "device * bandwidth $B stream 50" ;;
+	k*-a*-r*) # any law of the family: kKNEE-aALPHA-rR1 (r0: no cap)
+		local k=${1#k} a r
+		a=${k#*-a} k=${k%%-*} r=${a#*-r} a=${a%%-*}
+		echo "device * bandwidth $B knee $k alpha $a$([ "$r" = 0 ] || echo " stream $r")" ;;
 	*) echo "learn-sim.sh: unknown law $1" >&2; exit 2 ;;
 	esac
 }
@@ -123,17 +132,36 @@ model() { # SHAPE LAW
 	law "$2"
 }
 
+# The resources file of WORKERS workers sharing one storage.
+shared_xml() {
+	echo "<resources><storage name=\"shared\" bandwidth=\"$B\"/>"
+	for i in $(seq 1 "$WORKERS"); do
+		echo "<worker name=\"n$i\" host=\"h$i\"><cores>$CORES</cores><io-executors>$IO_EXECUTORS</io-executors><workdir storage=\"shared\" shared=\"true\">/w</workdir></worker>"
+	done
+	echo "</resources>"
+}
+
 run() { # BW [ARGS...]: the makespan
 	local b=$1
 	shift
 	workflow "$shape" "$b" >"$dir/wf.yaml"
-	"$WFRUN" sim -q -j "$CORES" --io-executors "$IO_EXECUTORS" --disk-bw "$B" \
-		-m "$dir/model.txt" "$@" "$dir/wf.yaml" | awk 'NR == 1 { print $2 }'
+	if [ "$WORKERS" -gt 1 ]; then
+		"$WFRUN" sim -q -r "$dir/res.xml" -m "$dir/model.txt" "$@" "$dir/wf.yaml"
+	else
+		"$WFRUN" sim -q -j "$CORES" --io-executors "$IO_EXECUTORS" --disk-bw "$B" \
+			-m "$dir/model.txt" "$@" "$dir/wf.yaml"
+	fi | awk 'NR == 1 { print $2 }'
 }
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f %%", 100 * (a - b) / b }'; }
 
-echo "B = $B MB/s, $CORES cores, $IO_EXECUTORS I/O executors, $N tasks of $MB MB per checkpoint name"
+shared_xml >"$dir/res.xml"
+kmax=$((IO_EXECUTORS * WORKERS > 32 ? 32 : IO_EXECUTORS * WORKERS))
+if [ "$WORKERS" -gt 1 ]; then
+	echo "$WORKERS workers of $CORES cores and $IO_EXECUTORS I/O executors sharing one storage of B = $B MB/s, $N tasks of $MB MB per checkpoint name"
+else
+	echo "B = $B MB/s, $CORES cores, $IO_EXECUTORS I/O executors, $N tasks of $MB MB per checkpoint name"
+fi
 echo
 echo "| law | shape | baseline s | best static s (k) | auto s (k chosen) | auto vs best | 2nd run vs best | auto vs baseline | epochs |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -143,7 +171,7 @@ for l in $LAWS; do
 		model "$shape" "$l" >"$dir/model.txt"
 		base=$(run none --no-io)
 		best= bestk=
-		for k in $(seq 1 "$IO_EXECUTORS"); do
+		for k in $(seq 1 "$kmax"); do
 			c=$(awk -v B="$B" -v k="$k" 'BEGIN { printf "%.6g", B / k }')
 			t=$(run "$c")
 			if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
