@@ -74,9 +74,12 @@ autobw_release(struct autobw *a)
 {
 	free(a->reg);
 	free(a->span);
+	free(a->slot);
 	a->reg = NULL;
 	a->span = NULL;
-	a->nreg = a->spancap = 0;
+	a->slot = NULL;
+	a->nreg = a->spancap = a->nslot = 0;
+	a->flying = 0;
 }
 
 bool
@@ -503,6 +506,12 @@ bool
 autobw_finished(struct autobw *a, int epoch, double start, double end,
 		double mb)
 {
+	if (mb >= 0) {
+		/* (the mean size of a wave, for an epoch measured in
+		 * flight) */
+		a->task_mb += mb;
+		a->task_n++;
+	}
 	if (a->phase != AUTOBW_LEARNING || epoch != a->epoch)
 		return false; /* a straggler of an earlier phase */
 	if (end < start)
@@ -717,6 +726,15 @@ autobw_objective(const struct autobw *a, long n, size_t i)
 {
 	const struct autobw_entry *e = &a->reg[i];
 	long k = e->k > 0 ? e->k : 1;
+	if (bytes_known(a) && n >= k) {
+		/* A climb's tasks stream through k places (one starts as
+		 * another ends), they do not run in waves: n tasks at k's
+		 * rate.  (Waves made a remainder choose: 2 waves of 11 and
+		 * one of 9 beat 3 of 10 and a lone 1, and the choice
+		 * flipped between 9, 10 and 11 as tasks ended, 6 % over the
+		 * best static in wfrun sim.) */
+		return (double)n * wave_time(a, e) / (double)k;
+	}
 	long waves = n / k, r = n % k;
 	double T = (double)waves * wave_time(a, e);
 	if (r > 0) {
@@ -770,4 +788,180 @@ autobw_choose(const struct autobw *a, long n)
 		    autobw_objective(a, n, i) <= bestT * (1 + AUTOBW_CLIMB_GAIN))
 			pick = a->reg[i].c;
 	return pick;
+}
+
+/* --- in flight (autobw.h) ------------------------------------------- */
+
+bool
+autobw_flies(const struct autobw *a)
+{
+	return a->climb && a->phase == AUTOBW_LEARNING;
+}
+
+/* A writer started or ended: every window starts afresh. */
+static void
+flight_reset(struct autobw *a)
+{
+	for (size_t i = 0; i < a->nslot; i++)
+		a->slot[i].n = 0;
+}
+
+int
+autobw_slot_open(struct autobw *a)
+{
+	size_t i = 0;
+	while (i < a->nslot && a->slot[i].used)
+		i++;
+	if (i == a->nslot) {
+		a->slot = xrealloc(a->slot, (a->nslot + 1) * sizeof(*a->slot));
+		a->nslot++;
+	}
+	memset(&a->slot[i], 0, sizeof(a->slot[i]));
+	a->slot[i].used = true;
+	a->flying++;
+	flight_reset(a);
+	return (int)i;
+}
+
+void
+autobw_slot_close(struct autobw *a, int slot)
+{
+	if (slot < 0 || (size_t)slot >= a->nslot || !a->slot[slot].used)
+		return;
+	a->slot[slot].used = false;
+	a->flying--;
+	flight_reset(a);
+}
+
+/* Does R, known within e (relative), fall clearly on one side of thr? */
+static bool
+clear_of(double R, double e, double thr)
+{
+	return !(thr > 0) || fabs(R - thr) > e * R;
+}
+
+/* Is R (MB/s of k writers, within e) decided against every threshold
+ * the search compares it with (autobw.h)? */
+static bool
+flight_decides(const struct autobw *a, double R, double e)
+{
+	if (e <= AUTOBW_FLIGHT_TOL)
+		return true;
+	if (e > 0.5)
+		return false;
+	const struct autobw_entry *one = reg_find(a, 1);
+	double r1 = one ? one_pace(one) : a->early;
+	if (!clear_of(R, e, (1 - AUTOBW_CLIMB_GAIN) * (double)a->k * r1) ||
+	    !clear_of(R, e, (1 - AUTOBW_CLIMB_GAIN) * a->B))
+		return false;
+	long kb = autobw_best(a, NULL);
+	if (!kb)
+		return true;
+	if (bytes_known(a) != 2)
+		return false; /* (its rate is not MB/s of k writers) */
+	double Rb = rate_of(a, reg_find(a, kb));
+	return clear_of(R, e, kb < a->k ? Rb * (1 + AUTOBW_CLIMB_GAIN)
+					: Rb / (1 + AUTOBW_CLIMB_GAIN));
+}
+
+/* The mean MB of a task: of those that finished, else at least what
+ * the running one that wrote most wrote; 0: not known. */
+static double
+task_size(const struct autobw *a)
+{
+	double q = a->task_n ? a->task_mb / (double)a->task_n : 0;
+	for (size_t i = 0; !(q > 0) && i < a->nslot; i++)
+		if (a->slot[i].used && a->slot[i].mb1 > q)
+			q = a->slot[i].mb1;
+	return q;
+}
+
+bool
+autobw_slot_young(const struct autobw *a, int slot)
+{
+	if (slot < 0 || (size_t)slot >= a->nslot || !a->slot[slot].used)
+		return false;
+	double q = task_size(a);
+	return q > 0 && a->slot[slot].mb1 <= q / 2;
+}
+
+/* The k writers' rate is taken: register the epoch (and the carried
+ * one writer's, whose rate was taken early), and begin the next. */
+static void
+flight_taken(struct autobw *a, double R, double w)
+{
+	double q = task_size(a);
+	if (!(q > 0))
+		q = 1;
+	if (a->carry && a->epoch == a->carry + 1) {
+		reg_add(a, a->B, 1, q / a->early, a->early, a->early);
+		a->carry = 0;
+	}
+	double t = (double)a->k * q / R;
+	reg_add(a, a->c, a->k, t, R, R / (double)a->k);
+	a->flight_s = w;
+	a->last_mean = t; /* (a task of the mean size, at R / k) */
+	a->last_t = t;
+	a->last_mbps = R;
+	a->busy = w;
+	long next = climb_next(a, a->k);
+	if (!next)
+		finish_learning(a);
+	else
+		begin_epoch(a, a->B / (double)next);
+}
+
+bool
+autobw_flight(struct autobw *a, int slot, double now, double mb)
+{
+	if (!autobw_flies(a) || slot < 0 || (size_t)slot >= a->nslot ||
+	    !a->slot[slot].used)
+		return false;
+	struct autobw_slot *s = &a->slot[slot];
+	if (!s->grew) {
+		/* its first growth is passed over; the others' windows
+		 * start again: one more writes from now (a task's start,
+		 * before it writes, is not) */
+		if (mb > 0) {
+			s->grew = true;
+			flight_reset(a);
+		}
+		return false;
+	}
+	if (s->n == 0 || mb < s->mb1) {
+		s->n = 1;
+		s->t0 = s->t1 = now;
+		s->mb0 = s->mb1 = mb;
+		s->q = 0;
+		s->stepped = false;
+		return false;
+	}
+	double add = mb - s->mb1;
+	if (add <= 0)
+		s->stepped = true;
+	else if (add > s->q)
+		s->q = add;
+	s->t1 = now;
+	s->mb1 = mb;
+	s->n++;
+	if (a->k < 2 || a->flying != a->k)
+		return false;
+	double R = 0, E = 0, w = HUGE_VAL;
+	for (size_t i = 0; i < a->nslot; i++) {
+		const struct autobw_slot *x = &a->slot[i];
+		if (!x->used)
+			continue;
+		double wi = x->t1 - x->t0;
+		if (x->n < 2 || wi < AUTOBW_RATE_SPAN)
+			return false;
+		R += (x->mb1 - x->mb0) / wi;
+		if (x->stepped)
+			E += x->q / wi;
+		if (wi < w)
+			w = wi;
+	}
+	if (!(R > 0) || !flight_decides(a, R, E / R))
+		return false;
+	flight_taken(a, R, w);
+	return true;
 }

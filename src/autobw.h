@@ -41,8 +41,9 @@
  *     wave runs at most as congested as that epoch did.  A climb that
  *     knows every epoch's bytes counts as t_c the time of k_c tasks of
  *     the epochs' mean size at the epoch's rate (tasks of one name may
- *     write 16 to 256 MiB each).  The least T wins;
- *     ties go to the highest c (least congestion).
+ *     write 16 to 256 MiB each), and for n >= k_c counts them streamed,
+ *     not in waves: T = n t_c / k_c (autobw_objective).  The least T
+ *     wins; ties go to the highest c (least congestion).
  */
 #ifndef WFRUN_AUTOBW_H
 #define WFRUN_AUTOBW_H
@@ -62,6 +63,20 @@ struct autobw_entry {
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
+
+/* A climb's running writer, read while it runs (autobw_flight). */
+struct autobw_slot {
+	bool used;
+	bool grew;         /* its count has grown once (its first step,
+			      passed over, is over) */
+	int n;             /* samples in the window (0: it starts at the
+			      next) */
+	double t0, mb0;    /* the window's first sample: when, MB */
+	double t1, mb1;    /* its latest */
+	double q;          /* the most MB one sample saw added */
+	bool stepped;      /* some sample of the window saw none added:
+			      the count grows in steps of up to q */
+};
 
 struct autobw_span {
 	double start, end;
@@ -122,6 +137,14 @@ struct autobw {
 	long kbest, lo, hi;
 	double best_rate;  /* kbest's rate: MB/s, or tasks/s when some
 			      epoch's bytes were not known */
+	/* climb: the writers running on the device, read while they run
+	 * (autobw_flight) */
+	struct autobw_slot *slot;
+	size_t nslot;
+	long flying;       /* slots in use */
+	double flight_s;   /* the window of the last in-flight rate, s */
+	double task_mb;    /* MB of the tasks that finished, and */
+	long task_n;       /* how many: their mean sizes a wave */
 	/* results */
 	struct autobw_entry *reg;
 	size_t nreg;
@@ -190,7 +213,8 @@ void autobw_release(struct autobw *a);
  * another finishes), so that the time its tasks spend before they write
  * overlaps with others' writing, as in a steady run, and two waves'
  * worth of tasks average out a slow one (one writer has nothing to
- * overlap with: its epoch is one task). */
+ * overlap with: its epoch is one task), unless its rate is taken in
+ * flight first (autobw_flight). */
 bool autobw_can_start(const struct autobw *a);
 /* How many tasks the current epoch measures (k, or 2 k in a climb). */
 long autobw_tasks(const struct autobw *a);
@@ -256,6 +280,45 @@ bool autobw_wants_rate(const struct autobw *a);
  * autobw_finished). */
 bool autobw_carry_done(struct autobw *a, double start, double end,
 		       double mb);
+
+/* Beyond the paper: a climb's epoch of k >= 2 writers measured while
+ * they write, not when 2 k of them have finished (issue 23: with 32
+ * tasks, an epoch at a fill point past the optimum streamed most of
+ * them at half the best rate, and stopping short of it left the fill
+ * point chosen, 67 % over the best static on congestdev).  Every task
+ * of a learning climb that starts on the learning device holds a slot
+ * (autobw_slot_open) while it runs, and what it has written so far is
+ * passed here every AUTOBW_SAMPLE_S seconds (its own clock: rates are
+ * taken per slot, and added).  A window starts afresh whenever a writer
+ * starts writing (its first growth, passed over: a throttle's or a
+ * cache's first budget is not its rate; a task that starts up before
+ * it writes does not congest) or ends.  Once exactly k writers
+ * run and each has been read over at least AUTOBW_RATE_SPAN seconds,
+ * their summed rate R is known within e = the sum of q_i / w_i over
+ * R (q_i the largest step of a writer whose count grows in steps, 0
+ * for one that grows at every sample).  It is taken when it decides
+ * what the search asks of it: R with e on either side does not
+ * straddle the thresholds the search compares it with (1 + GAIN times
+ * the best so far, or over it; k writers at 1 - GAIN of the one
+ * writer's pace), or e is within GAIN / 2 anyway.  A device far past
+ * its knee is known within a few tenths of a second; one near the
+ * optimum, where a wrong choice costs little, may be left to the
+ * epoch's end.  Then the epoch is registered (MB/s R, pace R / k, its
+ * t for a wave of tasks of the mean size that finished so far) and the
+ * next begins at once: the writers running carry on under its
+ * constraint, so that a step up starts more at once and a step down
+ * lets them drain.  Returns true when it ended the epoch (look at
+ * phase, epoch, reg, flight_s). */
+#define AUTOBW_FLIGHT_TOL (AUTOBW_CLIMB_GAIN / 2)
+int autobw_slot_open(struct autobw *a);
+void autobw_slot_close(struct autobw *a, int slot);
+bool autobw_flight(struct autobw *a, int slot, double now, double mb);
+/* Has the writer in slot written less than half a task (of the mean
+ * size that finished, else of the most any running one wrote)?  Then
+ * a step down may stop it and run it again (iopol_make_way). */
+bool autobw_slot_young(const struct autobw *a, int slot);
+/* Does a climb learn in flight (a slot for each task started now)? */
+bool autobw_flies(const struct autobw *a);
 
 /* Did the epoch of e write at B, or near enough (within CLIMB_GAIN) that
  * more writers cannot add what the climb asks of them? */

@@ -441,18 +441,27 @@ worth(const struct iopol *p, const struct iopol_name *nm, long k)
 	return 2 * k * (ndev > 1 ? ndev : 1) <= nm->left;
 }
 
-/* Is the learning name's current epoch worth running?  One beyond a
- * climb's fill point bets against the fill point (f writers at one
- * writer's rate fill B): a fill point's epoch that wrote below B may
- * only show the time each task spends before it writes, and on a device
- * that congests the bet loses what it runs.  It must be repaid twice
- * over: at most a quarter of the learning node's share of the work left
- * (4 D n tasks left for its n). */
+/* Is the learning name's current epoch worth running?  A climb's epoch
+ * of k >= 2 writers is measured in flight (autobw_flight): it costs a
+ * window of a few tenths of a second and, on a step down, the youngest
+ * writers' first bytes, not the 2 k tasks it measures at most; it is
+ * run while one wave of k is left on each device (D k tasks), when
+ * the one writer's bytes were known (a fill point; otherwise no bytes
+ * are, and it streams its 2 k tasks).  Not
+ * running it is a bet: with 32 tasks and a fill point of 16, the climb
+ * stopped after one writer and ran 16 at once on a device whose best
+ * was 9, 3 times slower than the best static in wfrun sim.  The
+ * paper's epochs cost all their tasks. */
 static bool
 worth_epoch(const struct iopol *p, const struct iopol_name *nm)
 {
-	long n = autobw_tasks(&nm->a);
-	return worth(p, nm, autobw_beyond_fill(&nm->a) ? 2 * n : n);
+	const struct autobw *a = &nm->a;
+	if (!a->climb || a->k < 2 || a->fill < 1)
+		return worth(p, nm, autobw_tasks(a)); /* (no bytes: no flight) */
+	long ndev = 0;
+	for (size_t d = 0; d < p->ndev; d++)
+		ndev += p->dev[d].B > 0;
+	return a->k * (ndev > 1 ? ndev : 1) <= nm->left;
 }
 
 /* With nothing registered (learning was not worth it), one task per core
@@ -526,7 +535,7 @@ struct iopol_grant
 iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 {
 	name = p->nm[name].grp;
-	struct iopol_grant g = { 0, 0, false };
+	struct iopol_grant g = { 0, 0, false, 0 };
 	struct iopol_name *nm = &p->nm[name];
 	struct iopol_device *D = &p->dev[p->w[wi].dev];
 	if (constrained(nm) && nm->bw.kind != WF_BW_STATIC &&
@@ -572,9 +581,14 @@ iopol_start(struct iopol *p, uint32_t name, size_t wi, long ready)
 	g.c = autobw_constraint(&nm->a);
 	g.epoch = autobw_epoch(&nm->a);
 	D->used += g.c;
+	if (autobw_flies(&nm->a)) {
+		/* every writer of the learning device, read while it runs */
+		g.slot = 1 + autobw_slot_open(&nm->a);
+		g.sample = true;
+	}
 	if (g.epoch) {
 		autobw_started(&nm->a);
-		g.sample = autobw_wants_rate(&nm->a);
+		g.sample |= autobw_wants_rate(&nm->a);
 		if (nm->left == 0)
 			autobw_no_more_ready(&nm->a); /* no more will come */
 	}
@@ -616,6 +630,69 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long k,
 	next_epoch(p, name);
 }
 
+/* A running task's grant now holds c of its device. */
+static void
+regrant(struct iopol *p, size_t wi, struct iopol_grant *g, double c)
+{
+	if (!(g->c > 0) || !(c > 0) || g->c == c)
+		return;
+	struct iopol_device *D = &p->dev[p->w[wi].dev];
+	D->used += c - g->c;
+	g->c = c;
+	if (D->used < EPS)
+		D->used = 0;
+}
+
+/* The one writer's rate was taken (autobw_sample), after_s into its
+ * window: say so, and begin the fill point's epoch. */
+static void
+one_rate_taken(struct iopol *p, uint32_t name, int epoch, double c,
+	       double after_s)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct iopol_event e = { .ev = "rate", .name = name, .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .epoch = epoch, .c = c, .k = 1,
+				 .mbps = nm->a.early, .after_s = after_s,
+				 .fill = nm->a.fill };
+	emit(p, &e);
+	next_epoch(p, name);
+}
+
+/* k writers' rate was taken in flight (autobw_flight), ending epoch
+ * `epoch` (of constraint c, joined tasks; nreg entries before): say
+ * so, with the carried one writer's epoch if it was registered too. */
+static void
+flight_taken(struct iopol *p, uint32_t name, int epoch, double c, long k,
+	     long joined, size_t nreg)
+{
+	struct iopol_name *nm = &p->nm[name];
+	const struct autobw *a = &nm->a;
+	const char *dev = p->dev[nm->learn_dev].name;
+	if (a->nreg == nreg + 2) {
+		const struct autobw_entry *r = &a->reg[nreg];
+		struct iopol_event e1 = { .ev = "epoch_end", .name = name,
+					  .key = nm->key, .device = dev,
+					  .epoch = epoch - 1, .c = r->c, .k = 1,
+					  .tasks = 1, .t_s = r->t, .mbps = r->mbps,
+					  .registered = true };
+		emit(p, &e1);
+	}
+	struct iopol_event e = { .ev = "rate", .name = name, .key = nm->key,
+				 .device = dev, .epoch = epoch, .c = c, .k = k,
+				 .mbps = a->last_mbps, .after_s = a->flight_s,
+				 .fill = a->fill };
+	emit(p, &e);
+	epoch_ended(p, name, epoch, c, k, joined, a->nreg - 1);
+	if (a->phase == AUTOBW_LEARNING && a->flying > a->k) {
+		/* a step down: the youngest writers make way */
+		nm->drain = true;
+		if (!nm->tight)
+			p->ntight++;
+		nm->tight = true;
+	}
+}
+
 bool
 iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 	     struct iopol_grant *g, double now, long long bytes)
@@ -623,29 +700,33 @@ iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 	name = p->nm[name].grp;
 	struct iopol_name *nm = &p->nm[name];
 	struct autobw *a = &nm->a;
-	if (!g->sample || !nm->has_learner || g->epoch != a->epoch ||
-	    !autobw_wants_rate(a))
+	if (!g->sample || !nm->has_learner)
 		return false;
+	if (a->phase != AUTOBW_LEARNING) {
+		regrant(p, wi, g, a->chosen); /* learned: its choice */
+		return false;
+	}
+	if (learns_on(p, nm, wi))
+		regrant(p, wi, g, a->c);
 	if (bytes < 0)
 		return true; /* not known this time */
+	double mb = (double)bytes / (1024.0 * 1024.0);
 	int epoch = a->epoch;
 	double c = a->c;
-	if (!autobw_sample(a, now, (double)bytes / (1024.0 * 1024.0)))
-		return true;
-	struct iopol_event e = { .ev = "rate", .name = name, .key = nm->key,
-				 .device = p->dev[nm->learn_dev].name,
-				 .epoch = epoch, .c = c, .k = 1,
-				 .mbps = a->early,
-				 .after_s = now - a->s_t0, .fill = a->fill };
-	emit(p, &e);
-	/* the writer now holds one of the fill point's places */
-	struct iopol_device *D = &p->dev[p->w[wi].dev];
-	D->used -= g->c - a->c;
-	g->c = a->c;
-	if (D->used < EPS)
-		D->used = 0;
-	next_epoch(p, name);
-	return false;
+	long k = a->k, joined = a->joined;
+	size_t nreg = a->nreg;
+	if (g->epoch == epoch && autobw_wants_rate(a)) {
+		if (autobw_sample(a, now, mb)) {
+			/* the writer now holds one of the fill point's
+			 * places */
+			regrant(p, wi, g, a->c);
+			one_rate_taken(p, name, epoch, c, now - a->s_t0);
+		}
+		return g->slot || autobw_wants_rate(a);
+	}
+	if (g->slot && autobw_flight(a, g->slot - 1, now, mb))
+		flight_taken(p, name, epoch, c, k, joined, nreg);
+	return g->slot != 0;
 }
 
 /* The carried task of a climb (autobw_sample) ended, from start to end,
@@ -693,6 +774,8 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	give_back(p, wi, g);
 	if (nm->running > 0)
 		nm->running--;
+	if (g.slot && nm->has_learner)
+		autobw_slot_close(&nm->a, g.slot - 1);
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
@@ -756,6 +839,8 @@ iopol_abandon(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g)
 	nm->left++;
 	if (nm->running > 0)
 		nm->running--;
+	if (g.slot && nm->has_learner)
+		autobw_slot_close(&nm->a, g.slot - 1);
 	if (g.epoch && nm->has_learner)
 		autobw_abandon(&nm->a, g.epoch);
 }
@@ -838,9 +923,13 @@ make_way_dev(struct iopol *p, uint32_t name, struct iopol_running *r,
 	if (k < 1)
 		k = 1;
 	size_t stays = n, stopped = 0;
-	bool over = !p->no_preempt && n > 2 * (size_t)k;
+	bool drain = nm->drain && d == nm->learn_dev &&
+		     nm->a.phase == AUTOBW_LEARNING;
+	bool over = !p->no_preempt && n > (drain ? 1 : 2) * (size_t)k;
 	for (size_t i = n; over && i-- > 0 && stays > (size_t)k;)
-		if (r[i].can_stop && r[i].g->c * 2 <= c + EPS) {
+		if (r[i].can_stop &&
+		    (drain ? autobw_slot_young(&nm->a, r[i].g->slot - 1)
+			   : r[i].g->c * 2 <= c + EPS)) {
 			r[i].stop = true;
 			stays--;
 			stopped++;
@@ -870,8 +959,10 @@ iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
 	       size_t n)
 {
 	name = p->nm[name].grp;
-	if (!n || !p->nm[name].has_learner)
+	if (!n || !p->nm[name].has_learner) {
+		p->nm[name].drain = false;
 		return 0;
+	}
 	qsort_r(r, n, sizeof(*r), by_dev_start, p);
 	size_t stopped = 0;
 	for (size_t i = 0, j; i < n; i = j) {
@@ -879,7 +970,14 @@ iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
 			j++;
 		stopped += make_way_dev(p, name, r + i, j - i);
 	}
+	p->nm[name].drain = false;
 	return stopped;
+}
+
+bool
+iopol_draining(const struct iopol *p, uint32_t name)
+{
+	return p->nm[p->nm[name].grp].drain;
 }
 
 /* --- registries kept across runs --------------------------------------- */

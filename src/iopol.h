@@ -106,6 +106,8 @@ struct iopol_name {
 	double others_c;    /* a climb: the constraint last given to the
 			       devices other than its learning one */
 	bool tight;         /* others_c rose: see iopol_take_tight */
+	bool drain;         /* with tight: an in-flight step down, its
+			       device over the new k (iopol_make_way) */
 };
 
 struct iopol_worker {
@@ -144,8 +146,10 @@ struct iopol {
 struct iopol_grant {
 	double c;
 	int epoch;
-	bool sample;  /* a climb's one writer: pass what it has written so
-			 far to iopol_sample every AUTOBW_SAMPLE_S s */
+	bool sample;  /* a climb's writer: pass what it has written so far
+			 to iopol_sample every AUTOBW_SAMPLE_S s */
+	int slot;     /* 1 + its slot in the climb (autobw_flight), 0:
+			 none */
 };
 
 /* ninst[i]: instances of task i; no_io: the baseline, nothing is I/O. */
@@ -195,11 +199,13 @@ void iopol_finish(struct iopol *p, uint32_t name, size_t wi,
 		  struct iopol_grant g, double start, double end,
 		  long long bytes);
 /* A task on worker wi whose grant says sample has written bytes by now
- * (seconds, on the clock of its start and end; bytes < 0: not known).  Returns false once
- * the learner wants no more samples of it.  When its rate is taken
- * (autobw_sample), emits a "rate" event, lowers the task's grant to the
- * fill point's constraint (it holds one of its places) and begins the
- * next epoch (or ends learning). */
+ * (seconds, on the clock of its start and end; bytes < 0: not known).
+ * Returns false once the learner wants no more samples of it.  When the
+ * one writer's rate is taken (autobw_sample), or k writers' rate in
+ * flight (autobw_flight), emits a "rate" event (and "epoch_end" for the
+ * epochs it registers) and begins the next epoch (or ends learning).
+ * Each sampled task's grant follows the constraint in force: it holds
+ * one of its places (a step down drains, a step up starts more). */
 bool iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 		  struct iopol_grant *g, double now, long long bytes);
 /* It finished and failed, and will run again (on_failure: retry): it is
@@ -224,9 +230,13 @@ void iopol_ready(struct iopol *p, uint32_t name, long ready);
  * one per core (autobw_elsewhere); when an epoch's end raises that
  * constraint (the first epoch's fill point, or the choice), the tasks
  * already running there under the old one would hold those devices
- * congested to their end.  iopol_take_tight names such a name (and
- * clears its mark), or returns UINT32_MAX; the backend then lists the
- * name's tasks running outside any epoch and calls iopol_make_way.
+ * congested to their end.  The same when an epoch measured in flight
+ * steps down (autobw_flight): the writers running on the learning
+ * device would hold it congested until they end.  iopol_take_tight
+ * names such a name (and clears its mark), or returns UINT32_MAX; the
+ * backend then lists the name's tasks running outside any epoch (and,
+ * when iopol_draining says so, those of its epochs too) and calls
+ * iopol_make_way.
  */
 uint32_t iopol_take_tight(struct iopol *p);
 struct iopol_running {
@@ -239,10 +249,15 @@ struct iopol_running {
 	bool stop;               /* out: stop it and hand it back with
 				    iopol_abandon (not a failure) */
 };
+/* Is the name draining its learning device (iopol_take_tight just
+ * named it)? */
+bool iopol_draining(const struct iopol *p, uint32_t name);
 /* On each device, the constraint c now in force for the name there
  * allows k = floor(B / c) tasks.  Where more than 2 k run, the youngest
  * that can stop and started under less than c / 2 are marked stop until
- * k remain; those that stay hold c from now on (so that no new task
+ * k remain; on a learning device that drains, where more than k run,
+ * the youngest that can stop and have written less than half a task
+ * (autobw_slot_young) are; those that stay hold c from now on (so that no new task
  * starts there until the device is back within k).  Sorts r by device
  * and start; returns how many are marked; emits a "preempt" event per
  * device that stops any (tasks: how many, k: how many stay).  Marks

@@ -634,7 +634,8 @@ make_way(struct place *pl)
 			uint32_t t = pl->io_run.v[i];
 			struct place_task *pt = &pl->t[t];
 			if (pl->pol->nm[g->tasks.v[t].tmpl].grp != name ||
-			    pt->grant.epoch || !(pt->grant.c > 0) || pt->preempt)
+			    (pt->grant.epoch && !iopol_draining(pl->pol, name)) ||
+			    !(pt->grant.c > 0) || pt->preempt)
 				continue;
 			struct iopol_running x = {
 				t, pt->where, pt->seq, &pt->grant,

@@ -198,7 +198,7 @@ EOF
 	run "$WFRUN" -q -j 2 --io-executors 8 --disk-bw 4 wf.yaml
 	[ "$status" -eq 0 ]
 	for i in $(seq 1 8); do [ "$(stat -c %s out/$i)" -eq 1966080 ]; done
-	rate=$(grep '"ev":"rate"' .wfrun/events.jsonl)
+	rate=$(grep '"ev":"rate",.*"epoch":1,' .wfrun/events.jsonl)
 	[[ "$rate" == *'"name":"ckpt","device":"disk@local","epoch":1,"c":4,"k":1,'* ]]
 	mbps=$(sed 's/.*"mbps":\([0-9.e+-]*\),.*/\1/' <<<"$rate")
 	after=$(sed 's/.*"after_s":\([0-9.]*\),.*/\1/' <<<"$rate")
@@ -209,7 +209,7 @@ EOF
 	[ "$fill" -ge 2 ]
 	# epoch 1 ends after the rate, registered with it
 	e1=$(grep -n '"ev":"epoch_end",.*"epoch":1,' .wfrun/events.jsonl)
-	[ "${e1%%:*}" -gt "$(grep -n '"ev":"rate"' .wfrun/events.jsonl | cut -d: -f1)" ]
+	[ "${e1%%:*}" -gt "$(grep -n '"ev":"rate",.*"epoch":1,' .wfrun/events.jsonl | cut -d: -f1)" ]
 	[[ "$e1" == *'"tasks":1,'*"\"mbps\":$mbps,\"registered\":true}" ]]
 	# others started while the one writer ran; it holds the fill
 	# point's c
@@ -217,6 +217,65 @@ EOF
 	[ "$(awk -F'\t' -v e="$end1" 'NR > 1 && $1 != 1 && $13 < e' .wfrun/trace.tsv | wc -l)" -ge 1 ]
 	c=$(awk -v f="$fill" 'BEGIN { printf "%g", 4 / f }')
 	[ "$(awk -F'\t' '$1 == 1 { print $7 }' .wfrun/trace.tsv)" = "$c" ]
+}
+
+@test "an epoch past the knee is measured in flight, and its youngest writers make way" {
+	# Writers that congest one another as a device would: each writes
+	# 8 MiB at law(n) / n MB/s, n the writers running (their files in
+	# w/, those alive), law(n) = min(10 n, 40 f(n)), f = 1 up to 2, then
+	# 1 / (1 + 2 (n - 2)): 10, 20, 13.3 and 8 MB/s for 1 to 4.  B = 40:
+	# one writer's 10 MB/s says the fill point 4, past the best, 2.  (A
+	# writer late by more than 50 ms does not catch up: on a loaded
+	# machine, writers that caught up wrote 4 at once at 14.5 MB/s.)
+	cat >writer.py <<'PY'
+import os, sys, time
+me = os.path.join("w", str(os.getpid()))
+os.makedirs("w", exist_ok=True)
+open(me, "w").close()
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+t = time.monotonic()
+for i in range(128):
+    n = sum(os.path.exists("/proc/" + p) for p in os.listdir("w"))
+    law = min(10 * n, 40 / (1 + 2 * max(0, n - 2)))
+    os.write(fd, b" " * 65536)
+    t = max(t, time.monotonic() - 0.05) + 0.0625 / (law / n)
+    time.sleep(max(0, t - time.monotonic()))
+os.unlink(me)
+PY
+	wf <<'EOF'
+tasks:
+  - name: ckpt
+    foreach: {i: "1..24"}
+    io: true
+    storage_bw: auto
+    out: {f: "out/{i}"}
+    run: "/usr/bin/python3 writer.py {out.f}"
+EOF
+	run "$WFRUN" -q -j 2 --io-executors 8 --disk-bw 40 wf.yaml
+	[ "$status" -eq 0 ]
+	for i in $(seq 1 24); do [ "$(stat -c %s out/$i)" -eq 8388608 ]; done
+	ev=.wfrun/events.jsonl
+	grep -q '"ev":"rate",.*"epoch":1,"c":40,"k":1,' $ev
+	grep -q '"ev":"epoch_begin",.*"epoch":2,"c":10,"k":4}$' $ev
+	# the fill point's 4 writers: their rate taken while they wrote
+	r2=$(grep '"ev":"rate",.*"epoch":2,"c":10,"k":4,' $ev)
+	mbps=$(sed 's/.*"mbps":\([0-9.e+-]*\),.*/\1/' <<<"$r2")
+	after=$(sed 's/.*"after_s":\([0-9.]*\),.*/\1/' <<<"$r2")
+	awk -v m="$mbps" 'BEGIN { exit !(m > 5 && m < 10) }'
+	awk -v a="$after" 'BEGIN { exit !(a >= 0.2 && a < 3) }'
+	grep -q '"ev":"epoch_end",.*"epoch":2,"c":10,"k":4,.*"registered":true}$' $ev
+	# ... before any task of epoch 2 ended (8 MiB at 2 MB/s: 4 s)
+	t2=$(grep '"ev":"rate",.*"epoch":2,' $ev | sed 's/^{"t":\([0-9.]*\),.*/\1/')
+	first=$(awk -F'\t' 'NR > 1 && $8 == 2 { print $14 }' .wfrun/trace.tsv | sort -n | head -1)
+	awk -v r="$t2" -v e="$first" 'BEGIN { exit !(r < e) }'
+	# then down to 2 writers, the youngest of the 4 stopped to make
+	# way, and the search keeps 2
+	grep -q '"ev":"epoch_begin",.*"step":"golden-up","best":1,.*"epoch":3,"c":20,"k":2}$' $ev
+	grep -q '"ev":"preempt",.*"epoch":3,"c":20,"k":2,"tasks":2}$' $ev
+	grep -q '"ev":"constraint",.*"c":20,"k":2,.*"why":"learned"}$' $ev
+	# each of them ran again: 24 tasks completed, no file half written
+	[ "$(trace_col status | grep -c '^COMPLETED$')" -eq 24 ]
+	[ "$(trace_col status | grep -c '^PREEMPTED$')" -eq 2 ]
 }
 
 @test "a retried I/O task counts again among those left to start" {

@@ -348,12 +348,13 @@ EOF2
 	[ "$status" -eq 0 ]
 	for i in $(seq 1 8); do [ "$(stat -c %s out/$i)" -eq 1966080 ]; done
 	[ "$(trace_col worker | sort -u)" = w1 ]
-	rate=$(grep '"ev":"rate"' .wfrun/events.jsonl)
+	rate=$(grep '"ev":"rate",.*"epoch":1,' .wfrun/events.jsonl)
 	[[ "$rate" == *'"name":"ckpt","device":"disk@w1","epoch":1,"c":4,"k":1,'* ]]
 	fill=$(sed 's/.*"fill":\([0-9]*\)}$/\1/' <<<"$rate")
 	[ "$fill" -ge 2 ]
-	# (8 tasks cannot repay the fill point's epoch: it is chosen)
-	grep -q "\"ev\":\"constraint\",.*\"k\":$fill,\"n\":8,\"why\":\"fill\"}" .wfrun/events.jsonl
+	# (the fill point's epoch, a wave of $fill of the 7 left, runs)
+	grep -q "\"ev\":\"epoch_begin\",.*\"epoch\":2,.*\"k\":$fill}$" .wfrun/events.jsonl
+	grep -q '"ev":"constraint",.*"n":[0-9]*,"why":"[a-z]*"}$' .wfrun/events.jsonl
 	end1=$(awk -F'\t' '$1 == 1 { print $14 }' .wfrun/trace.tsv)
 	[ "$(awk -F'\t' -v e="$end1" 'NR > 1 && $1 != 1 && $13 < e' .wfrun/trace.tsv | wc -l)" -ge 1 ]
 	c=$(awk -v f="$fill" 'BEGIN { printf "%g", 4 / f }')
