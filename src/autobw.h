@@ -42,8 +42,10 @@
  *     knows every epoch's bytes counts as t_c the time of k_c tasks of
  *     the epochs' mean size at the epoch's rate (tasks of one name may
  *     write 16 to 256 MiB each), and for n >= k_c counts them streamed,
- *     not in waves: T = n t_c / k_c (autobw_objective).  The least T
- *     wins; ties go to the highest c (least congestion).
+ *     not in waves: T = n t_c / k_c (autobw_objective), and for
+ *     n < k_c the n tasks at the lesser of n times the one writer's
+ *     pace and k_c's rate.  The least T wins; ties go to the highest c
+ *     (least congestion).
  */
 #ifndef WFRUN_AUTOBW_H
 #define WFRUN_AUTOBW_H

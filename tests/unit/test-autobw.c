@@ -894,6 +894,18 @@ main(void)
 		if (n != 65)
 			printf("# not for %ld\n", n);
 		autobw_release(&a);
+		/* fewer tasks than k: only they run, at least at n times the
+		 * one writer's pace or at k's rate */
+		autobw_init_climb(&a, 200, 16, 2);
+		struct autobw_entry r2[] = {
+			{ 200, 1, 2.29, 28, 28 }, { 28.5714, 7, 13.18, 34, 4.857 },
+		};
+		autobw_preload(&a, r2, 2, 2);
+		is_int(autobw_writers(200, autobw_choose(&a, 2)), 7,
+		       "2 tasks left: 7 writers' constraint (34 MB/s), not 1 (28)");
+		ok(fabs(autobw_objective(&a, 2, 1) - 2 * 64.0 / 34) < 0.01,
+		   "2 tasks of 64 MB at 34 MB/s: %.3f s", autobw_objective(&a, 2, 1));
+		autobw_release(&a);
 	}
 
 	/* storage_bw: N counts floor(B / N) writers, a rounded B / k
