@@ -368,16 +368,28 @@ swenv_prepare(const struct workflow *wf, const char *engine,
 pid_t
 swenv_remove_start(const char *engine, const char *name)
 {
-	struct strbuf sh = STRBUF_INIT, q = STRBUF_INIT;
+	struct strbuf sh = STRBUF_INIT, q = STRBUF_INIT, f = STRBUF_INIT,
+		      fv = STRBUF_INIT;
 	engine_pick(engine, &sh);
 	sq_quote(&q, name, strlen(name));
+	strbuf_addf(&fv, "name=^%s$", name);
+	sq_quote(&f, fv.buf, fv.len);
 	/* podman: a kill that ended its conmon (in the task's cgroup)
 	 * leaves the container "running" in podman's state; the first rm
-	 * fails on it but marks it exited, the second removes it */
-	strbuf_addf(&sh, "case ${e##*/} in\napptainer|singularity) ;;\n"
+	 * fails on it but marks it exited, the second removes it.  A
+	 * client killed while its create was still with the daemon (a
+	 * loaded machine: more than a 2 s timeout) leaves a container
+	 * that appears after the rm: look again a second later, up to 10
+	 * times. */
+	strbuf_addf(&sh, "case ${e##*/} in apptainer|singularity) exit 0 ;; esac\n"
+		    "for i in 1 2 3 4 5 6 7 8 9 10; do\n"
+		    "case ${e##*/} in\n"
 		    "podman) \"$e\" rm -f -t 0 %s || \"$e\" rm -f -t 0 %s ;;\n"
-		    "*) \"$e\" rm -f %s ;;\nesac >/dev/null 2>&1\n",
-		    q.buf, q.buf, q.buf);
+		    "*) \"$e\" rm -f %s ;;\nesac >/dev/null 2>&1\n"
+		    "sleep 1\n"
+		    "[ -z \"$(\"$e\" ps -a -q --filter %s 2>/dev/null)\" ] && break\n"
+		    "done\n",
+		    q.buf, q.buf, q.buf, f.buf);
 	char *argv[] = { "sh", "-c", sh.buf, NULL };
 	int fds[2];
 	struct errbuf err;
@@ -387,6 +399,8 @@ swenv_remove_start(const char *engine, const char *name)
 		close(fds[1]);
 	}
 	strbuf_release(&q);
+	strbuf_release(&f);
+	strbuf_release(&fv);
 	strbuf_release(&sh);
 	return pid;
 }
