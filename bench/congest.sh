@@ -19,12 +19,17 @@
 #   TC             seconds of CPU work per compute task (default 0.5; an awk
 #                  loop calibrated on this machine at start)
 #   HMMER_N        HMMER-like: compute+checkpoint pairs (default 32)
+#   VARIANT_N      variant-discovery-like: samples, each an alignment
+#                  (compute), its checkpoint and a call reading the
+#                  checkpoint (compute) (default 32)
 #   KMEANS_P       Kmeans-like: partial sums (and checkpoints) per iteration
 #                  (default 8)
-#   WORKFLOWS      default "hmmer kmeans1 kmeans3 kmeans6"
+#   WORKFLOWS      default "hmmer kmeans1 kmeans3 kmeans6" (also: variant)
 #   DEVICES        default "congest plain"
 #   VARIANTS       default "baseline io iolimit static auto paper bounded";
-#                  paper is auto with --learn paper (the paper's way); iolimit
+#                  paper is auto with --learn paper (the paper's way); auto2
+#                  runs auto again with the registry the last auto row of
+#                  the same workflow and device kept (its second run); iolimit
 #                  is io with --io-executors k for k in IOLIMIT_KS (default
 #                  "2 4 8"; 16 is the io row): the concurrency a static
 #                  constraint allows, imposed without storage_bw (a reference
@@ -32,6 +37,13 @@
 #   STATIC_KS      the static rows: storage_bw B / k for each k (default
 #                  every power of 2 up to IO_EXECUTORS)
 #   CAL_KS         concurrencies of the calibration (default "1 2 4 8 16")
+#   WORKERS        with 2 or more: that many SSH workers (testcluster,
+#                  loopback; TESTCLUSTER, default tests/cluster/testcluster)
+#                  of WORKER_CORES (default 1) cores and IO_EXECUTORS I/O
+#                  executors each run every variant, their workdir on the
+#                  device declared one <storage> of B (the paper's setting:
+#                  nodes on one parallel file system); the master runs no
+#                  task.  The plain disk control is then a <storage> too
 #   REPEATS        run the whole sweep this many times (default 1); each
 #                  run is a row, its ratio against the same repeat's baseline
 #   PHASES         default "calibrate sweep"
@@ -54,6 +66,10 @@ S_MIB=${S_MIB:-64}
 IO_EXECUTORS=${IO_EXECUTORS:-16}
 TC=${TC:-0.5}
 HMMER_N=${HMMER_N:-32}
+VARIANT_N=${VARIANT_N:-32}
+WORKERS=${WORKERS:-1}
+WORKER_CORES=${WORKER_CORES:-1}
+TESTCLUSTER=${TESTCLUSTER:-$here/../tests/cluster/testcluster}
 KMEANS_P=${KMEANS_P:-8}
 WORKFLOWS=${WORKFLOWS:-hmmer kmeans1 kmeans3 kmeans6}
 DEVICES=${DEVICES:-congest plain}
@@ -77,7 +93,9 @@ DEV=$tmp/dev            # the congestdev DIR; the device's filesystem is $DEV/mn
 PLAIN=$tmp/plain        # the control: a directory on the plain disk
 mkdir -p "$PLAIN"
 dev_up=0
+cluster_up=0
 finish() {
+	[ "$cluster_up" = 0 ] || "$TESTCLUSTER" down -q "$tmp/cluster" >/dev/null 2>&1 || true
 	if [ "$dev_up" = 1 ]; then
 		"$CONGESTDEV" down -f "$DEV" >&2 || echo "congest.sh: 'congestdev down $DEV' failed; run it by hand" >&2
 		# the daemon's log of k is the record of what the device saw
@@ -211,6 +229,31 @@ $4}
     run: "$3 $(dd_cmd '{out.ckpt}')"
 EOF2
 }
+gen_variant() {
+	cat >"$1" <<EOF2
+# variant-discovery-like: $VARIANT_N samples, each aligned (compute), its
+# alignment checkpointed ($S_MIB MiB), then called from the checkpoint
+name: variant-like
+workdir: $2
+tasks:
+  - name: align
+    foreach: {s: "1..$VARIANT_N"}
+    out: {bam: "bam/s{s}.txt"}
+    run: "$(compute_cmd '{out.bam}')"
+  - name: checkpoint
+    foreach: {s: "1..$VARIANT_N"}
+    io: true${4:+
+$4}
+    in:  {bam: "bam/s{s}.txt"}
+    out: {ckpt: "ckpt/s{s}.bin"}
+    run: "$3 $(dd_cmd '{out.ckpt}')"
+  - name: call
+    foreach: {s: "1..$VARIANT_N"}
+    in:  {ckpt: "ckpt/s{s}.bin"}
+    out: {vcf: "vcf/s{s}.txt"}
+    run: "head -c 4194304 {in.ckpt} | wc -c > {out.vcf}"
+EOF2
+}
 gen_kmeans() { # ... ITERATIONS
 	local it n=$5
 	{
@@ -252,13 +295,15 @@ EOF2
 gen() { # WF FILE WORKDIR WRAP BWLINE
 	case $1 in
 	hmmer) gen_hmmer "${@:2}" ;;
+	variant) gen_variant "${@:2}" ;;
 	kmeans[0-9]*) gen_kmeans "${@:2}" "${1#kmeans}" ;;
-	*) echo "congest.sh: unknown workflow '$1' (hmmer, kmeansN)" >&2; exit 2 ;;
+	*) echo "congest.sh: unknown workflow '$1' (hmmer, variant, kmeansN)" >&2; exit 2 ;;
 	esac
 }
 ncheckpoints() {
 	case $1 in
 	hmmer) echo "$HMMER_N" ;;
+	variant) echo "$VARIANT_N" ;;
 	kmeans*) echo $((${1#kmeans} * KMEANS_P)) ;;
 	esac
 }
@@ -300,6 +345,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	iolimit) ioexec=$c label="io, ${c} I/O executors" ;;
 	static) bwline="    storage_bw: $c" label="static c=$c" ;;
 	auto) bwline="    storage_bw: auto" ;;
+	auto2) bwline="    storage_bw: auto" label="auto, 2nd run" ;;
 	paper) bwline="    storage_bw: auto" label="auto --learn paper" flags+=(--learn paper) ;;
 	bounded) bwline="    storage_bw: \"$c\"" label=$c ;;
 	esac
@@ -309,21 +355,35 @@ run_variant() { # WF DEVICE VARIANT [C]
 		printf '%-8s %-7s %-22s %s\n' "$wf" "$dev" "$label" "SKIPPED: no storage bandwidth for this wfrun ($why_no_bw)"
 		return
 	fi
-	[ -z "${BW[$dev]:-}" ] || [ "$HAVE_DISK_BW" = 0 ] || flags+=(--disk-bw "${BW[$dev]}")
+	# (WORKERS: B is their <storage>'s)
+	[ -z "${BW[$dev]:-}" ] || [ "$HAVE_DISK_BW" = 0 ] || ((WORKERS > 1)) ||
+		flags+=(--disk-bw "${BW[$dev]}")
 	local y=$tmp/wf/$wf-$dev-${label//[^A-Za-z0-9.]/_}.yaml
 	mkdir -p "$tmp/wf"
 	gen "$wf" "$y" "$wd" "$wrap" "$bwline"
 	rm -rf "$wd"
+	local reg=$tmp/registry-$wf-$dev
+	if [ "$var" = auto2 ]; then
+		[ -s "$reg" ] || { printf '%-8s %-7s %-22s %s\n' "$wf" "$dev" "$label" "SKIPPED: no auto row kept a registry"; return; }
+		mkdir -p "$wd/.wfrun"
+		cp "$reg" "$wd/.wfrun/storage_bw.tsv"
+	fi
+	local run_with=(-j 2 --io-executors "$ioexec")
+	if ((WORKERS > 1)); then
+		run_with=(-r "$tmp/workers-$dev.xml")
+		workers_xml "$dev" "$wd" "${BW[$dev]:-0}" "$ioexec" >"$tmp/workers-$dev.xml"
+	fi
 	wait_quiet
 	local l0 t0 t1 rc=0 logn
 	l0=$(loadavg)
 	logn=$(wc -l <"$DEV/congestd.log")
 	t0=$(now)
-	"$WFRUN" -q -j 2 --io-executors "$ioexec" "${flags[@]}" "$y" || rc=$?
+	"$WFRUN" -q "${run_with[@]}" "${flags[@]}" "$y" || rc=$?
 	t1=$(now)
 	local tr=${y%.yaml}.trace.tsv ev=${y%.yaml}.events.jsonl
 	cp "$wd/.wfrun/trace.tsv" "$tr" 2>/dev/null || true
 	cp "$wd/.wfrun/events.jsonl" "$ev" 2>/dev/null || true
+	[ "$var" != auto ] || cp "$wd/.wfrun/storage_bw.tsv" "$reg" 2>/dev/null || true
 	local nck
 	nck=$(find "$wd/ckpt" -name '*.bin' -size "${S_MIB}M" 2>/dev/null | wc -l)
 	rm -rf "$wd"
@@ -360,7 +420,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	fi
 	printf '%-8s %-7s %-22s %8s %8s %8s %5s %5s %8s  %-14s %s\n' "$wf" "$dev" "$label" "$wall" "$ratio" "$gain" "$peak" "$devk" "$mean" "$note" "$l0"
 	# what learning did: each epoch's k (tasks, MB/s), then each choice
-	case $var in auto | paper | bounded) learning_line "$ev" ;; esac
+	case $var in auto | auto2 | paper | bounded) learning_line "$ev" ;; esac
 }
 
 # learning_line EVENTS: "#   learning: [rate 50 MB/s after 0.20 s: fill 4]
@@ -379,10 +439,36 @@ learning_line() {
 	END { if (s != "") print "#   learning:" s (n ? sprintf(", %d preempt lines", n) : "") }' "$1"
 }
 
+# workers_xml DEVICE WORKDIR B IO_EXECUTORS: the WORKERS SSH workers,
+# their one workdir on DEVICE declared a <storage> of B MiB/s.
+workers_xml() {
+	local n h p u k d
+	echo "<resources>"
+	echo "  <storage name=\"$1\" bandwidth=\"$3\"/>"
+	while read -r n h p u k d; do
+		echo "  <worker name=\"$n\" host=\"$h\" port=\"$p\" user=\"$u\">"
+		echo "    <cores>$WORKER_CORES</cores><io-executors>$4</io-executors>"
+		echo "    <workdir storage=\"$1\" shared=\"true\">$2</workdir>"
+		echo "    <ssh identity=\"$k\" known-hosts=\"$tmp/cluster/known_hosts\"/>"
+		echo "  </worker>"
+	done <"$tmp/cluster/hosts"
+	echo "</resources>"
+}
+workers_up() {
+	((WORKERS > 1)) || return 0
+	cp "$(dirname "$wfrun_src")/wfrun-worker" "$tmp/wfrun-worker"
+	"$TESTCLUSTER" up -q --shared "$WORKERS" "$tmp/cluster"
+	cluster_up=1
+	echo "# $WORKERS SSH workers (testcluster, loopback) of $WORKER_CORES core(s) and $IO_EXECUTORS I/O executors, one workdir on the device: one <storage>"
+}
+
 sweep() {
+	workers_up
 	calibrate_compute
 	HAVE_DISK_BW=0 why_no_bw=""
-	if "$WFRUN" --help | grep -q -- '--disk-bw'; then
+	# (not grep -q: under pipefail, wfrun killed by SIGPIPE before the
+	# end of its help would make it fail)
+	if "$WFRUN" --help | grep -c -- '--disk-bw' >/dev/null; then
 		HAVE_DISK_BW=1
 	else
 		why_no_bw="it has no --disk-bw"
