@@ -375,6 +375,7 @@ take_epoch(struct report *r, const struct event *ev, const char *path,
 		double m = !isnan(ev->t_s) ? ev->t_s : ev->mean_s;
 		e->mean_s = !isnan(m) ? m : -1;
 		e->registered = ev->registered > 0;
+		e->mbps = !isnan(ev->mbps) ? ev->mbps : 0;
 	}
 	return 0;
 }
@@ -408,6 +409,14 @@ take_event(struct report *r, const struct event *ev, const char *path,
 		return take_epoch(r, ev, path, line, err);
 	if (!strcmp(ev->ev, "constraint"))
 		return take_constraint(r, ev, path, line, err);
+	if (!strcmp(ev->ev, "rate") && !isnan(ev->epoch) && !isnan(ev->after_s)) {
+		struct report_curve *cv = curve_for(r, ev->name,
+						    ev->device ? ev->device
+							       : "");
+		struct report_epoch *e = epoch_for(cv, jlong(ev->epoch, 0));
+		e->rate_s = ev->after_s > 0 ? ev->after_s : 1e-9;
+		return 0;
+	}
 	if (!strcmp(ev->ev, "search") && ev->step) {
 		struct report_curve *cv = curve_for(r, ev->name,
 						    ev->device ? ev->device
@@ -1032,6 +1041,24 @@ curve_step(FILE *fp, const char *step, long best, long lo, long hi)
 		fprintf(fp, ", between %ld and %ld", lo, hi);
 }
 
+/* How epoch e was measured: its rate taken while its tasks wrote
+ * (wfrun-storage-bw(7): the one writer's, or in flight), or at their
+ * ends, and the MB/s. */
+static void
+epoch_measured(char *buf, size_t n, const struct report_epoch *e,
+	       bool from_trace)
+{
+	char mb[32] = "";
+	if (e->mbps > 0)
+		snprintf(mb, sizeof(mb), ": %.3g MB/s", e->mbps);
+	if (from_trace || !e->ended)
+		snprintf(buf, n, "?");
+	else if (e->rate_s > 0)
+		snprintf(buf, n, "while writing, over %.2f s%s", e->rate_s, mb);
+	else
+		snprintf(buf, n, "at its tasks' ends%s", mb);
+}
+
 static void
 curve_table(FILE *fp, const struct report_curve *c)
 {
@@ -1041,14 +1068,17 @@ curve_table(FILE *fp, const struct report_curve *c)
 	      "</span>epoch time t_i (s, right; hollow: epoch not registered)"
 	      "</p>\n<table class=\"epochs\"><tr><th>epoch</th><th>constraint"
 	      "</th><th>k</th><th>tasks</th><th>time t_i</th>"
-	      "<th>registered</th><th>why this k</th></tr>\n", fp);
+	      "<th>measured</th><th>registered</th><th>why this k</th></tr>\n",
+	      fp);
 	for (size_t i = 0; i < n; i++) {
 		const struct report_epoch *e = &c->epochs.v[i];
-		char t[32];
+		char t[32], m[96];
 		report_fmt_secs(t, sizeof(t), e->mean_s);
+		epoch_measured(m, sizeof(m), e, c->from_trace);
 		fprintf(fp, "<tr><td>%ld</td><td>%g MB/s</td><td>%ld</td>"
-			"<td>%ld</td><td>%s</td><td>%s</td><td>", e->epoch,
-			e->c, e->k, e->tasks, t, !e->ended ? "(did not end)" :
+			"<td>%ld</td><td>%s</td><td>%s</td><td>%s</td><td>",
+			e->epoch, e->c, e->k, e->tasks, t, m,
+			!e->ended ? "(did not end)" :
 			c->from_trace ? "?" : e->registered ? "yes" : "no");
 		curve_step(fp, e->step, e->best, e->lo, e->hi);
 		fputs("</td></tr>\n", fp);

@@ -63,6 +63,10 @@ struct report_epoch {
 	bool ended, registered;
 	const char *step;       /* why this k (a climb's search), or NULL */
 	long best, lo, hi;      /* the best k so far and its bracket */
+	double rate_s;          /* its rate was taken while its tasks wrote,
+				   over that many seconds ("rate"); 0: at
+				   its tasks' ends */
+	double mbps;            /* the MB/s it measured, 0: not known */
 };
 
 /* The learning of one auto constraint: a task name on a device. */

@@ -276,6 +276,9 @@ EOF
 	# each of them ran again: 24 tasks completed, no file half written
 	[ "$(trace_col status | grep -c '^COMPLETED$')" -eq 24 ]
 	[ "$(trace_col status | grep -c '^PREEMPTED$')" -eq 2 ]
+	# the report says how each epoch was measured
+	"$WFRUN" report
+	grep -q '<tr><td>2</td><td>10 MB/s</td><td>4</td><td>4</td><td>[0-9.]* s</td><td>while writing, over [0-9.]* s: [0-9.]* MB/s</td>' .wfrun/report.html
 }
 
 @test "a retried I/O task counts again among those left to start" {
