@@ -863,7 +863,10 @@ flight_decides(const struct autobw *a, double R, double e)
 		return false;
 	const struct autobw_entry *one = reg_find(a, 1);
 	double r1 = one ? one_pace(one) : a->early;
-	if (!clear_of(R, e, (1 - AUTOBW_CLIMB_GAIN) * (double)a->k * r1) ||
+	/* (k writers at the one writer's pace: what slowed and kept_pace
+	 * ask, only at or beyond the fill point) */
+	if ((a->fill >= 2 && a->k >= a->fill &&
+	     !clear_of(R, e, (1 - AUTOBW_CLIMB_GAIN) * (double)a->k * r1)) ||
 	    !clear_of(R, e, (1 - AUTOBW_CLIMB_GAIN) * a->B))
 		return false;
 	long kb = autobw_best(a, NULL);

@@ -302,7 +302,8 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  * what the search asks of it: R with e on either side does not
  * straddle the thresholds the search compares it with (1 + GAIN times
  * the best so far, or over it; k writers at 1 - GAIN of the one
- * writer's pace), or e is within GAIN / 2 anyway.  A device far past
+ * writer's pace, at or beyond the fill point, where slowed and
+ * kept_pace ask it; 1 - GAIN of B), or e is within GAIN / 2 anyway.  A device far past
  * its knee is known within a few tenths of a second; one near the
  * optimum, where a wrong choice costs little, may be left to the
  * epoch's end.  Then the epoch is registered (MB/s R, pace R / k, its

@@ -875,6 +875,15 @@ main(void)
 		ok(tf > 1.4 && tf < 3, "in steps: taken after %.2f s", tf);
 		ok(a.nreg == 2 && fabs(a.reg[1].mbps - 200.0 / 3) < 0.1 * 200 / 3,
 		   "within 10 %% of 66.7 MB/s (%.1f)", a.nreg == 2 ? a.reg[1].mbps : 0);
+		/* 7 writers, below the fill point: 133 MB/s is far from what
+		 * the search compares it with (the best, 10 writers' 66.7),
+		 * and the one writer's pace times 7 (133 too) is not asked
+		 * below the fill point: taken in well under a task's time */
+		for (int i = 7; i < 10; i++)
+			autobw_slot_close(&a, slot[i]);
+		tf = fly(&a, &L, slot, 7, 5, 10);
+		ok(tf > 0 && tf < 1.5 && a.nreg == 3 && a.reg[2].k == 7,
+		   "7 writers in steps: taken after %.2f s", tf);
 		autobw_release(&a);
 	}
 
