@@ -330,7 +330,8 @@ trace_stats() {
 }
 
 declare -A BW BASE CBEST_NOTE
-CBEST_NOTE[congest]=" (c*=$CONGESTDEV_CBEST)"
+# (congestdev's CBEST is the best k's MiB/s per writer, not B / k*)
+CBEST_NOTE[congest]=" (k*=$CONGESTDEV_KBEST)"
 results=()
 run_variant() { # WF DEVICE VARIANT [C]
 	local wf=$1 dev=$2 var=$3 c=${4:-} wd wrap="" bwline="" flags=()
