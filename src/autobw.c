@@ -267,12 +267,6 @@ autobw_saturated(const struct autobw *a, const struct autobw_entry *e)
 }
 
 bool
-autobw_beyond_fill(const struct autobw *a)
-{
-	return a->climb && a->fill >= 2 && a->k > a->fill;
-}
-
-bool
 autobw_scaling(const struct autobw *a)
 {
 	long most = most_tried(a);

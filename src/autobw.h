@@ -326,9 +326,6 @@ bool autobw_flies(const struct autobw *a);
 /* Did the epoch of e write at B, or near enough (within CLIMB_GAIN) that
  * more writers cannot add what the climb asks of them? */
 bool autobw_saturated(const struct autobw *a, const struct autobw_entry *e);
-/* Is the current epoch a climb's beyond its fill point (k > fill >= 2)?
- * It bets against what one writer's rate and B said. */
-bool autobw_beyond_fill(const struct autobw *a);
 /* No more tasks of the name are ready now while an epoch still has room:
  * close it with the tasks that joined (see above). */
 void autobw_no_more_ready(struct autobw *a);

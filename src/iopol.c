@@ -427,18 +427,24 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 	}
 }
 
-/* Beyond the paper: an epoch of k tasks on one device is worth running
- * only if at least 2 D k of the name's tasks are left, D >= 1 the devices
- * with a known bandwidth: the epoch then takes at most half of the
- * learning node's share of the work left, and the other half is left to
- * use what it learns. */
-static bool
-worth(const struct iopol *p, const struct iopol_name *nm, long k)
+/* D: the devices with a known bandwidth, at least 1. */
+static long
+known_devs(const struct iopol *p)
 {
 	long ndev = 0;
 	for (size_t d = 0; d < p->ndev; d++)
 		ndev += p->dev[d].B > 0;
-	return 2 * k * (ndev > 1 ? ndev : 1) <= nm->left;
+	return ndev > 1 ? ndev : 1;
+}
+
+/* Beyond the paper: an epoch of k tasks on one device is worth running
+ * only if at least 2 D k of the name's tasks are left: the epoch then
+ * takes at most half of the learning node's share of the work left, and
+ * the other half is left to use what it learns. */
+static bool
+worth(const struct iopol *p, const struct iopol_name *nm, long k)
+{
+	return 2 * k * known_devs(p) <= nm->left;
 }
 
 /* Is the learning name's current epoch worth running?  A climb's epoch
@@ -458,10 +464,7 @@ worth_epoch(const struct iopol *p, const struct iopol_name *nm)
 	const struct autobw *a = &nm->a;
 	if (!a->climb || a->k < 2 || a->fill < 1)
 		return worth(p, nm, autobw_tasks(a)); /* (no bytes: no flight) */
-	long ndev = 0;
-	for (size_t d = 0; d < p->ndev; d++)
-		ndev += p->dev[d].B > 0;
-	return a->k * (ndev > 1 ? ndev : 1) <= nm->left;
+	return a->k * known_devs(p) <= nm->left;
 }
 
 /* With nothing registered (learning was not worth it), one task per core
