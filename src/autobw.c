@@ -39,6 +39,7 @@ begin_epoch(struct autobw *a, double c)
 	a->partial = false;
 	a->sum = 0;
 	a->mb = 0;
+	a->fw = a->frw = a->fe2 = 0;
 }
 
 void
@@ -115,15 +116,15 @@ autobw_started(struct autobw *a)
 	if (autobw_wants_rate(a)) {
 		/* its samples start afresh (one before it may have been
 		 * lost with its worker) */
-		a->s_have = a->s_run = 0;
-		a->s_last = a->s_tlast = 0;
+		a->s_have = 0;
+		memset(&a->s_st, 0, sizeof(a->s_st));
 		a->s_skipped = false;
 	}
 }
 
 static void
 reg_add(struct autobw *a, double c, long k, double t, double mbps,
-	double pace)
+	double pace, double err)
 {
 	a->reg = xrealloc(a->reg, (a->nreg + 1) * sizeof(*a->reg));
 	a->reg[a->nreg].c = c;
@@ -131,6 +132,7 @@ reg_add(struct autobw *a, double c, long k, double t, double mbps,
 	a->reg[a->nreg].t = t;
 	a->reg[a->nreg].mbps = mbps;
 	a->reg[a->nreg].pace = pace;
+	a->reg[a->nreg].err = err;
 	a->nreg++;
 }
 
@@ -453,14 +455,14 @@ end_epoch(struct autobw *a, bool full)
 	a->last_mbps = mbps;
 	if (!full) {
 		if (a->nreg == 0 && k > 0)
-			reg_add(a, a->c, k, t, mbps, pace);
+			reg_add(a, a->c, k, t, mbps, pace, 0);
 		finish_learning(a);
 		return;
 	}
 	if (a->climb) {
 		if (a->nreg == 0 && a->k == 1)
 			a->fill = fill_point(a, mbps);
-		reg_add(a, a->c, a->k, t, mbps, pace);
+		reg_add(a, a->c, a->k, t, mbps, pace, 0);
 		long next = climb_next(a, a->k);
 		if (!next) {
 			finish_learning(a);
@@ -470,7 +472,7 @@ end_epoch(struct autobw *a, bool full)
 		return;
 	}
 	if (a->bounded) {
-		reg_add(a, a->c, a->k, t, mbps, pace);
+		reg_add(a, a->c, a->k, t, mbps, pace, 0);
 		double next = a->c * a->delta;
 		if (next > a->max + 1e-9 || concurrency(a->B, next) < 1) {
 			finish_learning(a);
@@ -486,7 +488,7 @@ end_epoch(struct autobw *a, bool full)
 		finish_learning(a);
 		return;
 	}
-	reg_add(a, a->c, a->k, t, mbps, pace);
+	reg_add(a, a->c, a->k, t, mbps, pace, 0);
 	double next = a->c * 2;
 	if (concurrency(a->B, next) < 1) {
 		finish_learning(a);
@@ -583,13 +585,56 @@ edge(struct autobw *a, double now, double t, double d, double mb)
 	if (lo < 2 || hi - lo > 2 * (f / 8))
 		return false; /* not yet sure enough of the fill point */
 	a->early = r;
+	a->early_err = e;
 	a->fill = f;
 	a->carry = a->epoch;
 	a->carry_from = now;
-	a->carry_mb = a->s_last; /* (the count now) */
+	a->carry_mb = a->s_st.last; /* (the count now) */
 	begin_epoch(a, a->B / (double)f); /* epoch carry + 1 */
 	a->joined = 1; /* the writer, from now */
 	return true;
+}
+
+/* An edge of a count's steps: at t, late by at most d, mb MB written
+ * (autobw.h, autobw_sample). */
+struct autobw_edge {
+	double t, d, mb;
+};
+
+/* The count read at now is mb: the edges this sample completes (0 to
+ * 3) into ed, in time order. */
+static int
+steps_feed(struct autobw_steps *s, double now, double mb,
+	   struct autobw_edge ed[3])
+{
+	/* (the first sample's d is not known: it is the start's edge) */
+	double d = s->tlast > 0 ? now - s->tlast : HUGE_VAL;
+	int n = 0;
+	s->tlast = now;
+	if (mb > s->last) {
+		s->last = mb;
+		if (s->run < 2) {
+			s->rt[s->run] = now;
+			s->rd[s->run] = d;
+			s->rmb[s->run++] = mb;
+			return 0;
+		}
+		/* a count that grows at every sample has no steps: each
+		 * sample is an edge (the two before this one too) */
+		if (s->run++ == 2)
+			for (int i = 0; i < 2; i++)
+				ed[n++] = (struct autobw_edge){ s->rt[i],
+								s->rd[i],
+								s->rmb[i] };
+		ed[n++] = (struct autobw_edge){ now, d, mb };
+		return n;
+	}
+	int run = s->run;
+	s->run = 0;
+	/* the step that ended: its whole MB, from its first sample */
+	if (run > 0 && run < 3)
+		ed[n++] = (struct autobw_edge){ s->rt[0], s->rd[0], s->last };
+	return n;
 }
 
 bool
@@ -597,31 +642,12 @@ autobw_sample(struct autobw *a, double now, double mb)
 {
 	if (!autobw_wants_rate(a))
 		return false;
-	/* (the first sample's d is not known: it is the start's edge) */
-	double d = a->s_tlast > 0 ? now - a->s_tlast : HUGE_VAL;
-	a->s_tlast = now;
-	if (mb > a->s_last) {
-		a->s_last = mb;
-		if (a->s_run < 2) {
-			a->s_rt[a->s_run] = now;
-			a->s_rd[a->s_run] = d;
-			a->s_rmb[a->s_run++] = mb;
-			return false;
-		}
-		/* a count that grows at every sample has no steps: each
-		 * sample is an edge (the two before this one too) */
-		if (a->s_run++ == 2)
-			for (int i = 0; i < 2; i++)
-				if (edge(a, now, a->s_rt[i], a->s_rd[i],
-					 a->s_rmb[i]))
-					return true;
-		return edge(a, now, now, d, mb);
-	}
-	int run = a->s_run;
-	a->s_run = 0;
-	/* the step that ended: its whole MB, from its first sample */
-	return run > 0 && run < 3 &&
-	       edge(a, now, a->s_rt[0], a->s_rd[0], a->s_last);
+	struct autobw_edge ed[3];
+	int n = steps_feed(&a->s_st, now, mb, ed);
+	for (int i = 0; i < n; i++)
+		if (edge(a, now, ed[i].t, ed[i].d, ed[i].mb))
+			return true;
+	return false;
 }
 
 bool
@@ -632,7 +658,7 @@ autobw_carry_done(struct autobw *a, double start, double end, double mb)
 		return false;
 	a->carry = 0;
 	double d = end > start ? end - start : 0;
-	reg_add(a, a->B, 1, d, a->early, mb >= 0 && d > 0 ? mb / d : 0);
+	reg_add(a, a->B, 1, d, a->early, mb >= 0 && d > 0 ? mb / d : 0, 0);
 	return autobw_finished(a, carry + 1, a->carry_from, end,
 			       mb >= 0 ? mb - a->carry_mb : -1);
 }
@@ -804,12 +830,61 @@ autobw_flies(const struct autobw *a)
 	return a->climb && a->phase == AUTOBW_LEARNING;
 }
 
-/* A writer started or ended: every window starts afresh. */
+/* A writer's window: its rate, MB/s, and that rate's error, MB/s (its
+ * edges are late by at most d0 and d1: its length is known within the
+ * larger).  False when it has none. */
+static bool
+slot_window(const struct autobw_slot *x, double *r, double *err)
+{
+	double w = x->t1 - x->t0;
+	if (!x->used || x->n < 2 || !(w > 0))
+		return false;
+	*r = (x->mb1 - x->mb0) / w;
+	*err = *r * fmax(x->d0, x->d1) / w;
+	return true;
+}
+
+/* Add (sign 1) or take away (-1) slot x's window from the sums of the
+ * windows now. */
+static void
+window_count(struct autobw *a, const struct autobw_slot *x, int sign)
+{
+	double r, err;
+	if (!slot_window(x, &r, &err))
+		return;
+	a->fready += sign;
+	a->fR += sign * r;
+	a->fA += sign * err;
+	a->fwin += sign * (x->t1 - x->t0);
+}
+
+/* Do exactly k write, each with a window?  Then their mean window, s. */
+static double
+windows_now(const struct autobw *a)
+{
+	if (a->k < 2 || a->flying != a->k || a->fready != a->k)
+		return 0;
+	return a->fwin / (double)a->k;
+}
+
+/* A writer starts, starts writing, or ends: the windows now are kept
+ * (when exactly k wrote) and every writer's starts afresh at its next
+ * edge. */
 static void
 flight_reset(struct autobw *a)
 {
+	double w = windows_now(a);
+	if (w > 0 && a->fR > 0) {
+		/* (each window's error comes from its own edges:
+		 * independent of the others', they add in quadrature) */
+		a->fw += w;
+		a->frw += a->fR * w;
+		a->fe2 += a->fA * w * a->fA * w;
+	}
 	for (size_t i = 0; i < a->nslot; i++)
 		a->slot[i].n = 0;
+	a->fready = 0;
+	a->fR = a->fA = a->fwin = 0;
 }
 
 int
@@ -822,10 +897,10 @@ autobw_slot_open(struct autobw *a)
 		a->slot = xrealloc(a->slot, (a->nslot + 1) * sizeof(*a->slot));
 		a->nslot++;
 	}
+	flight_reset(a);
 	memset(&a->slot[i], 0, sizeof(a->slot[i]));
 	a->slot[i].used = true;
 	a->flying++;
-	flight_reset(a);
 	return (int)i;
 }
 
@@ -834,9 +909,9 @@ autobw_slot_close(struct autobw *a, int slot)
 {
 	if (slot < 0 || (size_t)slot >= a->nslot || !a->slot[slot].used)
 		return;
+	flight_reset(a);
 	a->slot[slot].used = false;
 	a->flying--;
-	flight_reset(a);
 }
 
 /* Does R, known within e (relative), fall clearly on one side of thr? */
@@ -859,18 +934,35 @@ flight_decides(const struct autobw *a, double R, double e)
 	double r1 = one ? one_pace(one) : a->early;
 	/* (k writers at the one writer's pace: what slowed and kept_pace
 	 * ask, only at or beyond the fill point) */
-	if ((a->fill >= 2 && a->k >= a->fill &&
-	     !clear_of(R, e, (1 - AUTOBW_CLIMB_GAIN) * (double)a->k * r1)) ||
-	    !clear_of(R, e, (1 - AUTOBW_CLIMB_GAIN) * a->B))
+	bool past = a->fill >= 2 && a->k >= a->fill;
+	double paced = (1 - AUTOBW_CLIMB_GAIN) * (double)a->k * r1;
+	/* a rate within GAIN of these decides little either way (the
+	 * fill point writing at B sat on both, never clear of them, and
+	 * its epoch streamed half the run) */
+	if (e > AUTOBW_CLIMB_GAIN &&
+	    ((past && !clear_of(R, e, paced)) ||
+	     !clear_of(R, e, (1 - AUTOBW_CLIMB_GAIN) * a->B)))
 		return false;
+	/* k writers that slowed one another past the fill point: the
+	 * search leaves them downward, whatever their rate */
+	bool leaves = past && R < paced && clear_of(R, e, paced);
 	long kb = autobw_best(a, NULL);
 	if (!kb)
-		return true;
+		return leaves; /* (the one writer carried: they beat it) */
 	if (bytes_known(a) != 2)
 		return false; /* (its rate is not MB/s of k writers) */
-	double Rb = rate_of(a, reg_find(a, kb));
-	return clear_of(R, e, kb < a->k ? Rb * (1 + AUTOBW_CLIMB_GAIN)
-					: Rb / (1 + AUTOBW_CLIMB_GAIN));
+	const struct autobw_entry *b = reg_find(a, kb);
+	double Rb = rate_of(a, b);
+	double thr = kb < a->k ? Rb * (1 + AUTOBW_CLIMB_GAIN)
+			       : Rb / (1 + AUTOBW_CLIMB_GAIN);
+	if (!clear_of(R, e + b->err, thr))
+		return false;
+	/* A rate that loses matters no more.  One that wins becomes the
+	 * best every later epoch is compared with: known within
+	 * FLIGHT_TOL (best7's 7 writers taken within 10 % because they
+	 * beat 10, 116 MB/s of 133, then lost to 6 writers' 121: +16 %
+	 * on congestdev). */
+	return R < thr || leaves;
 }
 
 /* The mean MB of a task: of those that finished, else at least what
@@ -880,8 +972,8 @@ task_size(const struct autobw *a)
 {
 	double q = a->task_n ? a->task_mb / (double)a->task_n : 0;
 	for (size_t i = 0; !(q > 0) && i < a->nslot; i++)
-		if (a->slot[i].used && a->slot[i].mb1 > q)
-			q = a->slot[i].mb1;
+		if (a->slot[i].used && a->slot[i].mb > q)
+			q = a->slot[i].mb;
 	return q;
 }
 
@@ -891,23 +983,24 @@ autobw_slot_young(const struct autobw *a, int slot)
 	if (slot < 0 || (size_t)slot >= a->nslot || !a->slot[slot].used)
 		return false;
 	double q = task_size(a);
-	return q > 0 && a->slot[slot].mb1 <= q / 2;
+	return q > 0 && a->slot[slot].mb <= q / 2;
 }
 
-/* The k writers' rate is taken: register the epoch (and the carried
- * one writer's, whose rate was taken early), and begin the next. */
+/* The k writers' rate is taken, R within e over w seconds: register
+ * the epoch (and the carried one writer's, whose rate was taken
+ * early), and begin the next. */
 static void
-flight_taken(struct autobw *a, double R, double w)
+flight_taken(struct autobw *a, double R, double e, double w)
 {
 	double q = task_size(a);
 	if (!(q > 0))
 		q = 1;
 	if (a->carry && a->epoch == a->carry + 1) {
-		reg_add(a, a->B, 1, q / a->early, a->early, a->early);
+		reg_add(a, a->B, 1, q / a->early, a->early, a->early, 0);
 		a->carry = 0;
 	}
 	double t = (double)a->k * q / R;
-	reg_add(a, a->c, a->k, t, R, R / (double)a->k);
+	reg_add(a, a->c, a->k, t, R, R / (double)a->k, e);
 	a->flight_s = w;
 	a->last_mean = t; /* (a task of the mean size, at R / k) */
 	a->last_t = t;
@@ -918,6 +1011,44 @@ flight_taken(struct autobw *a, double R, double w)
 		finish_learning(a);
 	else
 		begin_epoch(a, a->B / (double)next);
+	flight_reset(a); /* (what they wrote so far was this epoch's) */
+	a->fw = a->frw = a->fe2 = 0;
+}
+
+/* An edge of slot x's count: its window grows.  True when that took
+ * the k writers' rate. */
+static bool
+slot_edge(struct autobw *a, struct autobw_slot *x, struct autobw_edge ed)
+{
+	if (!x->grew) {
+		/* its first step is passed over; the others' windows
+		 * start again: one more writes from now (a task's start,
+		 * before it writes, is not) */
+		x->grew = true;
+		flight_reset(a);
+		return false;
+	}
+	window_count(a, x, -1);
+	if (x->n == 0) {
+		x->t0 = ed.t;
+		x->mb0 = ed.mb;
+		x->d0 = ed.d;
+	}
+	x->t1 = ed.t;
+	x->mb1 = ed.mb;
+	x->d1 = ed.d;
+	x->n++;
+	window_count(a, x, 1);
+	double w = windows_now(a);
+	if (!(w > 0) || !(a->fR > 0))
+		return false;
+	/* with the windows kept since the epoch began */
+	double W = a->fw + w, R = (a->frw + a->fR * w) / W;
+	double e = sqrt(a->fe2 + a->fA * w * a->fA * w) / W / R;
+	if (W < AUTOBW_RATE_SPAN || !flight_decides(a, R, e))
+		return false;
+	flight_taken(a, R, e, W);
+	return true;
 }
 
 bool
@@ -926,51 +1057,18 @@ autobw_flight(struct autobw *a, int slot, double now, double mb)
 	if (!autobw_flies(a) || slot < 0 || (size_t)slot >= a->nslot ||
 	    !a->slot[slot].used)
 		return false;
-	struct autobw_slot *s = &a->slot[slot];
-	if (!s->grew) {
-		/* its first growth is passed over; the others' windows
-		 * start again: one more writes from now (a task's start,
-		 * before it writes, is not) */
-		if (mb > 0) {
-			s->grew = true;
-			flight_reset(a);
-		}
-		return false;
+	struct autobw_slot *x = &a->slot[slot];
+	if (mb < x->st.last) {
+		/* (a count that went back: its task started again) */
+		memset(&x->st, 0, sizeof(x->st));
+		x->grew = false;
+		flight_reset(a);
 	}
-	if (s->n == 0 || mb < s->mb1) {
-		s->n = 1;
-		s->t0 = s->t1 = now;
-		s->mb0 = s->mb1 = mb;
-		s->q = 0;
-		s->stepped = false;
-		return false;
-	}
-	double add = mb - s->mb1;
-	if (add <= 0)
-		s->stepped = true;
-	else if (add > s->q)
-		s->q = add;
-	s->t1 = now;
-	s->mb1 = mb;
-	s->n++;
-	if (a->k < 2 || a->flying != a->k)
-		return false;
-	double R = 0, E = 0, w = HUGE_VAL;
-	for (size_t i = 0; i < a->nslot; i++) {
-		const struct autobw_slot *x = &a->slot[i];
-		if (!x->used)
-			continue;
-		double wi = x->t1 - x->t0;
-		if (x->n < 2 || wi < AUTOBW_RATE_SPAN)
-			return false;
-		R += (x->mb1 - x->mb0) / wi;
-		if (x->stepped)
-			E += x->q / wi;
-		if (wi < w)
-			w = wi;
-	}
-	if (!(R > 0) || !flight_decides(a, R, E / R))
-		return false;
-	flight_taken(a, R, w);
-	return true;
+	x->mb = mb;
+	struct autobw_edge ed[3];
+	int n = steps_feed(&x->st, now, mb, ed);
+	for (int i = 0; i < n; i++)
+		if (slot_edge(a, x, ed[i]))
+			return true;
+	return false;
 }

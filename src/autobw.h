@@ -62,22 +62,34 @@ struct autobw_entry {
 	double pace;   /* MB/s each of its tasks wrote at (their MB over
 			  the sum of their times), 0: not known; not kept
 			  in the registry file */
+	double err;    /* how far off its rate may be, relative: 0 for an
+			  epoch measured at its end; not kept in the
+			  registry file */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
 
+/* A count read every AUTOBW_SAMPLE_S seconds that may grow in steps,
+ * and the edges of its steps (autobw_sample says how). */
+struct autobw_steps {
+	double last;       /* the count at the sample before */
+	double tlast;      /* when it was taken (0: none yet) */
+	int run;           /* samples in a row that saw the count grow */
+	double rt[2], rd[2], rmb[2]; /* the first two of them: when, the
+					time since the sample before, MB */
+};
+
 /* A climb's running writer, read while it runs (autobw_flight). */
 struct autobw_slot {
 	bool used;
-	bool grew;         /* its count has grown once (its first step,
-			      passed over, is over) */
-	int n;             /* samples in the window (0: it starts at the
+	bool grew;         /* its first step, passed over, is over */
+	struct autobw_steps st;
+	int n;             /* edges in the window (0: it starts at the
 			      next) */
-	double t0, mb0;    /* the window's first sample: when, MB */
-	double t1, mb1;    /* its latest */
-	double q;          /* the most MB one sample saw added */
-	bool stepped;      /* some sample of the window saw none added:
-			      the count grows in steps of up to q */
+	double t0, mb0, d0; /* the window's first edge: when, MB, how late
+			       its time may be */
+	double t1, mb1, d1; /* its latest */
+	double mb;         /* MB written, at the latest sample */
 };
 
 struct autobw_span {
@@ -110,14 +122,10 @@ struct autobw {
 	double s_t0, s_mb0, s_d0; /* the window's first edge: when, MB by
 				     then, how late its time may be */
 	double s_t1, s_mb1, s_d1; /* its middle edge */
-	double s_last;     /* MB at the sample before */
-	double s_tlast;    /* when it was taken (0: none yet) */
-	int s_run;         /* samples in a row that saw the count grow */
-	double s_rt[2], s_rd[2], s_rmb[2]; /* the first two of them: when,
-					      the time since the sample
-					      before, MB */
+	struct autobw_steps s_st; /* its count's steps */
 	bool s_skipped;    /* the first step was passed over */
 	double early;      /* the rate taken, MB/s (0: not taken) */
+	double early_err;  /* how far off it may be, relative */
 	int carry;         /* the epoch whose one task still runs after
 			      its rate was taken (0: none); it is one of
 			      epoch carry + 1's tasks */
@@ -144,6 +152,16 @@ struct autobw {
 	struct autobw_slot *slot;
 	size_t nslot;
 	long flying;       /* slots in use */
+	/* the windows that ended since the epoch began, each while
+	 * exactly k wrote (autobw_flight): their length in all, s, their
+	 * rates times their lengths, MB, and the square of their errors
+	 * times their lengths, MB^2 */
+	double fw, frw, fe2;
+	/* the windows now: how many writers have one, the sum of their
+	 * rates, MB/s, of those rates' errors, MB/s, and of their
+	 * lengths, s */
+	long fready;
+	double fR, fA, fwin;
 	double flight_s;   /* the window of the last in-flight rate, s */
 	double task_mb;    /* MB of the tasks that finished, and */
 	long task_n;       /* how many: their mean sizes a wave */
@@ -291,25 +309,35 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  * of a learning climb that starts on the learning device holds a slot
  * (autobw_slot_open) while it runs, and what it has written so far is
  * passed here every AUTOBW_SAMPLE_S seconds (its own clock: rates are
- * taken per slot, and added).  A window starts afresh whenever a writer
- * starts writing (its first growth, passed over: a throttle's or a
- * cache's first budget is not its rate; a task that starts up before
- * it writes does not congest) or ends.  Once exactly k writers
- * run and each has been read over at least AUTOBW_RATE_SPAN seconds,
- * their summed rate R is known within e = the sum of q_i / w_i over
- * R (q_i the largest step of a writer whose count grows in steps, 0
- * for one that grows at every sample).  It is taken when it decides
- * what the search asks of it: R with e on either side does not
- * straddle the thresholds the search compares it with (1 + GAIN times
- * the best so far, or over it; k writers at 1 - GAIN of the one
- * writer's pace, at or beyond the fill point, where slowed and
- * kept_pace ask it; 1 - GAIN of B), or e is within GAIN / 2 anyway.  A device far past
- * its knee is known within a few tenths of a second; one near the
- * optimum, where a wrong choice costs little, may be left to the
+ * taken per slot, and added).  Its count's steps make edges as the one
+ * writer's do (autobw_sample), and its window runs from one edge to
+ * another: its rate is known within the larger of its edges' lateness
+ * over the window's length.  The windows start afresh whenever a
+ * writer starts writing (its first step, passed over: a throttle's or
+ * a cache's first budget is not its rate; a task that starts up before
+ * it writes does not congest) or ends; those that ended while exactly k
+ * wrote, each with a window, are kept for the epoch (their summed rate
+ * weighted by their mean length, their errors added in quadrature: each
+ * comes from edges of its own), so that writers starting and ending
+ * every few tenths of a second still add up to a long window.  Once
+ * exactly k writers run, each with a window, and AUTOBW_RATE_SPAN
+ * seconds or more of windows were kept, their summed rate R is known
+ * within e (relative).  It is taken when it decides what the search
+ * asks of it: with e (plus the best's own error, when that too was
+ * taken in flight) on either side, R is clearly below the best (1 +
+ * GAIN times it when the best has fewer writers, over it when more), or
+ * k writers past the fill point clearly slowed one another (below 1 -
+ * GAIN of k times the one writer's pace: the search leaves them
+ * downward), and it is clear of that pace and of 1 - GAIN of B unless e
+ * is within GAIN (a rate that near them decides little either way); or
+ * e is within GAIN / 2.  So a rate that becomes the best, which every
+ * later epoch is compared with, is known within GAIN / 2.  A device far
+ * past its knee is known within a few tenths of a second; one near the
+ * optimum within a second or two; one never known is left to the
  * epoch's end.  Then the epoch is registered (MB/s R, pace R / k, its
- * t for a wave of tasks of the mean size that finished so far) and the
- * next begins at once: the writers running carry on under its
- * constraint, so that a step up starts more at once and a step down
+ * error e, its t for a wave of tasks of the mean size that finished so
+ * far) and the next begins at once: the writers running carry on under
+ * its constraint, so that a step up starts more at once and a step down
  * lets them drain.  Returns true when it ended the epoch (look at
  * phase, epoch, reg, flight_s). */
 #define AUTOBW_FLIGHT_TOL (AUTOBW_CLIMB_GAIN / 2)

@@ -45,8 +45,10 @@ events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 			    e->tasks, e->mean_s, e->t_s, e->busy_s, e->mbps,
 			    e->registered ? "true" : "false");
 	if (!strcmp(e->ev, "rate"))
-		strbuf_addf(&b, ",\"mbps\":%.6g,\"after_s\":%.6f,\"fill\":%ld",
-			    e->mbps, e->after_s, e->fill);
+		strbuf_addf(&b,
+			    ",\"mbps\":%.6g,\"after_s\":%.6f,\"err\":%.4f,"
+			    "\"fill\":%ld",
+			    e->mbps, e->after_s, e->err, e->fill);
 	if (!strcmp(e->ev, "preempt"))
 		strbuf_addf(&b, ",\"tasks\":%ld", e->tasks);
 	if (!strcmp(e->ev, "constraint")) {
@@ -364,6 +366,7 @@ static const struct {
 	{ "busy_s", J_NUM, offsetof(struct event, busy_s) },
 	{ "mbps", J_NUM, offsetof(struct event, mbps) },
 	{ "after_s", J_NUM, offsetof(struct event, after_s) },
+	{ "err", J_NUM, offsetof(struct event, err) },
 	{ "fill", J_NUM, offsetof(struct event, fill) },
 	{ "registered", J_BOOL, offsetof(struct event, registered) },
 };

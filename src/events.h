@@ -10,7 +10,7 @@
  *    "tasks":T,"mean_s":M,"t_s":TI,"busy_s":B,"mbps":R,
  *    "registered":true|false}
  *   {"t":..,"ev":"rate","name":N,"device":D,"epoch":E,"c":C,"k":K,
- *    "mbps":R,"after_s":A,"fill":F}
+ *    "mbps":R,"after_s":A,"err":ER,"fill":F}
  *   {"t":..,"ev":"preempt","name":N,"device":D,"epoch":E,"c":C,"k":K,
  *    "tasks":T}
  *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
@@ -52,7 +52,7 @@ struct event {
 	const char *ev, *name, *device, *why;
 	const char *step;       /* a climb's search step (iopol_event) */
 	double t, epoch, c, k, n, tasks, mean_s, t_s, busy_s, mbps, after_s,
-	       fill, best, best_rate, lo, hi;
+	       err, fill, best, best_rate, lo, hi;
 	int registered;         /* 1 true, 0 false, -1 absent */
 };
 

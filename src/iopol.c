@@ -657,6 +657,7 @@ one_rate_taken(struct iopol *p, uint32_t name, int epoch, double c,
 				 .device = p->dev[nm->learn_dev].name,
 				 .epoch = epoch, .c = c, .k = 1,
 				 .mbps = nm->a.early, .after_s = after_s,
+				 .err = nm->a.early_err,
 				 .fill = nm->a.fill };
 	emit(p, &e);
 	next_epoch(p, name);
@@ -684,6 +685,7 @@ flight_taken(struct iopol *p, uint32_t name, int epoch, double c, long k,
 	struct iopol_event e = { .ev = "rate", .name = name, .key = nm->key,
 				 .device = dev, .epoch = epoch, .c = c, .k = k,
 				 .mbps = a->last_mbps, .after_s = a->flight_s,
+				 .err = a->nreg ? a->reg[a->nreg - 1].err : 0,
 				 .fill = a->fill };
 	emit(p, &e);
 	epoch_ended(p, name, epoch, c, k, joined, a->nreg - 1);

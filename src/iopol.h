@@ -67,6 +67,7 @@ struct iopol_event {
 	double mbps;        /* epoch_end: MB/s its tasks wrote (0: unknown);
 			       rate: the one writer's rate taken */
 	double after_s;     /* rate: seconds its samples spanned */
+	double err;         /* rate: how far off it may be, relative */
 	long fill;          /* rate: how many such writers fill B */
 	bool registered;    /* epoch_end */
 	long n;             /* constraint: ready tasks it was chosen for */

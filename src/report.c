@@ -415,6 +415,7 @@ take_event(struct report *r, const struct event *ev, const char *path,
 							       : "");
 		struct report_epoch *e = epoch_for(cv, jlong(ev->epoch, 0));
 		e->rate_s = ev->after_s > 0 ? ev->after_s : 1e-9;
+		e->rate_err = !isnan(ev->err) ? ev->err : -1;
 		return 0;
 	}
 	if (!strcmp(ev->ev, "search") && ev->step) {
@@ -1053,6 +1054,9 @@ epoch_measured(char *buf, size_t n, const struct report_epoch *e,
 		snprintf(mb, sizeof(mb), ": %.3g MB/s", e->mbps);
 	if (from_trace || !e->ended)
 		snprintf(buf, n, "?");
+	else if (e->rate_s > 0 && e->rate_err >= 0)
+		snprintf(buf, n, "while writing, over %.2f s%s, within %.1f %%",
+			 e->rate_s, mb, 100 * e->rate_err);
 	else if (e->rate_s > 0)
 		snprintf(buf, n, "while writing, over %.2f s%s", e->rate_s, mb);
 	else

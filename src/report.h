@@ -66,6 +66,8 @@ struct report_epoch {
 	double rate_s;          /* its rate was taken while its tasks wrote,
 				   over that many seconds ("rate"); 0: at
 				   its tasks' ends */
+	double rate_err;        /* how far off that rate may be, relative
+				   (< 0: not said) */
 	double mbps;            /* the MB/s it measured, 0: not known */
 };
 

@@ -243,7 +243,7 @@ main(void)
 	autobw_release(&a);
 
 	/* A registry from an earlier run: learned from the start. */
-	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0 }, { 50, 2, 1, 0, 0 } };
+	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0, 0 }, { 50, 2, 1, 0, 0, 0 } };
 	autobw_init(&a, 100, 10, true, 10, 50, 5);
 	autobw_preload(&a, kept, 2, 100);
 	ok(a.phase == AUTOBW_LEARNED, "preloaded: no learning");
@@ -431,9 +431,9 @@ main(void)
 	autobw_init_climb(&a, 200, 16, 2);
 	{
 		struct autobw_entry r3[] = {
-			{ 200, 1, 0.64, 50, 0 },
-			{ 50, 4, 0.705, 8 * 32 / 1.41, 0 },
-			{ 25, 8, 1.395, 16 * 32 / 2.79, 0 },
+			{ 200, 1, 0.64, 50, 0, 0 },
+			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0 },
+			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0 },
 		};
 		autobw_preload(&a, r3, 3, 100);
 	}
@@ -742,8 +742,8 @@ main(void)
 	 * of the least T: 1 writer (1 s a task) or 2 (1.68 s for two); for
 	 * one task both take 1 s, for two 2 s against 1.68 s. */
 	{
-		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0 },
-					       { 50, 2, 1.68, 119, 0 } };
+		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0, 0 },
+					       { 50, 2, 1.68, 119, 0, 0 } };
 		autobw_init(&a, 100, 8, false, 0, 0, 0);
 		autobw_preload(&a, reg, 2, 2);
 		a.climb = true;
@@ -875,15 +875,36 @@ main(void)
 		ok(tf > 1.4 && tf < 3, "in steps: taken after %.2f s", tf);
 		ok(a.nreg == 2 && fabs(a.reg[1].mbps - 200.0 / 3) < 0.1 * 200 / 3,
 		   "within 10 %% of 66.7 MB/s (%.1f)", a.nreg == 2 ? a.reg[1].mbps : 0);
-		/* 7 writers, below the fill point: 133 MB/s is far from what
-		 * the search compares it with (the best, 10 writers' 66.7),
-		 * and the one writer's pace times 7 (133 too) is not asked
-		 * below the fill point: taken in well under a task's time */
+		ok(a.reg[1].err > AUTOBW_FLIGHT_TOL,
+		   "taken before it was known within %.1f %% (%.1f %%): "
+		   "past the fill point, slowed, the search leaves it",
+		   100 * AUTOBW_FLIGHT_TOL, 100 * a.reg[1].err);
+		/* 7 writers, below the fill point: 133 MB/s is far above the
+		 * best, 10 writers' 66.7, and becomes the best every later
+		 * epoch is compared with: it is taken once known within
+		 * FLIGHT_TOL (a rate taken within 10 % because it beat 10
+		 * then lost to 6 on congestdev) - well under a task's time
+		 * all the same */
 		for (int i = 7; i < 10; i++)
 			autobw_slot_close(&a, slot[i]);
 		tf = fly(&a, &L, slot, 7, 5, 10);
-		ok(tf > 0 && tf < 1.5 && a.nreg == 3 && a.reg[2].k == 7,
+		ok(tf > 0 && tf < 2 && a.nreg == 3 && a.reg[2].k == 7,
 		   "7 writers in steps: taken after %.2f s", tf);
+		ok(a.nreg == 3 && a.reg[2].err <= AUTOBW_FLIGHT_TOL &&
+			   fabs(a.reg[2].mbps - 400.0 / 3) <
+				   AUTOBW_FLIGHT_TOL * 400 / 3,
+		   "known within %.1f %%: %.1f MB/s (the law's 133.3)",
+		   100 * AUTOBW_FLIGHT_TOL, a.nreg == 3 ? a.reg[2].mbps : 0);
+		/* then 8 (golden up): 100 MB/s, clearly under 7's 133 with
+		 * both errors: taken as soon as that is clear */
+		is_int(a.k, 8, "then 8");
+		slot[7] = autobw_slot_open(&a);
+		double t8 = fly(&a, &L, slot, 8, 5, 10);
+		ok(t8 > 0 && t8 < tf && a.nreg == 4 && a.reg[3].k == 8 &&
+			   a.reg[3].err > AUTOBW_FLIGHT_TOL,
+		   "8 writers lose: taken after %.2f s, within %.1f %%", t8,
+		   a.nreg == 4 ? 100 * a.reg[3].err : 0);
+		is_int(autobw_writers(200, a.chosen), 7, "7 chosen");
 		autobw_release(&a);
 	}
 
@@ -892,8 +913,8 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 4, 16, 16 }, { 22.2222, 9, 4, 144, 16 },
-			{ 20, 10, 4, 160, 16 }, { 18.1818, 11, 5.28, 133.3, 12.12 },
+			{ 200, 1, 4, 16, 16, 0 }, { 22.2222, 9, 4, 144, 16, 0 },
+			{ 20, 10, 4, 160, 16, 0 }, { 18.1818, 11, 5.28, 133.3, 12.12, 0 },
 		};
 		autobw_preload(&a, r, 4, 31);
 		long n = 11;
@@ -907,7 +928,7 @@ main(void)
 		 * one writer's pace or at k's rate */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r2[] = {
-			{ 200, 1, 2.29, 28, 28 }, { 28.5714, 7, 13.18, 34, 4.857 },
+			{ 200, 1, 2.29, 28, 28, 0 }, { 28.5714, 7, 13.18, 34, 4.857, 0 },
 		};
 		autobw_preload(&a, r2, 2, 2);
 		is_int(autobw_writers(200, autobw_choose(&a, 2)), 7,
