@@ -95,6 +95,31 @@ fly(struct autobw *a, const struct law *L, const int *slot, long n,
 	return -1;
 }
 
+/* As fly, the counts in whole MB (dd's 1 MiB blocks), but every `every`
+ * seconds one writer ends and another starts in its place (its count
+ * from 0): no writer's window is longer than n times that. */
+static double
+fly_churn(struct autobw *a, const struct law *L, int *slot, long n,
+	  double every, double limit)
+{
+	double per = law_rate(L, n) / (double)n, from[32] = { 0 };
+	long next = 0;
+	for (int j = 1; j * 0.02 < limit; j++) {
+		double t = j * 0.02;
+		if (t >= (double)(next + 1) * every) {
+			long i = next++ % n;
+			autobw_slot_close(a, slot[i]);
+			slot[i] = autobw_slot_open(a);
+			from[i] = t;
+		}
+		for (long i = 0; i < n; i++)
+			if (autobw_flight(a, slot[i], t,
+					  floor(per * (t - from[i]))))
+				return t;
+	}
+	return -1;
+}
+
 static void
 epoch(struct autobw *a, double secs)
 {
@@ -905,6 +930,40 @@ main(void)
 		   "8 writers lose: taken after %.2f s, within %.1f %%", t8,
 		   a.nreg == 4 ? 100 * a.reg[3].err : 0);
 		is_int(autobw_writers(200, a.chosen), 7, "7 chosen");
+		autobw_release(&a);
+	}
+
+	/* Writers that start and end every 0.45 s, 7 at a time (tasks of
+	 * 64 MB at 19 MB/s): their windows, none longer than 0.45 s, are
+	 * kept across the starts and ends, and add up to the 2.5 % a new
+	 * best needs. */
+	{
+		struct law L = { 200, 20, 6, 0.5 };
+		int slot[16];
+		autobw_init_climb(&a, 200, 16, 2);
+		int e = autobw_epoch(&a);
+		autobw_started(&a);
+		autobw_finished(&a, e, 0, 64.0 / 20, 64);
+		for (int i = 0; i < 10; i++)
+			slot[i] = autobw_slot_open(&a);
+		ok(fly(&a, &L, slot, 10, 0, 2) > 0 && a.k == 7,
+		   "churn: the fill point 10 taken, then 7");
+		for (int i = 7; i < 10; i++)
+			autobw_slot_close(&a, slot[i]);
+		double tf = fly_churn(&a, &L, slot, 7, 0.45, 30);
+		ok(tf > 0 && a.nreg == 3 && a.reg[2].k == 7,
+		   "churn: 7 writers' rate taken after %.2f s", tf);
+		ok(a.nreg == 3 && a.reg[2].err <= AUTOBW_FLIGHT_TOL &&
+			   fabs(a.reg[2].mbps - 400.0 / 3) <
+				   AUTOBW_FLIGHT_TOL * 400 / 3,
+		   "churn: %.1f MB/s within %.1f %% (the law's 133.3)",
+		   a.nreg == 3 ? a.reg[2].mbps : 0,
+		   a.nreg == 3 ? 100 * a.reg[2].err : 0);
+		ok(a.flight_s > 0.5,
+		   "churn: over %.2f s of windows, none of them 0.45 s",
+		   a.flight_s);
+		for (int i = 0; i < (int)a.nslot; i++)
+			autobw_slot_close(&a, i);
 		autobw_release(&a);
 	}
 
