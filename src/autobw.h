@@ -345,8 +345,9 @@ int autobw_slot_open(struct autobw *a);
 void autobw_slot_close(struct autobw *a, int slot);
 bool autobw_flight(struct autobw *a, int slot, double now, double mb);
 /* Has the writer in slot written less than half a task (of the mean
- * size that finished, else of the most any running one wrote)?  Then
- * a step down may stop it and run it again (iopol_make_way). */
+ * size that finished), or, when none finished, less than the most any
+ * running one wrote?  Then a step down may stop it and run it again
+ * (iopol_make_way: the youngest first, until k remain). */
 bool autobw_slot_young(const struct autobw *a, int slot);
 /* Does a climb learn in flight (a slot for each task started now)? */
 bool autobw_flies(const struct autobw *a);

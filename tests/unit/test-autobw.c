@@ -120,6 +120,17 @@ fly_churn(struct autobw *a, const struct law *L, int *slot, long n,
 	return -1;
 }
 
+/* A climb on B 200 with 16 executors whose one writer wrote 64 MB at
+ * r1 MB/s: its next epoch is the fill point. */
+static void
+one_writer_at(struct autobw *a, double r1)
+{
+	autobw_init_climb(a, 200, 16, 2);
+	int e = autobw_epoch(a);
+	autobw_started(a);
+	autobw_finished(a, e, 0, 64.0 / r1, 64);
+}
+
 static void
 epoch(struct autobw *a, double secs)
 {
@@ -848,10 +859,7 @@ main(void)
 	{
 		struct law L = { 200, 20, 6, 0.5 };
 		int slot[16];
-		autobw_init_climb(&a, 200, 16, 2);
-		int e = autobw_epoch(&a);
-		autobw_started(&a);
-		autobw_finished(&a, e, 0, 64.0 / 20, 64);
+		one_writer_at(&a, 20);
 		is_int(a.k, 10, "flight: one writer at 20 MB/s, the fill point 10");
 		for (int i = 0; i < 9; i++)
 			slot[i] = autobw_slot_open(&a);
@@ -890,10 +898,7 @@ main(void)
 		/* counts in steps of 5 MB (a kernel throttle's): the rate is
 		 * known within 5 MB over the window; it is taken when that
 		 * decides against the thresholds (here after 1.5 s) */
-		autobw_init_climb(&a, 200, 16, 2);
-		e = autobw_epoch(&a);
-		autobw_started(&a);
-		autobw_finished(&a, e, 0, 64.0 / 20, 64);
+		one_writer_at(&a, 20);
 		for (int i = 0; i < 10; i++)
 			slot[i] = autobw_slot_open(&a);
 		tf = fly(&a, &L, slot, 10, 5, 10);
@@ -933,6 +938,30 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* No task ended: a task's size is not known, only that it is more
+	 * than the most any wrote; all but the writer that wrote most may
+	 * stop on a step down. */
+	{
+		autobw_init_climb(&a, 200, 16, 2);
+		int s[3];
+		for (int i = 0; i < 3; i++)
+			s[i] = autobw_slot_open(&a);
+		autobw_flight(&a, s[0], 0.02, 14);
+		autobw_flight(&a, s[1], 0.02, 13);
+		autobw_flight(&a, s[2], 0.02, 1);
+		ok(!autobw_slot_young(&a, s[0]) && autobw_slot_young(&a, s[1]) &&
+			   autobw_slot_young(&a, s[2]),
+		   "no task ended: 13 MB and 1 MB are young, 14 MB (the most) "
+		   "is not");
+		autobw_started(&a);
+		autobw_finished(&a, autobw_epoch(&a), 0, 3.2, 64);
+		ok(autobw_slot_young(&a, s[0]),
+		   "a 64 MB task ended: 14 MB, under half of it, is young");
+		for (int i = 0; i < 3; i++)
+			autobw_slot_close(&a, s[i]);
+		autobw_release(&a);
+	}
+
 	/* Writers that start and end every 0.45 s, 7 at a time (tasks of
 	 * 64 MB at 19 MB/s): their windows, none longer than 0.45 s, are
 	 * kept across the starts and ends, and add up to the 2.5 % a new
@@ -940,10 +969,7 @@ main(void)
 	{
 		struct law L = { 200, 20, 6, 0.5 };
 		int slot[16];
-		autobw_init_climb(&a, 200, 16, 2);
-		int e = autobw_epoch(&a);
-		autobw_started(&a);
-		autobw_finished(&a, e, 0, 64.0 / 20, 64);
+		one_writer_at(&a, 20);
 		for (int i = 0; i < 10; i++)
 			slot[i] = autobw_slot_open(&a);
 		ok(fly(&a, &L, slot, 10, 0, 2) > 0 && a.k == 7,
