@@ -60,8 +60,7 @@ struct autobw_entry {
 	double mbps;   /* MB/s its tasks wrote at (their MB / S), 0: not
 			  known (the tasks' write_bytes were not) */
 	double pace;   /* MB/s each of its tasks wrote at (their MB over
-			  the sum of their times), 0: not known; not kept
-			  in the registry file */
+			  the sum of their times), 0: not known */
 	double err;    /* how far off its rate may be, relative: 0 for an
 			  epoch measured at its end; not kept in the
 			  registry file */

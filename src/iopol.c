@@ -1035,10 +1035,10 @@ iopol_registry_load(struct iopol *p, const char *path)
 		bool bad = false;
 		for (char *e = strtok(tab + 1, ","); e; e = strtok(NULL, ",")) {
 			struct autobw_entry x = { 0 };
-			int got = sscanf(e, "%lf:%ld:%lf:%lf", &x.c, &x.k,
-					 &x.t, &x.mbps);
+			int got = sscanf(e, "%lf:%ld:%lf:%lf:%lf", &x.c, &x.k,
+					 &x.t, &x.mbps, &x.pace);
 			if (got < 3 || !(x.c > 0) || x.k < 1 || !(x.t >= 0) ||
-			    !(x.mbps >= 0)) {
+			    !(x.mbps >= 0) || !(x.pace >= 0)) {
 				bad = true;
 				break;
 			}
@@ -1078,13 +1078,15 @@ iopol_registry_save(struct iopol *p, const char *path)
 		return -1;
 	}
 	fprintf(f, "# wfrun storage_bw registries: name, device, MB/s, spec, "
-		   "constraint:concurrency:epoch seconds:MB/s written\n");
+		   "constraint:concurrency:epoch seconds:MB/s written:"
+		   "MB/s a writer\n");
 	for (size_t i = 0; i < p->nsaved; i++) {
 		fprintf(f, "%s\t", p->saved[i].key);
 		for (size_t j = 0; j < p->saved[i].nreg; j++)
-			fprintf(f, "%s%.9g:%ld:%.9g:%.9g", j ? "," : "",
+			fprintf(f, "%s%.9g:%ld:%.9g:%.9g:%.9g", j ? "," : "",
 				p->saved[i].reg[j].c, p->saved[i].reg[j].k,
-				p->saved[i].reg[j].t, p->saved[i].reg[j].mbps);
+				p->saved[i].reg[j].t, p->saved[i].reg[j].mbps,
+				p->saved[i].reg[j].pace);
 		fputc('\n', f);
 	}
 	int rc = 0;

@@ -267,8 +267,11 @@ size_t iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
 		      size_t n);
 
 /* Registries kept across runs: a TSV file of lines
- * "name \t kind \t B \t spec \t c:k:t:mbps,c:k:t:mbps,..." (":mbps" may
- * be missing, as earlier versions wrote them).  Load returns -1 with
+ * "name \t kind \t B \t spec \t c:k:t:mbps:pace,..." (":pace" and
+ * ":mbps" may be missing, as earlier versions wrote them: a climb read
+ * back without each writer's pace ranks its epochs by their MB/s, and
+ * a second run chose 7 writers where its first, from the same epochs,
+ * chose 8).  Load returns -1 with
  * errno when the file exists but cannot be read; a line it cannot parse
  * is skipped. */
 int iopol_registry_load(struct iopol *p, const char *path);

@@ -146,7 +146,7 @@ EOF
 	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort | uniq -c | tr -s ' ' | tr '\t\n' ':,')" = " 1 100:1, 15 25:, 8 25:2," ]
 	[ "$(grep -o '"ev":"epoch_end",.*"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*' .wfrun/events.jsonl | grep -o '"epoch".*' | tr '\n' ' ')" = '"epoch":1,"c":100,"k":1 "epoch":2,"c":25,"k":4 ' ]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":4,"n":[0-9]*,"why":"learned"}$' .wfrun/events.jsonl
-	grep -q $'^ckpt\tdisk\t100\tauto\t100:1:[0-9.]*:[0-9.e+-]*,25:4:[0-9.]*:[0-9.e+-]*$' .wfrun/storage_bw.tsv
+	grep -q $'^ckpt\tdisk\t100\tauto\t100:1:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*,25:4:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*$' .wfrun/storage_bw.tsv
 
 	# (without known bytes the climb goes 1, 2, then max(4, cores): the
 	# unit tests; here write_bytes is always known)
@@ -315,7 +315,7 @@ EOF
 	# epochs at 10 (k = 10), 20 (5), 40 (2); then the choice
 	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | grep -v ':$' | awk -F'\t' '$2 != ""' | sort -u | tr '\t\n' ':,')" = "10:1,20:2,40:3," ]
 	[ "$(grep -c '"registered":true' .wfrun/events.jsonl)" -eq 3 ]
-	grep -q $'^ckpt\tdisk\t100\tauto(10,40,2)\t10:10:[0-9.]*:[0-9.e+-]*,20:5:[0-9.]*:[0-9.e+-]*,40:2:' .wfrun/storage_bw.tsv
+	grep -q $'^ckpt\tdisk\t100\tauto(10,40,2)\t10:10:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*,20:5:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*,40:2:' .wfrun/storage_bw.tsv
 }
 
 @test "a learning epoch waiting for its tasks does not hold up the I/O they need" {

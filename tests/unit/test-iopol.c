@@ -522,5 +522,38 @@ main(void)
 		unlink(reg);
 	}
 
+	/* A climb's registry keeps each epoch's pace (MB/s a writer), on
+	 * a disk of 100 MB/s: 8 writers measured at their ends (72.5 MB/s
+	 * over the epoch, gaps between tasks included, 12.25 each while
+	 * writing) against 7 measured in flight (83.5 MB/s, 11.95 each).
+	 * With the paces the next run ranks them as the first did: 8 (98
+	 * MB/s against 83.5); from a line without them (as earlier
+	 * versions wrote), by the epochs' MB/s: 7. */
+	for (int paced = 1; paced >= 0; paced--) {
+		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		int rfd = mkstemp(reg);
+		const char *line =
+			paced ? "ckpt\tdisk\t100\tauto\t100:1:5.12:12.5:12.5,"
+				"12.5:8:5.22:72.5:12.25,"
+				"14.2857:7:5.36:83.5:11.95\n"
+			      : "ckpt\tdisk\t100\tauto\t100:1:5.12:12.5,"
+				"12.5:8:5.22:72.5,14.2857:7:5.36:83.5\n";
+		ok(rfd >= 0 && write(rfd, line, strlen(line)) ==
+					(ssize_t)strlen(line),
+		   "a registry %s paces written", paced ? "with" : "without");
+		close(rfd);
+		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 32);
+		p.paper = false;
+		ok(iopol_registry_load(&p, reg) == 0, "and read");
+		iopol_ready(&p, 0, 32);
+		is_str(evlog,
+		       paced ? "constraint(12.5,registry) "
+			     : "constraint(14.2857,registry) ",
+		       paced ? "with paces: 8 writers, as the first run chose"
+			     : "without: 7, by the epochs' MB/s");
+		iopol_release(&p);
+		unlink(reg);
+	}
+
 	return done_testing();
 }
