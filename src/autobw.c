@@ -86,8 +86,17 @@ autobw_release(struct autobw *a)
 bool
 autobw_can_start(const struct autobw *a)
 {
-	return a->phase == AUTOBW_LEARNED ||
-	       (a->joined < a->target && a->joined - a->finished < a->k);
+	if (a->phase == AUTOBW_LEARNED)
+		return true;
+	return a->joined - a->finished < a->k &&
+	       (a->joined < a->target ||
+		(a->climb && a->k > 1 && !a->carry)); /* (autobw.h) */
+}
+
+long
+autobw_joined(const struct autobw *a)
+{
+	return a->joined < a->target ? a->joined : a->target;
 }
 
 long

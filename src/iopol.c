@@ -718,7 +718,7 @@ iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 	double mb = (double)bytes / (1024.0 * 1024.0);
 	int epoch = a->epoch;
 	double c = a->c;
-	long k = a->k, joined = a->joined;
+	long k = a->k, joined = autobw_joined(a);
 	size_t nreg = a->nreg;
 	if (g->epoch == epoch && autobw_wants_rate(a)) {
 		if (autobw_sample(a, now, mb)) {
@@ -745,7 +745,7 @@ carry_ended(struct iopol *p, uint32_t name, double start, double end,
 	struct autobw *a = &nm->a;
 	int carry = a->carry, epoch = a->epoch;
 	double c = a->c;
-	long k = a->k, joined = a->joined;
+	long k = a->k, joined = autobw_joined(a);
 	size_t nreg = a->nreg;
 	bool ended = autobw_carry_done(a, start, end, mb);
 	const struct autobw_entry *r = &a->reg[nreg];
@@ -790,7 +790,7 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 		return;
 	}
 	double c = a->c;
-	long k = a->k, joined = a->joined;
+	long k = a->k, joined = autobw_joined(a);
 	int epoch = a->epoch;
 	size_t nreg = a->nreg;
 	if (autobw_finished(a, g.epoch, start, end, mb))
@@ -810,7 +810,7 @@ iopol_close_idle(struct iopol *p, bool force)
 		if (!force && !p->dev[nm->learn_dev].waiting)
 			continue;
 		double c = a->c;
-		long joined = a->joined;
+		long joined = autobw_joined(a);
 		int epoch = a->epoch;
 		size_t nreg = a->nreg;
 		if (joined > 0) {

@@ -597,11 +597,16 @@ main(void)
 	for (int i = 0; i < 5; i++)
 		autobw_finished(&a, 2, at + 0.64 * (1 + i / 3),
 				at + 0.64 * (2 + i / 3), 32);
-	ok(!autobw_can_start(&a) && a.epoch == 2 && a.finished == 7,
-	   "8 of epoch 2 started (with the carried), 7 ended");
+	ok(autobw_can_start(&a) && a.epoch == 2 && a.finished == 7,
+	   "epoch 2's tasks started (with the carried), 7 ended: the "
+	   "places they left take more, which join it too");
 	ok(autobw_finished(&a, 2, at + 1.28, at + 1.92, 32),
 	   "the 8th ends epoch 2");
 	ok(a.nreg == 2 && a.reg[1].k == 4, "4 registered after 1");
+	long finished = a.finished;
+	ok(!autobw_finished(&a, 2, at + 1.5, at + 2.2, 32) &&
+		   a.finished == finished && a.nreg == 2,
+	   "one that joined epoch 2 after its 8 ends after it: a straggler");
 	autobw_release(&a);
 
 	/* congestdev's kernel throttle lets a writer's 1 MiB writes through
