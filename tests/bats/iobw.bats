@@ -149,7 +149,8 @@ EOF
 	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | sort -u | tr '\t\n' ':,')" = "100:1,25:,25:2," ]
 	[ "$(trace_col epoch | grep -c '^1$')" -eq 1 ]
 	e2=$(trace_col epoch | grep -c '^2$')
-	[ "$e2" -ge 8 ] && [ "$e2" -le 11 ]
+	[ "$e2" -ge 8 ]
+	[ "$e2" -le 11 ]
 	grep -q '"ev":"epoch_end",.*"epoch":2,"c":25,"k":4,"tasks":8,' .wfrun/events.jsonl
 	[ "$(grep -o '"ev":"epoch_end",.*"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*' .wfrun/events.jsonl | grep -o '"epoch".*' | tr '\n' ' ')" = '"epoch":1,"c":100,"k":1 "epoch":2,"c":25,"k":4 ' ]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":4,"n":[0-9]*,"why":"learned"}$' .wfrun/events.jsonl
