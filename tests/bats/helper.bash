@@ -145,10 +145,19 @@ tasks:
 EOF
 }
 
-# The pids of processes running COMMAND LINE (exactly), not zombies.
+# The pids of this bats run's processes running COMMAND LINE (exactly),
+# not zombies: their cwd is under its temporary directory (a task's is
+# its workdir), so that two Slurm suites side by side in the lanes, both
+# with 'sleep 3000' tasks, do not count each other's (slurm-alloc.bats
+# saw slurm.bats's task left and failed).
 running() {
-	local p
+	local p root
+	root=$(realpath "$BATS_RUN_TMPDIR")
 	for p in $(pgrep -f -x "$1"); do
+		case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in
+		"$root"/*) ;;
+		*) continue ;;
+		esac
 		[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "$p"
 	done
 }

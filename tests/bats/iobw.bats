@@ -1,92 +1,12 @@
 #!/usr/bin/env bats
 # run-all: once alone
-# Storage-bandwidth constraints: static, auto, auto(min,max,delta), the
-# registry kept across runs, and what the trace and events.jsonl say.
+# Storage-bandwidth constraints, the learner's timed tests: what auto
+# learns from how fast its tasks ran (epochs, the climb, rates read in
+# flight, stops to make way), so this file runs with nothing beside it.
+# What needs no quiet machine (static limits, refusals, counts of
+# epochs) is in iobw-rules.bats, in the lanes.
 load helper
-
-# The most tasks of the trace that ran at the same time (an end and a start
-# at the same instant do not overlap).
-max_overlap() {
-	awk -F'\t' 'NR > 1 { print $13, 1; print $14, -1 }' .wfrun/trace.tsv |
-		sort -k1,1n -k2,2n |
-		awk '{ n += $2; if (n > m) m = n } END { print m + 0 }'
-}
-
-ckpt() { # ckpt N STORAGE_BW [SECONDS]
-	wf <<EOF
-tasks:
-  - name: ckpt
-    foreach: {i: "1..$1"}
-    io: true
-    storage_bw: $2
-    out: {f: "out/{i}"}
-    run: "sleep ${3:-0.3}; echo {i} > {out.f}"
-EOF
-}
-
-@test "static storage_bw: at most floor(B / c) share the disk" {
-	ckpt 12 30
-	run "$WFRUN" -q -j 2 --io-executors 8 --disk-bw 100 wf.yaml
-	[ "$status" -eq 0 ]
-	[ "$(max_overlap)" -le 3 ]
-	[ "$(trace_col storage_bw | sort -u)" = 30 ]
-	[ -z "$(trace_col epoch | sort -u)" ]
-	[ "$(ls out | wc -l)" -eq 12 ]
-}
-
-@test "without a constraint the same tasks do overlap beyond 3" {
-	ckpt 12 30
-	sed -i '/storage_bw/d' wf.yaml
-	run "$WFRUN" -q -j 2 --io-executors 8 wf.yaml
-	[ "$status" -eq 0 ]
-	[ "$(max_overlap)" -gt 3 ]
-	[ -z "$(trace_col storage_bw | sort -u)" ]
-}
-
-@test "without --disk-bw this machine's disk is measured once, and kept" {
-	ckpt 3 30
-	run "$WFRUN" -j 2 wf.yaml
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"this machine's disk writes "*" MB/s (measured for storage_bw, kept in $PWD/.wfrun/disk_bw; --disk-bw sets it)"* ]]
-	B=$(cat .wfrun/disk_bw)
-	[ "${B%.*}" -ge 1 ]
-	[ "$(trace_col storage_bw | sort -u)" = 30 ]
-	# the next run takes it from there, and says nothing
-	run "$WFRUN" -j 2 --forceall wf.yaml
-	[ "$status" -eq 0 ]
-	[[ "$output" != *measured* ]]
-	# a workflow without storage_bw measures nothing
-	mkdir other
-	cd other
-	ckpt 2 30
-	sed -i '/storage_bw/d' wf.yaml
-	run "$WFRUN" -q wf.yaml
-	[ "$status" -eq 0 ]
-	[ ! -e .wfrun/disk_bw ]
-}
-
-@test "a constraint above the disk's bandwidth is refused" {
-	ckpt 3 300
-	run "$WFRUN" -j 2 --disk-bw 100 wf.yaml
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"storage_bw 300 MB/s is more than the 100 MB/s of disk@local"* ]]
-}
-
-@test "--disk-bw wants a positive number" {
-	ckpt 1 30
-	run "$WFRUN" --disk-bw fast wf.yaml
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"--disk-bw wants the disk's bandwidth in MB/s, a number > 0, not 'fast'"* ]]
-}
-
-@test "--no-io is the baseline: no constraint is applied" {
-	ckpt 4 30
-	run "$WFRUN" -q -j 2 --no-io wf.yaml
-	[ "$status" -eq 0 ]
-	[ -z "$(trace_col storage_bw | sort -u)" ]
-	[ "$(trace_col kind | sort -u)" = io ]
-	[ "$(trace_col cores | sort -u)" = 1 ]
-}
+load iobw
 
 @test "auto --learn paper learns in epochs, says so in the trace and events.jsonl, and keeps the registry" {
 	# 4 executors on B = 100: c = 25 (4 at once), then 50 (2): sleeps do
@@ -292,82 +212,6 @@ EOF
 	grep -q '<tr><td>2</td><td>10 MB/s</td><td>4</td><td>4</td><td>[0-9.]* s</td><td>while writing, over [0-9.]* s: [0-9.]* MB/s, within [0-9.]* %</td>' .wfrun/report.html
 }
 
-@test "a retried I/O task counts again among those left to start" {
-	# 8 tasks on one disk: the climb's second epoch (k = 2, 4 tasks)
-	# runs only while 2 x 1 x 4 = 8 are left.  Every task fails once:
-	# when the first epoch's two tasks failed, they were counted as
-	# started and never again, 6 were left, and learning stopped after
-	# one epoch.
-	wf <<'EOF'
-tasks:
-  - name: ckpt
-    foreach: {i: "1..8"}
-    io: true
-    storage_bw: auto
-    on_failure: retry
-    retries: 1
-    out: {f: "out/{i}"}
-    run: "if [ -e tried-{i} ]; then echo {i} > {out.f}; else touch tried-{i}; exit 1; fi"
-EOF
-	run "$WFRUN" -q -j 2 --io-executors 2 --disk-bw 100 wf.yaml
-	[ "$status" -eq 0 ]
-	[ "$(ls out | wc -l)" -eq 8 ]
-	grep -q '"ev":"epoch_begin",.*"epoch":2,"c":50,"k":2}$' .wfrun/events.jsonl
-	grep -q '"why":"learned"}$' .wfrun/events.jsonl
-}
-
-@test "auto(min,max,delta) runs every epoch and registers each" {
-	ckpt 30 '"auto(10,40,2)"' 0.2
-	run "$WFRUN" -q -j 2 --io-executors 16 --disk-bw 100 wf.yaml
-	[ "$status" -eq 0 ]
-	# epochs at 10 (k = 10), 20 (5), 40 (2); then the choice
-	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | grep -v ':$' | awk -F'\t' '$2 != ""' | sort -u | tr '\t\n' ':,')" = "10:1,20:2,40:3," ]
-	[ "$(grep -c '"registered":true' .wfrun/events.jsonl)" -eq 3 ]
-	grep -q $'^ckpt\tdisk\t100\tauto(10,40,2)\t10:10:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*,20:5:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*,40:2:' .wfrun/storage_bw.tsv
-}
-
-@test "a learning epoch waiting for its tasks does not hold up the I/O they need" {
-	# ckpt i needs copy i, and both are I/O on the same disk: while ckpt
-	# learns, copies may not run there, so the epoch closes with what
-	# joined instead of waiting for ever.
-	wf <<'EOF'
-tasks:
-  - name: copy
-    foreach: {i: "1..6"}
-    io: true
-    out: {f: "c/{i}"}
-    run: "sleep 0.1; echo {i} > {out.f}"
-  - name: ckpt
-    foreach: {i: "1..6"}
-    io: true
-    storage_bw: auto
-    in: {f: "c/{i}"}
-    out: {g: "k/{i}"}
-    run: "cp {in.f} {out.g}"
-EOF
-	run timeout 60 "$WFRUN" -q -j 1 --io-executors 1 --disk-bw 100 wf.yaml
-	[ "$status" -eq 0 ]
-	[ "$(cat k/* | wc -l)" -eq 6 ]
-	grep -q '"ev":"constraint"' .wfrun/events.jsonl
-}
-
-@test "a localhost worker's <disk bandwidth> is its B" {
-	cat >r.xml <<'EOF'
-<resources>
-  <worker name="here" host="localhost">
-    <cores>2</cores>
-    <io-executors>8</io-executors>
-    <disk bandwidth="60"/>
-  </worker>
-</resources>
-EOF
-	ckpt 8 20
-	run "$WFRUN" -q -r r.xml wf.yaml
-	[ "$status" -eq 0 ]
-	[ "$(max_overlap)" -le 3 ]
-	[ "$(trace_col worker | sort -u)" = here ]
-}
-
 @test "learn_as: tasks of several iterations learn once" {
 	wf <<'EOF2'
 tasks:
@@ -394,71 +238,6 @@ EOF2
 	[ -z "$(paste <(trace_col name) <(trace_col epoch) | awk -F'\t' '$1 == "ckpt2" && $2 != ""')" ]
 	[ "$(paste <(trace_col name) <(trace_col storage_bw) | awk -F'\t' '$1 == "ckpt2" { print $2 }' | sort -u)" = 25 ]
 	grep -q $'^ckpt\tdisk\t100\tauto\t' .wfrun/storage_bw.tsv
-}
-
-@test "learn_as: only with auto, and the same storage_bw" {
-	wf <<'EOF2'
-tasks:
-  - name: a
-    io: true
-    storage_bw: auto
-    out: {f: a}
-    run: "touch {out.f}"
-  - name: b
-    io: true
-    storage_bw: "auto(2,8,2)"
-    learn_as: a
-    out: {f: b}
-    run: "touch {out.f}"
-  - name: c
-    io: true
-    storage_bw: 10
-    learn_as: a
-    out: {f: c}
-    run: "touch {out.f}"
-  - name: d
-    io: true
-    storage_bw: auto
-    learn_as: "not a name"
-    out: {f: d}
-    run: "touch {out.f}"
-EOF2
-	run "$WFRUN" check wf.yaml
-	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "wf.yaml:10:15: error: task 'b' learns as 'a' with task 'a' (line 2), so give both the same storage_bw" ]
-	[ "${lines[1]}" = "wf.yaml:16:15: error: learn_as applies to storage_bw: auto or \"auto(min,max,delta)\", which task 'c' does not have" ]
-	[ "${lines[2]}" = "wf.yaml:22:15: error: learn_as 'not a name' must be a task name: a letter or '_', then letters, digits, '_' and '-'" ]
-	[ "${lines[3]}" = "wfrun: 3 errors in wf.yaml; nothing was run" ]
-}
-
-# Two workers on this machine, each its own disk of B = 2 MB/s, and 30
-# instances of an auto name (see the test below).  An instance's first
-# attempt writes 'partial' to its output, then waits 2.5 s.
-climb_two_disks() {
-	cat >r.xml <<'XML'
-<resources>
-  <worker name="a" host="localhost">
-    <cores>12</cores>
-    <io-executors>12</io-executors>
-    <disk bandwidth="2"/>
-  </worker>
-  <worker name="b" host="localhost">
-    <cores>1</cores>
-    <io-executors>12</io-executors>
-    <disk bandwidth="2"/>
-  </worker>
-</resources>
-XML
-	wf <<'EOF2'
-tasks:
-  - name: ckpt
-    foreach: {i: "1..30"}
-    io: true
-    storage_bw: auto
-    out: {f: "out/{i}"}
-    run: "if [ {i} = 1 ] || [ -e m/{i} ]; then sleep 1.3; else touch m/{i}; echo partial > {out.f}; sleep 2.5; fi; dd if=/dev/zero of={out.f} bs=1M count=1 conv=fsync status=none"
-EOF2
-	mkdir m
 }
 
 @test "a climb's first guess on another disk is corrected: the youngest of its tasks stop and run again" {
@@ -491,14 +270,6 @@ EOF2
 	# what a stopped attempt left was moved aside, and went once the
 	# task was done
 	[ ! -e .wfrun/failed ]
-
-	# --no-preempt: the bet runs to its end
-	rm -rf out .wfrun m
-	mkdir m
-	run "$WFRUN" -q --no-preempt -r r.xml wf.yaml
-	[ "$status" -eq 0 ]
-	[ "$(trace_col status | sort | uniq -c | tr -s ' ')" = " 30 COMPLETED" ]
-	run -1 grep -q '"preempt"' .wfrun/events.jsonl
 }
 
 @test "an attempt stopped to make way leaves nothing looking complete when the run is interrupted" {

@@ -2,7 +2,9 @@
 # run-all: alone
 # Workers whose workdir is not shared (as ssh-stage.bats), and a learning
 # that stops tasks to make way: the one test of them whose learner times
-# one writer (both files run with nothing else running: run-all: alone).
+# one writer, so it runs with nothing else running (the other tests of
+# ssh-stage.bats run in the lanes: their faults wait for the event they
+# race, a file or a gate, not for a fixed time).
 load helper
 load stage-cluster
 

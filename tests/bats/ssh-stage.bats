@@ -1,5 +1,4 @@
 #!/usr/bin/env bats
-# run-all: alone
 # Workers whose workdir is not shared: inputs staged over SFTP into a
 # sandbox, outputs kept where they were made and brought back at the end,
 # their tasks journaled then (a rerun does nothing, an inout update is
@@ -438,7 +437,7 @@ EOF2
 	inout_wf 10000000
 	"$WFRUN" -q -r "$C/cluster.xml" wf.yaml >out.txt 2>&1 &
 	pid=$!
-	for _ in $(seq 600); do
+	for _ in $(seq 1200); do
 		[ -n "$(find . -name '*.wfrun-part')" ] && break
 		sleep 0.05
 	done
@@ -469,13 +468,17 @@ tasks:
 EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml >out.txt 2>&1 &
 	pid=$!
-	for _ in $(seq 600); do
+	for _ in $(seq 1200); do
 		[ -n "$(find . -name '*.wfrun-part')" ] && break
 		sleep 0.05
 	done
+	# the master stands still while its worker is killed, so that the
+	# fetch cannot end first (it did on a loaded machine)
+	kill -STOP "$pid"
 	find . -name '*.wfrun-part' | grep -q .
 	on=$(trace_col worker)
 	kill_worker "$on"
+	kill -CONT "$pid"
 	status=0
 	wait "$pid" || status=$?
 	cat out.txt
@@ -492,12 +495,13 @@ EOF2
 }
 
 # gen (4, spread over the workers) -> sum, each adding a line to the
-# user's total.txt in place (a `>>` chain; the third takes a while), then
-# last, which reads it: the master is killed while the third sum runs,
-# the updates of the first two only in their workers' stores.
+# user's total.txt in place (a `>>` chain; the third waits for
+# $BATS_TEST_TMPDIR/go), then last, which reads it: the master is killed
+# while the third sum runs, the updates of the first two only in their
+# workers' stores.
 store_wf() {
 	echo base >total.txt
-	wf <<'EOF2'
+	wf <<EOF2
 tasks:
   - name: gen
     foreach: {i: "1..4"}
@@ -507,7 +511,7 @@ tasks:
     foreach: {i: "1..4"}
     in: {f: "out/{i}.txt"}
     inout: {t: total.txt}
-    run: "[ {i} != 3 ] || sleep 3; head -1 {in.f} >> {inout.t}"
+    run: "[ {i} != 3 ] || while [ ! -e $BATS_TEST_TMPDIR/go ]; do sleep 0.1; done; head -1 {in.f} >> {inout.t}"
   - name: last
     in: {t: total.txt, d: {dir: out}}
     out: {o: last.txt}
@@ -524,17 +528,22 @@ s_lines() {
 
 # store_wf run locally in ./local, and in ./remote (then the cwd) on the
 # workers, its master killed (-9) once gen and the first two sums are
-# journaled as done on their workers.
+# journaled as done on their workers (the third waits for the gate until
+# then: a fixed sleep there was outrun on a loaded machine); the gate is
+# open for the reruns.
 killed_before_fetch() {
 	mkdir local remote
+	touch "$BATS_TEST_TMPDIR/go"
 	(cd local && store_wf && "$WFRUN" -q wf.yaml)
+	rm "$BATS_TEST_TMPDIR/go"
 	cd remote
 	store_wf
 	"$WFRUN" -q -r "$C/cluster.xml" wf.yaml >../killed.txt 2>&1 &
 	local pid=$! n=0
-	until [ "$(s_lines)" -ge 6 ] || [ $((n += 1)) -gt 400 ]; do sleep 0.05; done
+	until [ "$(s_lines)" -ge 6 ] || [ $((n += 1)) -gt 1200 ]; do sleep 0.05; done
 	kill -KILL "$pid"
 	wait "$pid" || true
+	touch "$BATS_TEST_TMPDIR/go"
 	[ "$(s_lines)" -eq 6 ]
 	# nothing of the workers' came back
 	[ "$(cat total.txt)" = base ]

@@ -204,24 +204,29 @@ EOF2
 }
 
 @test "a worker lost mid-run: its tasks run again on the others" {
+	# The tasks wait at a gate, opened once w2's agent is killed: six
+	# run at once however slowly the workers connect, and none ends
+	# before the kill (they slept 4.5 s, three rounds of them).
 	wf <<'EOF2'
 tasks:
   - name: slow
     foreach: {i: "1..9"}
     out: {f: "s/{i}"}
-    run: "sleep 4.5; echo $TESTCLUSTER_WORKER > {out.f}"
+    run: "while [ ! -e gate ]; do sleep 0.05; done; echo $TESTCLUSTER_WORKER > {out.f}"
 EOF2
 	"$WFRUN" -r "$C/cluster.xml" wf.yaml 2>err.txt &
 	pid=$!
 	for _ in $(seq 300); do
-		[ "$(pcount 'sleep 4.5')" -ge 6 ] && break
+		[ "$(pcount 'while \[ ! -e gate \]')" -ge 6 ] && break
 		sleep 0.1
 	done
+	[ "$(pcount 'while \[ ! -e gate \]')" -ge 6 ]
 	# kill w2's agent: its channel closes, as when the host goes away
 	agent=$(mine wfrun-worker | while read -r p; do
 		grep -qz '^TESTCLUSTER_WORKER=w2$' /proc/$p/environ && echo $p; done | head -1)
 	[ -n "$agent" ]
 	kill -9 "$agent"
+	touch gate
 	wait "$pid"
 	grep -q "worker 'w2' lost: " err.txt
 	[ "$(ls s | wc -l)" -eq 9 ]
