@@ -178,6 +178,12 @@ pstate() {
 	fi
 }
 
+# whether process $p is in state $1 (a signal is delivered when the
+# process next runs: on a loaded machine its state changes a moment
+# after kill returns)
+in_state() { [ "$(pstate "$p")" = "$1" ]; }
+ended() { [[ $(pstate "$p") == [Z]* || $(pstate "$p") == gone ]]; }
+
 # whether the command of the partition test runs on w1, or has ended
 waiting_on_w1() { [[ $("$TC" procs "$N" w1) == *"echo alive"* ]]; }
 gone_on_w1() { [[ $("$TC" procs "$N" w1) != *"echo alive"* ]]; }
@@ -213,9 +219,9 @@ gone_on_w1() { [[ $("$TC" procs "$N" w1) != *"echo alive"* ]]; }
 	run "$TC" stop-agent "$N" w1
 	[ "$status" -eq 0 ]
 	p=$output
-	[ "$(pstate "$p")" = T ]
+	wait_until in_state T
 	"$TC" stop-agent "$N" w1 --cont
-	[ "$(pstate "$p")" = S ]
+	wait_until in_state S
 	run -1 "$TC" stop-agent "$N" w2
 	[[ $output == *"no wfrun-worker process on w2"* ]]
 	# kill-host: all of w1 gone, w2 untouched; up brings w1 back
@@ -223,7 +229,7 @@ gone_on_w1() { [[ $("$TC" procs "$N" w1) != *"echo alive"* ]]; }
 	run -1 "$TC" status "$N"
 	[[ ${lines[1]} == "w1 "*" - down" && ${lines[2]} == *" up" ]]
 	[ -z "$("$TC" procs "$N" w1)" ]
-	[[ $(pstate "$p") == [Z]* || $(pstate "$p") == gone ]]
+	wait_until ended
 	w2=$(cat "$N/w2/sshd.pid")
 	"$TC" up -q --netns --no-fallback --shared 2 "$N"
 	"$TC" status "$N"
