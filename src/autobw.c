@@ -1029,8 +1029,10 @@ flight_taken(struct autobw *a, double R, double e, double w)
 		finish_learning(a);
 	else
 		begin_epoch(a, a->B / (double)next);
-	flight_reset(a); /* (what they wrote so far was this epoch's) */
-	a->fw = a->frw = a->fe2 = 0;
+	/* what they wrote so far was this epoch's: their windows start
+	 * afresh (begin_epoch dropped the kept ones; these, of the old k,
+	 * are not kept: k changed) */
+	flight_reset(a);
 }
 
 /* An edge of slot x's count: its window grows.  True when that took

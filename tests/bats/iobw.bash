@@ -10,6 +10,10 @@ max_overlap() {
 }
 
 ckpt() { # ckpt N STORAGE_BW [SECONDS]
+	ckpt_run "$1" "$2" "sleep ${3:-0.3}; echo {i} > {out.f}"
+}
+
+ckpt_run() { # ckpt_run N STORAGE_BW RUN: N tasks ckpt writing out/{i}
 	wf <<EOF2
 tasks:
   - name: ckpt
@@ -17,7 +21,7 @@ tasks:
     io: true
     storage_bw: $2
     out: {f: "out/{i}"}
-    run: "sleep ${3:-0.3}; echo {i} > {out.f}"
+    run: "$3"
 EOF2
 }
 

@@ -62,15 +62,7 @@ load iobw
 	# wrote a line made the pace a few KB/s, where a page of the
 	# directory's, counted for one task, made it "slowed" and the search
 	# went on: it failed now and then in CI.)
-	wf <<'EOF2'
-tasks:
-  - name: ckpt
-    foreach: {i: "1..24"}
-    io: true
-    storage_bw: auto
-    out: {f: "out/{i}"}
-    run: "sleep 0.5; head -c 1048576 /dev/zero > {out.f}"
-EOF2
+	ckpt_run 24 auto "sleep 0.5; head -c 1048576 /dev/zero > {out.f}"
 	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(max_overlap)" -le 4 ]
@@ -179,15 +171,7 @@ for i in range(128):
     time.sleep(max(0, t - time.monotonic()))
 os.unlink(me)
 PY
-	wf <<'EOF'
-tasks:
-  - name: ckpt
-    foreach: {i: "1..24"}
-    io: true
-    storage_bw: auto
-    out: {f: "out/{i}"}
-    run: "/usr/bin/python3 writer.py {out.f}"
-EOF
+	ckpt_run 24 auto "/usr/bin/python3 writer.py {out.f}"
 	run "$WFRUN" -q -j 2 --io-executors 8 --disk-bw 40 wf.yaml
 	[ "$status" -eq 0 ]
 	for i in $(seq 1 24); do [ "$(stat -c %s out/$i)" -eq 8388608 ]; done
