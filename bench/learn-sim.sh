@@ -27,7 +27,9 @@
 #   kmeans1, kmeans3  iterations of N partial sums (2 s +-10 %), a
 #            reduce, and a checkpoint of each partial (learn_as: one)
 # Usage: bench/learn-sim.sh [WFRUN]; environment: B (200), CORES (8),
-# IO_EXECUTORS (16), N (64), MB (64), LAWS, SHAPES; WORKERS (1): with 2
+# IO_EXECUTORS (16), N (64), MB (64), LAWS, SHAPES, TIME_SCALE (1: the
+# compute seconds above are multiplied by it; 0.25 with CORES=2 and N=8
+# is bench/learn-real.sh's Kmeans-like run, 0.5 s partials); WORKERS (1): with 2
 # or more, that many workers of CORES cores and IO_EXECUTORS I/O
 # executors each write one shared <storage> of B MB/s (the paper's
 # setting: nodes on one parallel file system), k counted across them.
@@ -36,7 +38,7 @@
 set -eu
 WFRUN=${1:-${WFRUN:-$(dirname "$0")/../build/wfrun}}
 B=${B:-200} CORES=${CORES:-8} IO_EXECUTORS=${IO_EXECUTORS:-16}
-N=${N:-64} MB=${MB:-64} WORKERS=${WORKERS:-1}
+N=${N:-64} MB=${MB:-64} WORKERS=${WORKERS:-1} TIME_SCALE=${TIME_SCALE:-1}
 LAWS=${LAWS:-k1flat k1steep knee8 knee10 congest best7 plain}
 SHAPES=${SHAPES:-hmmer variant kmeans1 kmeans3}
 dir=${KEEP:-$(mktemp -d)}; mkdir -p "$dir"
@@ -119,6 +121,10 @@ EOF
 }
 
 model() { # SHAPE LAW
+	model_tasks "$1" | awk -v f="$TIME_SCALE" '$3 == "seconds" { $4 *= f } { print }'
+	law "$2"
+}
+model_tasks() { # SHAPE
 	case $1 in
 	hmmer) printf 'task search seconds 2 jitter 0.1\ntask ckpt writes %s\n' "$MB" ;;
 	variant) printf 'task align seconds 3 jitter 0.1\ntask ckpt writes %s\ntask call seconds 1\n' "$MB" ;;
@@ -129,7 +135,6 @@ model() { # SHAPE LAW
 		done
 		;;
 	esac
-	law "$2"
 }
 
 # The resources file of WORKERS workers sharing one storage.

@@ -40,6 +40,8 @@ begin_epoch(struct autobw *a, double c)
 	a->sum = 0;
 	a->mb = 0;
 	a->fw = a->frw = a->fe2 = 0;
+	a->rj = 0;
+	a->rw = a->rrw = a->re2 = 0;
 }
 
 void
@@ -142,6 +144,7 @@ reg_add(struct autobw *a, double c, long k, double t, double mbps,
 	a->reg[a->nreg].mbps = mbps;
 	a->reg[a->nreg].pace = pace;
 	a->reg[a->nreg].err = err;
+	a->reg[a->nreg].flown = false;
 	a->nreg++;
 }
 
@@ -315,8 +318,10 @@ kept_pace(const struct autobw *a, long k)
 	       e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
 }
 
-/* climb: is e's epoch at or beyond the fill point, and did its writers
- * slow one another (each below the one writer's pace by CLIMB_GAIN)?
+/* climb: is e's epoch at or beyond the fill point (or measured in
+ * flight, where its pace is its writers' own, not their start-up's),
+ * and did its writers slow one another (each below the one writer's
+ * pace by CLIMB_GAIN)?
  * Then the device congests there: k writers that fill B at one
  * writer's rate write at most B f(k) together, f falling with k, and
  * more cannot gain (issue 23: a fill point past the optimum was left by
@@ -326,8 +331,9 @@ static bool
 slowed(const struct autobw *a, const struct autobw_entry *e)
 {
 	const struct autobw_entry *one = reg_find(a, 1);
-	return a->fill >= 2 && e->k >= a->fill && one && one->pace > 0 &&
-	       e->pace > 0 && e->pace < (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
+	return a->fill >= 2 && (e->k >= a->fill || e->flown) && one &&
+	       one->pace > 0 && e->pace > 0 &&
+	       e->pace < (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
 }
 
 /* climb: the bracket around the best k kb: lo, the most writers tried
@@ -867,28 +873,37 @@ window_count(struct autobw *a, const struct autobw_slot *x, int sign)
 	a->fwin += sign * (x->t1 - x->t0);
 }
 
-/* Do exactly k write, each with a window?  Then their mean window, s. */
+/* Do two or more write, each with a window?  Then their mean window,
+ * s. */
 static double
 windows_now(const struct autobw *a)
 {
-	if (a->k < 2 || a->flying != a->k || a->fready != a->k)
+	if (a->flying < 2 || a->fready != a->flying)
 		return 0;
-	return a->fwin / (double)a->k;
+	return a->fwin / (double)a->flying;
 }
 
 /* A writer starts, starts writing, or ends: the windows now are kept
- * (when exactly k wrote) and every writer's starts afresh at its next
- * edge. */
+ * (when exactly k wrote, or, for the ramp, fewer) and every writer's
+ * starts afresh at its next edge. */
 static void
 flight_reset(struct autobw *a)
 {
 	double w = windows_now(a);
-	if (w > 0 && a->fR > 0) {
-		/* (each window's error comes from its own edges:
-		 * independent of the others', they add in quadrature) */
+	/* (each window's error comes from its own edges: independent of
+	 * the others', they add in quadrature) */
+	if (w > 0 && a->fR > 0 && a->flying == a->k) {
 		a->fw += w;
 		a->frw += a->fR * w;
 		a->fe2 += a->fA * w * a->fA * w;
+	} else if (w > 0 && a->fR > 0 && a->flying < a->k) {
+		if (a->rj != a->flying) {
+			a->rj = a->flying;
+			a->rw = a->rrw = a->re2 = 0;
+		}
+		a->rw += w;
+		a->rrw += a->fR * w;
+		a->re2 += a->fA * w * a->fA * w;
 	}
 	for (size_t i = 0; i < a->nslot; i++)
 		a->slot[i].n = 0;
@@ -1019,6 +1034,7 @@ flight_taken(struct autobw *a, double R, double e, double w)
 	}
 	double t = (double)a->k * q / R;
 	reg_add(a, a->c, a->k, t, R, R / (double)a->k, e);
+	a->reg[a->nreg - 1].flown = true;
 	a->flight_s = w;
 	a->last_mean = t; /* (a task of the mean size, at R / k) */
 	a->last_t = t;
@@ -1035,8 +1051,46 @@ flight_taken(struct autobw *a, double R, double e, double w)
 	flight_reset(a);
 }
 
+/* j writers of a ramp to k, at R MB/s within e: did they clearly slow
+ * one another (autobw_flight)? */
+static bool
+ramp_slowed(const struct autobw *a, long j, double R, double e)
+{
+	const struct autobw_entry *one = reg_find(a, 1);
+	double r1 = one ? one_pace(one) : a->early;
+	double e1 = one ? one->err : a->early_err;
+	if (!(r1 > 0) || e > 0.5 || reg_find(a, j))
+		return false;
+	double thr = (1 - AUTOBW_CLIMB_GAIN) * fmin((double)j * r1, a->B);
+	return R < thr && clear_of(R, e + e1, thr);
+}
+
+/* The windows now are of j < k writers, ramping up to k: with those
+ * kept of j, do they say the device congests at j?  Then the epoch is
+ * one of j writers, taken. */
+static bool
+ramp_edge(struct autobw *a, double w)
+{
+	long j = a->flying;
+	double W = w, RW = a->fR * w, E2 = a->fA * w * a->fA * w;
+	if (a->rj == j) {
+		W += a->rw;
+		RW += a->rrw;
+		E2 += a->re2;
+	}
+	if (W < AUTOBW_RATE_SPAN)
+		return false;
+	double R = RW / W, e = sqrt(E2) / W / R;
+	if (!ramp_slowed(a, j, R, e))
+		return false;
+	a->k = j;
+	a->c = a->B / (double)j;
+	flight_taken(a, R, e, W);
+	return true;
+}
+
 /* An edge of slot x's count: its window grows.  True when that took
- * the k writers' rate. */
+ * the k writers' rate (or, ramping up to k, fewer writers'). */
 static bool
 slot_edge(struct autobw *a, struct autobw_slot *x, struct autobw_edge ed)
 {
@@ -1061,6 +1115,10 @@ slot_edge(struct autobw *a, struct autobw_slot *x, struct autobw_edge ed)
 	window_count(a, x, 1);
 	double w = windows_now(a);
 	if (!(w > 0) || !(a->fR > 0))
+		return false;
+	if (a->flying < a->k)
+		return ramp_edge(a, w);
+	if (a->flying != a->k)
 		return false;
 	/* with the windows kept since the epoch began */
 	double W = a->fw + w, R = (a->frw + a->fR * w) / W;

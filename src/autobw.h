@@ -64,6 +64,7 @@ struct autobw_entry {
 	double err;    /* how far off its rate may be, relative: 0 for an
 			  epoch measured at its end; not kept in the
 			  registry file */
+	bool flown;    /* measured in flight (autobw_flight); not kept */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
@@ -156,6 +157,11 @@ struct autobw {
 	 * rates times their lengths, MB, and the square of their errors
 	 * times their lengths, MB^2 */
 	double fw, frw, fe2;
+	/* the same for the windows that ended while fewer wrote, all of one
+	 * count rj (the last seen: 0, none), as the epoch's writers ramp up
+	 * to k (autobw_flight) */
+	long rj;
+	double rw, rrw, re2;
 	/* the windows now: how many writers have one, the sum of their
 	 * rates, MB/s, of those rates' errors, MB/s, and of their
 	 * lengths, s */
@@ -346,8 +352,21 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  * error e, its t for a wave of tasks of the mean size that finished so
  * far) and the next begins at once: the writers running carry on under
  * its constraint, so that a step up starts more at once and a step down
- * lets them drain.  Returns true when it ended the epoch (look at
- * phase, epoch, reg, flight_s). */
+ * lets them drain.
+ *   While the epoch's writers ramp up to k (tasks become ready a few at
+ * a time), the windows of every count j from 2 to k - 1 are read the
+ * same way.  When j writers clearly slowed one another, their rate R
+ * (within e) clear below 1 - GAIN of the lesser of j times the one
+ * writer's pace and B (e plus that pace's own error), the device
+ * congests at j: in the family aggregate(k) = min(k r1, B f(k)), f
+ * falling, the best k is at most j, and the epoch's k more writers
+ * would only be slower.  The epoch then becomes one of j writers, taken
+ * as above, and the search goes on below j (issue 23: k1steep's fill
+ * point 5, past its best 3, with 8 checkpoints two at a time: 4 writers
+ * wrote 80 MB/s for half a second before the fifth came, and waiting for
+ * the fifth made the run 17 to 21 % over the best static on
+ * congestdev).  Returns true when it ended the epoch (look at phase,
+ * epoch, reg, flight_s). */
 #define AUTOBW_FLIGHT_TOL (AUTOBW_CLIMB_GAIN / 2)
 int autobw_slot_open(struct autobw *a);
 void autobw_slot_close(struct autobw *a, int slot);

@@ -664,15 +664,18 @@ one_rate_taken(struct iopol *p, uint32_t name, int epoch, double c,
 }
 
 /* k writers' rate was taken in flight (autobw_flight), ending epoch
- * `epoch` (of constraint c, joined tasks; nreg entries before): say
- * so, with the carried one writer's epoch if it was registered too. */
+ * `epoch` (joined tasks; nreg entries before): say so, with the carried
+ * one writer's epoch if it was registered too.  (Its c and k are those
+ * registered: fewer than the epoch's when its ramp slowed.) */
 static void
-flight_taken(struct iopol *p, uint32_t name, int epoch, double c, long k,
-	     long joined, size_t nreg)
+flight_taken(struct iopol *p, uint32_t name, int epoch, long joined,
+	     size_t nreg)
 {
 	struct iopol_name *nm = &p->nm[name];
 	const struct autobw *a = &nm->a;
 	const char *dev = p->dev[nm->learn_dev].name;
+	double c = a->reg[a->nreg - 1].c;
+	long k = a->reg[a->nreg - 1].k;
 	if (a->nreg == nreg + 2) {
 		const struct autobw_entry *r = &a->reg[nreg];
 		struct iopol_event e1 = { .ev = "epoch_end", .name = name,
@@ -718,7 +721,7 @@ iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 	double mb = (double)bytes / (1024.0 * 1024.0);
 	int epoch = a->epoch;
 	double c = a->c;
-	long k = a->k, joined = autobw_joined(a);
+	long joined = autobw_joined(a);
 	size_t nreg = a->nreg;
 	if (g->epoch == epoch && autobw_wants_rate(a)) {
 		if (autobw_sample(a, now, mb)) {
@@ -730,7 +733,7 @@ iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 		return g->slot || autobw_wants_rate(a);
 	}
 	if (g->slot && autobw_flight(a, g->slot - 1, now, mb))
-		flight_taken(p, name, epoch, c, k, joined, nreg);
+		flight_taken(p, name, epoch, joined, nreg);
 	return g->slot != 0;
 }
 

@@ -291,3 +291,31 @@ EOF
 	# the fill point's epoch (10 writers) ran on all three workers
 	[ "$(awk -F'\t' '$8 == 2 { print $4 }' t/trace.tsv | sort -u | tr '\n' ' ')" = "n1 n2 n3 " ]
 }
+
+@test "sim: a fill point's writers that slow one another as they ramp up end its epoch before the last starts (issue 23)" {
+	# 8 partials of 0.5 s on 2 cores: their checkpoints become ready two
+	# at a time.  One writer writes 40 of B 200: the fill point is 5,
+	# past the best, 3 (4 write 80, 3 write 100).
+	wf <<'EOF2'
+tasks:
+  - {name: partial, foreach: {i: "1..8"}, out: {p: "p/{i}"}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    in: {p: "p/{i}"}
+    out: {k: "k/{i}"}
+    run: "true"
+EOF2
+	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
+	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":40,"k":5}' t/events.jsonl
+	# epoch 2 is taken as one of 4 writers, 80 MB/s: they slowed one
+	# another (4 x 40 = 160): the one writer, carried, and 3 that
+	# joined; the fifth never started in it
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":50,"k":4,"mbps":80,' t/events.jsonl
+	[ "$(awk -F'\t' '$2 == "ckpt" && $8 == 2' t/trace.tsv | wc -l)" -eq 3 ]
+	grep -q '"ev":"epoch_begin",.*"step":"golden-down","best":4,.*"epoch":3,"c":66.6667,"k":3}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,' t/events.jsonl
+}

@@ -279,7 +279,7 @@ main(void)
 	autobw_release(&a);
 
 	/* A registry from an earlier run: learned from the start. */
-	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0, 0 }, { 50, 2, 1, 0, 0, 0 } };
+	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0, 0, false }, { 50, 2, 1, 0, 0, 0, false } };
 	autobw_init(&a, 100, 10, true, 10, 50, 5);
 	autobw_preload(&a, kept, 2, 100);
 	ok(a.phase == AUTOBW_LEARNED, "preloaded: no learning");
@@ -467,9 +467,9 @@ main(void)
 	autobw_init_climb(&a, 200, 16, 2);
 	{
 		struct autobw_entry r3[] = {
-			{ 200, 1, 0.64, 50, 0, 0 },
-			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0 },
-			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0 },
+			{ 200, 1, 0.64, 50, 0, 0, false },
+			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0, false },
+			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0, false },
 		};
 		autobw_preload(&a, r3, 3, 100);
 	}
@@ -783,8 +783,8 @@ main(void)
 	 * of the least T: 1 writer (1 s a task) or 2 (1.68 s for two); for
 	 * one task both take 1 s, for two 2 s against 1.68 s. */
 	{
-		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0, 0 },
-					       { 50, 2, 1.68, 119, 0, 0 } };
+		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0, 0, false },
+					       { 50, 2, 1.68, 119, 0, 0, false } };
 		autobw_init(&a, 100, 8, false, 0, 0, 0);
 		autobw_preload(&a, reg, 2, 2);
 		a.climb = true;
@@ -866,11 +866,12 @@ main(void)
 		int slot[16];
 		one_writer_at(&a, 20);
 		is_int(a.k, 10, "flight: one writer at 20 MB/s, the fill point 10");
-		for (int i = 0; i < 9; i++)
+		for (int i = 0; i < 6; i++)
 			slot[i] = autobw_slot_open(&a);
-		ok(fly(&a, &L, slot, 9, 0, 2) < 0,
-		   "9 writers of the fill point's 10: no rate is taken");
-		for (int i = 0; i < 9; i++)
+		ok(fly(&a, &L, slot, 6, 0, 2) < 0,
+		   "6 writers of the fill point's 10 keep pace: no rate is "
+		   "taken");
+		for (int i = 0; i < 6; i++)
 			autobw_slot_close(&a, slot[i]);
 		for (int i = 0; i < 10; i++)
 			slot[i] = autobw_slot_open(&a);
@@ -899,6 +900,56 @@ main(void)
 			autobw_slot_close(&a, slot[i]);
 		is_int(a.flying, 0, "every slot closed");
 		autobw_release(&a);
+
+		/* the fill point's writers ramp up (tasks ready a few at a
+		 * time): 7 write 133.3 MB/s, within GAIN of 7 x 20, and the
+		 * ramp goes on; 8 write 100, clearly slowed: the device
+		 * congests at 8, the epoch is one of 8 writers, taken, and
+		 * the search goes below (lo 4: 100 / 21) */
+		one_writer_at(&a, 20);
+		for (int i = 0; i < 7; i++)
+			slot[i] = autobw_slot_open(&a);
+		ok(fly(&a, &L, slot, 7, 0, 2) < 0,
+		   "ramp: 7 writers of the fill point's 10 (133.3 MB/s): "
+		   "no rate is taken");
+		for (int i = 0; i < 7; i++)
+			autobw_slot_close(&a, slot[i]);
+		for (int i = 0; i < 8; i++)
+			slot[i] = autobw_slot_open(&a);
+		tf = fly(&a, &L, slot, 8, 0, 2);
+		ok(tf > 0.2 && tf < 0.3 && a.nreg == 2 && a.reg[1].k == 8 &&
+			   fabs(a.reg[1].c - 25) < 1e-9 &&
+			   fabs(a.reg[1].mbps - 100) < 1e-6,
+		   "ramp: 8 writers slowed (100 MB/s), taken as k = 8 after "
+		   "%.2f s", tf);
+		is_int(a.k, 6, "ramp: the next epoch steps down to 6 (golden)");
+		for (int i = 0; i < 8; i++)
+			autobw_slot_close(&a, slot[i]);
+		autobw_release(&a);
+
+		/* a cap above B (one writer 150 MB/s of 200, fill 1 ... no
+		 * fill: 2): 3 writers of a jump to 4 at 190 MB/s are not
+		 * slowed (within GAIN of B, not of 3 x 150) */
+		{
+			struct law F = { 200, 150, 1, 0.02 };
+			one_writer_at(&a, 150);
+			is_int(a.k, 2, "fill point 1.3 rounds to 1: k = 2 "
+			       "next");
+			for (int i = 0; i < 2; i++)
+				slot[i] = autobw_slot_open(&a);
+			ok(fly(&a, &F, slot, 2, 0, 2) > 0, "2 writers taken");
+			long kj = a.k;
+			for (int i = 0; i < 2; i++)
+				autobw_slot_close(&a, slot[i]);
+			for (int i = 0; i < 3 && kj > 3; i++)
+				slot[i] = autobw_slot_open(&a);
+			ok(kj <= 3 || fly(&a, &F, slot, 3, 0, 2) < 0,
+			   "ramp: 3 writers at %.0f MB/s of B 200 "
+			   "(k %ld next): not slowed", law_rate(&F, 3), kj);
+			for (int i = 0; i < 3 && kj > 3; i++)
+				autobw_slot_close(&a, slot[i]);
+			autobw_release(&a);
+		}
 
 		/* counts in steps of 5 MB (a kernel throttle's): the rate is
 		 * known within 5 MB over the window; it is taken when that
@@ -1003,8 +1054,8 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 4, 16, 16, 0 }, { 22.2222, 9, 4, 144, 16, 0 },
-			{ 20, 10, 4, 160, 16, 0 }, { 18.1818, 11, 5.28, 133.3, 12.12, 0 },
+			{ 200, 1, 4, 16, 16, 0, false }, { 22.2222, 9, 4, 144, 16, 0, false },
+			{ 20, 10, 4, 160, 16, 0, false }, { 18.1818, 11, 5.28, 133.3, 12.12, 0, false },
 		};
 		autobw_preload(&a, r, 4, 31);
 		long n = 11;
@@ -1018,7 +1069,7 @@ main(void)
 		 * one writer's pace or at k's rate */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r2[] = {
-			{ 200, 1, 2.29, 28, 28, 0 }, { 28.5714, 7, 13.18, 34, 4.857, 0 },
+			{ 200, 1, 2.29, 28, 28, 0, false }, { 28.5714, 7, 13.18, 34, 4.857, 0, false },
 		};
 		autobw_preload(&a, r2, 2, 2);
 		is_int(autobw_writers(200, autobw_choose(&a, 2)), 7,
