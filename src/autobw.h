@@ -187,7 +187,8 @@ void autobw_init(struct autobw *a, double B, long executors, bool bounded,
  * the next epoch is k = 2, and if the second writer added throughput (by
  * more than CLIMB_GAIN) the next jumps to one task per core (at least
  * 4).  From there it searches for the best k of any value (issue 23):
- * each epoch's rate is k times its tasks' pace (MB over their times)
+ * each epoch's rate is k times its tasks' pace (MB over their times, at
+ * most B)
  * when every epoch's bytes are known, else MB/s, else tasks/s (k / t);
  * the best k so far (a larger k must give CLIMB_GAIN more) is
  * bracketed between the most writers tried below it (or more: k

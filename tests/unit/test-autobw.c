@@ -1049,6 +1049,28 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* Epochs measured at their ends where tasks came too few to keep
+	 * k places busy: each task's pace stayed high, and k times it is
+	 * more than the device writes (congestdev, nocap with three
+	 * workers of one core: 2 x 99.4, 4 x 116.4, 8 x 87.3 MB/s of
+	 * 200).  No k writes more than B: 2, the fewest that fill it, is
+	 * the best, and chosen. */
+	{
+		autobw_init_climb(&a, 200, 16, 2);
+		struct autobw_entry r[] = {
+			{ 200, 1, 0.46, 138.5, 138.5, 0, false },
+			{ 100, 2, 0.69, 186, 99.4, 0, false },
+			{ 50, 4, 1.73, 148, 116.4, 0, false },
+			{ 25, 8, 2.84, 180, 87.3, 0, false },
+		};
+		autobw_preload(&a, r, 4, 16);
+		is_int(autobw_best(&a, NULL), 2,
+		       "scarce tasks: no k is rated over B, 2 is the best");
+		is_int(autobw_writers(200, autobw_choose(&a, 16)), 2,
+		       "scarce tasks: 2 chosen for 16 tasks");
+		autobw_release(&a);
+	}
+
 	/* A climb's objective streams: n tasks at k's rate, no waves (a
 	 * remainder made the choice flip between neighbours). */
 	{
