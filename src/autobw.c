@@ -39,9 +39,9 @@ begin_epoch(struct autobw *a, double c)
 	a->partial = false;
 	a->sum = 0;
 	a->mb = 0;
-	a->fw = a->frw = a->fe2 = 0;
+	memset(&a->kpool, 0, sizeof(a->kpool));
+	memset(&a->rpool, 0, sizeof(a->rpool));
 	a->rj = 0;
-	a->rw = a->rrw = a->re2 = 0;
 }
 
 void
@@ -82,7 +82,7 @@ autobw_release(struct autobw *a)
 	a->span = NULL;
 	a->slot = NULL;
 	a->nreg = a->spancap = a->nslot = 0;
-	a->flying = 0;
+	a->flying = a->writing = 0;
 }
 
 bool
@@ -865,28 +865,41 @@ slot_window(const struct autobw_slot *x, double *r, double *err)
 	return true;
 }
 
-/* Add (sign 1) or take away (-1) slot x's window from the sums of the
- * windows now. */
+/* Add (sign 1) or take away (-1) slot x's window from the windows
+ * now. */
 static void
 window_count(struct autobw *a, const struct autobw_slot *x, int sign)
 {
 	double r, err;
 	if (!slot_window(x, &r, &err))
 		return;
-	a->fready += sign;
-	a->fR += sign * r;
-	a->fA += sign * err;
-	a->fwin += sign * (x->t1 - x->t0);
+	double w = x->t1 - x->t0;
+	a->now.n += sign;
+	a->now.w += sign * w;
+	a->now.rw += sign * r * w;
+	a->now.r2w += sign * r * r * w;
+	a->now.err += sign * err * w;
 }
 
-/* Do two or more write, each with a window?  Then their mean window,
- * s. */
-static double
-windows_now(const struct autobw *a)
+/* How many write now, when two or more do and none of the running
+ * tasks is starting up (a device may count it: congestdev does), so
+ * that their windows are of that count; else 0. */
+static long
+count_now(const struct autobw *a)
 {
-	if (a->flying < 2 || a->fready != a->flying)
-		return 0;
-	return a->fwin / (double)a->flying;
+	return a->flying >= 2 && a->writing == a->flying ? a->flying : 0;
+}
+
+/* Add pool q to p, the current period's errors (added within it) in
+ * quadrature with p's periods. */
+static void
+pool_add(struct autobw_pool *p, const struct autobw_pool *q)
+{
+	p->w += q->w;
+	p->rw += q->rw;
+	p->r2w += q->r2w;
+	p->n += q->n;
+	p->e2 += q->e2 + q->err * q->err;
 }
 
 /* A writer starts, starts writing, or ends: the windows now are kept
@@ -895,26 +908,19 @@ windows_now(const struct autobw *a)
 static void
 flight_reset(struct autobw *a)
 {
-	double w = windows_now(a);
-	/* (each window's error comes from its own edges: independent of
-	 * the others', they add in quadrature) */
-	if (w > 0 && a->fR > 0 && a->flying == a->k) {
-		a->fw += w;
-		a->frw += a->fR * w;
-		a->fe2 += a->fA * w * a->fA * w;
-	} else if (w > 0 && a->fR > 0 && a->flying < a->k) {
-		if (a->rj != a->flying) {
-			a->rj = a->flying;
-			a->rw = a->rrw = a->re2 = 0;
+	long j = count_now(a);
+	if (j && a->now.n > 0 && j == a->k) {
+		pool_add(&a->kpool, &a->now);
+	} else if (j && a->now.n > 0 && j < a->k) {
+		if (a->rj != j) {
+			a->rj = j;
+			memset(&a->rpool, 0, sizeof(a->rpool));
 		}
-		a->rw += w;
-		a->rrw += a->fR * w;
-		a->re2 += a->fA * w * a->fA * w;
+		pool_add(&a->rpool, &a->now);
 	}
 	for (size_t i = 0; i < a->nslot; i++)
 		a->slot[i].n = 0;
-	a->fready = 0;
-	a->fR = a->fA = a->fwin = 0;
+	memset(&a->now, 0, sizeof(a->now));
 }
 
 int
@@ -940,6 +946,8 @@ autobw_slot_close(struct autobw *a, int slot)
 	if (slot < 0 || (size_t)slot >= a->nslot || !a->slot[slot].used)
 		return;
 	flight_reset(a);
+	if (a->slot[slot].grew)
+		a->writing--;
 	a->slot[slot].used = false;
 	a->flying--;
 }
@@ -1071,23 +1079,44 @@ ramp_slowed(const struct autobw *a, long j, double R, double e)
 	return R < thr && clear_of(R, e + e1, thr);
 }
 
+/* The rate of j writers from the windows kept of j and those now:
+ * j times their mean rate, weighted by their lengths (a device shares
+ * itself among its writers: congestdev's throttle does, and a window
+ * of every writer at once never formed where 8 writers of 5 s tasks at
+ * 12.5 MB/s, each needing 1.2 s for a window, started or ended every
+ * 0.6 s: best7's 8 writers, never taken, ran 16 tasks, +22 %).  Its
+ * error: the windows' own (their edges', summed within a period, the
+ * periods' in quadrature), and the spread of their rates over the
+ * square root of how many there are less one (a share that is not
+ * fair shows there).  False until there are j windows. */
+static bool
+pooled_rate(const struct autobw *a, const struct autobw_pool *kept, long j,
+	    double *R, double *e, double *W)
+{
+	struct autobw_pool P = *kept;
+	pool_add(&P, &a->now);
+	if (P.n < j || j < 2 || !(P.w > 0) || !(P.rw > 0))
+		return false;
+	double m = P.rw / P.w;
+	double var = fmax(P.r2w / P.w - m * m, 0);
+	double edge = sqrt(P.e2) / P.w / m;
+	double spread = sqrt(var / (double)(P.n - 1)) / m;
+	*R = (double)j * m;
+	*e = sqrt(edge * edge + spread * spread);
+	*W = P.w / (double)j;
+	return true;
+}
+
 /* The windows now are of j < k writers, ramping up to k: with those
  * kept of j, do they say the device congests at j?  Then the epoch is
  * one of j writers, taken. */
 static bool
-ramp_edge(struct autobw *a, double w)
+ramp_edge(struct autobw *a, long j)
 {
-	long j = a->flying;
-	double W = w, RW = a->fR * w, E2 = a->fA * w * a->fA * w;
-	if (a->rj == j) {
-		W += a->rw;
-		RW += a->rrw;
-		E2 += a->re2;
-	}
-	if (W < AUTOBW_RATE_SPAN)
-		return false;
-	double R = RW / W, e = sqrt(E2) / W / R;
-	if (!ramp_slowed(a, j, R, e))
+	static const struct autobw_pool none;
+	double R, e, W;
+	if (!pooled_rate(a, a->rj == j ? &a->rpool : &none, j, &R, &e, &W) ||
+	    W < AUTOBW_RATE_SPAN || !ramp_slowed(a, j, R, e))
 		return false;
 	a->k = j;
 	a->c = a->B / (double)j;
@@ -1104,8 +1133,9 @@ slot_edge(struct autobw *a, struct autobw_slot *x, struct autobw_edge ed)
 		/* its first step is passed over; the others' windows
 		 * start again: one more writes from now (a task's start,
 		 * before it writes, is not) */
-		x->grew = true;
 		flight_reset(a);
+		x->grew = true;
+		a->writing++;
 		return false;
 	}
 	window_count(a, x, -1);
@@ -1119,17 +1149,13 @@ slot_edge(struct autobw *a, struct autobw_slot *x, struct autobw_edge ed)
 	x->d1 = ed.d;
 	x->n++;
 	window_count(a, x, 1);
-	double w = windows_now(a);
-	if (!(w > 0) || !(a->fR > 0))
-		return false;
-	if (a->flying < a->k)
-		return ramp_edge(a, w);
-	if (a->flying != a->k)
-		return false;
+	long j = count_now(a);
+	if (j && j < a->k)
+		return ramp_edge(a, j);
 	/* with the windows kept since the epoch began */
-	double W = a->fw + w, R = (a->frw + a->fR * w) / W;
-	double e = sqrt(a->fe2 + a->fA * w * a->fA * w) / W / R;
-	if (W < AUTOBW_RATE_SPAN || !flight_decides(a, R, e))
+	double R, e, W;
+	if (j != a->k || !pooled_rate(a, &a->kpool, j, &R, &e, &W) ||
+	    W < AUTOBW_RATE_SPAN || !flight_decides(a, R, e))
 		return false;
 	flight_taken(a, R, e, W);
 	return true;
@@ -1144,9 +1170,11 @@ autobw_flight(struct autobw *a, int slot, double now, double mb)
 	struct autobw_slot *x = &a->slot[slot];
 	if (mb < x->st.last) {
 		/* (a count that went back: its task started again) */
+		flight_reset(a);
+		if (x->grew)
+			a->writing--;
 		memset(&x->st, 0, sizeof(x->st));
 		x->grew = false;
-		flight_reset(a);
 	}
 	x->mb = mb;
 	struct autobw_edge ed[3];

@@ -96,6 +96,18 @@ struct autobw_span {
 	double start, end;
 };
 
+/* Writers' windows pooled (autobw_flight): their length in all, s, their
+ * rates times their lengths, MB, the squares of their rates times
+ * their lengths, MB^2/s, how many, and the square of their errors
+ * times their lengths, MB^2 (summed within a period of one count,
+ * those of periods in quadrature: see err for the current one). */
+struct autobw_pool {
+	double w, rw, r2w, e2;
+	long n;
+	double err;        /* the current period's errors times lengths,
+			      summed (the windows now only), MB */
+};
+
 struct autobw {
 	double B;
 	long executors;
@@ -152,21 +164,16 @@ struct autobw {
 	struct autobw_slot *slot;
 	size_t nslot;
 	long flying;       /* slots in use */
-	/* the windows that ended since the epoch began, each while
-	 * exactly k wrote (autobw_flight): their length in all, s, their
-	 * rates times their lengths, MB, and the square of their errors
-	 * times their lengths, MB^2 */
-	double fw, frw, fe2;
-	/* the same for the windows that ended while fewer wrote, all of one
-	 * count rj (the last seen: 0, none), as the epoch's writers ramp up
-	 * to k (autobw_flight) */
+	long writing;      /* of them, those that started writing */
+	/* the writers' windows that ended since the epoch began while
+	 * exactly k wrote (autobw_flight) */
+	struct autobw_pool kpool;
+	/* the same while fewer wrote, all of one count rj (the last seen:
+	 * 0, none), as the epoch's writers ramp up to k */
 	long rj;
-	double rw, rrw, re2;
-	/* the windows now: how many writers have one, the sum of their
-	 * rates, MB/s, of those rates' errors, MB/s, and of their
-	 * lengths, s */
-	long fready;
-	double fR, fA, fwin;
+	struct autobw_pool rpool;
+	/* the windows now */
+	struct autobw_pool now;
 	double flight_s;   /* the window of the last in-flight rate, s */
 	double task_mb;    /* MB of the tasks that finished, and */
 	long task_n;       /* how many: their mean sizes a wave */
@@ -328,16 +335,22 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  * writer's do (autobw_sample), and its window runs from one edge to
  * another: its rate is known within the larger of its edges' lateness
  * over the window's length.  The windows start afresh whenever a
- * writer starts writing (its first step, passed over: a throttle's or
- * a cache's first budget is not its rate; a task that starts up before
- * it writes does not congest) or ends; those that ended while exactly k
- * wrote, each with a window, are kept for the epoch (their summed rate
- * weighted by their mean length, their errors added in quadrature: each
- * comes from edges of its own), so that writers starting and ending
- * every few tenths of a second still add up to a long window.  Once
- * exactly k writers run, each with a window, and AUTOBW_RATE_SPAN
- * seconds or more of windows were kept, their summed rate R is known
- * within e (relative).  It is taken when it decides what the search
+ * task starts, a writer starts writing (its first step, passed over: a
+ * throttle's or a cache's first budget is not its rate; a task that
+ * starts up before it writes does not congest) or one ends; every
+ * window that ended while exactly k wrote, none of the running tasks
+ * still starting up (a device may count it: congestdev does), is kept
+ * for the epoch (struct autobw_pool).  A device shares itself among
+ * its writers: their summed rate R is k times their mean rate over the
+ * windows kept and those now, each weighted by its length, so that no
+ * window of every writer at once is needed (8 writers of 5 s tasks at
+ * 12.5 MB/s, each needing 1.2 s for a window, started or ended every
+ * 0.6 s on congestdev: no such window ever formed).  Once there are k
+ * windows or more, AUTOBW_RATE_SPAN seconds or more of them a writer, R
+ * is known within e (relative: the windows' edges' error, added within
+ * a stretch of one count, in quadrature across them, and the spread of
+ * their rates over the square root of their number less one, where a
+ * device that does not share fairly shows).  It is taken when it decides what the search
  * asks of it: with e (plus the best's own error, when that too was
  * taken in flight) on either side, R is clearly below the best (1 +
  * GAIN times it when the best has fewer writers, over it when more), or

@@ -95,12 +95,13 @@ fly(struct autobw *a, const struct law *L, const int *slot, long n,
 	return -1;
 }
 
-/* As fly, the counts in whole MB (dd's 1 MiB blocks), but every `every`
- * seconds one writer ends and another starts in its place (its count
- * from 0): no writer's window is longer than n times that. */
+/* As fly, the counts in steps of step MB (1: dd's 1 MiB blocks; more: a
+ * kernel throttle's, whose first step, of twice that, comes at once), but
+ * every `every` seconds one writer ends and another starts in its place
+ * (its count from 0): no writer's window is longer than n times that. */
 static double
 fly_churn(struct autobw *a, const struct law *L, int *slot, long n,
-	  double every, double limit)
+	  double every, double limit, double step)
 {
 	double per = law_rate(L, n) / (double)n, from[32] = { 0 };
 	long next = 0;
@@ -114,7 +115,9 @@ fly_churn(struct autobw *a, const struct law *L, int *slot, long n,
 		}
 		for (long i = 0; i < n; i++)
 			if (autobw_flight(a, slot[i], t,
-					  floor(per * (t - from[i]))))
+					  step * (floor(per * (t - from[i]) /
+							step) +
+						  (step > 1 ? 2 : 0))))
 				return t;
 	}
 	return -1;
@@ -1032,7 +1035,7 @@ main(void)
 		   "churn: the fill point 10 taken, then 7");
 		for (int i = 7; i < 10; i++)
 			autobw_slot_close(&a, slot[i]);
-		double tf = fly_churn(&a, &L, slot, 7, 0.45, 30);
+		double tf = fly_churn(&a, &L, slot, 7, 0.45, 30, 1);
 		ok(tf > 0 && a.nreg == 3 && a.reg[2].k == 7,
 		   "churn: 7 writers' rate taken after %.2f s", tf);
 		ok(a.nreg == 3 && a.reg[2].err <= AUTOBW_FLIGHT_TOL &&
@@ -1044,6 +1047,32 @@ main(void)
 		ok(a.flight_s > 0.5,
 		   "churn: over %.2f s of windows, none of them 0.45 s",
 		   a.flight_s);
+		for (int i = 0; i < (int)a.nslot; i++)
+			autobw_slot_close(&a, i);
+		autobw_release(&a);
+
+		/* congestdev, best7 (issue 23): one writer read 18.75 MB/s,
+		 * the fill point 11 slowed, and the step went to 8, each at
+		 * 12.5 MB/s in steps of 5 MB (one every 0.4 s), one of 8
+		 * tasks of 5 s replaced every 0.64 s: a writer needs two
+		 * edges after each start or end for a window, so all 8
+		 * never had one at once, and the epoch ran 16 tasks.  Their
+		 * windows, pooled, say the rate. */
+		one_writer_at(&a, 18.75);
+		for (int i = 0; i < 11; i++)
+			slot[i] = autobw_slot_open(&a);
+		fly(&a, &L, slot, 11, 0, 2);
+		ok(a.k == 8, "churn, best7: fill point 11, then 8");
+		for (int i = 8; i < 11; i++)
+			autobw_slot_close(&a, slot[i]);
+		tf = fly_churn(&a, &L, slot, 8, 0.64, 30, 5);
+		ok(tf > 0 && a.nreg == 3 && a.reg[2].k == 8 &&
+			   a.reg[2].err <= AUTOBW_FLIGHT_TOL &&
+			   fabs(a.reg[2].mbps - 100) < AUTOBW_FLIGHT_TOL * 100,
+		   "churn in 5 MB steps: %.1f MB/s within %.1f %% after "
+		   "%.2f s (the law's 100)",
+		   a.nreg == 3 ? a.reg[2].mbps : 0,
+		   a.nreg == 3 ? 100 * a.reg[2].err : 0, tf);
 		for (int i = 0; i < (int)a.nslot; i++)
 			autobw_slot_close(&a, i);
 		autobw_release(&a);
