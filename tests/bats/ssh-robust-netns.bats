@@ -57,6 +57,15 @@ exits_within() {
 	wait_for "$2" eval "! kill -0 $1 2>/dev/null"
 }
 
+# w1's sshd accepts a connection (its link back up: the next test's run
+# met "No route to host" when it connected at once).
+w1_reachable() {
+	local host port
+	host=$(awk '$1 == "Host" { h = $2 } h == "w1" && $1 == "HostName" { print $2; exit }' "$C/ssh_config")
+	port=$(awk '$1 == "Host" { h = $2 } h == "w1" && $1 == "Port" { print $2; exit }' "$C/ssh_config")
+	timeout 1 bash -c "exec 7<>/dev/tcp/$host/$port" 2>/dev/null
+}
+
 has_sleep() {
 	[ "$(pcount 'sleep 3600')" -ge 1 ]
 }
@@ -104,6 +113,7 @@ EOF2
 	# the agent, without a word from the master, stops its task
 	wait_for 8 eval '[ "$(pcount "sleep 3600")" -eq 0 ]' || rc=2
 	ip link set "wftc${TESTCLUSTER_NET}w1" up
+	wait_for 10 w1_reachable || rc=3
 	kill -9 "$pid" 2>/dev/null || true
 	cat err.txt
 	[ "$rc" -eq 0 ]
