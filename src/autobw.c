@@ -1060,8 +1060,9 @@ flight_taken(struct autobw *a, double R, double e, double w)
 	else
 		begin_epoch(a, a->B / (double)next);
 	/* what they wrote so far was this epoch's: their windows start
-	 * afresh (begin_epoch dropped the kept ones; these, of the old k,
-	 * are not kept: k changed) */
+	 * afresh (begin_epoch dropped the kept ones; these are kept only
+	 * as windows of the count that wrote them, if that is the new k or
+	 * a ramp below it) */
 	flight_reset(a);
 }
 
