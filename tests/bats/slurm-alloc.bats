@@ -25,9 +25,23 @@ setup() {
 EOF
 }
 
+# a run left in the background by a test that failed ends here (on
+# SIGTERM it cancels its jobs), not in the next test's queue
+teardown() {
+	if [ -n "${pid:-}" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid"
+		wait "$pid" || true
+	fi
+}
+
 # the jobs in the queue (any state), one id a line
 jobs() {
 	squeue -h -o %i
+}
+
+# whether N jobs are in the queue
+jobs_are() {
+	[ "$(jobs | wc -l)" -eq "$1" ]
 }
 
 # whether wfrun gave back N nodes (its output in run.out)
@@ -156,9 +170,13 @@ EOF
 	wait_until given_back 2 || true
 	cat run.out
 	[ "$(grep -c 'given back (Slurm job [0-9]*): idle for 2s' run.out)" -eq 2 ]
-	# while the tail runs, one job is left: the tail's node
+	# while the tail runs, one job is left: the tail's node (the two
+	# given back leave the queue once scancel has run and their nodes
+	# have cleaned up, in the tail's 6 s)
+	wait_until jobs_are 1 || true
+	squeue
 	[ -d "/proc/$pid" ]
-	[ "$(jobs | wc -l)" -eq 1 ]
+	jobs_are 1
 	st=0
 	wait "$pid" || st=$?
 	[ "$st" -eq 0 ]
