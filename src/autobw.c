@@ -1110,15 +1110,30 @@ pooled_rate(const struct autobw *a, const struct autobw_pool *kept, long j,
 
 /* The windows now are of j < k writers, ramping up to k: with those
  * kept of j, do they say the device congests at j?  Then the epoch is
- * one of j writers, taken. */
+ * one of j writers, taken.  If not, and their rate is known within
+ * FLIGHT_TOL, j is registered as its own epoch would be, and the epoch
+ * goes on. */
 static bool
 ramp_edge(struct autobw *a, long j)
 {
 	static const struct autobw_pool none;
 	double R, e, W;
 	if (!pooled_rate(a, a->rj == j ? &a->rpool : &none, j, &R, &e, &W) ||
-	    W < AUTOBW_RATE_SPAN || !ramp_slowed(a, j, R, e))
+	    W < AUTOBW_RATE_SPAN)
 		return false;
+	if (!ramp_slowed(a, j, R, e)) {
+		/* (the one writer may be carried, not registered yet) */
+		if (e <= AUTOBW_FLIGHT_TOL && !reg_find(a, j) &&
+		    (!a->nreg || bytes_known(a) == 2)) {
+			double q = task_size(a);
+			reg_add(a, a->B / (double)j, j,
+				(double)j * (q > 0 ? q : 1) / R, R,
+				R / (double)j, e);
+			a->reg[a->nreg - 1].flown = true;
+			a->ramp_s = W;
+		}
+		return false;
+	}
 	a->k = j;
 	a->c = a->B / (double)j;
 	flight_taken(a, R, e, W);

@@ -175,6 +175,8 @@ struct autobw {
 	/* the windows now */
 	struct autobw_pool now;
 	double flight_s;   /* the window of the last in-flight rate, s */
+	double ramp_s;     /* the window of the last count a ramp
+			      registered (autobw_flight), s */
 	double task_mb;    /* MB of the tasks that finished, and */
 	long task_n;       /* how many: their mean sizes a wave */
 	/* results */
@@ -379,8 +381,16 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  * point 5, past its best 3, with 8 checkpoints two at a time: 4 writers
  * wrote 80 MB/s for half a second before the fifth came, and waiting for
  * the fifth made the run 17 to 21 % over the best static on
- * congestdev).  Returns true when it ended the epoch (look at phase,
- * epoch, reg, flight_s). */
+ * congestdev).  When j writers did not slow one another and their rate
+ * is known within FLIGHT_TOL, j is registered (flown) as an epoch of j
+ * would be, and the epoch goes on: the search knows j without an epoch
+ * of its own (k8-a0.8-r12, variant-like with 32 tasks: 8 writers
+ * ramped for 2.7 s at 96 MB/s, its best 9's 108 being 12 % more, before
+ * the fill point's 16 came; the search then stepped from 16 down to 11,
+ * 8 and up to 9, its 8 writers stopping 3 tasks: +10.9 % in wfrun sim,
+ * +4.7 % with 8 known).  Returns true when it ended the epoch (look at
+ * phase, epoch, reg, flight_s; an entry registered on the way, of
+ * k >= 2, at ramp_s). */
 #define AUTOBW_FLIGHT_TOL (AUTOBW_CLIMB_GAIN / 2)
 int autobw_slot_open(struct autobw *a);
 void autobw_slot_close(struct autobw *a, int slot);

@@ -44,7 +44,7 @@ events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 			    "\"busy_s\":%.6f,\"mbps\":%.6g,\"registered\":%s",
 			    e->tasks, e->mean_s, e->t_s, e->busy_s, e->mbps,
 			    e->registered ? "true" : "false");
-	if (!strcmp(e->ev, "rate"))
+	if (!strcmp(e->ev, "rate") || !strcmp(e->ev, "ramp"))
 		strbuf_addf(&b,
 			    ",\"mbps\":%.6g,\"after_s\":%.6f,\"err\":%.4f,"
 			    "\"fill\":%ld",

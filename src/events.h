@@ -11,6 +11,7 @@
  *    "registered":true|false}
  *   {"t":..,"ev":"rate","name":N,"device":D,"epoch":E,"c":C,"k":K,
  *    "mbps":R,"after_s":A,"err":ER,"fill":F}
+ *   {"t":..,"ev":"ramp",...the same keys as "rate"}
  *   {"t":..,"ev":"preempt","name":N,"device":D,"epoch":E,"c":C,"k":K,
  *    "tasks":T}
  *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
@@ -21,7 +22,9 @@
  * A climb's epoch_begin from its second epoch on carries the same step,
  * best, best_rate, lo and hi after "device" (why this k: autobw.h); its
  * search line, just before the constraint that ends its learning, says
- * why learning ended.
+ * why learning ended.  A ramp line is the rate of K writers (fewer than
+ * epoch E's) read while E's writers ramped up, registered without
+ * ending E (autobw_flight).
  * The reader takes any flat JSON object per line (nested values are
  * skipped, blank lines ignored), so files of older and newer wfruns read
  * the same; it reports the keys above and ignores every other one.

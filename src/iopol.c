@@ -663,6 +663,37 @@ one_rate_taken(struct iopol *p, uint32_t name, int epoch, double c,
 	next_epoch(p, name);
 }
 
+/* Since the sample that read nreg entries, autobw_flight registered
+ * what its epoch's writers ramping up measured (k >= 2, not slowed) or
+ * the carried one writer's epoch (k = 1: flight_taken registers it with
+ * the epoch it joined), up to entry end: say so. */
+static void
+flight_registered(struct iopol *p, uint32_t name, int epoch, size_t nreg,
+		  size_t end)
+{
+	struct iopol_name *nm = &p->nm[name];
+	const struct autobw *a = &nm->a;
+	const char *dev = p->dev[nm->learn_dev].name;
+	for (size_t i = nreg; i < end; i++) {
+		const struct autobw_entry *r = &a->reg[i];
+		struct iopol_event e = { .ev = "ramp", .name = name,
+					 .key = nm->key, .device = dev,
+					 .epoch = epoch, .c = r->c, .k = r->k,
+					 .mbps = r->mbps, .after_s = a->ramp_s,
+					 .err = r->err, .fill = a->fill };
+		if (r->k == 1) {
+			struct iopol_event e1 = {
+				.ev = "epoch_end", .name = name,
+				.key = nm->key, .device = dev,
+				.epoch = epoch - 1, .c = r->c, .k = 1,
+				.tasks = 1, .t_s = r->t, .mbps = r->mbps,
+				.registered = true };
+			e = e1;
+		}
+		emit(p, &e);
+	}
+}
+
 /* k writers' rate was taken in flight (autobw_flight), ending epoch
  * `epoch` (joined tasks; nreg entries before): say so, with the carried
  * one writer's epoch if it was registered too.  (Its c and k are those
@@ -676,15 +707,7 @@ flight_taken(struct iopol *p, uint32_t name, int epoch, long joined,
 	const char *dev = p->dev[nm->learn_dev].name;
 	double c = a->reg[a->nreg - 1].c;
 	long k = a->reg[a->nreg - 1].k;
-	if (a->nreg == nreg + 2) {
-		const struct autobw_entry *r = &a->reg[nreg];
-		struct iopol_event e1 = { .ev = "epoch_end", .name = name,
-					  .key = nm->key, .device = dev,
-					  .epoch = epoch - 1, .c = r->c, .k = 1,
-					  .tasks = 1, .t_s = r->t, .mbps = r->mbps,
-					  .registered = true };
-		emit(p, &e1);
-	}
+	flight_registered(p, name, epoch, nreg, a->nreg - 1);
 	struct iopol_event e = { .ev = "rate", .name = name, .key = nm->key,
 				 .device = dev, .epoch = epoch, .c = c, .k = k,
 				 .mbps = a->last_mbps, .after_s = a->flight_s,
@@ -734,6 +757,8 @@ iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 	}
 	if (g->slot && autobw_flight(a, g->slot - 1, now, mb))
 		flight_taken(p, name, epoch, joined, nreg);
+	else if (a->nreg > nreg)
+		flight_registered(p, name, epoch, nreg, a->nreg);
 	return g->slot != 0;
 }
 

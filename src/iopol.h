@@ -51,8 +51,8 @@
 #include "workflow.h"
 
 struct iopol_event {
-	const char *ev;     /* epoch_begin, epoch_end, rate, constraint,
-			       preempt */
+	const char *ev;     /* epoch_begin, epoch_end, rate, ramp,
+			       constraint, preempt, search */
 	uint32_t name;      /* task template (the first of its learn_as) */
 	const char *key;    /* its learn_as, or its name */
 	const char *device;
@@ -65,10 +65,11 @@ struct iopol_event {
 	double t_s;         /* epoch_end: its time t_i (see autobw.h) */
 	double busy_s;      /* epoch_end: S, some task of it was running */
 	double mbps;        /* epoch_end: MB/s its tasks wrote (0: unknown);
-			       rate: the one writer's rate taken */
-	double after_s;     /* rate: seconds its samples spanned */
-	double err;         /* rate: how far off it may be, relative */
-	long fill;          /* rate: how many such writers fill B */
+			       rate, ramp: the rate taken (of k writers) */
+	double after_s;     /* rate, ramp: seconds its samples spanned */
+	double err;         /* rate, ramp: how far off it may be,
+			       relative */
+	long fill;          /* rate, ramp: how many such writers fill B */
 	bool registered;    /* epoch_end */
 	long n;             /* constraint: ready tasks it was chosen for */
 	const char *why;    /* constraint: learned, fallback, registry,

@@ -338,7 +338,7 @@ static struct report_epoch *
 epoch_for(struct report_curve *c, long epoch)
 {
 	for (size_t i = c->epochs.n; i-- > 0;)
-		if (c->epochs.v[i].epoch == epoch)
+		if (c->epochs.v[i].epoch == epoch && !c->epochs.v[i].ramp)
 			return &c->epochs.v[i];
 	struct report_epoch e;
 	memset(&e, 0, sizeof(e));
@@ -416,6 +416,26 @@ take_event(struct report *r, const struct event *ev, const char *path,
 		struct report_epoch *e = epoch_for(cv, jlong(ev->epoch, 0));
 		e->rate_s = ev->after_s > 0 ? ev->after_s : 1e-9;
 		e->rate_err = !isnan(ev->err) ? ev->err : -1;
+		return 0;
+	}
+	if (!strcmp(ev->ev, "ramp") && !isnan(ev->epoch) && !isnan(ev->c) &&
+	    !isnan(ev->k)) {
+		/* a row of its own, after its epoch's */
+		struct report_curve *cv = curve_for(r, ev->name,
+						    ev->device ? ev->device
+							       : "");
+		struct report_epoch e;
+		memset(&e, 0, sizeof(e));
+		e.epoch = jlong(ev->epoch, 0);
+		e.ramp = e.ended = e.registered = true;
+		e.c = ev->c;
+		e.k = jlong(ev->k, 0);
+		e.mean_s = -1;
+		e.rate_s = !isnan(ev->after_s) && ev->after_s > 0 ? ev->after_s
+								: 1e-9;
+		e.rate_err = !isnan(ev->err) ? ev->err : -1;
+		e.mbps = !isnan(ev->mbps) ? ev->mbps : 0;
+		VEC_PUSH(cv->epochs, e);
 		return 0;
 	}
 	if (!strcmp(ev->ev, "search") && ev->step) {
@@ -517,9 +537,13 @@ curves_from_trace(struct report *r)
 static int
 cmp_epoch(const void *a, const void *b)
 {
-	long x = ((const struct report_epoch *)a)->epoch,
-	     y = ((const struct report_epoch *)b)->epoch;
-	return (x > y) - (x < y);
+	const struct report_epoch *p = a, *q = b;
+	if (p->epoch != q->epoch)
+		return (p->epoch > q->epoch) - (p->epoch < q->epoch);
+	/* an epoch's ramp rows after it, by their k */
+	if (p->ramp != q->ramp)
+		return p->ramp ? 1 : -1;
+	return (p->k > q->k) - (p->k < q->k);
 }
 
 static int
@@ -976,9 +1000,9 @@ curve_axes(FILE *fp, const struct report_curve *c, const struct curve_geom *g)
 		g->x0 + g->W / 2, g->y0 + g->H + 30, g->y0 + 8);
 	for (size_t i = 0; i < n; i++)
 		fprintf(fp, "<text class=\"axis\" x=\"%.1f\" y=\"%.0f\" "
-			"text-anchor=\"middle\">%ld</text>",
+			"text-anchor=\"middle\">%ld%s</text>",
 			g->x0 + g->dx * ((double)i + 0.5), g->y0 + g->H + 14,
-			c->epochs.v[i].epoch);
+			c->epochs.v[i].epoch, c->epochs.v[i].ramp ? "r" : "");
 }
 
 /* The points and lines of the constraint and of the epochs' times. */
@@ -995,8 +1019,9 @@ curve_points(FILE *fp, const struct report_curve *c,
 		double yc = g->y0 + g->H - g->H * e->c / g->ctop;
 		strbuf_addf(&cp, "%.1f,%.1f ", x, yc);
 		fprintf(fp, "<rect fill=\"#4e79a7\" x=\"%.1f\" y=\"%.1f\" "
-			"width=\"7\" height=\"7\"><title>epoch %ld: c = %g MB/s, "
-			"k = %ld</title></rect>\n", x - 3.5, yc - 3.5, e->epoch,
+			"width=\"7\" height=\"7\"><title>epoch %ld%s: c = %g "
+			"MB/s, k = %ld</title></rect>\n", x - 3.5, yc - 3.5,
+			e->epoch, e->ramp ? ", its writers ramping up" : "",
 			e->c, e->k);
 		if (e->mean_s < 0)
 			continue;
@@ -1054,6 +1079,10 @@ epoch_measured(char *buf, size_t n, const struct report_epoch *e,
 		snprintf(mb, sizeof(mb), ": %.3g MB/s", e->mbps);
 	if (from_trace || !e->ended)
 		snprintf(buf, n, "?");
+	else if (e->ramp && e->rate_err >= 0)
+		snprintf(buf, n, "while its epoch's writers ramped up, over "
+			 "%.2f s%s, within %.1f %%", e->rate_s, mb,
+			 100 * e->rate_err);
 	else if (e->rate_s > 0 && e->rate_err >= 0)
 		snprintf(buf, n, "while writing, over %.2f s%s, within %.1f %%",
 			 e->rate_s, mb, 100 * e->rate_err);
@@ -1079,11 +1108,18 @@ curve_table(FILE *fp, const struct report_curve *c)
 		char t[32], m[96];
 		report_fmt_secs(t, sizeof(t), e->mean_s);
 		epoch_measured(m, sizeof(m), e, c->from_trace);
-		fprintf(fp, "<tr><td>%ld</td><td>%g MB/s</td><td>%ld</td>"
-			"<td>%ld</td><td>%s</td><td>%s</td><td>%s</td><td>",
-			e->epoch, e->c, e->k, e->tasks, t, m,
+		char tasks[24] = "–";
+		if (!e->ramp)
+			snprintf(tasks, sizeof(tasks), "%ld", e->tasks);
+		fprintf(fp, "<tr><td>%ld%s</td><td>%g MB/s</td><td>%ld</td>"
+			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>",
+			e->epoch, e->ramp ? " (ramp)" : "", e->c, e->k, tasks,
+			t, m,
 			!e->ended ? "(did not end)" :
 			c->from_trace ? "?" : e->registered ? "yes" : "no");
+		if (e->ramp)
+			fputs("its epoch's writers ramping up: they did not "
+			      "slow one another", fp);
 		curve_step(fp, e->step, e->best, e->lo, e->hi);
 		fputs("</td></tr>\n", fp);
 	}

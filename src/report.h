@@ -69,6 +69,10 @@ struct report_epoch {
 	double rate_err;        /* how far off that rate may be, relative
 				   (< 0: not said) */
 	double mbps;            /* the MB/s it measured, 0: not known */
+	bool ramp;              /* not an epoch: k of the epoch's writers,
+				   read while they ramped up to its k and
+				   registered ("ramp"; c, k, mbps, rate_s
+				   and rate_err its own) */
 };
 
 /* The learning of one auto constraint: a task name on a device. */

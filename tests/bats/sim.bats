@@ -319,3 +319,40 @@ EOF2
 	grep -q '"ev":"epoch_begin",.*"step":"golden-down","best":4,.*"epoch":3,"c":66.6667,"k":3}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,' t/events.jsonl
 }
+
+@test "sim: a count the writers ramp through without slowing is registered, and the search starts from it (issue 23)" {
+	# variant-like, 32 samples on 8 cores: the checkpoints of 8 aligns
+	# (3 s +-10 %) write for 3 s before the next 8 are ready.  One
+	# writer writes 12 of B 200: the fill point is 16; 8 writers write
+	# 96 (knee 8), 9 write 108 (the best), 16 write 27.
+	wf <<'EOF2'
+tasks:
+  - {name: align, foreach: {s: "1..32"}, out: {b: "bam/{s}"}, run: "true"}
+  - name: ckpt
+    foreach: {s: "1..32"}
+    io: true
+    storage_bw: auto
+    in: {b: "bam/{s}"}
+    out: {c: "ck/{s}"}
+    run: "true"
+  - {name: call, foreach: {s: "1..32"}, in: {c: "ck/{s}"}, out: {v: "vcf/{s}"}, run: "true"}
+EOF2
+	printf 'task align seconds 3 jitter 0.1\ntask ckpt writes 64\ntask call seconds 1\ndevice * bandwidth 200 knee 8 alpha 0.8 stream 12\n' >m.txt
+	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":12.5,"k":16}' t/events.jsonl
+	# 8 writers of epoch 2, read while they waited for the next 8
+	grep -q '"ev":"ramp","name":"ckpt","device":"disk@local","epoch":2,"c":25,"k":8,"mbps":96,' t/events.jsonl
+	# the epoch went on to 16, then the search stepped up from 8, not
+	# down from 16, and never ran an epoch of 8
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":12.5,"k":16,' t/events.jsonl
+	grep -q '"ev":"epoch_begin",.*"step":"golden-up","best":8,.*"lo":7,"hi":16,"epoch":3,"c":18.1818,"k":11}' t/events.jsonl
+	run grep -c '"ev":"epoch_begin",.*"c":25,"k":8}' t/events.jsonl
+	[ "$output" = 0 ]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":22.2222,"k":9,' t/events.jsonl
+	# the report lists it under its epoch
+	run "$WFRUN" report -o r.html t/trace.tsv
+	[ "$status" -eq 0 ]
+	grep -q '<td>2 (ramp)</td><td>25 MB/s</td><td>8</td>' r.html
+	grep -q "while its epoch's writers ramped up" r.html
+}

@@ -871,9 +871,16 @@ main(void)
 		is_int(a.k, 10, "flight: one writer at 20 MB/s, the fill point 10");
 		for (int i = 0; i < 6; i++)
 			slot[i] = autobw_slot_open(&a);
-		ok(fly(&a, &L, slot, 6, 0, 2) < 0,
-		   "6 writers of the fill point's 10 keep pace: no rate is "
-		   "taken");
+		ok(fly(&a, &L, slot, 6, 0, 2) < 0 && a.k == 10,
+		   "6 writers of the fill point's 10 keep pace: the epoch "
+		   "goes on");
+		ok(a.nreg == 2 && a.reg[1].k == 6 && a.reg[1].flown &&
+			   fabs(a.reg[1].mbps - 120) < 1e-6 &&
+			   fabs(a.reg[1].c - 200.0 / 6) < 1e-9 &&
+			   a.reg[1].err <= AUTOBW_FLIGHT_TOL &&
+			   a.ramp_s >= AUTOBW_RATE_SPAN,
+		   "and are registered: 6 writers, 120 MB/s, within %.1f %% "
+		   "over %.2f s", 100 * a.reg[1].err, a.ramp_s);
 		for (int i = 0; i < 6; i++)
 			autobw_slot_close(&a, slot[i]);
 		for (int i = 0; i < 10; i++)
@@ -882,52 +889,94 @@ main(void)
 		double tf = fly(&a, &L, slot, 10, 0, 2);
 		ok(tf > 0.2 && tf < 0.3,
 		   "their rate is taken once each was read over 0.2 s (%.2f s)", tf);
-		ok(a.nreg == 2 && a.reg[1].k == 10 &&
-			   fabs(a.reg[1].mbps - 200.0 / 3) < 1e-6,
+		ok(a.nreg == 3 && a.reg[2].k == 10 &&
+			   fabs(a.reg[2].mbps - 200.0 / 3) < 1e-6,
 		   "the fill point registered: 10 writers, 66.7 MB/s");
-		is_int(a.k, 7, "the next epoch steps down to 7 (golden)");
+		is_int(a.k, 8, "the next epoch steps up from 6 to 8 (golden)");
+		is_int(a.lo, 5, "its bracket: from 5 (6 x 20 > 120 / 1.05)");
+		is_int(a.hi, 10, "to 10");
 		ok(autobw_slot_young(&a, slot[9]),
 		   "a writer 1.7 MB into tasks of 64 MB is young (may stop)");
-		for (int i = 7; i < 10; i++)
+		for (int i = 8; i < 10; i++)
 			autobw_slot_close(&a, slot[i]);
-		tf = fly(&a, &L, slot, 7, 0, 2);
-		ok(tf > 0 && a.reg[2].k == 7 &&
-			   fabs(a.reg[2].mbps - 400.0 / 3) < 1e-6,
-		   "7 writers, measured as the others drained: 133.3 MB/s");
-		is_int(a.k, 8, "then 8 (golden up)");
-		slot[7] = autobw_slot_open(&a);
-		ok(fly(&a, &L, slot, 8, 0, 2) > 0 && a.phase == AUTOBW_LEARNED,
-		   "8 writers: bracketed, learned");
+		tf = fly(&a, &L, slot, 8, 0, 2);
+		ok(tf > 0 && a.reg[3].k == 8 &&
+			   fabs(a.reg[3].mbps - 100) < 1e-6,
+		   "8 writers, measured as the others drained: 100 MB/s");
+		is_int(a.k, 7, "then 7 (golden down)");
+		autobw_slot_close(&a, slot[7]);
+		ok(fly(&a, &L, slot, 7, 0, 2) > 0 && a.phase == AUTOBW_LEARNED,
+		   "7 writers: bracketed, learned");
 		is_int(autobw_writers(200, a.chosen), 7, "7 chosen");
-		for (int i = 0; i < 8; i++)
+		for (int i = 0; i < 7; i++)
 			autobw_slot_close(&a, slot[i]);
 		is_int(a.flying, 0, "every slot closed");
 		autobw_release(&a);
 
 		/* the fill point's writers ramp up (tasks ready a few at a
-		 * time): 7 write 133.3 MB/s, within GAIN of 7 x 20, and the
-		 * ramp goes on; 8 write 100, clearly slowed: the device
-		 * congests at 8, the epoch is one of 8 writers, taken, and
-		 * the search goes below (lo 4: 100 / 21) */
+		 * time): 7 write 133.3 MB/s, within GAIN of 7 x 20: they
+		 * are registered and the ramp goes on; 8 write 100, clearly
+		 * slowed: the device congests at 8, the epoch is one of 8
+		 * writers, taken; 7 is the best, from 6 (133.3 / 21) to 8:
+		 * learned, no epoch of 6 */
 		one_writer_at(&a, 20);
 		for (int i = 0; i < 7; i++)
 			slot[i] = autobw_slot_open(&a);
-		ok(fly(&a, &L, slot, 7, 0, 2) < 0,
+		ok(fly(&a, &L, slot, 7, 0, 2) < 0 && a.nreg == 2 &&
+			   a.reg[1].k == 7,
 		   "ramp: 7 writers of the fill point's 10 (133.3 MB/s): "
-		   "no rate is taken");
+		   "registered, the epoch goes on");
 		for (int i = 0; i < 7; i++)
 			autobw_slot_close(&a, slot[i]);
 		for (int i = 0; i < 8; i++)
 			slot[i] = autobw_slot_open(&a);
 		tf = fly(&a, &L, slot, 8, 0, 2);
-		ok(tf > 0.2 && tf < 0.3 && a.nreg == 2 && a.reg[1].k == 8 &&
-			   fabs(a.reg[1].c - 25) < 1e-9 &&
-			   fabs(a.reg[1].mbps - 100) < 1e-6,
+		ok(tf > 0.2 && tf < 0.3 && a.nreg == 3 && a.reg[2].k == 8 &&
+			   fabs(a.reg[2].c - 25) < 1e-9 &&
+			   fabs(a.reg[2].mbps - 100) < 1e-6,
 		   "ramp: 8 writers slowed (100 MB/s), taken as k = 8 after "
 		   "%.2f s", tf);
-		is_int(a.k, 6, "ramp: the next epoch steps down to 6 (golden)");
+		ok(a.phase == AUTOBW_LEARNED &&
+			   autobw_writers(200, a.chosen) == 7 &&
+			   !strcmp(a.step, "bracketed"),
+		   "ramp: 7 bracketed between 6 and 8: chosen, learned");
 		for (int i = 0; i < 8; i++)
 			autobw_slot_close(&a, slot[i]);
+		autobw_release(&a);
+
+		/* k8-a0.8-r12 (knee 8, alpha 0.8, 12 MB/s a writer): the
+		 * fill point 16, the best 9 (108 MB/s); 8 writers ramp for
+		 * 2 s (96 MB/s) before the fill point's 16 come (27 MB/s):
+		 * 8 is registered, so the search goes up from it (11, 9,
+		 * 10), not down from 16 (11, 8, 9, 10; +10.9 % in wfrun
+		 * sim, variant-like with 32 tasks) */
+		struct law K = { 200, 12, 8, 0.8 };
+		int ks[16];
+		one_writer_at(&a, 12);
+		is_int(a.k, 16, "k8-a0.8-r12: the fill point 16");
+		for (int i = 0; i < 8; i++)
+			ks[i] = autobw_slot_open(&a);
+		ok(fly(&a, &K, ks, 8, 0, 2) < 0 && a.nreg == 2 &&
+			   a.reg[1].k == 8 && fabs(a.reg[1].mbps - 96) < 1e-6,
+		   "k8-a0.8-r12: 8 writers of the ramp to 16 registered, "
+		   "96 MB/s");
+		for (int i = 0; i < 8; i++)
+			autobw_slot_close(&a, ks[i]);
+		for (int i = 0; i < 16; i++)
+			ks[i] = autobw_slot_open(&a);
+		ok(fly(&a, &K, ks, 16, 0, 2) > 0 && a.nreg == 3 &&
+			   a.reg[2].k == 16,
+		   "k8-a0.8-r12: 16 writers taken");
+		ok(a.k == 11 && !strcmp(a.step, "golden-up") &&
+			   a.kbest == 8 && a.lo == 7 && a.hi == 16,
+		   "k8-a0.8-r12: the search steps up from 8 (bracket 7 to "
+		   "16) to 11 (k %ld, %s)", a.k, a.step);
+		for (int i = 0; i < 16; i++)
+			autobw_slot_close(&a, ks[i]);
+		int n;
+		is_int(learn_law(&a, &K, 64, &n), 9,
+		       "k8-a0.8-r12: 9 chosen");
+		is_int(n, 3, "k8-a0.8-r12: after 11, 9 and 10");
 		autobw_release(&a);
 
 		/* a cap above B (one writer 150 MB/s of 200, fill 1 ... no

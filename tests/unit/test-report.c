@@ -201,6 +201,62 @@ out:
 	report_release(&r);
 }
 
+/* A ramp line: a row of its own after its epoch's, which keeps its own
+ * rate; the HTML says what it is. */
+static const char ramp_events[] =
+	"{\"t\":1,\"ev\":\"epoch_begin\",\"name\":\"ckpt\",\"device\":\"d\","
+	"\"step\":\"fill\",\"best\":1,\"best_rate\":12,\"lo\":0,\"hi\":0,"
+	"\"epoch\":2,\"c\":12.5,\"k\":16}\n"
+	"{\"t\":3,\"ev\":\"ramp\",\"name\":\"ckpt\",\"device\":\"d\","
+	"\"epoch\":2,\"c\":25,\"k\":8,\"mbps\":96,\"after_s\":2.1,"
+	"\"err\":0.02,\"fill\":16}\n"
+	"{\"t\":4,\"ev\":\"rate\",\"name\":\"ckpt\",\"device\":\"d\","
+	"\"epoch\":2,\"c\":12.5,\"k\":16,\"mbps\":27,\"after_s\":0.2,"
+	"\"err\":0.1,\"fill\":16}\n"
+	"{\"t\":4,\"ev\":\"epoch_end\",\"name\":\"ckpt\",\"device\":\"d\","
+	"\"epoch\":2,\"c\":12.5,\"k\":16,\"tasks\":16,\"t_s\":37.9,"
+	"\"mbps\":27,\"registered\":true}\n";
+
+static void
+test_ramp(void)
+{
+	struct report r;
+	struct errbuf err;
+	report_init(&r);
+	is_int(report_load_trace(&r, beside("trace.tsv", trace), &err), 0,
+	       "ramp: the trace loads");
+	is_int(report_load_events(&r, beside("ramp.jsonl", ramp_events), &err),
+	       0, "ramp: the events load");
+	report_finish(&r);
+	const struct report_curve *c = r.curves.n ? &r.curves.v[0] : NULL;
+	ok(c && c->epochs.n == 2, "ramp: epoch 2 and its ramp row");
+	if (!c || c->epochs.n != 2)
+		goto out;
+	const struct report_epoch *e = &c->epochs.v[0], *j = &c->epochs.v[1];
+	ok(!e->ramp && e->k == 16 && e->rate_s == 0.2 && e->rate_err == 0.1 &&
+	   e->mbps == 27 && e->tasks == 16,
+	   "ramp: the epoch keeps its own k, rate and tasks");
+	ok(j->ramp && j->epoch == 2 && j->k == 8 && j->c == 25 &&
+	   j->mbps == 96 && j->rate_s == 2.1 && j->rate_err == 0.02 &&
+	   j->registered && j->mean_s < 0,
+	   "ramp: its row: 8 writers, 96 MB/s over 2.1 s, registered");
+	char *html = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&html, &len);
+	report_write_html(&r, fp, &err);
+	fclose(fp);
+	ok(html && strstr(html, "<td>2 (ramp)</td><td>25 MB/s</td><td>8</td>"
+				"<td>–</td>") &&
+	   strstr(html, "while its epoch's writers ramped up, over 2.10 s: "
+			"96 MB/s, within 2.0 %") &&
+	   strstr(html, ">2r</text>"),
+	   "ramp: the HTML names its row, how it was measured, its axis "
+	   "label");
+	free(html);
+out:
+	report_release(&r);
+}
+
 /* run.json as history.c writes it: strings unescaped, the command line
  * joined and quoted, nulls unknown; attempts and preemption from the
  * trace. */
@@ -250,5 +306,6 @@ main(void)
 	test_lanes();
 	test_errors();
 	test_curves();
+	test_ramp();
 	return done_testing();
 }
