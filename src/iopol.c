@@ -663,6 +663,22 @@ one_rate_taken(struct iopol *p, uint32_t name, int epoch, double c,
 	next_epoch(p, name);
 }
 
+/* A rate taken in flight, registered as entry r: ev "rate" (the
+ * epoch's) or "ramp" (fewer writers of it), after_s seconds of
+ * windows. */
+static void
+emit_rate(struct iopol *p, uint32_t name, const char *ev, int epoch,
+	  const struct autobw_entry *r, double after_s)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct iopol_event e = { .ev = ev, .name = name, .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .epoch = epoch, .c = r->c, .k = r->k,
+				 .mbps = r->mbps, .after_s = after_s,
+				 .err = r->err, .fill = nm->a.fill };
+	emit(p, &e);
+}
+
 /* Since the sample that read nreg entries, autobw_flight registered
  * what its epoch's writers ramping up measured (k >= 2, not slowed) or
  * the carried one writer's epoch (k = 1: flight_taken registers it with
@@ -676,20 +692,15 @@ flight_registered(struct iopol *p, uint32_t name, int epoch, size_t nreg,
 	const char *dev = p->dev[nm->learn_dev].name;
 	for (size_t i = nreg; i < end; i++) {
 		const struct autobw_entry *r = &a->reg[i];
-		struct iopol_event e = { .ev = "ramp", .name = name,
-					 .key = nm->key, .device = dev,
-					 .epoch = epoch, .c = r->c, .k = r->k,
-					 .mbps = r->mbps, .after_s = a->ramp_s,
-					 .err = r->err, .fill = a->fill };
-		if (r->k == 1) {
-			struct iopol_event e1 = {
-				.ev = "epoch_end", .name = name,
-				.key = nm->key, .device = dev,
-				.epoch = epoch - 1, .c = r->c, .k = 1,
-				.tasks = 1, .t_s = r->t, .mbps = r->mbps,
-				.registered = true };
-			e = e1;
+		if (r->k > 1) {
+			emit_rate(p, name, "ramp", epoch, r, a->ramp_s);
+			continue;
 		}
+		struct iopol_event e = { .ev = "epoch_end", .name = name,
+					 .key = nm->key, .device = dev,
+					 .epoch = epoch - 1, .c = r->c, .k = 1,
+					 .tasks = 1, .t_s = r->t, .mbps = r->mbps,
+					 .registered = true };
 		emit(p, &e);
 	}
 }
@@ -704,16 +715,10 @@ flight_taken(struct iopol *p, uint32_t name, int epoch, long joined,
 {
 	struct iopol_name *nm = &p->nm[name];
 	const struct autobw *a = &nm->a;
-	const char *dev = p->dev[nm->learn_dev].name;
 	double c = a->reg[a->nreg - 1].c;
 	long k = a->reg[a->nreg - 1].k;
 	flight_registered(p, name, epoch, nreg, a->nreg - 1);
-	struct iopol_event e = { .ev = "rate", .name = name, .key = nm->key,
-				 .device = dev, .epoch = epoch, .c = c, .k = k,
-				 .mbps = a->last_mbps, .after_s = a->flight_s,
-				 .err = a->nreg ? a->reg[a->nreg - 1].err : 0,
-				 .fill = a->fill };
-	emit(p, &e);
+	emit_rate(p, name, "rate", epoch, &a->reg[a->nreg - 1], a->flight_s);
 	epoch_ended(p, name, epoch, c, k, joined, a->nreg - 1);
 	if (a->phase == AUTOBW_LEARNING && a->flying > a->k) {
 		/* a step down: the youngest writers make way */
