@@ -892,8 +892,7 @@ count_now(const struct autobw *a)
 }
 
 /* Add q, one period's windows (the windows now), to p: its errors
- * (added within it) in quadrature with p's periods, its mean rate as
- * one more period's. */
+ * (added within it) in quadrature with p's periods. */
 static void
 pool_add(struct autobw_pool *p, const struct autobw_pool *q)
 {
@@ -902,10 +901,6 @@ pool_add(struct autobw_pool *p, const struct autobw_pool *q)
 	p->r2w += q->r2w;
 	p->n += q->n;
 	p->e2 += q->e2 + q->err * q->err;
-	if (q->n > 0 && q->w > 0) {
-		p->pm2w += q->rw * q->rw / q->w;
-		p->np++;
-	}
 }
 
 /* A writer starts, starts writing, or ends: the windows now are kept
@@ -1093,10 +1088,9 @@ ramp_slowed(const struct autobw *a, long j, double R, double e)
  * 12.5 MB/s, each needing 1.2 s for a window, started or ended every
  * 0.6 s: best7's 8 writers, never taken, ran 16 tasks, +22 %).  Its
  * error: the windows' own (their edges', summed within a period, the
- * periods' in quadrature), and the spread of the periods' mean rates
- * over the square root of how many there are less one (a share that is
- * not fair shows there), or, before AUTOBW_PERIODS periods, the spread
- * of the windows' rates.  False until there are j windows. */
+ * periods' in quadrature), and the spread of their rates over the
+ * square root of how many there are less one (a share that is not
+ * fair shows there).  False until there are j windows. */
 static bool
 pooled_rate(const struct autobw *a, const struct autobw_pool *kept, long j,
 	    double *R, double *e, double *W)
@@ -1109,13 +1103,6 @@ pooled_rate(const struct autobw *a, const struct autobw_pool *kept, long j,
 	double var = fmax(P.r2w / P.w - m * m, 0);
 	double edge = sqrt(P.e2) / P.w / m;
 	double spread = sqrt(var / (double)(P.n - 1)) / m;
-	if (P.np >= AUTOBW_PERIODS) {
-		/* of the periods' mean rates: writers at once share the
-		 * device, and one's window fast where another's is slow
-		 * says nothing of their sum */
-		double vp = fmax(P.pm2w / P.w - m * m, 0);
-		spread = sqrt(vp / (double)(P.np - 1)) / m;
-	}
 	*R = (double)j * m;
 	*e = sqrt(edge * edge + spread * spread);
 	*W = P.w / (double)j;

@@ -100,17 +100,12 @@ struct autobw_span {
  * rates times their lengths, MB, the squares of their rates times
  * their lengths, MB^2/s, how many, and the square of their errors
  * times their lengths, MB^2 (summed within a period of one count,
- * those of periods in quadrature: see err for the current one); and
- * per period (the windows between two resets, all of one count at
- * once): the squares of their mean rates times their lengths, MB^2/s,
- * and how many periods. */
+ * those of periods in quadrature: see err for the current one). */
 struct autobw_pool {
 	double w, rw, r2w, e2;
 	long n;
 	double err;        /* the current period's errors times lengths,
 			      summed (the windows now only), MB */
-	double pm2w;
-	long np;
 };
 
 struct autobw {
@@ -358,15 +353,8 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  * windows or more, AUTOBW_RATE_SPAN seconds or more of them a writer, R
  * is known within e (relative: the windows' edges' error, added within
  * a stretch of one count, in quadrature across them, and the spread of
- * the stretches' mean rates over the square root of their number less
- * one, where a device that does not share fairly shows; before
- * AUTOBW_PERIODS stretches, the spread of the windows' own rates).
- * (Writers that share one throttle, as congestdev's, each get a step
- * of it at random: their windows spread, one's fast where another's is
- * slow, and that spread, taken as the error of their mean, kept 7 and
- * 3 writers at their device's best from ever being known within 2.5 %
- * in 6 and 3.6 s of writing; their sum, each stretch's mean, does not
- * spread so.)  It is taken when it decides what the search
+ * their rates over the square root of their number less one, where a
+ * device that does not share fairly shows).  It is taken when it decides what the search
  * asks of it: with e (plus the best's own error, when that too was
  * taken in flight) on either side, R is clearly below the best (1 +
  * GAIN times it when the best has fewer writers, over it when more), or
@@ -386,8 +374,9 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  *   While the epoch's writers ramp up to k (tasks become ready a few at
  * a time), the windows of every count j from 2 to k - 1 are read the
  * same way (while j is the most that wrote at once in the epoch: fewer
- * are writers that ended, at the end of the run, not a ramp).  When j writers clearly slowed one another, their rate R
- * (within e) clear below 1 - GAIN of the lesser of j times the one
+ * are writers that ended, at the end of the run, not a ramp).  When j
+ * writers clearly slowed one another, their rate R (within e) clear
+ * below 1 - GAIN of the lesser of j times the one
  * writer's pace and B (e plus that pace's own error), the device
  * congests at j: in the family aggregate(k) = min(k r1, B f(k)), f
  * falling, the best k is at most j, and the epoch's k more writers
@@ -407,7 +396,6 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  * phase, epoch, reg, flight_s; an entry registered on the way, of
  * k >= 2, at ramp_s). */
 #define AUTOBW_FLIGHT_TOL (AUTOBW_CLIMB_GAIN / 2)
-#define AUTOBW_PERIODS 3
 int autobw_slot_open(struct autobw *a);
 void autobw_slot_close(struct autobw *a, int slot);
 bool autobw_flight(struct autobw *a, int slot, double now, double mb);
