@@ -1034,6 +1034,17 @@ autobw_slot_young(const struct autobw *a, int slot)
 	return a->slot[slot].mb < task_size(a);
 }
 
+/* Register j writers' rate R (constraint c), taken in flight within e,
+ * for tasks of q MB: a wave's time j q / R (returned). */
+static double
+reg_flown(struct autobw *a, double c, long j, double R, double e, double q)
+{
+	double t = (double)j * q / R;
+	reg_add(a, c, j, t, R, R / (double)j, e);
+	a->reg[a->nreg - 1].flown = true;
+	return t;
+}
+
 /* The k writers' rate is taken, R within e over w seconds: register
  * the epoch (and the carried one writer's, whose rate was taken
  * early), and begin the next. */
@@ -1047,9 +1058,7 @@ flight_taken(struct autobw *a, double R, double e, double w)
 		reg_add(a, a->B, 1, q / a->early, a->early, a->early, 0);
 		a->carry = 0;
 	}
-	double t = (double)a->k * q / R;
-	reg_add(a, a->c, a->k, t, R, R / (double)a->k, e);
-	a->reg[a->nreg - 1].flown = true;
+	double t = reg_flown(a, a->c, a->k, R, e, q);
 	a->flight_s = w;
 	a->last_mean = t; /* (a task of the mean size, at R / k) */
 	a->last_t = t;
@@ -1127,10 +1136,7 @@ ramp_edge(struct autobw *a, long j)
 		if (e <= AUTOBW_FLIGHT_TOL && !reg_find(a, j) &&
 		    (!a->nreg || bytes_known(a) == 2)) {
 			double q = task_size(a);
-			reg_add(a, a->B / (double)j, j,
-				(double)j * (q > 0 ? q : 1) / R, R,
-				R / (double)j, e);
-			a->reg[a->nreg - 1].flown = true;
+			reg_flown(a, a->B / (double)j, j, R, e, q > 0 ? q : 1);
 			a->ramp_s = W;
 		}
 		return false;
