@@ -177,6 +177,9 @@ struct autobw {
 	/* the windows now */
 	struct autobw_pool now;
 	double flight_s;   /* the window of the last in-flight rate, s */
+	bool windows;      /* the epoch that ended last was rated by its
+			      windows at its end (end_epoch), not yet
+			      said */
 	double ramp_s;     /* the window of the last count a ramp
 			      registered (autobw_flight), s */
 	double task_mb;    /* MB of the tasks that finished, and */

@@ -613,6 +613,22 @@ next_epoch(struct iopol *p, uint32_t name)
 		learned(p, name, 0);
 }
 
+/* A rate taken in flight, registered as entry r: ev "rate" (the
+ * epoch's) or "ramp" (fewer writers of it), after_s seconds of
+ * windows. */
+static void
+emit_rate(struct iopol *p, uint32_t name, const char *ev, int epoch,
+	  const struct autobw_entry *r, double after_s)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct iopol_event e = { .ev = ev, .name = name, .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .epoch = epoch, .c = r->c, .k = r->k,
+				 .mbps = r->mbps, .after_s = after_s,
+				 .err = r->err, .fill = nm->a.fill };
+	emit(p, &e);
+}
+
 /* Say how an epoch ended (its values from before it ended), then what
  * comes next: another epoch, or the choice. */
 static void
@@ -621,6 +637,10 @@ epoch_ended(struct iopol *p, uint32_t name, int epoch, double c, long k,
 {
 	struct iopol_name *nm = &p->nm[name];
 	struct autobw *a = &nm->a;
+	if (a->windows && a->nreg > nreg_before)
+		emit_rate(p, name, "rate", epoch, &a->reg[a->nreg - 1],
+			  a->flight_s); /* (its windows' rate, at its end) */
+	a->windows = false;
 	struct iopol_event e = { .ev = "epoch_end", .name = name,
 				 .key = nm->key,
 				 .device = p->dev[nm->learn_dev].name,
@@ -661,22 +681,6 @@ one_rate_taken(struct iopol *p, uint32_t name, int epoch, double c,
 				 .fill = nm->a.fill };
 	emit(p, &e);
 	next_epoch(p, name);
-}
-
-/* A rate taken in flight, registered as entry r: ev "rate" (the
- * epoch's) or "ramp" (fewer writers of it), after_s seconds of
- * windows. */
-static void
-emit_rate(struct iopol *p, uint32_t name, const char *ev, int epoch,
-	  const struct autobw_entry *r, double after_s)
-{
-	struct iopol_name *nm = &p->nm[name];
-	struct iopol_event e = { .ev = ev, .name = name, .key = nm->key,
-				 .device = p->dev[nm->learn_dev].name,
-				 .epoch = epoch, .c = r->c, .k = r->k,
-				 .mbps = r->mbps, .after_s = after_s,
-				 .err = r->err, .fill = nm->a.fill };
-	emit(p, &e);
 }
 
 /* Since the sample that read nreg entries, autobw_flight registered

@@ -165,6 +165,23 @@ one_writer_at(struct autobw *a, double r1)
 	autobw_finished(a, e, 0, 64.0 / r1, 64);
 }
 
+/* A climb whose one writer wrote at r1 MB/s, then whose fill point's n
+ * writers (slot[0] to slot[n - 1]) wrote by law L until their rate was
+ * taken: true if its next epoch is k writers, the first k of them left
+ * running. */
+static bool
+fill_then(struct autobw *a, const struct law *L, double r1, int *slot,
+	  long n, long k)
+{
+	one_writer_at(a, r1);
+	for (long i = 0; i < n; i++)
+		slot[i] = autobw_slot_open(a);
+	bool taken = fly(a, L, slot, n, 0, 2) > 0 && a->k == k;
+	for (long i = k; i < n; i++)
+		autobw_slot_close(a, slot[i]);
+	return taken;
+}
+
 static void
 epoch(struct autobw *a, double secs)
 {
@@ -1108,13 +1125,8 @@ main(void)
 	{
 		struct law L = { 200, 20, 6, 0.5 };
 		int slot[16];
-		one_writer_at(&a, 20);
-		for (int i = 0; i < 10; i++)
-			slot[i] = autobw_slot_open(&a);
-		ok(fly(&a, &L, slot, 10, 0, 2) > 0 && a.k == 7,
+		ok(fill_then(&a, &L, 20, slot, 10, 7),
 		   "churn: the fill point 10 taken, then 7");
-		for (int i = 7; i < 10; i++)
-			autobw_slot_close(&a, slot[i]);
 		double tf = fly_churn(&a, &L, slot, 7, 0.45, 30, 1);
 		ok(tf > 0 && a.nreg == 3 && a.reg[2].k == 7,
 		   "churn: 7 writers' rate taken after %.2f s", tf);
@@ -1138,13 +1150,8 @@ main(void)
 		 * edges after each start or end for a window, so all 8
 		 * never had one at once, and the epoch ran 16 tasks.  Their
 		 * windows, pooled, say the rate. */
-		one_writer_at(&a, 18.75);
-		for (int i = 0; i < 11; i++)
-			slot[i] = autobw_slot_open(&a);
-		fly(&a, &L, slot, 11, 0, 2);
-		ok(a.k == 8, "churn, best7: fill point 11, then 8");
-		for (int i = 8; i < 11; i++)
-			autobw_slot_close(&a, slot[i]);
+		ok(fill_then(&a, &L, 18.75, slot, 11, 8),
+		   "churn, best7: fill point 11, then 8");
 		tf = fly_churn(&a, &L, slot, 8, 0.64, 30, 5);
 		ok(tf > 0 && a.nreg == 3 && a.reg[2].k == 8 &&
 			   a.reg[2].err <= AUTOBW_FLIGHT_TOL &&
@@ -1192,6 +1199,59 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* Writers that slowed one another close the bracket above them,
+	 * whether or not more were tried: on a law of the family, k
+	 * writers below k times the one writer's pace write B f(k), and f
+	 * does not rise (congestdev, k1steep on three workers: 5 at 69
+	 * MB/s, 3 at 99, then 4 tried too, Kmeans-1 +21 %). */
+	{
+		struct law L = { 200, 40, 1, 0.5 };
+		int slot[16];
+		ok(fill_then(&a, &L, 40, slot, 5, 3) &&
+			   !strcmp(a.step, "golden-down"),
+		   "k1steep: the fill point 5 taken (66.7 MB/s), then 3");
+		ok(fly(&a, &L, slot, 3, 0, 2) > 0 &&
+			   a.phase == AUTOBW_LEARNED && a.nreg == 3 &&
+			   !strcmp(a.step, "bracketed") && a.hi == 4,
+		   "k1steep: 3 taken at 100 MB/s, slowed: bracketed, "
+		   "4 not tried");
+		is_int(autobw_writers(200, autobw_choose(&a, 100)), 3,
+		       "k1steep: 3 chosen");
+		for (int i = 0; i < 3; i++)
+			autobw_slot_close(&a, slot[i]);
+		autobw_release(&a);
+	}
+
+	/* An epoch whose rate was never known within the tolerance in
+	 * flight is rated at its end by the windows when exactly its k
+	 * wrote, not by its MB over its tasks' time, which counts the
+	 * writers of the epoch before still draining beside its first
+	 * tasks (congestdev, k1steep: 3 writers after 5 measured 65 to 80
+	 * MB/s over their tasks' time, 99 in their windows). */
+	{
+		struct law L = { 200, 40, 1, 0.5 };
+		int slot[16];
+		ok(fill_then(&a, &L, 40, slot, 5, 3) &&
+			   fly(&a, &L, slot, 3, 8, 1.0) < 0 && a.k == 3 &&
+			   a.nreg == 2,
+		   "windows: 3 writers in 8 MB steps for 1 s: not taken");
+		int e = autobw_epoch(&a);
+		for (int i = 0; i < 6; i++) {
+			/* 64 MB each in 2.9 s: 66 MB/s for the 3 */
+			double w = (double)(i / 3) * 2.9;
+			autobw_started(&a);
+			autobw_finished(&a, e, w, w + 2.9, 64);
+		}
+		ok(a.nreg == 3 && a.reg[2].k == 3 && a.reg[2].flown &&
+			   a.windows && fabs(a.reg[2].mbps - 100) < 10,
+		   "windows: its end registers 3 at %.1f MB/s (within %.1f "
+		   "%%, over %.2f s), not 66", a.nreg == 3 ? a.reg[2].mbps : 0,
+		   a.nreg == 3 ? 100 * a.reg[2].err : 0, a.flight_s);
+		for (int i = 0; i < 3; i++)
+			autobw_slot_close(&a, slot[i]);
+		autobw_release(&a);
+	}
+
 	/* Writers that share one throttle, as congestdev's cgroup cap: its
 	 * 0.1 s ticks handed round them in 1 MB writes, 1 to 3 MB each as
 	 * read on congestdev, one writer replaced every 0.6 s: one's window
@@ -1203,13 +1263,8 @@ main(void)
 	{
 		struct law L = { 200, 20, 6, 0.5 };
 		int slot[16];
-		one_writer_at(&a, 20);
-		for (int i = 0; i < 10; i++)
-			slot[i] = autobw_slot_open(&a);
-		ok(fly(&a, &L, slot, 10, 0, 2) > 0 && a.k == 7,
+		ok(fill_then(&a, &L, 20, slot, 10, 7),
 		   "shared: the fill point 10 taken, then 7");
-		for (int i = 7; i < 10; i++)
-			autobw_slot_close(&a, slot[i]);
 		double tf = fly_shared(&a, &L, slot, 7, 0.6, 30);
 		ok(tf > 0 && tf < 4 && a.nreg == 3 && a.reg[2].k == 7 &&
 			   a.reg[2].err <= AUTOBW_FLIGHT_TOL &&
