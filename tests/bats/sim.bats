@@ -320,6 +320,34 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,' t/events.jsonl
 }
 
+@test "sim: a best whose writers slowed one another is not left upward, though more were tried (issue 23)" {
+	# HMMER-like, 32 searches on 8 cores.  One writer writes 40 of B
+	# 200: the fill point is 5, past the best, 3 (5 write 66.7, 4 write
+	# 80, 3 write 100, each below 40).
+	wf <<'EOF2'
+tasks:
+  - {name: search, foreach: {i: "1..32"}, out: {h: "hits/{i}"}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..32"}
+    io: true
+    storage_bw: auto
+    in: {h: "hits/{i}"}
+    out: {c: "ck/{i}"}
+    run: "true"
+EOF2
+	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
+	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 3 epochs"* ]]
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":40,"k":5,"mbps":66.6667,' t/events.jsonl
+	grep -q '"ev":"epoch_begin",.*"step":"golden-down","best":5,.*"epoch":3,"c":66.6667,"k":3}' t/events.jsonl
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":3,"c":66.6667,"k":3,"mbps":100,' t/events.jsonl
+	# 3 at 100 MB/s, each below the one writer's 40: 4 is not tried
+	run grep -c '"ev":"epoch_begin",.*"k":4}' t/events.jsonl
+	[ "$output" = 0 ]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":32,"why":"learned"}' t/events.jsonl
+}
+
 @test "sim: a count the writers ramp through without slowing is registered, and the search starts from it (issue 23)" {
 	# variant-like, 32 samples on 8 cores: the checkpoints of 8 aligns
 	# (3 s +-10 %) write for 3 s before the next 8 are ready.  One
