@@ -348,6 +348,36 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":32,"why":"learned"}' t/events.jsonl
 }
 
+@test "sim: an epoch whose rate was not known within 2.5 % in flight is rated at its end by its writers' windows (issue 23)" {
+	# As above, with checkpoints of 8 MB: 3 writers' tasks of 0.24 s
+	# each give no window long enough to know their rate within 2.5 %
+	# before the epoch's 6 tasks end.
+	wf <<'EOF2'
+tasks:
+  - {name: search, foreach: {i: "1..32"}, out: {h: "hits/{i}"}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..32"}
+    io: true
+    storage_bw: auto
+    in: {h: "hits/{i}"}
+    out: {c: "ck/{i}"}
+    run: "true"
+EOF2
+	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 8\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
+	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	# its rate event comes with its end, after all its 6 tasks, and is
+	# off by more than 2.5 %
+	run grep -A1 '"ev":"rate","name":"ckpt","device":"disk@local","epoch":3,"c":66.6667,"k":3,"mbps":100,' t/events.jsonl
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" =~ \"err\":0\.(0[3-9]|[1-4]) ]]
+	[[ "${lines[1]}" == *'"ev":"epoch_end","name":"ckpt","device":"disk@local","epoch":3,"c":66.6667,"k":3,"tasks":6,'* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,' t/events.jsonl
+	run "$WFRUN" report -o r.html t/trace.tsv
+	[ "$status" -eq 0 ]
+	grep -q '<td>3</td><td>66.6667 MB/s</td><td>3</td><td>6</td><td>[0-9.]* s</td><td>while writing, over 0.[0-9]* s: 100 MB/s, within [3-9].[0-9] %</td>' r.html
+}
+
 @test "sim: a count the writers ramp through without slowing is registered, and the search starts from it (issue 23)" {
 	# variant-like, 32 samples on 8 cores: the checkpoints of 8 aligns
 	# (3 s +-10 %) write for 3 s before the next 8 are ready.  One
