@@ -343,6 +343,29 @@ slowed(const struct autobw *a, const struct autobw_entry *e)
 	       e->pace < (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
 }
 
+/* Does R, known within e (relative), fall clearly on one side of thr? */
+static bool
+clear_of(double R, double e, double thr)
+{
+	return !(thr > 0) || fabs(R - thr) > e * R;
+}
+
+/* climb: did e's writers slow one another (slowed), clearly: k times
+ * their pace below 95 % of k times the one writer's by more than their
+ * rate's error and the one writer's (on congestdev a one writer read at
+ * 21.6 MB/s, 8 % fast, made best7's 6 writers at 118 MB/s "slowed",
+ * where 6 x 20 is the law's 120 and 7 write 133)? */
+static bool
+slowed_clearly(const struct autobw *a, const struct autobw_entry *e)
+{
+	const struct autobw_entry *one = reg_find(a, 1);
+	if (!slowed(a, e))
+		return false;
+	double R = (double)e->k * e->pace;
+	return clear_of(R, e->err + one->err,
+			(1 - AUTOBW_CLIMB_GAIN) * (double)e->k * one_pace(one));
+}
+
 /* climb: the bracket around the best k kb: lo, the most writers tried
  * below it or that cannot win (a writer is never faster than
  * alone, so k of them write at most k times the first epoch's rate,
@@ -371,12 +394,14 @@ bracket(const struct autobw *a, const struct autobw_entry *b, long *lo,
 		if (ml > *lo)
 			*lo = ml;
 	}
-	/* (whether or not more were tried: on a law of the family,
-	 * writers that slowed one another write B f(kb), and f does not
-	 * rise; congestdev's k1steep on three workers tried 4 after 3 at
-	 * 99 MB/s and 5 at 69: Kmeans-1 +21 % over the best static) */
-	if ((!*hi || *hi > kb + 1) &&
-	    (kb >= a->executors || autobw_saturated(a, b) || slowed(a, b)))
+	bool closed = kb >= a->executors || autobw_saturated(a, b);
+	if (!*hi && (closed || slowed(a, b)))
+		*hi = kb + 1;
+	/* (and when more were tried, if kb's writers clearly slowed one
+	 * another: on a law of the family they write B f(kb), and f does
+	 * not rise; congestdev's k1steep on three workers tried 4 after 3
+	 * at 99 MB/s and 5 at 69, Kmeans-1 +21 % over the best static) */
+	if (*hi > kb + 1 && (closed || slowed_clearly(a, b)))
 		*hi = kb + 1;
 }
 
@@ -716,7 +741,8 @@ autobw_carry_done(struct autobw *a, double start, double end, double mb)
 		return false;
 	a->carry = 0;
 	double d = end > start ? end - start : 0;
-	reg_add(a, a->B, 1, d, a->early, mb >= 0 && d > 0 ? mb / d : 0, 0);
+	reg_add(a, a->B, 1, d, a->early, mb >= 0 && d > 0 ? mb / d : 0,
+		a->early_err);
 	return autobw_finished(a, carry + 1, a->carry_from, end,
 			       mb >= 0 ? mb - a->carry_mb : -1);
 }
@@ -989,13 +1015,6 @@ autobw_slot_close(struct autobw *a, int slot)
 	a->flying--;
 }
 
-/* Does R, known within e (relative), fall clearly on one side of thr? */
-static bool
-clear_of(double R, double e, double thr)
-{
-	return !(thr > 0) || fabs(R - thr) > e * R;
-}
-
 /* Is R (MB/s of k writers, within e) decided against every threshold
  * the search compares it with (autobw.h)? */
 static bool
@@ -1091,7 +1110,8 @@ flight_taken(struct autobw *a, double R, double e, double w)
 	if (!(q > 0))
 		q = 1;
 	if (a->carry && a->epoch == a->carry + 1) {
-		reg_add(a, a->B, 1, q / a->early, a->early, a->early, 0);
+		reg_add(a, a->B, 1, q / a->early, a->early, a->early,
+			a->early_err);
 		a->carry = 0;
 	}
 	double t = reg_flown(a, a->c, a->k, R, e, q);
