@@ -441,6 +441,10 @@ double autobw_choose(const struct autobw *a, long n);
  * choice flip between 1 and 2 writers at each one, equivalent for n of
  * 1 or 2: 96 constraint events in a 128-checkpoint run.) */
 double autobw_rechoose(const struct autobw *a, long n, double current);
+/* Is c, chosen by autobw_choose, a count no epoch ran: the family's
+ * lower bound below a best whose writers clearly slowed one another,
+ * when learning stopped short of it? */
+bool autobw_bound(const struct autobw *a, double c);
 /* T(n, c) for a registered c (exposed for tests and reports). */
 double autobw_objective(const struct autobw *a, long n, size_t entry);
 

@@ -529,6 +529,8 @@ learned(struct iopol *p, uint32_t name, long ready)
 			why = "scaling";
 	} else if (n > 0) {
 		nm->a.chosen = autobw_choose(&nm->a, n);
+		if (autobw_bound(&nm->a, nm->a.chosen))
+			why = "bound"; /* (a count no epoch ran) */
 	}
 	emit_constraint(p, name, n, why);
 	note_others(p, name);

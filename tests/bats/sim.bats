@@ -378,6 +378,32 @@ EOF2
 	grep -q '<td>3</td><td>66.6667 MB/s</td><td>3</td><td>6</td><td>[0-9.]* s</td><td>while writing, over 0.[0-9]* s: 100 MB/s, within [3-9].[0-9] %</td>' r.html
 }
 
+@test "sim: a climb stopped at a fill point whose writers slowed one another chooses the family's bound below it (issue 23)" {
+	# 8 checkpoints ready at once.  One writer writes 30 of B 200: the
+	# fill point is 7 (50 MB/s, far past the knee at 1), and 7 of the 8
+	# tasks have started when their rate is known: no epoch is left to
+	# try fewer.  With the knee taken at 1, the fall that fits 7's 50
+	# MB/s says 3 write at least 90 (the law's best, 3).
+	wf <<'EOF2'
+tasks:
+  - {name: search, foreach: {i: "1..8"}, out: {h: "hits/{i}"}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    in: {h: "hits/{i}"}
+    out: {c: "ck/{i}"}
+    run: "true"
+EOF2
+	printf 'task search seconds 1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 30\n' >m.txt
+	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":28.5714,"k":7,"mbps":50,' t/events.jsonl
+	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":7,' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"bound"}' t/events.jsonl
+	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 2 epochs"* ]]
+}
+
 @test "sim: a count the writers ramp through without slowing is registered, and the search starts from it (issue 23)" {
 	# variant-like, 32 samples on 8 cores: the checkpoints of 8 aligns
 	# (3 s +-10 %) write for 3 s before the next 8 are ready.  One

@@ -1356,10 +1356,62 @@ main(void)
 			{ 200, 1, 2.29, 28, 28, 0, false }, { 28.5714, 7, 13.18, 34, 4.857, 0, false },
 		};
 		autobw_preload(&a, r2, 2, 2);
-		is_int(autobw_writers(200, autobw_choose(&a, 2)), 7,
-		       "2 tasks left: 7 writers' constraint (34 MB/s), not 1 (28)");
+		ok(autobw_objective(&a, 2, 1) < autobw_objective(&a, 2, 0),
+		   "2 tasks left: 7 writers' constraint (34 MB/s) beats 1's "
+		   "(28)");
 		ok(fabs(autobw_objective(&a, 2, 1) - 2 * 64.0 / 34) < 0.01,
 		   "2 tasks of 64 MB at 34 MB/s: %.3f s", autobw_objective(&a, 2, 1));
+		/* (7 writers at 34 of 200 MB/s, each at a sixth of the one
+		 * writer's 28, slowed one another: the family's bound says 3
+		 * write at least 76) */
+		double c = autobw_choose(&a, 2);
+		ok(autobw_writers(200, c) == 3 && autobw_bound(&a, c),
+		   "2 tasks left: 3 writers, the family's bound under 7");
+		autobw_release(&a);
+	}
+
+	/* A climb that stopped short (too few tasks left for another
+	 * epoch) at a fill point whose writers clearly slowed one another:
+	 * the family's bound below it is chosen, not it (congestdev,
+	 * k1steep on three workers, Kmeans-1: 1 writer at 39 MB/s, the
+	 * fill point's 5 at 74, 5 chosen: +31 %, and +18 % in the second
+	 * run, which chose from the same registry). */
+	{
+		autobw_init_climb(&a, 200, 16, 2);
+		struct autobw_entry r[] = {
+			{ 200, 1, 1.64, 39, 39, 0.07, false },
+			{ 40, 5, 4.32, 74, 14.8, 0.14, true },
+		};
+		autobw_preload(&a, r, 2, 100);
+		double c = autobw_choose(&a, 100);
+		ok(autobw_writers(200, c) == 3 && autobw_bound(&a, c),
+		   "stopped at 5 writers' 74 MB/s: 3 chosen (c = %.4g), the "
+		   "bound", c);
+		autobw_release(&a);
+		/* where 3 was measured, it is chosen as measured */
+		autobw_init_climb(&a, 200, 16, 2);
+		struct autobw_entry r3[] = {
+			{ 200, 1, 1.64, 39, 39, 0.07, false },
+			{ 40, 5, 4.32, 74, 14.8, 0.14, true },
+			{ 66.6667, 3, 1.92, 100, 33.3, 0.03, true },
+		};
+		autobw_preload(&a, r3, 3, 100);
+		c = autobw_choose(&a, 100);
+		ok(autobw_writers(200, c) == 3 && !autobw_bound(&a, c),
+		   "3 measured at 100 MB/s: chosen, no bound");
+		autobw_release(&a);
+		/* best7 stopped at its fill point 10 (100 MB/s, one writer
+		 * 20): the bound, knee taken at 1, says 6 (120 MB/s), below
+		 * the law's best 7 (133) but not the 10 measured */
+		autobw_init_climb(&a, 200, 16, 2);
+		struct autobw_entry r7[] = {
+			{ 200, 1, 3.2, 20, 20, 0.1, false },
+			{ 20, 10, 6.4, 100, 10, 0.1, true },
+		};
+		autobw_preload(&a, r7, 2, 100);
+		c = autobw_choose(&a, 100);
+		ok(autobw_writers(200, c) == 6 && autobw_bound(&a, c),
+		   "best7 stopped at 10: the bound's 6 chosen (c = %.4g)", c);
 		autobw_release(&a);
 	}
 
