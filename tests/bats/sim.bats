@@ -324,17 +324,7 @@ EOF2
 	# HMMER-like, 32 searches on 8 cores.  One writer writes 40 of B
 	# 200: the fill point is 5, past the best, 3 (5 write 66.7, 4 write
 	# 80, 3 write 100, each below 40).
-	wf <<'EOF2'
-tasks:
-  - {name: search, foreach: {i: "1..32"}, out: {h: "hits/{i}"}, run: "true"}
-  - name: ckpt
-    foreach: {i: "1..32"}
-    io: true
-    storage_bw: auto
-    in: {h: "hits/{i}"}
-    out: {c: "ck/{i}"}
-    run: "true"
-EOF2
+	search_ckpt 32 auto
 	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
 	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
@@ -352,17 +342,7 @@ EOF2
 	# As above, with checkpoints of 8 MB: 3 writers' tasks of 0.24 s
 	# each give no window long enough to know their rate within 2.5 %
 	# before the epoch's 6 tasks end.
-	wf <<'EOF2'
-tasks:
-  - {name: search, foreach: {i: "1..32"}, out: {h: "hits/{i}"}, run: "true"}
-  - name: ckpt
-    foreach: {i: "1..32"}
-    io: true
-    storage_bw: auto
-    in: {h: "hits/{i}"}
-    out: {c: "ck/{i}"}
-    run: "true"
-EOF2
+	search_ckpt 32 auto
 	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 8\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
 	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
@@ -384,17 +364,7 @@ EOF2
 	# tasks have started when their rate is known: no epoch is left to
 	# try fewer.  With the knee taken at 1, the fall that fits 7's 50
 	# MB/s says 3 write at least 90 (the law's best, 3).
-	wf <<'EOF2'
-tasks:
-  - {name: search, foreach: {i: "1..8"}, out: {h: "hits/{i}"}, run: "true"}
-  - name: ckpt
-    foreach: {i: "1..8"}
-    io: true
-    storage_bw: auto
-    in: {h: "hits/{i}"}
-    out: {c: "ck/{i}"}
-    run: "true"
-EOF2
+	search_ckpt 8 auto
 	printf 'task search seconds 1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 30\n' >m.txt
 	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
