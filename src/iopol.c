@@ -509,6 +509,17 @@ compared(const struct autobw *a)
 	return a->climb ? a->nreg >= 2 : a->nreg >= 1;
 }
 
+/* More of the learning device's writers run than the name's k now:
+ * the youngest make way (iopol_make_way, drained as on a step down). */
+static void
+make_way_for(struct iopol *p, struct iopol_name *nm)
+{
+	nm->drain = true;
+	if (!nm->tight)
+		p->ntight++;
+	nm->tight = true;
+}
+
 /* Learning is over: free the device and say what was chosen. */
 static void
 learned(struct iopol *p, uint32_t name, long ready)
@@ -534,6 +545,10 @@ learned(struct iopol *p, uint32_t name, long ready)
 	}
 	emit_constraint(p, name, n, why);
 	note_others(p, name);
+	struct iopol_device *D = &p->dev[nm->learn_dev];
+	if (nm->a.climb && D->B > 0 &&
+	    nm->a.flying > autobw_writers(D->B, nm->a.chosen))
+		make_way_for(p, nm); /* (the choice is fewer than write now) */
 }
 
 struct iopol_grant
@@ -726,13 +741,8 @@ flight_taken(struct iopol *p, uint32_t name, int epoch, long joined,
 	flight_registered(p, name, epoch, nreg, a->nreg - 1);
 	emit_rate(p, name, "rate", epoch, &a->reg[a->nreg - 1], a->flight_s);
 	epoch_ended(p, name, epoch, c, k, joined, a->nreg - 1);
-	if (a->phase == AUTOBW_LEARNING && a->flying > a->k) {
-		/* a step down: the youngest writers make way */
-		nm->drain = true;
-		if (!nm->tight)
-			p->ntight++;
-		nm->tight = true;
-	}
+	if (a->phase == AUTOBW_LEARNING && a->flying > a->k)
+		make_way_for(p, nm); /* a step down */
 }
 
 bool
@@ -967,8 +977,8 @@ make_way_dev(struct iopol *p, uint32_t name, struct iopol_running *r,
 	if (k < 1)
 		k = 1;
 	size_t stays = n, stopped = 0;
-	bool drain = nm->drain && d == nm->learn_dev &&
-		     nm->a.phase == AUTOBW_LEARNING;
+	/* (the writers read in flight, also just after learning ended) */
+	bool drain = nm->drain && d == nm->learn_dev;
 	bool over = !p->no_preempt && n > (drain ? 1 : 2) * (size_t)k;
 	for (size_t i = n; over && i-- > 0 && stays > (size_t)k;)
 		if (r[i].can_stop &&

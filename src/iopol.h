@@ -108,8 +108,10 @@ struct iopol_name {
 	double others_c;    /* a climb: the constraint last given to the
 			       devices other than its learning one */
 	bool tight;         /* others_c rose: see iopol_take_tight */
-	bool drain;         /* with tight: an in-flight step down, its
-			       device over the new k (iopol_make_way) */
+	bool drain;         /* with tight: an in-flight step down, or
+			       learning's end choosing fewer than write
+			       now: its device over the new k
+			       (iopol_make_way) */
 };
 
 struct iopol_worker {

@@ -372,6 +372,8 @@ EOF2
 	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":7,' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"bound"}' t/events.jsonl
 	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 2 epochs"* ]]
+	# the 7 writing make way for the choice: the 4 youngest stop
+	grep -q '"ev":"preempt","name":"ckpt","device":"disk@local","epoch":0,"c":66.6667,"k":3,"tasks":4}' t/events.jsonl
 }
 
 @test "sim: a count the writers ramp through without slowing is registered, and the search starts from it (issue 23)" {
