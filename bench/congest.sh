@@ -29,7 +29,8 @@
 #   VARIANTS       default "baseline io iolimit static auto paper bounded";
 #                  paper is auto with --learn paper (the paper's way); auto2
 #                  runs auto again with the registry the last auto row of
-#                  the same workflow and device kept (its second run); iolimit
+#                  the same workflow and device kept (its second run), auto3
+#                  with the one the last auto2 row kept (its third); iolimit
 #                  is io with --io-executors k for k in IOLIMIT_KS (default
 #                  "2 4 8"; 16 is the io row): the concurrency a static
 #                  constraint allows, imposed without storage_bw (a reference
@@ -347,6 +348,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	static) bwline="    storage_bw: $c" label="static c=$c" ;;
 	auto) bwline="    storage_bw: auto" ;;
 	auto2) bwline="    storage_bw: auto" label="auto, 2nd run" ;;
+	auto3) bwline="    storage_bw: auto" label="auto, 3rd run" ;;
 	paper) bwline="    storage_bw: auto" label="auto --learn paper" flags+=(--learn paper) ;;
 	bounded) bwline="    storage_bw: \"$c\"" label=$c ;;
 	esac
@@ -364,10 +366,12 @@ run_variant() { # WF DEVICE VARIANT [C]
 	gen "$wf" "$y" "$wd" "$wrap" "$bwline"
 	rm -rf "$wd"
 	local reg=$tmp/registry-$wf-$dev
-	if [ "$var" = auto2 ]; then
-		[ -s "$reg" ] || { printf '%-8s %-7s %-22s %s\n' "$wf" "$dev" "$label" "SKIPPED: no auto row kept a registry"; return; }
+	if [ "$var" = auto2 ] || [ "$var" = auto3 ]; then
+		local from=$reg prev=auto
+		[ "$var" = auto2 ] || from=$reg.2 prev=auto2
+		[ -s "$from" ] || { printf '%-8s %-7s %-22s %s\n' "$wf" "$dev" "$label" "SKIPPED: no $prev row kept a registry"; return; }
 		mkdir -p "$wd/.wfrun"
-		cp "$reg" "$wd/.wfrun/storage_bw.tsv"
+		cp "$from" "$wd/.wfrun/storage_bw.tsv"
 	fi
 	local run_with=(-j 2 --io-executors "$ioexec")
 	if ((WORKERS > 1)); then
@@ -385,6 +389,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	cp "$wd/.wfrun/trace.tsv" "$tr" 2>/dev/null || true
 	cp "$wd/.wfrun/events.jsonl" "$ev" 2>/dev/null || true
 	[ "$var" != auto ] || cp "$wd/.wfrun/storage_bw.tsv" "$reg" 2>/dev/null || true
+	[ "$var" != auto2 ] || cp "$wd/.wfrun/storage_bw.tsv" "$reg.2" 2>/dev/null || true
 	local nck
 	nck=$(find "$wd/ckpt" -name '*.bin' -size "${S_MIB}M" 2>/dev/null | wc -l)
 	rm -rf "$wd"
@@ -421,7 +426,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	fi
 	printf '%-8s %-7s %-22s %8s %8s %8s %5s %5s %8s  %-14s %s\n' "$wf" "$dev" "$label" "$wall" "$ratio" "$gain" "$peak" "$devk" "$mean" "$note" "$l0"
 	# what learning did: each epoch's k (tasks, MB/s), then each choice
-	case $var in auto | auto2 | paper | bounded) learning_line "$ev" ;; esac
+	case $var in auto | auto2 | auto3 | paper | bounded) learning_line "$ev" ;; esac
 }
 
 # learning_line EVENTS: "#   learning: [rate 50 MB/s after 0.20 s: fill 4]

@@ -969,6 +969,37 @@ autobw_bound(const struct autobw *a, double c)
 	return bound_entry(a, &v) && fabs(v.c - c) < 1e-9 * c;
 }
 
+long
+autobw_open(struct autobw *a)
+{
+	if (!a->climb || a->phase != AUTOBW_LEARNED || a->nreg < 2 ||
+	    bytes_known(a) != 2 || autobw_scaling(a))
+		return 0; /* (still scaling: see autobw_scaling) */
+	long kb = autobw_best(a, NULL);
+	if (!kb || kept_pace(a, kb))
+		return 0;
+	a->best_rate = rate_of(a, reg_find(a, kb));
+	long next = search_next(a);
+	/* a count chosen by the family's bound was never run: it is the
+	 * one to measure (the search's own next step, above it, is
+	 * predicted slower) */
+	struct autobw_entry v;
+	if (bound_entry(a, &v) && fabs(v.c - a->chosen) < 1e-9 * v.c)
+		next = v.k;
+	return next;
+}
+
+void
+autobw_resume(struct autobw *a, long k, long cores)
+{
+	a->cores = cores > 0 ? cores : 1;
+	a->phase = AUTOBW_LEARNING;
+	a->still_scaling = false;
+	a->epoch = 0;
+	a->step = "resume";
+	begin_epoch(a, a->B / (double)k);
+}
+
 /* --- in flight (autobw.h) ------------------------------------------- */
 
 bool

@@ -62,9 +62,8 @@ struct autobw_entry {
 	double pace;   /* MB/s each of its tasks wrote at (their MB over
 			  the sum of their times), 0: not known */
 	double err;    /* how far off its rate may be, relative: 0 for an
-			  epoch measured at its end; not kept in the
-			  registry file */
-	bool flown;    /* measured in flight (autobw_flight); not kept */
+			  epoch measured at its end */
+	bool flown;    /* measured in flight (autobw_flight) */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
@@ -430,6 +429,22 @@ void autobw_abandon(struct autobw *a, int epoch);
 void autobw_preload(struct autobw *a, const struct autobw_entry *reg,
 		    size_t n, long ready);
 
+/* Beyond the paper: a kept registry is a search paused.  For a climb's
+ * registry preloaded (every epoch's bytes known, not still scaling, its
+ * best not one that kept the one writer's pace): the k its search would
+ * try next (search_next: an untried k in the bracket around the best),
+ * or 0 when the bracket holds none (step, kbest, lo, hi, best_rate say
+ * it); or, when the choice is the family's bound (autobw_bound), a
+ * count never run, that count.  A run that stopped short of it (no tasks were left to repay an
+ * epoch: congestdev's best7 with Kmeans-3, 6 writers known within 2.5 %
+ * only after 3 to 5 s, 7 never tried, chosen 6 again by every second
+ * run, 5 to 7 % over the best static) leaves the next run one epoch to
+ * try. */
+long autobw_open(struct autobw *a);
+/* Learn again from the preloaded registry: the next epoch is k (from
+ * autobw_open; step "resume"), measured as any climb's, and the search
+ * goes on from there as the first run's would have. */
+void autobw_resume(struct autobw *a, long k, long cores);
 /* The constraint with the least T(n, c) among the registry (ties: the
  * highest c); 0 when the registry is empty.  For a climb (and a registry
  * a climb kept), the highest c whose T is within CLIMB_GAIN of the

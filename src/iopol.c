@@ -386,47 +386,6 @@ saved_find(const struct iopol *p, const char *key)
 
 static bool scaling(const struct iopol *p, struct iopol_name *nm, size_t wi);
 
-/* An auto name with a registry from an earlier run for one of the
- * devices starts learned: no learning node. */
-static void
-try_preload(struct iopol *p, uint32_t name, long ready)
-{
-	struct iopol_name *nm = &p->nm[name];
-	if (p->relearn || nm->has_learner || !p->nsaved)
-		return;
-	for (size_t wi = 0; wi < p->nw; wi++) {
-		uint32_t d = p->w[wi].dev;
-		if (p->dev[d].B <= 0)
-			continue;
-		char *key = registry_key(p, name, d);
-		const struct iopol_saved *s = saved_find(p, key);
-		free(key);
-		if (!s || !s->nreg)
-			continue;
-		autobw_init(&nm->a, p->dev[d].B, p->w[wi].io_executors,
-			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
-			    nm->bw.max, nm->bw.delta);
-		/* for every task of the name still to run, not the few
-		 * ready now: the first checkpoint ready alone chose one
-		 * writer, which held the whole device while the next ones
-		 * became ready (a second run 5 % slower than the best
-		 * static in wfrun sim: bench/learn-sim.sh) */
-		long n = (nm->left > ready ? nm->left : ready) + nm->running;
-		/* (a climb's registry is chosen from as the climb does) */
-		nm->a.climb = !p->paper && nm->bw.kind == WF_BW_AUTO;
-		autobw_preload(&nm->a, s->reg, s->nreg, n);
-		nm->has_learner = true;
-		nm->learn_dev = d;
-		nm->learn_worker = SIZE_MAX;
-		if (nm->bw.kind == WF_BW_AUTO && autobw_scaling(&nm->a)) {
-			nm->a.still_scaling = true;
-			scaling(p, nm, wi);
-		}
-		emit_constraint(p, name, n, "registry");
-		return;
-	}
-}
-
 /* D: the devices with a known bandwidth, at least 1. */
 static long
 known_devs(const struct iopol *p)
@@ -459,12 +418,72 @@ worth(const struct iopol *p, const struct iopol_name *nm, long k)
  * was 9, 3 times slower than the best static in wfrun sim.  The
  * paper's epochs cost all their tasks. */
 static bool
-worth_epoch(const struct iopol *p, const struct iopol_name *nm)
+worth_k(const struct iopol *p, const struct iopol_name *nm, long k)
 {
 	const struct autobw *a = &nm->a;
-	if (!a->climb || a->k < 2 || a->fill < 1)
-		return worth(p, nm, autobw_tasks(a)); /* (no bytes: no flight) */
-	return a->k * known_devs(p) <= nm->left;
+	if (!a->climb || k < 2 || a->fill < 1) /* (no bytes: no flight) */
+		return worth(p, nm, a->climb && k > 1 ? 2 * k : k);
+	return k * known_devs(p) <= nm->left;
+}
+
+static bool
+worth_epoch(const struct iopol *p, const struct iopol_name *nm)
+{
+	return worth_k(p, nm, nm->a.k);
+}
+
+/* An auto name with a registry from an earlier run for one of the
+ * devices starts learned: no learning node. */
+static void
+try_preload(struct iopol *p, uint32_t name, long ready)
+{
+	struct iopol_name *nm = &p->nm[name];
+	if (p->relearn || nm->has_learner || !p->nsaved)
+		return;
+	for (size_t wi = 0; wi < p->nw; wi++) {
+		uint32_t d = p->w[wi].dev;
+		if (p->dev[d].B <= 0)
+			continue;
+		char *key = registry_key(p, name, d);
+		const struct iopol_saved *s = saved_find(p, key);
+		free(key);
+		if (!s || !s->nreg)
+			continue;
+		/* (the device's executors, as its learner had them: a k
+		 * counted across the workers that share it) */
+		long io, cores;
+		dev_capacity(p, d, &io, &cores);
+		autobw_init(&nm->a, p->dev[d].B, io,
+			    nm->bw.kind == WF_BW_AUTO_BOUNDED, nm->bw.min,
+			    nm->bw.max, nm->bw.delta);
+		/* for every task of the name still to run, not the few
+		 * ready now: the first checkpoint ready alone chose one
+		 * writer, which held the whole device while the next ones
+		 * became ready (a second run 5 % slower than the best
+		 * static in wfrun sim: bench/learn-sim.sh) */
+		long n = (nm->left > ready ? nm->left : ready) + nm->running;
+		/* (a climb's registry is chosen from as the climb does) */
+		nm->a.climb = !p->paper && nm->bw.kind == WF_BW_AUTO;
+		autobw_preload(&nm->a, s->reg, s->nreg, n);
+		nm->has_learner = true;
+		nm->learn_dev = d;
+		nm->learn_worker = SIZE_MAX;
+		if (nm->bw.kind == WF_BW_AUTO && autobw_scaling(&nm->a)) {
+			nm->a.still_scaling = true;
+			scaling(p, nm, wi);
+		}
+		long k = nm->a.climb ? autobw_open(&nm->a) : 0;
+		if (k > 0 && worth_k(p, nm, k)) {
+			/* its search was left open: go on with it */
+			autobw_resume(&nm->a, k, cores);
+			nm->learn_worker = wi;
+			p->dev[d].learner = name;
+			emit_epoch_begin(p, name);
+			return;
+		}
+		emit_constraint(p, name, n, "registry");
+		return;
+	}
 }
 
 /* With nothing registered (learning was not worth it), one task per core
@@ -1084,10 +1103,17 @@ iopol_registry_load(struct iopol *p, const char *path)
 		bool bad = false;
 		for (char *e = strtok(tab + 1, ","); e; e = strtok(NULL, ",")) {
 			struct autobw_entry x = { 0 };
-			int got = sscanf(e, "%lf:%ld:%lf:%lf:%lf", &x.c, &x.k,
-					 &x.t, &x.mbps, &x.pace);
+			int flown = 0;
+			/* (err and flown may be missing: a file kept
+			 * before they were is read as measured at the
+			 * epochs' ends) */
+			int got = sscanf(e, "%lf:%ld:%lf:%lf:%lf:%lf:%d", &x.c,
+					 &x.k, &x.t, &x.mbps, &x.pace, &x.err,
+					 &flown);
+			x.flown = flown == 1;
 			if (got < 3 || !(x.c > 0) || x.k < 1 || !(x.t >= 0) ||
-			    !(x.mbps >= 0) || !(x.pace >= 0)) {
+			    !(x.mbps >= 0) || !(x.pace >= 0) ||
+			    !(x.err >= 0) || (flown != 0 && flown != 1)) {
 				bad = true;
 				break;
 			}
@@ -1128,14 +1154,18 @@ iopol_registry_save(struct iopol *p, const char *path)
 	}
 	fprintf(f, "# wfrun storage_bw registries: name, device, MB/s, spec, "
 		   "constraint:concurrency:epoch seconds:MB/s written:"
-		   "MB/s a writer\n");
+		   "MB/s a writer:relative error of its rate:"
+		   "1 if measured in flight\n");
 	for (size_t i = 0; i < p->nsaved; i++) {
 		fprintf(f, "%s\t", p->saved[i].key);
 		for (size_t j = 0; j < p->saved[i].nreg; j++)
-			fprintf(f, "%s%.9g:%ld:%.9g:%.9g:%.9g", j ? "," : "",
-				p->saved[i].reg[j].c, p->saved[i].reg[j].k,
-				p->saved[i].reg[j].t, p->saved[i].reg[j].mbps,
-				p->saved[i].reg[j].pace);
+			fprintf(f, "%s%.9g:%ld:%.9g:%.9g:%.9g:%.6g:%d",
+				j ? "," : "", p->saved[i].reg[j].c,
+				p->saved[i].reg[j].k, p->saved[i].reg[j].t,
+				p->saved[i].reg[j].mbps,
+				p->saved[i].reg[j].pace,
+				p->saved[i].reg[j].err,
+				p->saved[i].reg[j].flown);
 		fputc('\n', f);
 	}
 	int rc = 0;

@@ -376,6 +376,41 @@ EOF2
 	grep -q '"ev":"preempt","name":"ckpt","device":"disk@local","epoch":0,"c":66.6667,"k":3,"tasks":4}' t/events.jsonl
 }
 
+@test "sim: a kept registry whose search was left open is searched on by the next runs, then only chosen from (issue 23)" {
+	# The bound's case above: 8 checkpoints, 7 writers at 50 MB/s, 3
+	# chosen by the family's bound, never run.  (3 write 90: each at
+	# the one writer's 30.)
+	search_ckpt 8 auto
+	printf 'task search seconds 1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 30\n' >m.txt
+	sim() {
+		run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry reg.tsv --trace t/trace.tsv wf.yaml
+		[ "$status" -eq 0 ]
+	}
+	sim
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"bound"}' t/events.jsonl
+	# kept with each entry's error, and whether it was flown
+	grep -q $'^ckpt\tdisk\t200\tauto\t200:1:[0-9.]*:[0-9.]*:[0-9.]*:0.0[0-9]*:0,28.5714286:7:[0-9.]*:[0-9.]*:[0-9.]*:0.1:1$' reg.tsv
+	# the second run measures 3 first (step resume), then the search
+	# goes on from it (5) until no task is left to repay it
+	sim
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":7,.*"epoch":1,"c":66.6667,"k":3}' t/events.jsonl
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":66.6667,"k":3,"mbps":90,' t/events.jsonl
+	grep -q '"ev":"epoch_begin",.*"step":"golden-up","best":3,.*"epoch":2,"c":40,"k":5}' t/events.jsonl
+	grep -q '"ev":"search",.*"step":"stopped","best":3,' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"learned"}' t/events.jsonl
+	[ "$(grep -o ',[0-9.]*:[0-9]*:' reg.tsv | cut -d: -f2 | tr '\n' ' ')" = "7 3 5 " ]
+	# the third: 4, and the bracket is closed
+	sim
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,.*"epoch":1,"c":50,"k":4}' t/events.jsonl
+	grep -q '"ev":"search",.*"step":"bracketed","best":3,"best_rate":90,"lo":2,"hi":4,' t/events.jsonl
+	# the fourth only chooses
+	sim
+	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 0 epochs"* ]]
+	run grep -c '"ev":"epoch_begin"' t/events.jsonl
+	[ "$output" = 0 ]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"registry"}' t/events.jsonl
+}
+
 @test "sim: a count the writers ramp through without slowing is registered, and the search starts from it (issue 23)" {
 	# variant-like, 32 samples on 8 cores: the checkpoints of 8 aligns
 	# (3 s +-10 %) write for 3 s before the next 8 are ready.  One

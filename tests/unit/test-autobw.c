@@ -1415,6 +1415,76 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* A kept registry is a search paused (autobw_open): best7 on
+	 * congestdev, Kmeans-3, stopped with 6 the best (120 MB/s), 8
+	 * tried above it, 7 never; the next run tries 7 (133), and then
+	 * the bracket is closed: 7 chosen. */
+	{
+		struct autobw_entry r[] = {
+			{ 200, 1, 3.2, 20, 20, 0.03, false },
+			{ 20, 10, 6.4, 100, 10, 0.03, true },
+			{ 25, 8, 4.3, 118, 14.75, 0.02, true },
+			{ 33.3333, 6, 3.2, 120, 20, 0.025, true },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, r, 4, 100);
+		is_int(autobw_writers(200, a.chosen), 6, "kept: 6 chosen");
+		is_int(autobw_open(&a), 7, "the search left 7 untried");
+		ok(a.kbest == 6 && a.lo == 5 && a.hi == 8,
+		   "between 5 (6 writers' 120 over 21 a writer) and 8");
+		autobw_resume(&a, 7, 8);
+		ok(a.phase == AUTOBW_LEARNING && a.k == 7 && a.epoch == 1 &&
+			   !strcmp(a.step, "resume"),
+		   "resumed: epoch 1 of 7 writers");
+		/* 14 tasks of 64 MB, 7 at a time, at 133 MB/s */
+		double tt = 64.0 * 7 / 133;
+		bool ended = false;
+		for (int w = 0; w < 2; w++)
+			for (int j = 0; j < 7; j++)
+				autobw_started(&a);
+		for (int w = 0; w < 2; w++)
+			for (int j = 0; j < 7; j++)
+				ended = autobw_finished(&a, 1, w * tt,
+							(w + 1) * tt, 64);
+		ok(ended && a.phase == AUTOBW_LEARNED && a.nreg == 5,
+		   "7 registered, learning over");
+		ok(!strcmp(a.step, "bracketed"), "bracketed");
+		is_int(autobw_writers(200, autobw_choose(&a, 50)), 7,
+		       "7 chosen");
+		is_int(autobw_open(&a), 0, "nothing left open");
+		autobw_release(&a);
+		/* no bytes known (the paces of an earlier version's file):
+		 * nothing to resume */
+		struct autobw_entry r0[4];
+		memcpy(r0, r, sizeof(r));
+		for (int i = 0; i < 4; i++)
+			r0[i].pace = 0;
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, r0, 4, 100);
+		is_int(autobw_open(&a), 0, "paces not known: not resumed");
+		autobw_release(&a);
+		/* the best kept the one writer's pace: nothing to try */
+		struct autobw_entry rk[] = {
+			{ 200, 1, 3.2, 20, 20, 0.03, false },
+			{ 20, 10, 3.2, 200, 20, 0.03, true },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rk, 2, 100);
+		is_int(autobw_open(&a), 0, "kept pace at the fill point");
+		autobw_release(&a);
+		/* still scaling: left to the scaling rule */
+		struct autobw_entry rs[] = {
+			{ 200, 1, 3.2, 10, 10, 0.03, false },
+			{ 100, 2, 3.2, 20, 10, 0.03, false },
+			{ 50, 4, 3.2, 40, 10, 0.03, false },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rs, 3, 100);
+		ok(autobw_scaling(&a) && !autobw_open(&a),
+		   "still scaling: not resumed");
+		autobw_release(&a);
+	}
+
 	/* storage_bw: N counts floor(B / N) writers, a rounded B / k
 	 * meaning k (issue 23). */
 	is_int(autobw_writers(200, 66.6667), 3, "66.6667 of 200: 3 writers");

@@ -555,5 +555,86 @@ main(void)
 		unlink(reg);
 	}
 
+	/* A kept registry whose search was left open (issue 23): 1 writer
+	 * at 12.5 MB/s (fill point 8), 8 at 60 MB/s (slowed), 5 at 62;
+	 * the best 5, bracketed by 4 and 8, 6 and 7 never tried.  The next
+	 * run goes on with it: its first epoch is 6 (step resume), and
+	 * when 6 writes less than 5 (the bracket is closed) it chooses 5
+	 * and keeps both runs' epochs, each with its error and whether it
+	 * was flown. */
+	{
+		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		int rfd = mkstemp(reg);
+		const char *line = "ckpt\tdisk\t100\tauto\t"
+				   "100:1:5.12:12.5:12.5:0.03:0,"
+				   "12.5:8:8.53:60:7.5:0.02:1,"
+				   "20:5:5.16:62:12.4:0.02:1\n";
+		ok(rfd >= 0 && write(rfd, line, strlen(line)) ==
+					(ssize_t)strlen(line),
+		   "an open search's registry written");
+		close(rfd);
+		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 32);
+		p.paper = false;
+		ok(iopol_registry_load(&p, reg) == 0, "and read");
+		ok(p.saved[0].reg[1].flown && p.saved[0].reg[1].err == 0.02,
+		   "each entry's error and flown read back");
+		iopol_ready(&p, 0, 32);
+		is_str(evlog, "begin1(16.6667,6) ",
+		       "the next run resumes the search: 6 writers");
+		ok(p.nm[0].a.step && !strcmp(p.nm[0].a.step, "resume"),
+		   "its step says resume");
+		struct iopol_grant ob = iopol_start(&p, 0, 1, 31);
+		ok(fabs(ob.c - 100.0 / 6) < 1e-9,
+		   "the other device bets on 6 too (more than the best, "
+		   "not past the fill point)");
+		iopol_finish(&p, 0, 1, ob, 0, 1, 64 * mib);
+		/* 12 tasks of 64 MB, 6 at a time, at 55 MB/s in all */
+		double tt = 64.0 * 6 / 55;
+		evlog[0] = '\0';
+		for (int w = 0; w < 2; w++) {
+			struct iopol_grant gw[6];
+			is_int(fill(&p, gw, 31 - 6 * w), 6, "6 at once");
+			for (int j = 0; j < 6; j++)
+				iopol_finish(&p, 0, 0, gw[j], w * tt,
+					     (w + 1) * tt, 64 * mib);
+		}
+		ok(strstr(evlog, "end1(16.6667,6,12,reg) ") &&
+			   strstr(evlog, "constraint(20,learned) "),
+		   "6 writes less than 5: bracketed, 5 chosen (%s)", evlog);
+		char out[] = "/tmp/wfrun-iopol-reg2-XXXXXX";
+		int ofd = mkstemp(out);
+		close(ofd);
+		ok(iopol_registry_save(&p, out) == 0, "kept");
+		char buf2[1024] = "";
+		FILE *f = fopen(out, "r");
+		while (f && fgets(buf2, sizeof(buf2), f) && buf2[0] == '#')
+			;
+		if (f)
+			fclose(f);
+		ok(strstr(buf2, ",20:5:5.16:62:12.4:0.02:1,16.666") &&
+			   strstr(buf2, "12.5:8:8.53:60:7.5:0.02:1"),
+		   "both runs' epochs kept (%s)", buf2);
+		iopol_release(&p);
+		/* kept again: the search is closed, the next run only
+		 * chooses */
+		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 32);
+		p.paper = false;
+		ok(iopol_registry_load(&p, out) == 0, "read back");
+		iopol_ready(&p, 0, 32);
+		is_str(evlog, "constraint(20,registry) ",
+		       "a closed bracket: 5 chosen, no epoch");
+		iopol_release(&p);
+		/* too few tasks left to repay the epoch: chosen from */
+		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 8);
+		p.paper = false;
+		ok(iopol_registry_load(&p, reg) == 0, "the open one again");
+		iopol_ready(&p, 0, 8);
+		is_str(evlog, "constraint(20,registry) ",
+		       "8 tasks, 2 devices: no epoch of 6 (12 tasks)");
+		iopol_release(&p);
+		unlink(out);
+		unlink(reg);
+	}
+
 	return done_testing();
 }
