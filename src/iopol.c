@@ -466,6 +466,7 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 		nm->a.climb = !p->paper && nm->bw.kind == WF_BW_AUTO;
 		autobw_preload(&nm->a, s->reg, s->nreg, n);
 		nm->has_learner = true;
+		nm->kept = true;
 		nm->learn_dev = d;
 		nm->learn_worker = SIZE_MAX;
 		if (nm->bw.kind == WF_BW_AUTO && autobw_scaling(&nm->a)) {

@@ -101,6 +101,7 @@ struct iopol_name {
 	long left;          /* instances not started yet (of the group) */
 	long running;       /* instances running (of the group) */
 	bool has_learner;
+	bool kept;          /* it started from a kept registry */
 	struct autobw a;
 	size_t learn_worker;
 	uint32_t learn_dev;

@@ -636,6 +636,7 @@ result(struct simr *s, struct sim_result *res)
 	}
 	res->chosen = xcalloc(nt ? nt : 1, sizeof(double));
 	res->epochs = xcalloc(nt ? nt : 1, sizeof(int));
+	res->kept = xcalloc(nt ? nt : 1, sizeof(bool));
 	for (size_t i = 0; i < nt; i++) {
 		/* tasks that learn as one report their shared learner */
 		uint32_t g = s->pol.nm[i].grp;
@@ -644,6 +645,7 @@ result(struct simr *s, struct sim_result *res)
 				 : nm->has_learner	     ? autobw_constraint(&nm->a)
 							     : 0;
 		res->epochs[i] = s->epochs[g];
+		res->kept[i] = nm->kept;
 	}
 }
 
@@ -679,5 +681,6 @@ sim_result_release(struct sim_result *res)
 {
 	free(res->chosen);
 	free(res->epochs);
+	free(res->kept);
 	memset(res, 0, sizeof(*res));
 }

@@ -87,6 +87,8 @@ struct sim_result {
 	long cores, io_executors;
 	double *chosen;      /* per task name: final constraint, 0: none */
 	int *epochs;         /* per task name: learning epochs run */
+	bool *kept;          /* per task name: it started from a kept
+				registry */
 };
 
 /* Run the plan; 0, or -1 with a message printed (EXIT_USAGE-like

@@ -401,11 +401,12 @@ EOF2
 	[ "$(grep -o ',[0-9.]*:[0-9]*:' reg.tsv | cut -d: -f2 | tr '\n' ' ')" = "7 3 5 " ]
 	# the third: 4, and the bracket is closed
 	sim
+	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 1 epoch, from the kept registry"* ]]
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,.*"epoch":1,"c":50,"k":4}' t/events.jsonl
 	grep -q '"ev":"search",.*"step":"bracketed","best":3,"best_rate":90,"lo":2,"hi":4,' t/events.jsonl
 	# the fourth only chooses
 	sim
-	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 0 epochs"* ]]
+	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 0 epochs, from the kept registry"* ]]
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"registry"}' t/events.jsonl
