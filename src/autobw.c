@@ -203,16 +203,21 @@ bytes_known(const struct autobw *a)
 	return known;
 }
 
-/* The one writer's pace: its MB over its time, or the rate read while
- * it wrote (autobw_sample) if more: a writer whose rate was taken early
- * runs on beside the next epoch's, and its whole time counts their
- * congestion (issue 23: 15 of its 40 MB/s alone, where 5 writers
- * congested; the search took 4 writers to be unable to win, and
- * stopped at the fill point, 43 % over the best static). */
+/* The one writer's pace: the rate its epoch registered (read while it
+ * wrote, autobw_sample, when it was taken early; else its MB over its
+ * time, the same as its pace), not its MB over its whole time.  A
+ * writer whose rate was taken early runs on beside the next epoch's,
+ * and its whole time counts their congestion (issue 23: 15 of its 40
+ * MB/s alone, where 5 writers congested; the search took 4 writers to
+ * be unable to win, and stopped at the fill point, 43 % over the best
+ * static); or a device's first budget, which the rate passes over (on
+ * congestdev's knee8, 26.5 MB/s over its whole time, 24.8 read: 8
+ * writers at 195 MB/s did not keep that pace, and 7 were tried, 12 to
+ * 18 % over the best static). */
 static double
 one_pace(const struct autobw_entry *one)
 {
-	return fmax(one->pace, one->mbps);
+	return one->mbps > 0 ? one->mbps : one->pace;
 }
 
 /* What a climb maximises for the epoch of e: k times its pace (what its

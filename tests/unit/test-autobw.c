@@ -1485,6 +1485,24 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* The one writer's pace is the rate read while it wrote, not its
+	 * MB over its whole time, which a device's first budget made 7 %
+	 * more (congestdev's knee8: 24.8 read, 26.5 over its time): 8
+	 * writers at 194.7 MB/s kept that pace, and 7 is not tried. */
+	{
+		struct autobw_entry r[] = {
+			{ 200, 1, 2.41, 24.84, 26.5, 0.05, false },
+			{ 25, 8, 2.6, 194.7, 24.34, 0.035, true },
+		};
+		autobw_init_climb(&a, 200, 16, 2);
+		autobw_preload(&a, r, 2, 100);
+		ok(a.fill == 8 && autobw_open(&a) == 0,
+		   "knee8: 8 kept the one writer's 24.8 MB/s, nothing to "
+		   "try");
+		is_int(autobw_writers(200, a.chosen), 8, "8 chosen");
+		autobw_release(&a);
+	}
+
 	/* storage_bw: N counts floor(B / N) writers, a rounded B / k
 	 * meaning k (issue 23). */
 	is_int(autobw_writers(200, 66.6667), 3, "66.6667 of 200: 3 writers");
