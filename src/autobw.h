@@ -213,7 +213,8 @@ void autobw_init(struct autobw *a, double B, long executors, bool bounded,
  * in the bracket is left untried (step, kbest, lo, hi say each step).
  * No other k is tried when the best is at or beyond
  * the fill point and each of its writers kept the one writer's pace
- * (within CLIMB_GAIN; both as MB over the tasks' whole times): k
+ * (within CLIMB_GAIN; theirs as MB over their whole times, the one
+ * writer's as the rate its epoch registered, one_pace): k
  * writers that do not slow one another at k r >= B write at B whenever
  * all k run, what they wrote below it was the time some places waited
  * for tasks to become ready (HMMER on 2 cores: 163-183 of 200 MB/s at
