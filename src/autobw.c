@@ -153,8 +153,13 @@ static void
 finish_learning(struct autobw *a)
 {
 	a->phase = AUTOBW_LEARNED;
-	/* With nothing registered, run unconstrained-but-fair: the first c. */
-	a->chosen = a->nreg ? autobw_choose(a, a->reg[a->nreg - 1].k) : a->c;
+	/* With nothing registered, run unconstrained-but-fair: the first c.
+	 * (A climb chooses for a wave of its last epoch's k: the one
+	 * writer, carried, may be the last registered, and for one task
+	 * one writer is as good as any; iopol chooses again for the tasks
+	 * left.) */
+	long n = a->climb ? a->k : a->nreg ? a->reg[a->nreg - 1].k : 0;
+	a->chosen = a->nreg ? autobw_choose(a, n > 0 ? n : 1) : a->c;
 }
 
 static int

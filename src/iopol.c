@@ -415,14 +415,21 @@ worth(const struct iopol *p, const struct iopol_name *nm, long k)
  * are, and it streams its 2 k tasks).  Not
  * running it is a bet: with 32 tasks and a fill point of 16, the climb
  * stopped after one writer and ran 16 at once on a device whose best
- * was 9, 3 times slower than the best static in wfrun sim.  The
- * paper's epochs cost all their tasks. */
+ * was 9, 3 times slower than the best static in wfrun sim.  The fill
+ * point's own epoch runs whenever two of the tasks left can: not
+ * running it is that very bet, unmeasured (16 tasks, a fill point of
+ * 16: 15 left, and 16 writers ran on a device whose best was 4, 4.7
+ * times as long as the best static and twice the baseline in wfrun
+ * sim), where its writers ramping up say where the device congests
+ * (autobw_flight).  The paper's epochs cost all their tasks. */
 static bool
 worth_k(const struct iopol *p, const struct iopol_name *nm, long k)
 {
 	const struct autobw *a = &nm->a;
 	if (!a->climb || k < 2 || a->fill < 1) /* (no bytes: no flight) */
 		return worth(p, nm, a->climb && k > 1 ? 2 * k : k);
+	if (k == a->fill && a->nreg <= 1)
+		return nm->left >= 2; /* (the one writer's alone, or none) */
 	return k * known_devs(p) <= nm->left;
 }
 

@@ -300,13 +300,21 @@ main(void)
 	}
 	cores = 2;
 
+	/* The fill point's epoch runs whenever two tasks left can: not
+	 * running it is the same bet, unmeasured.  16 tasks: one writer
+	 * writes 12 MB/s, 8 fill B; 15 left, fewer than a wave of 8 on
+	 * each of the 2 devices. */
+	is_int(climb(&p, g, 16), 1, "climb, k = 1");
+	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 12 << 20);
+	ok(strstr(evlog, "begin2(12.5,8) ") != NULL,
+	   "15 left: the fill point's epoch runs (%s)", evlog);
+	iopol_release(&p);
 	/* A climb stopped after its first epoch compared nothing: it runs
 	 * at the fill point if it knows one, is not re-evaluated from its
-	 * one entry, and keeps no registry.  16 tasks: one writer writes
-	 * 12 MB/s, 8 fill B, and the fill point's epoch (k = 8, measured in
-	 * flight) needs a wave of 8 on each of the 2 devices, 16 > 15
-	 * left. */
+	 * one entry, and keeps no registry.  One task left when its one
+	 * writer ends (the others ran elsewhere). */
 	is_int(climb(&p, g, 16), 1, "climb, k = 1");
+	p.nm[0].left = 1;
 	iopol_finish(&p, 0, 0, g[0], 0, 1.0, 12 << 20);
 	wave(&p, g, 1, 1.0, 12 << 20);
 	ok(strstr(evlog, "constraint(12.5,fill) ") != NULL,
