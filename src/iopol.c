@@ -440,7 +440,9 @@ worth_epoch(const struct iopol *p, const struct iopol_name *nm)
 }
 
 /* An auto name with a registry from an earlier run for one of the
- * devices starts learned: no learning node. */
+ * devices starts learned: no learning node; or, when that registry's
+ * search was left open (autobw_open), it learns on that device again
+ * from where the search stopped. */
 static void
 try_preload(struct iopol *p, uint32_t name, long ready)
 {
@@ -481,8 +483,9 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 			scaling(p, nm, wi);
 		}
 		long k = nm->a.climb ? autobw_open(&nm->a) : 0;
-		if (k > 0 && worth_k(p, nm, k)) {
-			/* its search was left open: go on with it */
+		if (k > 0 && p->dev[d].learner == NONE && worth_k(p, nm, k)) {
+			/* its search was left open: go on with it (unless
+			 * another name learns on the device) */
 			autobw_resume(&nm->a, k, cores);
 			nm->learn_worker = wi;
 			p->dev[d].learner = name;

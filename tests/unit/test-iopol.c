@@ -640,6 +640,33 @@ main(void)
 		is_str(evlog, "constraint(20,registry) ",
 		       "8 tasks, 2 devices: no epoch of 6 (12 tasks)");
 		iopol_release(&p);
+		/* another name learning on that device keeps it: the
+		 * search is not resumed there, the registry chosen from */
+		memset(tasks, 0, sizeof(tasks));
+		tasks[0].name = "ckpt";
+		tasks[0].io = true;
+		tasks[0].storage_bw = (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 };
+		tasks[1].name = "copy";
+		tasks[1].io = true;
+		tasks[1].storage_bw = tasks[0].storage_bw;
+		tasks[2].name = "work";
+		tasks[2].cores = 1;
+		uint32_t ninst2[3] = { 32, 100, 10 };
+		evlog[0] = '\0';
+		iopol_init(&p, &wf, ninst2, false, on_event, NULL);
+		iopol_add_worker(&p, "disk@w1", "disk", 100, cores, 8);
+		iopol_add_worker(&p, "disk@w2", "disk", 100, cores, 8);
+		ok(iopol_registry_load(&p, reg) == 0, "the open one, beside "
+		   "another auto name");
+		struct iopol_grant gc = iopol_start(&p, 1, 0, 100);
+		ok(p.dev[0].learner == 1, "copy learns on disk@w1");
+		evlog[0] = '\0';
+		iopol_ready(&p, 0, 32);
+		ok(p.dev[0].learner == 1 && strstr(evlog, "registry") &&
+			   !strstr(evlog, "begin"),
+		   "ckpt does not take disk@w1 from it (%s)", evlog);
+		iopol_finish(&p, 1, 0, gc, 0, 1, 1 << 20);
+		iopol_release(&p);
 		unlink(out);
 		unlink(reg);
 	}
