@@ -436,11 +436,11 @@ void autobw_preload(struct autobw *a, const struct autobw_entry *reg,
  * try next (search_next: an untried k in the bracket around the best),
  * or 0 when the bracket holds none (step, kbest, lo, hi, best_rate say
  * it); or, when the choice is the family's bound (autobw_bound), a
- * count never run, that count.  A run that stopped short of it (no tasks were left to repay an
- * epoch: congestdev's best7 with Kmeans-3, 6 writers known within 2.5 %
- * only after 3 to 5 s, 7 never tried, chosen 6 again by every second
- * run, 5 to 7 % over the best static) leaves the next run one epoch to
- * try. */
+ * count never run, that count.  A run that stopped short of it (no
+ * tasks were left to repay an epoch: congestdev's best7 with Kmeans-3,
+ * 6 writers known within 2.5 % only after 3 to 5 s, 7 never tried,
+ * chosen 6 again by every second run, 5 to 7 % over the best static)
+ * leaves the next run one epoch to try. */
 long autobw_open(struct autobw *a);
 /* Learn again from the preloaded registry: the next epoch is k (from
  * autobw_open; step "resume"), measured as any climb's, and the search

@@ -406,7 +406,7 @@ worth(const struct iopol *p, const struct iopol_name *nm, long k)
 	return 2 * k * known_devs(p) <= nm->left;
 }
 
-/* Is the learning name's current epoch worth running?  A climb's epoch
+/* Is an epoch of k for the learning name worth running?  A climb's epoch
  * of k >= 2 writers is measured in flight (autobw_flight): it costs a
  * window of a few tenths of a second and, on a step down, the youngest
  * writers' first bytes, not the 2 k tasks it measures at most; it is
@@ -1169,14 +1169,12 @@ iopol_registry_save(struct iopol *p, const char *path)
 		   "1 if measured in flight\n");
 	for (size_t i = 0; i < p->nsaved; i++) {
 		fprintf(f, "%s\t", p->saved[i].key);
-		for (size_t j = 0; j < p->saved[i].nreg; j++)
+		for (size_t j = 0; j < p->saved[i].nreg; j++) {
+			const struct autobw_entry *e = &p->saved[i].reg[j];
 			fprintf(f, "%s%.9g:%ld:%.9g:%.9g:%.9g:%.6g:%d",
-				j ? "," : "", p->saved[i].reg[j].c,
-				p->saved[i].reg[j].k, p->saved[i].reg[j].t,
-				p->saved[i].reg[j].mbps,
-				p->saved[i].reg[j].pace,
-				p->saved[i].reg[j].err,
-				p->saved[i].reg[j].flown);
+				j ? "," : "", e->c, e->k, e->t, e->mbps,
+				e->pace, e->err, e->flown);
+		}
 		fputc('\n', f);
 	}
 	int rc = 0;
