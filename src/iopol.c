@@ -275,6 +275,8 @@ iopol_spread(struct iopol *p, uint32_t name, size_t best,
 static void
 emit(struct iopol *p, struct iopol_event *e)
 {
+	if (!strcmp(e->ev, "epoch_end"))
+		p->nm[e->name].epochs++;
 	if (p->event)
 		p->event(e, p->arg);
 }
@@ -951,6 +953,37 @@ iopol_ready(struct iopol *p, uint32_t name, long ready)
 				   : autobw_choose(&nm->a, n);
 	if (nm->a.chosen != nm->reported)
 		emit_constraint(p, name, n, "reevaluated");
+}
+
+bool
+iopol_outcome(const struct iopol *p, uint32_t name, char *buf, size_t len)
+{
+	const struct iopol_name *nm = &p->nm[name];
+	if (nm->grp != name || !nm->has_learner || nm->learn_dev == NONE ||
+	    (nm->bw.kind != WF_BW_AUTO && nm->bw.kind != WF_BW_AUTO_BOUNDED))
+		return false;
+	const struct iopol_device *D = &p->dev[nm->learn_dev];
+	const char *s = nm->epochs == 1 ? "" : "s";
+	if (nm->a.phase == AUTOBW_LEARNING) {
+		snprintf(buf, len, "auto was still learning on %s (epoch %d); "
+			 "nothing was kept", D->name, nm->a.epoch);
+		return true;
+	}
+	long k = autobw_writers(D->B, nm->a.chosen);
+	int n = snprintf(buf, len, "auto chose %g MB/s (%ld writer%s on %s of "
+			 "%g MB/s)", nm->a.chosen, k, k == 1 ? "" : "s",
+			 D->name, D->B);
+	if (n < 0 || (size_t)n >= len)
+		return true;
+	if (nm->kept && nm->epochs)
+		snprintf(buf + n, len - (size_t)n, " from the kept registry "
+			 "and %d epoch%s more", nm->epochs, s);
+	else if (nm->kept)
+		snprintf(buf + n, len - (size_t)n, " from the kept registry");
+	else
+		snprintf(buf + n, len - (size_t)n, " after %d epoch%s",
+			 nm->epochs, s);
+	return true;
 }
 
 /* --- correcting the bet (iopol.h) -------------------------------------- */

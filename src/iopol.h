@@ -102,6 +102,7 @@ struct iopol_name {
 	long running;       /* instances running (of the group) */
 	bool has_learner;
 	bool kept;          /* it started from a kept registry */
+	int epochs;         /* learning epochs ended (of the group) */
 	struct autobw a;
 	size_t learn_worker;
 	uint32_t learn_dev;
@@ -228,6 +229,14 @@ void iopol_abandon(struct iopol *p, uint32_t name, size_t wi,
 size_t iopol_close_idle(struct iopol *p, bool force);
 /* More tasks of name became ready: ready of them wait now. */
 void iopol_ready(struct iopol *p, uint32_t name, long ready);
+/* What storage_bw: auto made of name's tasks so far, for a run's closing
+ * lines (wfrun(1)): "auto chose 66.6667 MB/s (3 writers on disk@local
+ * of 200 MB/s) after 3 epochs", "... from the kept registry", "auto was
+ * still learning (epoch 2)".  False (buf untouched) when name is not
+ * the first of its learn_as group, does not learn, or none of its tasks
+ * started. */
+bool iopol_outcome(const struct iopol *p, uint32_t name, char *buf,
+		   size_t len);
 
 /*
  * Beyond the paper: correct the bet.  Until a climb has measured

@@ -2323,11 +2323,29 @@ say_pending(struct runner *r)
 	strbuf_release(&b);
 }
 
+/* Before the last line: what storage_bw: auto chose, per learner. */
+static void
+auto_outcomes(struct runner *r)
+{
+	char buf[256];
+	for (uint32_t i = 0; r->looping && i < r->pol.nn; i++) {
+		const struct iopol_name *nm = &r->pol.nm[i];
+		if (!iopol_outcome(&r->pol, i, buf, sizeof(buf)))
+			continue;
+		bool saved = nm->a.phase == AUTOBW_LEARNED && nm->epochs;
+		info_msg("storage_bw of '%s': %s%s%s%s", nm->key, buf,
+			 saved ? "; kept in " : "",
+			 saved ? r->p->wf->workdir : "",
+			 saved ? "/" REGISTRY : "");
+	}
+}
+
 /* The last line: what ran, in how long, and where the trace is. */
 static void
 summary(struct runner *r, int rc)
 {
 	size_t nrun = not_run(r);
+	auto_outcomes(r);
 	struct strbuf extra = STRBUF_INIT;
 	if (r->left_out)
 		strbuf_addf(&extra, ", %zu left out (not asked for)", r->left_out);

@@ -306,7 +306,6 @@ struct simr {
 	double next_sample;
 	size_t done, preempted;
 	uint64_t rng;
-	int *epochs;
 };
 
 static double
@@ -324,8 +323,6 @@ static void
 on_event(const struct iopol_event *e, void *arg)
 {
 	struct simr *s = arg;
-	if (!strcmp(e->ev, "epoch_end"))
-		s->epochs[e->name]++;
 	if (s->o->events)
 		events_write(s->o->events, s->now, e->key, e);
 }
@@ -577,8 +574,7 @@ set_up(struct simr *s)
 {
 	const struct sim_opts *o = s->o;
 	struct plan *p = s->p;
-	size_t nt = p->wf->ntasks, total = p->dag.tasks.n;
-	s->epochs = xcalloc(nt ? nt : 1, sizeof(int));
+	size_t total = p->dag.tasks.n;
 	struct place_conf pc = {
 		o->cluster, o->cores, o->io_executors, o->disk_bw, o->no_io,
 		/* without a registry, start from nothing */
@@ -644,7 +640,7 @@ result(struct simr *s, struct sim_result *res)
 		res->chosen[i] = nm->bw.kind == WF_BW_STATIC ? nm->bw.value
 				 : nm->has_learner	     ? autobw_constraint(&nm->a)
 							     : 0;
-		res->epochs[i] = s->epochs[g];
+		res->epochs[i] = nm->epochs;
 		res->kept[i] = nm->kept;
 	}
 }
@@ -664,7 +660,6 @@ sim_run(struct plan *p, const struct sim_model *m, const struct sim_opts *o,
 	if (!rc)
 		rc = run(&s);
 	result(&s, res);
-	free(s.epochs);
 	place_release(&s.pl);
 	iopol_release(&s.pol);
 	free(s.w);

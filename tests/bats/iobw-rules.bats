@@ -193,3 +193,63 @@ EOF2
 	[ "$(trace_col status | sort | uniq -c | tr -s ' ')" = " 30 COMPLETED" ]
 	run -1 grep -q '"preempt"' .wfrun/events.jsonl
 }
+
+@test "a run's closing lines say what storage_bw: auto chose, and whether it was kept" {
+	ckpt 12 auto 0.2
+	run "$WFRUN" -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "wfrun: 12 tasks done in "* ]]
+	# what it says is what events.jsonl and the registry say
+	c=$(grep '"ev":"constraint"' .wfrun/events.jsonl | tail -1 | sed 's/.*"c":\([0-9.e+-]*\),.*/\1/')
+	k=$(grep '"ev":"constraint"' .wfrun/events.jsonl | tail -1 | sed 's/.*"k":\([0-9]*\),.*/\1/')
+	e=$(grep -c '"ev":"epoch_end"' .wfrun/events.jsonl)
+	[ "$e" -ge 1 ]
+	w=writers
+	[ "$k" -ne 1 ] || w=writer
+	s=s
+	[ "$e" -ne 1 ] || s=
+	[ "${lines[-2]}" = "wfrun: storage_bw of 'ckpt': auto chose $c MB/s ($k $w on disk@local of 100 MB/s) after $e epoch$s; kept in $PWD/.wfrun/storage_bw.tsv" ]
+	grep -q $'^ckpt\tdisk\t100\tauto\t' .wfrun/storage_bw.tsv
+
+	# the next run chooses from the registry: no epoch, nothing more kept
+	rm -rf out
+	run "$WFRUN" -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	said=${lines[-2]}
+	c=$(grep '"ev":"constraint"' .wfrun/events.jsonl | tail -1 | sed 's/.*"c":\([0-9.e+-]*\),.*/\1/')
+	k=$(grep '"ev":"constraint"' .wfrun/events.jsonl | tail -1 | sed 's/.*"k":\([0-9]*\),.*/\1/')
+	w=writers
+	[ "$k" -ne 1 ] || w=writer
+	[ "$said" = "wfrun: storage_bw of 'ckpt': auto chose $c MB/s ($k $w on disk@local of 100 MB/s) from the kept registry" ]
+	run -1 grep -q '"ev":"epoch_end"' .wfrun/events.jsonl
+
+	# -q: nothing; a static storage_bw: no such line
+	rm -rf out
+	run "$WFRUN" -q -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	ckpt 4 25 0
+	run "$WFRUN" -j 2 --io-executors 4 --disk-bw 100 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"storage_bw of"* ]]
+}
+
+@test "a run interrupted while auto learns says so, and keeps nothing of it" {
+	# (12 tasks: a climb, whose one writer sleeps; fd 3 closed: bats
+	# waits for whatever holds it)
+	ckpt 12 auto 3000
+	"$WFRUN" -j 2 --io-executors 4 --disk-bw 100 wf.yaml > run.out 2>&1 3>&- &
+	pid=$!
+	wait_until sleeping 1
+	sleeping 1
+	kill -INT "$pid"
+	st=0
+	wait "$pid" || st=$?
+	cat run.out
+	[ "$st" -eq 130 ]
+	# (the epoch it was in, as events.jsonl says)
+	e=$(grep '"ev":"epoch_begin","name":"ckpt"' .wfrun/events.jsonl | tail -1 | sed 's/.*"epoch":\([0-9]*\),.*/\1/')
+	[ "$(tail -2 run.out | head -1)" = "wfrun: storage_bw of 'ckpt': auto was still learning on disk@local (epoch $e); nothing was kept" ]
+	run grep -qs $'^ckpt\t' .wfrun/storage_bw.tsv
+	[ "$status" -ne 0 ]
+}
