@@ -435,7 +435,7 @@ send_job(struct runner *r, uint32_t t, size_t wi, struct exec_job *job)
 	else if (make_output_dirs(r, t) < 0)
 		not_started(ex, t, "cannot create its output directories");
 	else if (undo_keep_originals(r->p, t, r->resume.first, &serr) < 0 ||
-		 (saved = undo_save(r->p, t, &serr)) < 0)
+		 (saved = undo_save(r->p, t, &r->journal, &serr)) < 0)
 		not_started(ex, t, serr.msg);
 	else {
 		r->saved[t] = r->saved[t] || saved;
@@ -2015,7 +2015,7 @@ commit_staged(struct runner *r)
 		struct errbuf err;
 		if (inout && (undo_keep_originals(r->p, t, r->resume.first,
 						  &err) < 0 ||
-			      undo_save(r->p, t, &err) < 0)) {
+			      undo_save(r->p, t, NULL, &err) < 0)) {
 			error_msg("task %u: %s", t + 1, err.msg);
 			continue;
 		}

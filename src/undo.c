@@ -312,8 +312,33 @@ out_over_input(const struct dag *g, const struct dag_access *a)
 	       (g->data.v[a->datum].flags & DATUM_INPUT);
 }
 
+/* An OUT that holds what the task's latest record says it made there
+ * (rec: that record, or NULL), not a link: moved aside whole before the
+ * task runs again, so that it starts from nothing (a directory
+ * collection made again with fewer files kept the others: a split into 3
+ * chunks where 5 had been left 2 stale ones for the gather), and put
+ * back if it fails (its last good output is not lost to a failed rerun).
+ * What is there otherwise (what a killed attempt left, or an earlier
+ * task) is written over, and goes aside if the task fails, as before. */
+static bool
+out_to_move(const struct dag *g, const struct dag_access *a,
+	    const struct jrec *rec)
+{
+	if (!rec || a->mode != DAG_WRITE || out_over_input(g, a))
+		return false;
+	const char *path = g->data.v[a->datum].path;
+	struct stat st;
+	if (lstat(path, &st) < 0 || S_ISLNK(st.st_mode))
+		return false;
+	for (size_t k = 0; k < rec->nf; k++)
+		if (rec->f[k].mode == 'w' && !strcmp(rec->f[k].path, path))
+			return jident_matches(path, a->is_dir, &rec->f[k].id);
+	return false;
+}
+
 /* Does undo_save set anything aside for task t: INOUT data, an OUT over
- * a workflow input, or an OUT that is a symbolic link? */
+ * a workflow input, an OUT that is a symbolic link, or an OUT that holds
+ * earlier data? */
 static bool
 saves(const struct plan *p, uint32_t t)
 {
@@ -321,10 +346,13 @@ saves(const struct plan *p, uint32_t t)
 	const struct dag_task *dt = &g->tasks.v[t];
 	if (undo_has_inout(p, t))
 		return true;
+	struct stat st;
 	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		/* (one lstat: a link, or earlier data, or an input) */
 		if (out_over_input(g, a) ||
-		    (a->mode == DAG_WRITE && out_is_link(g->data.v[a->datum].path)))
+		    (a->mode == DAG_WRITE &&
+		     lstat(g->data.v[a->datum].path, &st) == 0))
 			return true;
 	}
 	return false;
@@ -448,8 +476,42 @@ unlink_out_links(const struct plan *p, uint32_t t, struct errbuf *err)
 	return 0;
 }
 
+/* Move the earlier OUT data of task t (accesses acc[0..k), listed in the
+ * sealed manifest of dir as entries n, n + 1, ...) into dir; a directory
+ * collection is made again, empty, for the task to write into.  One on
+ * another file system than .wfrun stays where it is (the task writes
+ * over it, as before).  0, or -1 with err. */
+static int
+move_outs(const struct plan *p, uint32_t t, const char *dir, unsigned n,
+	  const uint32_t *acc, size_t k, struct errbuf *err)
+{
+	const struct dag *g = &p->dag;
+	const struct dag_task *dt = &g->tasks.v[t];
+	int rc = 0;
+	for (size_t i = 0; i < k && !rc; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + acc[i]];
+		const char *path = g->data.v[a->datum].path;
+		char *dst = xasprintf("%s/%u", dir, n + (unsigned)i);
+		struct stat st;
+		bool is_dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (rename(path, dst) < 0) {
+			if (errno != EXDEV && errno != ENOENT)
+				rc = errprintf(err, "cannot move its earlier "
+					       "output %s aside to %s: %s", path,
+					       dst, strerror(errno));
+		} else if (is_dir && mkdir(path, 0777) < 0) {
+			rc = errprintf(err, "cannot create the output "
+				       "directory %s: %s", path,
+				       strerror(errno));
+		}
+		free(dst);
+	}
+	return rc;
+}
+
 int
-undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
+undo_save(const struct plan *p, uint32_t t, const struct journal *j,
+	  struct errbuf *err)
 {
 	const struct dag *g = &p->dag;
 	const struct dag_task *dt = &g->tasks.v[t];
@@ -476,6 +538,7 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 	struct strbuf man = STRBUF_INIT;
 	manifest_head(p, t, &man);
 	unsigned n = 0;
+	VEC(uint32_t) moved = { 0 }; /* accesses to move: entries n, n + 1.. */
 	for (uint32_t i = 0; i < dt->nacc && !rc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		const char *path = g->data.v[a->datum].path;
@@ -487,10 +550,29 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 		else if (out_over_input(g, a) && lstat(path, &ost) == 0)
 			rc = save_one(path, false, tmp, &n, &man, err);
 	}
+	/* its last good OUT data: listed now, moved once the manifest is
+	 * sealed (an entry not there yet is one restore leaves alone: a
+	 * kill before the move leaves the data where they were) */
+	const struct jrec *rec = NULL;
+	if (j) {
+		struct strbuf key = STRBUF_INIT;
+		plan_label(p, t, &key);
+		rec = journal_find(j, key.buf);
+		strbuf_release(&key);
+	}
+	for (uint32_t i = 0; i < dt->nacc && !rc && rec; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		if (!out_to_move(g, a, rec))
+			continue;
+		strbuf_addf(&man, "P%s", g->data.v[a->datum].path);
+		strbuf_addch(&man, '\0');
+		VEC_PUSH(moved, i);
+	}
 	if (!rc) {
 		rc = seal(tmp, final, &man, err);
 		/* from here a failure or a kill puts the links back */
-		if (!rc && unlink_out_links(p, t, err) < 0) {
+		if (!rc && (unlink_out_links(p, t, err) < 0 ||
+			    move_outs(p, t, final, n, moved.v, moved.n, err) < 0)) {
 			char *aside = NULL;
 			struct errbuf e2;
 			undo_fail(p, t, false, &aside, &e2);
@@ -498,6 +580,7 @@ undo_save(const struct plan *p, uint32_t t, struct errbuf *err)
 			rc = -1;
 		}
 	}
+	VEC_FREE(moved);
 	if (rc)
 		undo_rmtree(tmp);
 	strbuf_release(&man);
@@ -800,8 +883,10 @@ undo_recover(const struct journal *j)
 				} else {
 					drop_saved(dir);
 					restored++;
-					info_msg("restored the INOUT data of task %s, "
-						 "which a killed run left unfinished%s%s",
+					info_msg("restored what task %s started "
+						 "from (its INOUT data, its earlier "
+						 "outputs), which a killed run left "
+						 "unfinished%s%s",
 						 m.key, aside ? "; what it had "
 						 "written is in " : "",
 						 aside ? aside : "");

@@ -37,14 +37,20 @@
 
 /* Does task t have INOUT data (so undo_save copies something)? */
 bool undo_has_inout(const struct plan *p, uint32_t t);
-/* Save the INOUT data of task t, and set aside each OUT of it that is a
+/* Save the INOUT data of task t, set aside each OUT of it that is a
  * symbolic link (the link, put back if the task fails: the task writes a
- * file of its own there, never through the link); 1 when it set something
+ * file of its own there, never through the link), and move each other OUT
+ * that holds what t's latest record in j (may be NULL) says it made there
+ * into the saved directory (a rename, after the manifest that lists it is
+ * sealed; a directory collection is made again, empty), put back if the
+ * task fails and dropped when it succeeds, so that the task starts from
+ * nothing and its last good output is not lost; 1 when it set something
  * aside (undo_succeeded and undo_discard are then due), 0 when it had
  * nothing to, or -1 with err (the task must not run then).  An INOUT directory collection that now holds
  * a symbolic link or a file with other hard links (made by an earlier
  * task, after the check before the run) is refused. */
-int undo_save(const struct plan *p, uint32_t t, struct errbuf *err);
+int undo_save(const struct plan *p, uint32_t t, const struct journal *j,
+	      struct errbuf *err);
 /*
  * Task t failed: move its outputs aside and restore its INOUT data.
  * When keep_outputs (on_failure: ignore with every output present), its

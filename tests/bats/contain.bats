@@ -148,7 +148,7 @@ crash_both_rerun() {
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"killed 1 task of an earlier run that was still running"* ]]
-	[[ "$output" == *"restored the INOUT data of task 'add'"* ]]
+	[[ "$output" == *"restored what task 'add'"* ]]
 	if alive "$bg"; then false; fi
 	[ "$(cat data.txt)" = "base
 new" ]

@@ -373,3 +373,35 @@ EOF2
 	run "$WFRUN" wf.yaml
 	[[ "$output" == *"0 tasks done"*"3 up to date"* ]]
 }
+
+@test "a split run again into fewer chunks: the old chunks go, the gather over the split's glob sees the new ones" {
+	# (before, the chunks directory kept the old run's part-ad .. af
+	# beside the new part-aa .. ac, and count and gather read them)
+	seq 1 11 >input.txt
+	wf <<'EOF2'
+tasks:
+  - name: split
+    in: {src: input.txt}
+    out: {d: {dir: chunks}}
+    run: "split -l 2 {in.src} {out.d}/part-"
+  - name: count
+    foreach: {c: {glob: "chunks/part-*"}}
+    in: {f: "{c}"}
+    out: {n: "counts/{c}.n"}
+    run: "wc -l < {in.f} > {out.n}"
+  - name: gather
+    in: {all: {list: "counts/{c}.n", foreach: {c: {glob: "chunks/part-*"}}}}
+    out: {total: total.txt}
+    run: "cat {in.all} | paste -sd+ | bc > {out.total}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat total.txt)" = 11 ]
+	[ "$(ls chunks | wc -l)" -eq 6 ]
+	seq 1 5 >input.txt
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(ls chunks | tr '\n' ' ')" = "part-aa part-ab part-ac " ]
+	[ "$(cat total.txt)" = 5 ]
+	grep -q '"ev":"expanded","name":"count","tasks":3' .wfrun/events.jsonl
+}

@@ -404,3 +404,86 @@ sequential_files() {
 	[ "$status" -eq 0 ]
 	sequential_files 1
 }
+
+@test "a task run again that fails puts back its last good output; one that succeeds replaces it" {
+	# (before, the rerun wrote over it, and what it left went aside:
+	# the output of the complete run was lost)
+	echo one >in.txt
+	wf <<'EOF2'
+tasks:
+  - {name: a, in: {i: in.txt}, out: {o: out.txt}, run: "if [ -e fails ]; then echo partial > {out.o}; exit 1; fi; cat {in.i} > {out.o}"}
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat out.txt)" = one ]
+	echo two >in.txt
+	touch fails
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(cat out.txt)" = one ]
+	[ "$(cat .wfrun/failed/a/1/out.txt)" = partial ]
+	[ -z "$(ls .wfrun/saved)" ]
+	rm fails
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat out.txt)" = two ]
+	[ -z "$(ls .wfrun/saved)" ]
+	# up to date now
+	run "$WFRUN" wf.yaml
+	[[ "$output" == *"0 tasks done"*"1 up to date"* ]]
+}
+
+@test "a directory collection made again holds only what the new run wrote" {
+	mkdir -p d
+	echo 5 >n.txt
+	wf <<'EOF2'
+tasks:
+  - {name: mk, in: {n: n.txt}, out: {d: {dir: d}}, run: "for i in $(seq $(cat {in.n})); do echo $i > {out.d}/f$i; done; if [ -e fails ]; then exit 1; fi"}
+  - {name: all, in: {d: {dir: d}}, out: {o: all.txt}, run: "ls {in.d} | tr '\\n' ' ' > {out.o}"}
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat all.txt)" = "f1 f2 f3 f4 f5 " ]
+	echo 2 >n.txt
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat all.txt)" = "f1 f2 " ]
+	[ "$(ls d | tr '\n' ' ')" = "f1 f2 " ]
+	# a failed rerun: the last good directory back, whole
+	echo 3 >n.txt
+	touch fails
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 1 ]
+	[ "$(ls d | tr '\n' ' ')" = "f1 f2 " ]
+	[ "$(ls .wfrun/failed/mk/1/d | tr '\n' ' ')" = "f1 f2 f3 " ]
+}
+
+@test "kill -9 while a task runs again: the next run puts its last good output back first" {
+	echo one >in.txt
+	wf <<'EOF2'
+tasks:
+  - {name: a, in: {i: in.txt}, out: {o: out.txt}, run: "echo partial > {out.o}; if [ ! -e killed ]; then touch hung; sleep 300.319; fi; cat {in.i} > {out.o}"}
+EOF2
+	touch killed
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat out.txt)" = one ]
+	rm killed
+	echo two >in.txt
+	"$WFRUN" -q wf.yaml 3>&- &
+	pid=$!
+	for i in $(seq 600); do [ -e hung ] && break; sleep 0.05; done
+	[ -e hung ]
+	[ "$(cat out.txt)" = partial ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	# the guardian ends the task, then lets go of the lock
+	flock .wfrun/lock true
+	# the next run puts "one" back (the partial aside), then runs it
+	touch killed
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat out.txt)" = two ]
+	[ "$(cat .wfrun/failed/a/1/out.txt)" = partial ]
+	[ -z "$(ls .wfrun/saved)" ]
+}

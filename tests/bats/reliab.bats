@@ -407,7 +407,7 @@ EOF2
 	touch go
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"restored the INOUT data of task 'acc' (i=3), which a killed run left unfinished"* ]]
+	[[ "$output" == *"restored what task 'acc' (i=3) started from (its INOUT data, its earlier outputs), which a killed run left unfinished"* ]]
 	[ "$(sort ran | tr '\n' ' ')" = "acc3 acc4 side1 side2 " ]
 	for f in q1.txt q4.txt total.txt s1.txt s2.txt; do cmp "$f" "../clean/$f"; done
 	[ -z "$(ls .wfrun/saved)" ]
@@ -445,7 +445,7 @@ EOF2
 	leftover no
 	run "$WFRUN" wf.yaml
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"restored the INOUT data of task 'acc' (i=1)"* ]]
+	[[ "$output" == *"restored what task 'acc' (i=1)"* ]]
 	cmp total.txt total.ok
 	[ "$(sort ran | tr '\n' ' ')" = "acc1 acc2 acc3 acc4 " ]
 }

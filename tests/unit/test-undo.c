@@ -64,14 +64,14 @@ test_save_and_fail(uint32_t acc, uint32_t plain)
 	char *aside = NULL;
 	ok(undo_has_inout(&fx.pl, acc), "a task with inout has INOUT data");
 	ok(!undo_has_inout(&fx.pl, plain), "a task without inout has none");
-	is_int(undo_save(&fx.pl, plain, &err), 0, "saving a task without INOUT");
+	is_int(undo_save(&fx.pl, plain, NULL, &err), 0, "saving a task without INOUT");
 	ok(!exists(".wfrun/saved"), "... saves nothing");
 
 	acc_before();
-	is_int(undo_save(&fx.pl, acc, &err), 1, "saved the INOUT data");
+	is_int(undo_save(&fx.pl, acc, NULL, &err), 1, "saved the INOUT data");
 	ok(exists(".wfrun/saved/1/manifest"), "with its manifest");
 	ok(!exists(".wfrun/saved/1.tmp"), "renamed into place");
-	is_int(undo_save(&fx.pl, acc, &err), -1,
+	is_int(undo_save(&fx.pl, acc, NULL, &err), -1,
 	       "a second save over an unrestored one is refused");
 	ok(strstr(err.msg, "already holds the saved INOUT data") != NULL,
 	   "... saying why: %s", err.msg);
@@ -93,7 +93,7 @@ test_save_and_fail(uint32_t acc, uint32_t plain)
 	free(aside);
 
 	/* a second failure of the same task goes to a new directory */
-	is_int(undo_save(&fx.pl, acc, &err), 1, "saved again");
+	is_int(undo_save(&fx.pl, acc, NULL, &err), 1, "saved again");
 	acc_runs();
 	is_int(undo_fail(&fx.pl, acc, false, &aside, &err), 0, "failed again");
 	is_str(aside, ".wfrun/failed/acc/1.2", "aside in a directory of its own");
@@ -108,7 +108,7 @@ test_keep_and_discard(uint32_t acc)
 	struct errbuf err;
 	char *aside = NULL;
 	acc_before();
-	is_int(undo_save(&fx.pl, acc, &err), 1, "saved (on_failure: ignore)");
+	is_int(undo_save(&fx.pl, acc, NULL, &err), 1, "saved (on_failure: ignore)");
 	acc_runs();
 	is_int(undo_fail(&fx.pl, acc, true, &aside, &err), 0,
 	       "failed, outputs kept");
@@ -118,7 +118,7 @@ test_keep_and_discard(uint32_t acc)
 	ok(!exists(".wfrun/saved/1"), "the copy is dropped");
 
 	acc_before();
-	is_int(undo_save(&fx.pl, acc, &err), 1, "saved (success)");
+	is_int(undo_save(&fx.pl, acc, NULL, &err), 1, "saved (success)");
 	acc_runs();
 	undo_discard(acc);
 	ok(!exists(".wfrun/saved/1"), "a success drops the copy");
@@ -144,7 +144,7 @@ test_recover(uint32_t acc)
 	/* killed while acc ran: no record, the copy is restored */
 	acc_before();
 	unlink("j");
-	is_int(undo_save(&fx.pl, acc, &err), 1, "saved, then the master is killed");
+	is_int(undo_save(&fx.pl, acc, NULL, &err), 1, "saved, then the master is killed");
 	acc_runs();
 	is_int(recover(), 1, "recovery restores one task's data");
 	is_str(get("acc.txt"), "before\n", "the INOUT file is as before it ran");
@@ -154,7 +154,7 @@ test_recover(uint32_t acc)
 
 	/* killed after the record was written and marked: the copy goes */
 	acc_before();
-	is_int(undo_save(&fx.pl, acc, &err), 1, "saved again");
+	is_int(undo_save(&fx.pl, acc, NULL, &err), 1, "saved again");
 	acc_runs();
 	fixture_record(&fx, acc);
 	undo_succeeded(acc);
@@ -167,7 +167,7 @@ test_recover(uint32_t acc)
 	/* recorded but not marked: dropped only while the data match */
 	acc_before();
 	unlink("j");
-	is_int(undo_save(&fx.pl, acc, &err), 1, "saved a third time");
+	is_int(undo_save(&fx.pl, acc, NULL, &err), 1, "saved a third time");
 	acc_runs();
 	fixture_record(&fx, acc);
 	is_int(recover(), 0, "data as recorded: not restored");
@@ -175,7 +175,7 @@ test_recover(uint32_t acc)
 
 	acc_before();
 	unlink("j");
-	is_int(undo_save(&fx.pl, acc, &err), 1, "saved a fourth time");
+	is_int(undo_save(&fx.pl, acc, NULL, &err), 1, "saved a fourth time");
 	acc_runs();
 	fixture_record(&fx, acc);
 	put_file("acc.txt", "torn\n");
