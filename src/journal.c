@@ -894,6 +894,21 @@ jident_hash(const char *path, struct jident *id)
 }
 
 bool
+jident_same(const struct jident *a, const struct jident *b)
+{
+	if (a->kind == '-' || b->kind == '-' || a->unreadable || b->unreadable)
+		return true;
+	/* (a temp file removed since, 't': the file it was) */
+	char ka = a->kind == 't' ? 'f' : a->kind, kb = b->kind == 't' ? 'f' : b->kind;
+	if (ka != kb || a->size != b->size)
+		return false;
+	if (ka == 'd')
+		return a->hash == b->hash;
+	return a->mtime_ns == b->mtime_ns ||
+	       (a->hashed && b->hashed && a->hash == b->hash);
+}
+
+bool
 jident_matches(const char *path, bool is_dir, const struct jident *rec)
 {
 	struct jident now;

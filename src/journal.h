@@ -180,5 +180,10 @@ void jident_hash(const char *path, struct jident *id);
  * same mtime or (when rec has a hash) the same content.
  */
 bool jident_matches(const char *path, bool is_dir, const struct jident *rec);
+/* Whether two recorded identities are of the same data, as
+ * jident_matches judges a path against one (the same size, and the same
+ * mtime or both hashed the same); true when either is absent or could
+ * not be read (nothing to tell them apart by). */
+bool jident_same(const struct jident *a, const struct jident *b);
 
 #endif

@@ -59,8 +59,9 @@ ancestor_written(const struct dag *g, const int64_t *wown, uint32_t x,
  * nothing of its own says it must.  *detail: the access concerned. */
 static uint8_t
 own_reason(const struct plan *p, const struct journal *j, uint32_t t,
-	   const int64_t *wsub, const int64_t *wown, struct strbuf *key,
-	   struct strbuf *cmd, uint32_t *detail, bool *recorded)
+	   const int64_t *wsub, const int64_t *wown, const uint32_t *prevw,
+	   const uint32_t *preva, struct strbuf *key, struct strbuf *cmd,
+	   uint32_t *detail, bool *recorded)
 {
 	const struct dag *g = &p->dag;
 	const struct dag_task *dt = &g->tasks.v[t];
@@ -108,7 +109,34 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 			return RESUME_CHANGED_IN;
 		}
 	}
-	return RESUME_SKIP;
+	/* Data an earlier task wrote: read as that task's record says it
+	 * left them.  (A run killed after the writer's record and before the
+	 * reader ran left the reader's record of the file's older version:
+	 * the writer was up to date, so the reader was too, and its output
+	 * stayed made from the old file.) */
+	struct strbuf wkey = STRBUF_INIT;
+	uint8_t why = RESUME_SKIP;
+	for (uint32_t i = 0; i < dt->nacc && why == RESUME_SKIP; i++) {
+		const struct dag_access *a = &g->acc.v[dt->acc + i];
+		uint32_t wa = preva ? preva[dt->acc + i] : DAG_NONE;
+		if (a->mode != DAG_READ || wa == DAG_NONE)
+			continue;
+		uint32_t w = prevw[dt->acc + i];
+		const char *path = g->data.v[a->datum].path;
+		const struct jfile *f = rec_entry(r, i, 'r', path);
+		strbuf_reset(&wkey);
+		plan_label(p, w, &wkey);
+		const struct jrec *rw = journal_find(j, wkey.buf);
+		const struct jfile *fw =
+			rw ? rec_entry(rw, wa - g->tasks.v[w].acc, 'w', path)
+			   : NULL;
+		if (f && fw && !jident_same(&f->id, &fw->id)) {
+			*detail = i;
+			why = RESUME_CHANGED_IN;
+		}
+	}
+	strbuf_release(&wkey);
+	return why;
 }
 
 /* Whether the datum of access a is as w's record says w left it (then
@@ -224,10 +252,13 @@ preds(const struct dag *g, uint32_t **off, uint32_t **pred)
  * does). */
 static void
 last_writers(const struct dag *g, int64_t *wsub, int64_t *wown,
-	     uint32_t *prevw)
+	     uint32_t *prevw, uint32_t *wacc, uint32_t *preva)
 {
-	for (size_t x = 0; x < g->data.n; x++)
+	for (size_t x = 0; x < g->data.n; x++) {
 		wsub[x] = wown[x] = -1;
+		if (wacc)
+			wacc[x] = DAG_NONE;
+	}
 	for (size_t t = 0; t < g->tasks.n; t++) {
 		const struct dag_task *dt = &g->tasks.v[t];
 		for (uint32_t i = 0; i < dt->nacc; i++) {
@@ -240,8 +271,19 @@ last_writers(const struct dag *g, int64_t *wsub, int64_t *wown,
 			if (prevw)
 				prevw[dt->acc + i] = pw < 0 ? DAG_NONE
 							    : (uint32_t)pw;
+			/* (the writer's access, when it wrote x itself and is
+			 * prevw, and nothing under x was written since: no
+			 * directory holding x, no file in it) */
+			if (preva)
+				preva[dt->acc + i] =
+					pw >= 0 && pw == wown[a->datum] &&
+							wsub[a->datum] == pw
+						? wacc[a->datum]
+						: DAG_NONE;
 			if (!(a->mode & DAG_WRITE))
 				continue;
+			if (wacc)
+				wacc[a->datum] = dt->acc + i;
 			wown[a->datum] = (int64_t)t;
 			for (uint32_t z = a->datum; z != DAG_NONE;
 			     z = g->data.v[z].parent)
@@ -278,9 +320,11 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
+	uint32_t *preva = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
+	uint32_t *wacc = xmalloc((nd ? nd : 1) * sizeof(uint32_t));
 	bool *recorded = xcalloc(nt ? nt : 1, sizeof(bool));
 	uint32_t *left = xcalloc(nd ? nd : 1, sizeof(uint32_t));
-	last_writers(g, wsub, wown, prevw);
+	last_writers(g, wsub, wown, prevw, wacc, preva);
 	VEC(uint32_t) work = { 0 };
 	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
 	for (uint32_t t = 0; t < nt; t++) {
@@ -293,8 +337,8 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 		else if (gone && gone[t])
 			why = RESUME_STORE_GONE;
 		else
-			why = own_reason(p, j, t, wsub, wown, &key, &cmd, &detail,
-					 &recorded[t]);
+			why = own_reason(p, j, t, wsub, wown, prevw, preva, &key,
+					 &cmd, &detail, &recorded[t]);
 		rs->why[t] = why;
 		rs->detail[t] = detail;
 		if (why && why != RESUME_LEFT_OUT)
@@ -352,6 +396,8 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	free(wsub);
 	free(wown);
 	free(prevw);
+	free(preva);
+	free(wacc);
 	free(recorded);
 	free(left);
 }
@@ -449,7 +495,10 @@ resume_extend(struct resume *rs, const struct plan *p,
 	memset(rs->first + old_acc, 0, g->acc.n - old_acc);
 	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
 	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
-	last_writers(g, wsub, wown, NULL);
+	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
+	uint32_t *preva = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
+	uint32_t *wacc = xmalloc((nd ? nd : 1) * sizeof(uint32_t));
+	last_writers(g, wsub, wown, prevw, wacc, preva);
 	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
 	bool recorded;
 	for (uint32_t t = first; t < nt; t++) {
@@ -460,8 +509,8 @@ resume_extend(struct resume *rs, const struct plan *p,
 		else if (all || (forced && forced[g->tasks.v[t].tmpl]))
 			why = RESUME_FORCED;
 		else
-			why = own_reason(p, j, t, wsub, wown, &key, &cmd, &detail,
-					 &recorded);
+			why = own_reason(p, j, t, wsub, wown, prevw, preva, &key,
+					 &cmd, &detail, &recorded);
 		rs->why[t] = why;
 		rs->detail[t] = detail;
 	}
@@ -484,6 +533,9 @@ resume_extend(struct resume *rs, const struct plan *p,
 	strbuf_release(&cmd);
 	free(wsub);
 	free(wown);
+	free(prevw);
+	free(preva);
+	free(wacc);
 }
 
 void

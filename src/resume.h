@@ -4,7 +4,10 @@
  * Decided once, before anything runs: a task is skipped iff the journal
  * has a record of it with the same command, nothing it wrote that no
  * later task overwrites has changed or gone, nothing it read that no task
- * at or after it writes has changed, none of its predecessors reruns, and
+ * at or after it writes has changed, nothing it read that an earlier task
+ * wrote (a file, or a directory collection none wrote into since) was
+ * then other than that writer's latest record has it (records compared,
+ * no stat), none of its predecessors reruns, and
  * no later task that reads or updates (INOUT) what it wrote reruns while
  * that is no longer as it left it, and no later task that reads what it
  * left on a worker (recorded absent) reruns.

@@ -168,3 +168,39 @@ EOF2
 	[ "${status:-0}" -eq 130 ]
 	grep -q "interrupted (Interrupt)" err.txt
 }
+
+@test "a run killed after a writer's record and before its reader: the next run runs the reader" {
+	# (before, the writer was up to date and so, with no predecessor
+	# rerunning, was the reader: copy.txt stayed made from the old
+	# out.txt for good)
+	echo one >in.txt
+	wf <<'EOF2'
+tasks:
+  - {name: a, in: {i: in.txt}, out: {o: out.txt, f: flag.txt}, run: "cat {in.i} > {out.o}; echo x > {out.f}"}
+  - {name: s, in: {f: flag.txt}, out: {s: s.txt}, run: "if [ -e hang ]; then touch hung; sleep 300.321; fi; echo s > {out.s}"}
+  - {name: b, in: {o: out.txt, s: s.txt}, out: {c: copy.txt}, run: "cat {in.o} > {out.c}"}
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat copy.txt)" = one ]
+	echo two >in.txt
+	touch hang
+	"$WFRUN" -q -j 1 wf.yaml 3>&- &
+	pid=$!
+	for i in $(seq 600); do [ -e hung ] && break; sleep 0.05; done
+	[ -e hung ]
+	[ "$(cat out.txt)" = two ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	flock .wfrun/lock true
+	rm hang
+	run "$WFRUN" -n --reason wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# 'b': its input 'o' (out.txt) changed"* ]]
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat copy.txt)" = two ]
+	# and then nothing is left to do
+	run "$WFRUN" wf.yaml
+	[[ "$output" == *"0 tasks done"*"3 up to date"* ]]
+}
