@@ -531,7 +531,8 @@ undo_save(const struct plan *p, uint32_t t, const struct journal *j,
 		goto out;
 	}
 	undo_rmtree(tmp);
-	if (mkdir_p(tmp, 0777) < 0) {
+	/* (.wfrun/saved is there but for the first: one mkdir) */
+	if (mkdir(tmp, 0777) < 0 && (errno != ENOENT || mkdir_p(tmp, 0777) < 0)) {
 		rc = errprintf(err, "cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
