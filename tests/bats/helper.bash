@@ -178,6 +178,21 @@ wait_until() {
 	return 1
 }
 
+# killed_when_hung ARGS...: "$WFRUN" -q ARGS in the background until a
+# task of it makes the file 'hung', then kill -9 of it; returns once the
+# guardian has ended the task and let go of the lock.  (fd 3 closed: bats
+# waits for whatever holds it.)
+killed_when_hung() {
+	local pid i
+	"$WFRUN" -q "$@" 3>&- &
+	pid=$!
+	for i in $(seq 600); do [ -e hung ] && break; sleep 0.05; done
+	[ -e hung ] || return 1
+	kill -9 "$pid"
+	wait "$pid" || true
+	flock .wfrun/lock true
+}
+
 # stopped_clean PID SIG [MASTER]: SIG to MASTER (default: PID), then PID
 # must end with status 130, leaving no 'sleep 3000' task and nothing in
 # squeue (its output, run.out, shown should it not).

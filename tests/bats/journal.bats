@@ -185,14 +185,8 @@ EOF2
 	[ "$(cat copy.txt)" = one ]
 	echo two >in.txt
 	touch hang
-	"$WFRUN" -q -j 1 wf.yaml 3>&- &
-	pid=$!
-	for i in $(seq 600); do [ -e hung ] && break; sleep 0.05; done
-	[ -e hung ]
+	killed_when_hung -j 1 wf.yaml
 	[ "$(cat out.txt)" = two ]
-	kill -9 "$pid"
-	wait "$pid" || true
-	flock .wfrun/lock true
 	rm hang
 	run "$WFRUN" -n --reason wf.yaml
 	[ "$status" -eq 0 ]

@@ -367,14 +367,7 @@ sequential_files() {
 @test "kill -9 in a chain of updates in place of an input: each update applied once" {
 	# t7 hangs until killed; its rerun sends t1 back, and the chain
 	reader_wf 3 'echo t7 >> {inout.x}; if [ ! -e killed ]; then touch hung; sleep 300.318; fi'
-	"$WFRUN" -q -j 1 wf.yaml &
-	pid=$!
-	for i in $(seq 600); do [ -e hung ] && break; sleep 0.05; done
-	[ -e hung ]
-	kill -9 "$pid"
-	wait "$pid" || true
-	# the guardian ends the task, then lets go of the lock
-	flock .wfrun/lock true
+	killed_when_hung -j 1 wf.yaml
 	[ "$(cat in2 | tr '\n' ' ')" = "in2 t41 t42 t43 " ]
 	touch killed
 	run "$WFRUN" -j 1 wf.yaml
@@ -470,15 +463,8 @@ EOF2
 	[ "$(cat out.txt)" = one ]
 	rm killed
 	echo two >in.txt
-	"$WFRUN" -q wf.yaml 3>&- &
-	pid=$!
-	for i in $(seq 600); do [ -e hung ] && break; sleep 0.05; done
-	[ -e hung ]
+	killed_when_hung wf.yaml
 	[ "$(cat out.txt)" = partial ]
-	kill -9 "$pid"
-	wait "$pid" || true
-	# the guardian ends the task, then lets go of the lock
-	flock .wfrun/lock true
 	# the next run puts "one" back (the partial aside), then runs it
 	touch killed
 	run "$WFRUN" -q wf.yaml
