@@ -137,6 +137,12 @@ dry_run(struct plan *p, const bool *forced, bool all, bool reason,
 		       "for\n", left);
 	if (rs.nskip)
 		printf("# %zu of them up to date: not run\n", rs.nskip);
+	size_t pending = undo_pending(&j);
+	if (pending)
+		printf("# a killed run left what %zu task%s started from in "
+		       ".wfrun/saved: a run puts it back first, and may then "
+		       "find more up to date than this says\n", pending,
+		       pending == 1 ? "" : "s");
 	dry_run_originals(p, &rs);
 	/* Program order is a valid order: every edge points forward. */
 	for (uint32_t t = 0; t < p->dag.tasks.n; t++) {

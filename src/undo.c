@@ -856,6 +856,28 @@ dir_names(const char *path, struct strvec *names)
 }
 
 size_t
+undo_pending(const struct journal *j)
+{
+	struct strvec names = { 0 };
+	dir_names(SAVED, &names);
+	size_t n = 0;
+	for (size_t i = 0; i < names.n; i++) {
+		char *dir = xasprintf(SAVED "/%s", names.v[i]);
+		size_t l = strlen(names.v[i]);
+		struct manifest m;
+		if (!(l > 4 && !strcmp(names.v[i] + l - 4, ".tmp")) &&
+		    manifest_read(dir, &m) == 0) {
+			n += !finished(j, dir, &m);
+			manifest_release(&m);
+		}
+		free(dir);
+		free(names.v[i]);
+	}
+	free(names.v);
+	return n;
+}
+
+size_t
 undo_recover(const struct journal *j)
 {
 	struct strvec names = { 0 };

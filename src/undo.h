@@ -70,6 +70,8 @@ void undo_discard(uint32_t t);
 /* Restore or drop what a killed run left in .wfrun/saved/; returns how
  * many tasks' data were restored. */
 size_t undo_recover(const struct journal *j);
+/* How many tasks' data undo_recover would restore (nothing changed). */
+size_t undo_pending(const struct journal *j);
 
 /*
  * Originals: a workflow input (a file or directory collection no earlier

@@ -191,6 +191,9 @@ EOF2
 	run "$WFRUN" -n --reason wf.yaml
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"# 'b': its input 'o' (out.txt) changed"* ]]
+	# s's last good output is in .wfrun/saved (s was running): -n says
+	# so, and that the run puts it back first
+	[[ "$output" == *"# a killed run left what 1 task started from in .wfrun/saved: a run puts it back first, and may then find more up to date than this says"* ]]
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat copy.txt)" = two ]
