@@ -540,6 +540,7 @@ undo_save(const struct plan *p, uint32_t t, const struct journal *j,
 	manifest_head(p, t, &man);
 	unsigned n = 0;
 	VEC(uint32_t) moved = { 0 }; /* accesses to move: entries n, n + 1.. */
+	size_t head = man.len;
 	for (uint32_t i = 0; i < dt->nacc && !rc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		const char *path = g->data.v[a->datum].path;
@@ -568,6 +569,16 @@ undo_save(const struct plan *p, uint32_t t, const struct journal *j,
 		strbuf_addf(&man, "P%s", g->data.v[a->datum].path);
 		strbuf_addch(&man, '\0');
 		VEC_PUSH(moved, i);
+	}
+	if (!rc && man.len == head) {
+		/* only what a killed attempt left at an OUT: nothing to keep
+		 * (no empty copy for undo_recover to "restore") */
+		VEC_FREE(moved);
+		strbuf_release(&man);
+		undo_rmtree(tmp);
+		free(final);
+		free(tmp);
+		return 0;
 	}
 	if (!rc) {
 		rc = seal(tmp, final, &man, err);

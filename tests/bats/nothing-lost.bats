@@ -473,3 +473,19 @@ EOF2
 	[ "$(cat .wfrun/failed/a/1/out.txt)" = partial ]
 	[ -z "$(ls .wfrun/saved)" ]
 }
+
+@test "what a killed attempt left at an out is not kept as a good output: killed again, nothing is restored" {
+	wf <<'EOF2'
+tasks:
+  - {name: a, out: {o: out.txt}, run: "echo partial > {out.o}; if [ ! -e killed ]; then touch hung; sleep 300.322; fi; echo whole > {out.o}"}
+EOF2
+	killed_when_hung wf.yaml
+	rm hung
+	killed_when_hung wf.yaml
+	[ -z "$(ls .wfrun/saved)" ]
+	touch killed
+	run "$WFRUN" wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "$output" != *restored* ]]
+	[ "$(cat out.txt)" = whole ]
+}
