@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The record's entry for access a of a task (index hint i first). */
 static const struct jfile *
@@ -110,7 +111,8 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 		}
 	}
 	/* Data an earlier task wrote: read as that task's record says it
-	 * left them.  (A run killed after the writer's record and before the
+	 * left them (or, inside a directory collection it wrote, as they
+	 * are now).  (A run killed after the writer's record and before the
 	 * reader ran left the reader's record of the file's older version:
 	 * the writer was up to date, so the reader was too, and its output
 	 * stayed made from the old file.) */
@@ -119,11 +121,26 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 	for (uint32_t i = 0; i < dt->nacc && why == RESUME_SKIP; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		uint32_t wa = preva ? preva[dt->acc + i] : DAG_NONE;
-		if (a->mode != DAG_READ || wa == DAG_NONE)
+		uint32_t x = a->datum;
+		if (a->mode != DAG_READ || !prevw || prevw[dt->acc + i] == DAG_NONE)
 			continue;
-		uint32_t w = prevw[dt->acc + i];
-		const char *path = g->data.v[a->datum].path;
+		const char *path = g->data.v[x].path;
 		const struct jfile *f = rec_entry(r, i, 'r', path);
+		if (wa == DAG_NONE) {
+			/* written as part of a directory collection (a chunk
+			 * a split made): its writer's record names the
+			 * directory, so the file as it is now, when no task
+			 * at or after this one writes it */
+			if (f && f->id.kind != '-' && wsub[x] < (int64_t)t &&
+			    !ancestor_written(g, wown, x, (int64_t)t + 1) &&
+			    access(path, F_OK) == 0 &&
+			    !jident_matches(path, a->is_dir, &f->id)) {
+				*detail = i;
+				why = RESUME_CHANGED_IN;
+			}
+			continue;
+		}
+		uint32_t w = prevw[dt->acc + i];
 		strbuf_reset(&wkey);
 		plan_label(p, w, &wkey);
 		const struct jrec *rw = journal_find(j, wkey.buf);

@@ -7,7 +7,9 @@
  * at or after it writes has changed, nothing it read that an earlier task
  * wrote (a file, or a directory collection none wrote into since) was
  * then other than that writer's latest record has it (records compared,
- * no stat), none of its predecessors reruns, and
+ * no stat), no file it read from a directory collection an earlier task
+ * wrote, that no task at or after it writes, has changed since (a stat),
+ * none of its predecessors reruns, and
  * no later task that reads or updates (INOUT) what it wrote reruns while
  * that is no longer as it left it, and no later task that reads what it
  * left on a worker (recorded absent) reruns.

@@ -405,3 +405,39 @@ EOF2
 	[ "$(cat total.txt)" = 5 ]
 	grep -q '"ev":"expanded","name":"count","tasks":3' .wfrun/events.jsonl
 }
+
+@test "a run killed after the split made new chunks and before they were counted: the next run counts them" {
+	# (before, the split was up to date and so was each count, whose
+	# record was of the old chunk: the total stayed the old one)
+	seq 1 5 >input.txt
+	wf <<'EOF2'
+tasks:
+  - name: split
+    in: {src: input.txt}
+    out: {d: {dir: chunks}}
+    run: "split -l 2 {in.src} {out.d}/part-"
+  - name: count
+    foreach: {c: {glob: "chunks/part-*"}}
+    in: {f: "{c}"}
+    out: {n: "counts/{c}.n"}
+    run: "if [ -e hang ]; then touch hung; sleep 300.323; fi; paste -sd+ {in.f} | bc > {out.n}"
+  - name: gather
+    in: {all: {list: "counts/{c}.n", foreach: {c: {glob: "chunks/part-*"}}}}
+    out: {total: total.txt}
+    run: "cat {in.all} | paste -sd+ | bc > {out.total}"
+EOF2
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat total.txt)" = 15 ]
+	seq 11 15 >input.txt
+	touch hang
+	killed_when_hung -j 1 wf.yaml
+	rm hang
+	run "$WFRUN" -n --reason wf.yaml
+	[[ "$output" == *"# 'count' (c=chunks/part-ab): its input 'f' (chunks/part-ab) changed"* ]]
+	run "$WFRUN" -q wf.yaml
+	[ "$status" -eq 0 ]
+	[ "$(cat total.txt)" = 65 ]
+	run "$WFRUN" wf.yaml
+	[[ "$output" == *"0 tasks done"*"5 up to date"* ]]
+}
