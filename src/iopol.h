@@ -232,9 +232,9 @@ void iopol_ready(struct iopol *p, uint32_t name, long ready);
 /* What storage_bw: auto made of name's tasks so far, for a run's closing
  * lines (wfrun(1)): "auto chose 66.6667 MB/s (3 writers on disk@local
  * of 200 MB/s) after 3 epochs", "... from the kept registry", "auto was
- * still learning (epoch 2)".  False (buf untouched) when name is not
- * the first of its learn_as group, does not learn, or none of its tasks
- * started. */
+ * still learning on disk@local (epoch 2); nothing was kept".  False (buf
+ * untouched) when name is not the first of its learn_as group, does not
+ * learn, or none of its tasks started. */
 bool iopol_outcome(const struct iopol *p, uint32_t name, char *buf,
 		   size_t len);
 

@@ -893,6 +893,17 @@ jident_hash(const char *path, struct jident *id)
 	hash_file(path, id);
 }
 
+const struct jfile *
+jrec_entry(const struct jrec *r, size_t i, char mode, const char *path)
+{
+	if (i < r->nf && r->f[i].mode == mode && !strcmp(r->f[i].path, path))
+		return &r->f[i];
+	for (size_t k = 0; k < r->nf; k++)
+		if (r->f[k].mode == mode && !strcmp(r->f[k].path, path))
+			return &r->f[k];
+	return NULL;
+}
+
 bool
 jident_same(const struct jident *a, const struct jident *b)
 {

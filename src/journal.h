@@ -150,6 +150,10 @@ void journal_release(struct journal *j);
 
 /* The latest record of key, or NULL. */
 const struct jrec *journal_find(const struct journal *j, const char *key);
+/* Record r's entry of mode ('r' or 'w') for path, or NULL; i: where a
+ * task's access i usually is (its records list them in access order). */
+const struct jfile *jrec_entry(const struct jrec *r, size_t i, char mode,
+			       const char *path);
 
 /* Whether a damaged line, skipped, seems to be a record of key (a task
  * that ran before, whose record is lost). */

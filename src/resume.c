@@ -4,19 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* The record's entry for access a of a task (index hint i first). */
-static const struct jfile *
-rec_entry(const struct jrec *r, size_t i, char mode, const char *path)
-{
-	if (i < r->nf && r->f[i].mode == mode && !strcmp(r->f[i].path, path))
-		return &r->f[i];
-	for (size_t k = 0; k < r->nf; k++)
-		if (r->f[k].mode == mode && !strcmp(r->f[k].path, path))
-			return &r->f[k];
-	return NULL;
-}
 
 /* Entry f of record r is in a worker's store, not in the workdir: the
  * stage asks the worker (its record is kept until brought back). */
@@ -56,12 +43,24 @@ ancestor_written(const struct dag *g, const int64_t *wown, uint32_t x,
 	return false;
 }
 
+/* Who wrote what, from the accesses of every task in program order:
+ * per datum, wsub, the last task that writes it or something under it,
+ * and wown, the last that writes it itself (-1: none); per access, prevw,
+ * the last task before it that wrote x or a directory collection holding
+ * x (d/a updated in place needs d as its writer left it as much as d
+ * itself does), and preva, that task's access of x when it wrote x
+ * itself and nothing under x was written since (no directory holding x,
+ * no file in it), else DAG_NONE. */
+struct writers {
+	int64_t *wsub, *wown;
+	uint32_t *prevw, *preva;
+};
+
 /* Why t must run by itself (its record, command and files); SKIP when
  * nothing of its own says it must.  *detail: the access concerned. */
 static uint8_t
 own_reason(const struct plan *p, const struct journal *j, uint32_t t,
-	   const int64_t *wsub, const int64_t *wown, const uint32_t *prevw,
-	   const uint32_t *preva, struct strbuf *key, struct strbuf *cmd,
+	   const struct writers *w, struct strbuf *key, struct strbuf *cmd,
 	   uint32_t *detail, bool *recorded)
 {
 	const struct dag *g = &p->dag;
@@ -82,11 +81,11 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		uint32_t x = a->datum;
-		if (!(a->mode & DAG_WRITE) || wsub[x] != (int64_t)t ||
-		    ancestor_written(g, wown, x, (int64_t)t + 1))
+		if (!(a->mode & DAG_WRITE) || w->wsub[x] != (int64_t)t ||
+		    ancestor_written(g, w->wown, x, (int64_t)t + 1))
 			continue;
 		const char *path = g->data.v[x].path;
-		const struct jfile *f = rec_entry(r, i, 'w', path);
+		const struct jfile *f = jrec_entry(r, i, 'w', path);
 		if (f && (in_store(r, f) || temp_removed(f, path, true)))
 			continue;
 		if (!f || !jident_matches(path, a->is_dir, &f->id)) {
@@ -100,11 +99,11 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
 		uint32_t x = a->datum;
 		/* data a task writes are its writer's to check */
-		if (a->mode != DAG_READ || wsub[x] >= 0 ||
-		    ancestor_written(g, wown, x, 0))
+		if (a->mode != DAG_READ || w->wsub[x] >= 0 ||
+		    ancestor_written(g, w->wown, x, 0))
 			continue;
 		const char *path = g->data.v[x].path;
-		const struct jfile *f = rec_entry(r, i, 'r', path);
+		const struct jfile *f = jrec_entry(r, i, 'r', path);
 		if (!f || !jident_matches(path, a->is_dir, &f->id)) {
 			*detail = i;
 			return RESUME_CHANGED_IN;
@@ -116,44 +115,40 @@ own_reason(const struct plan *p, const struct journal *j, uint32_t t,
 	 * reader ran left the reader's record of the file's older version:
 	 * the writer was up to date, so the reader was too, and its output
 	 * stayed made from the old file.) */
-	struct strbuf wkey = STRBUF_INIT;
-	uint8_t why = RESUME_SKIP;
-	for (uint32_t i = 0; i < dt->nacc && why == RESUME_SKIP; i++) {
+	for (uint32_t i = 0; i < dt->nacc; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
-		uint32_t wa = preva ? preva[dt->acc + i] : DAG_NONE;
-		uint32_t x = a->datum;
-		if (a->mode != DAG_READ || !prevw || prevw[dt->acc + i] == DAG_NONE)
+		uint32_t x = a->datum, pw = w->prevw[dt->acc + i],
+			 wa = w->preva[dt->acc + i];
+		if (a->mode != DAG_READ || pw == DAG_NONE)
 			continue;
 		const char *path = g->data.v[x].path;
-		const struct jfile *f = rec_entry(r, i, 'r', path);
+		const struct jfile *f = jrec_entry(r, i, 'r', path);
+		if (!f || f->id.kind == '-')
+			continue;
+		*detail = i; /* (read only when it says why) */
 		if (wa == DAG_NONE) {
 			/* written as part of a directory collection (a chunk
 			 * a split made): its writer's record names the
 			 * directory, so the file as it is now, when no task
-			 * at or after this one writes it */
-			if (f && f->id.kind != '-' && wsub[x] < (int64_t)t &&
-			    !ancestor_written(g, wown, x, (int64_t)t + 1) &&
-			    access(path, F_OK) == 0 &&
-			    !jident_matches(path, a->is_dir, &f->id)) {
-				*detail = i;
-				why = RESUME_CHANGED_IN;
-			}
+			 * at or after this one writes it (gone: the writer's
+			 * directory changed, and it runs) */
+			if (w->wsub[x] < (int64_t)t &&
+			    !ancestor_written(g, w->wown, x, (int64_t)t + 1) &&
+			    !jident_matches(path, a->is_dir, &f->id))
+				return RESUME_CHANGED_IN;
 			continue;
 		}
-		uint32_t w = prevw[dt->acc + i];
-		strbuf_reset(&wkey);
-		plan_label(p, w, &wkey);
-		const struct jrec *rw = journal_find(j, wkey.buf);
+		/* (cmd is free now: the writer's label) */
+		strbuf_reset(cmd);
+		plan_label(p, pw, cmd);
+		const struct jrec *rw = journal_find(j, cmd->buf);
 		const struct jfile *fw =
-			rw ? rec_entry(rw, wa - g->tasks.v[w].acc, 'w', path)
+			rw ? jrec_entry(rw, wa - g->tasks.v[pw].acc, 'w', path)
 			   : NULL;
-		if (f && fw && !jident_same(&f->id, &fw->id)) {
-			*detail = i;
-			why = RESUME_CHANGED_IN;
-		}
+		if (fw && !jident_same(&f->id, &fw->id))
+			return RESUME_CHANGED_IN;
 	}
-	strbuf_release(&wkey);
-	return why;
+	return RESUME_SKIP;
 }
 
 /* Whether the datum of access a is as w's record says w left it (then
@@ -173,7 +168,7 @@ left_as_recorded(const struct plan *p, const struct journal *j, uint32_t w,
 	for (uint32_t z = a->datum; z != DAG_NONE;
 	     z = p->dag.data.v[z].parent, is_dir = true) {
 		const char *path = p->dag.data.v[z].path;
-		const struct jfile *f = rec_entry(r, SIZE_MAX, 'w', path);
+		const struct jfile *f = jrec_entry(r, SIZE_MAX, 'w', path);
 		if (f)
 			return in_store(r, f) ||
 			       jident_matches(path, is_dir, &f->id);
@@ -261,52 +256,51 @@ preds(const struct dag *g, uint32_t **off, uint32_t **pred)
 	*pred = v;
 }
 
-/* Per datum, from the accesses of every task: wsub, the last task that
- * writes it or something under it, and wown, the last that writes it
- * itself (-1: none); prevw (unless NULL), per access, the last task
- * before it that wrote x or a directory collection holding x (d/a
- * updated in place needs d as its writer left it as much as d itself
- * does). */
 static void
-last_writers(const struct dag *g, int64_t *wsub, int64_t *wown,
-	     uint32_t *prevw, uint32_t *wacc, uint32_t *preva)
+writers_make(const struct dag *g, struct writers *w)
 {
+	size_t nd = g->data.n ? g->data.n : 1, na = g->acc.n ? g->acc.n : 1;
+	w->wsub = xmalloc(nd * sizeof(int64_t));
+	w->wown = xmalloc(nd * sizeof(int64_t));
+	w->prevw = xmalloc(na * sizeof(uint32_t));
+	w->preva = xmalloc(na * sizeof(uint32_t));
+	uint32_t *wacc = xmalloc(nd * sizeof(uint32_t)); /* wown's access */
 	for (size_t x = 0; x < g->data.n; x++) {
-		wsub[x] = wown[x] = -1;
-		if (wacc)
-			wacc[x] = DAG_NONE;
+		w->wsub[x] = w->wown[x] = -1;
+		wacc[x] = DAG_NONE;
 	}
 	for (size_t t = 0; t < g->tasks.n; t++) {
 		const struct dag_task *dt = &g->tasks.v[t];
 		for (uint32_t i = 0; i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
+			uint32_t x = a->datum;
 			int64_t pw = -1;
-			for (uint32_t z = a->datum; prevw && z != DAG_NONE;
-			     z = g->data.v[z].parent)
-				if (wown[z] > pw)
-					pw = wown[z];
-			if (prevw)
-				prevw[dt->acc + i] = pw < 0 ? DAG_NONE
-							    : (uint32_t)pw;
-			/* (the writer's access, when it wrote x itself and is
-			 * prevw, and nothing under x was written since: no
-			 * directory holding x, no file in it) */
-			if (preva)
-				preva[dt->acc + i] =
-					pw >= 0 && pw == wown[a->datum] &&
-							wsub[a->datum] == pw
-						? wacc[a->datum]
-						: DAG_NONE;
+			for (uint32_t z = x; z != DAG_NONE; z = g->data.v[z].parent)
+				if (w->wown[z] > pw)
+					pw = w->wown[z];
+			w->prevw[dt->acc + i] = pw < 0 ? DAG_NONE : (uint32_t)pw;
+			w->preva[dt->acc + i] = pw >= 0 && pw == w->wown[x] &&
+							       w->wsub[x] == pw
+							? wacc[x]
+							: DAG_NONE;
 			if (!(a->mode & DAG_WRITE))
 				continue;
-			if (wacc)
-				wacc[a->datum] = dt->acc + i;
-			wown[a->datum] = (int64_t)t;
-			for (uint32_t z = a->datum; z != DAG_NONE;
-			     z = g->data.v[z].parent)
-				wsub[z] = (int64_t)t;
+			wacc[x] = dt->acc + i;
+			w->wown[x] = (int64_t)t;
+			for (uint32_t z = x; z != DAG_NONE; z = g->data.v[z].parent)
+				w->wsub[z] = (int64_t)t;
 		}
 	}
+	free(wacc);
+}
+
+static void
+writers_free(struct writers *w)
+{
+	free(w->wsub);
+	free(w->wown);
+	free(w->prevw);
+	free(w->preva);
 }
 
 /*
@@ -331,17 +325,10 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	rs->nskip = 0;
 	rs->ids = xcalloc(nd ? nd : 1, sizeof(*rs->ids));
 	rs->nids = nd;
-	/* wsub: last task writing x or anything under it; wown: last task
-	 * writing x itself (a file, or a directory collection whole);
-	 * prevw: per access (last_writers) */
-	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
-	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
-	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
-	uint32_t *preva = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
-	uint32_t *wacc = xmalloc((nd ? nd : 1) * sizeof(uint32_t));
+	struct writers wr;
+	writers_make(g, &wr);
 	bool *recorded = xcalloc(nt ? nt : 1, sizeof(bool));
 	uint32_t *left = xcalloc(nd ? nd : 1, sizeof(uint32_t));
-	last_writers(g, wsub, wown, prevw, wacc, preva);
 	VEC(uint32_t) work = { 0 };
 	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
 	for (uint32_t t = 0; t < nt; t++) {
@@ -354,8 +341,8 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 		else if (gone && gone[t])
 			why = RESUME_STORE_GONE;
 		else
-			why = own_reason(p, j, t, wsub, wown, prevw, preva, &key,
-					 &cmd, &detail, &recorded[t]);
+			why = own_reason(p, j, t, &wr, &key, &cmd, &detail,
+					 &recorded[t]);
 		rs->why[t] = why;
 		rs->detail[t] = detail;
 		if (why && why != RESUME_LEFT_OUT)
@@ -390,7 +377,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 		const struct dag_task *dt = &g->tasks.v[t];
 		for (uint32_t i = 0; i < dt->nacc; i++) {
 			const struct dag_access *a = &g->acc.v[dt->acc + i];
-			uint32_t w = prevw[dt->acc + i];
+			uint32_t w = wr.prevw[dt->acc + i];
 			/* (w == DAG_NONE: it reads or updates a workflow input;
 			 * an update's original is put back: resume_originals) */
 			if (!(a->mode & DAG_READ) || w == DAG_NONE || rs->why[w] ||
@@ -410,11 +397,7 @@ plan_tasks(struct resume *rs, const struct plan *p, const struct journal *j,
 	free(pred);
 	strbuf_release(&key);
 	strbuf_release(&cmd);
-	free(wsub);
-	free(wown);
-	free(prevw);
-	free(preva);
-	free(wacc);
+	writers_free(&wr);
 	free(recorded);
 	free(left);
 }
@@ -510,12 +493,8 @@ resume_extend(struct resume *rs, const struct plan *p,
 	rs->nids = nd;
 	rs->first = xrealloc(rs->first, g->acc.n ? g->acc.n : 1);
 	memset(rs->first + old_acc, 0, g->acc.n - old_acc);
-	int64_t *wsub = xmalloc((nd ? nd : 1) * sizeof(int64_t));
-	int64_t *wown = xmalloc((nd ? nd : 1) * sizeof(int64_t));
-	uint32_t *prevw = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
-	uint32_t *preva = xmalloc((g->acc.n ? g->acc.n : 1) * sizeof(uint32_t));
-	uint32_t *wacc = xmalloc((nd ? nd : 1) * sizeof(uint32_t));
-	last_writers(g, wsub, wown, prevw, wacc, preva);
+	struct writers wr;
+	writers_make(g, &wr);
 	struct strbuf key = STRBUF_INIT, cmd = STRBUF_INIT;
 	bool recorded;
 	for (uint32_t t = first; t < nt; t++) {
@@ -526,8 +505,8 @@ resume_extend(struct resume *rs, const struct plan *p,
 		else if (all || (forced && forced[g->tasks.v[t].tmpl]))
 			why = RESUME_FORCED;
 		else
-			why = own_reason(p, j, t, wsub, wown, prevw, preva, &key,
-					 &cmd, &detail, &recorded);
+			why = own_reason(p, j, t, &wr, &key, &cmd, &detail,
+					 &recorded);
 		rs->why[t] = why;
 		rs->detail[t] = detail;
 	}
@@ -548,11 +527,7 @@ resume_extend(struct resume *rs, const struct plan *p,
 		rs->nskip += !rs->why[t];
 	strbuf_release(&key);
 	strbuf_release(&cmd);
-	free(wsub);
-	free(wown);
-	free(prevw);
-	free(preva);
-	free(wacc);
+	writers_free(&wr);
 }
 
 void

@@ -312,28 +312,26 @@ out_over_input(const struct dag *g, const struct dag_access *a)
 	       (g->data.v[a->datum].flags & DATUM_INPUT);
 }
 
-/* An OUT that holds what the task's latest record says it made there
- * (rec: that record, or NULL), not a link: moved aside whole before the
- * task runs again, so that it starts from nothing (a directory
- * collection made again with fewer files kept the others: a split into 3
- * chunks where 5 had been left 2 stale ones for the gather), and put
- * back if it fails (its last good output is not lost to a failed rerun).
- * What is there otherwise (what a killed attempt left, or an earlier
- * task) is written over, and goes aside if the task fails, as before. */
+/* An OUT (access i of its task, a) that holds what the task's latest
+ * record rec (or NULL) says it made there, not a link: moved aside whole
+ * before the task runs again, so that it starts from nothing (a
+ * directory collection made again with fewer files kept the others: a
+ * split into 3 chunks where 5 had been left 2 stale ones for the
+ * gather), and put back if it fails (its last good output is not lost to
+ * a failed rerun).  What is there otherwise (what a killed attempt left,
+ * or an earlier task) is written over, and goes aside if the task fails,
+ * as before. */
 static bool
-out_to_move(const struct dag *g, const struct dag_access *a,
+out_to_move(const struct dag *g, const struct dag_access *a, uint32_t i,
 	    const struct jrec *rec)
 {
 	if (!rec || a->mode != DAG_WRITE || out_over_input(g, a))
 		return false;
 	const char *path = g->data.v[a->datum].path;
+	const struct jfile *f = jrec_entry(rec, i, 'w', path);
 	struct stat st;
-	if (lstat(path, &st) < 0 || S_ISLNK(st.st_mode))
-		return false;
-	for (size_t k = 0; k < rec->nf; k++)
-		if (rec->f[k].mode == 'w' && !strcmp(rec->f[k].path, path))
-			return jident_matches(path, a->is_dir, &rec->f[k].id);
-	return false;
+	return f && lstat(path, &st) == 0 && !S_ISLNK(st.st_mode) &&
+	       jident_matches(path, a->is_dir, &f->id);
 }
 
 /* Does undo_save set anything aside for task t: INOUT data, an OUT over
@@ -521,6 +519,7 @@ undo_save(const struct plan *p, uint32_t t, const struct journal *j,
 	char *tmp = xasprintf(SAVED "/%u.tmp", t + 1);
 	struct stat st;
 	int rc = 0;
+	bool none = false; /* nothing listed */
 	if (lstat(final, &st) == 0 && !has_manifest(final))
 		undo_rmtree(final); /* what a fault left of a dropped copy */
 	if (lstat(final, &st) == 0) {
@@ -564,23 +563,16 @@ undo_save(const struct plan *p, uint32_t t, const struct journal *j,
 	}
 	for (uint32_t i = 0; i < dt->nacc && !rc && rec; i++) {
 		const struct dag_access *a = &g->acc.v[dt->acc + i];
-		if (!out_to_move(g, a, rec))
+		if (!out_to_move(g, a, i, rec))
 			continue;
 		strbuf_addf(&man, "P%s", g->data.v[a->datum].path);
 		strbuf_addch(&man, '\0');
 		VEC_PUSH(moved, i);
 	}
-	if (!rc && man.len == head) {
-		/* only what a killed attempt left at an OUT: nothing to keep
-		 * (no empty copy for undo_recover to "restore") */
-		VEC_FREE(moved);
-		strbuf_release(&man);
-		undo_rmtree(tmp);
-		free(final);
-		free(tmp);
-		return 0;
-	}
-	if (!rc) {
+	/* (only what a killed attempt left at an OUT: nothing to keep, no
+	 * empty copy for undo_recover to "restore") */
+	none = !rc && man.len == head;
+	if (!rc && !none) {
 		rc = seal(tmp, final, &man, err);
 		/* from here a failure or a kill puts the links back */
 		if (!rc && (unlink_out_links(p, t, err) < 0 ||
@@ -593,13 +585,13 @@ undo_save(const struct plan *p, uint32_t t, const struct journal *j,
 		}
 	}
 	VEC_FREE(moved);
-	if (rc)
+	if (rc || none)
 		undo_rmtree(tmp);
 	strbuf_release(&man);
 out:
 	free(final);
 	free(tmp);
-	return rc < 0 ? rc : 1;
+	return rc < 0 ? rc : !none;
 }
 
 /* A directory under .wfrun/failed/NAME/ that does not exist yet. */

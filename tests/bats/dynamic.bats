@@ -374,11 +374,11 @@ EOF2
 	[[ "$output" == *"0 tasks done"*"3 up to date"* ]]
 }
 
-@test "a split run again into fewer chunks: the old chunks go, the gather over the split's glob sees the new ones" {
-	# (before, the chunks directory kept the old run's part-ad .. af
-	# beside the new part-aa .. ac, and count and gather read them)
-	seq 1 11 >input.txt
-	wf <<'EOF2'
+# split_count_gather COUNT: split input.txt into chunks of 2 lines, run
+# COUNT once per chunk ({in.f} to {out.n}), and gather the counts
+# through the split's own glob (wfrun-workflow(5), DYNAMIC).
+split_count_gather() {
+	wf <<EOF2
 tasks:
   - name: split
     in: {src: input.txt}
@@ -388,12 +388,19 @@ tasks:
     foreach: {c: {glob: "chunks/part-*"}}
     in: {f: "{c}"}
     out: {n: "counts/{c}.n"}
-    run: "wc -l < {in.f} > {out.n}"
+    run: "$1"
   - name: gather
     in: {all: {list: "counts/{c}.n", foreach: {c: {glob: "chunks/part-*"}}}}
     out: {total: total.txt}
     run: "cat {in.all} | paste -sd+ | bc > {out.total}"
 EOF2
+}
+
+@test "a split run again into fewer chunks: the old chunks go, the gather over the split's glob sees the new ones" {
+	# (before, the chunks directory kept the old run's part-ad .. af
+	# beside the new part-aa .. ac, and count and gather read them)
+	seq 1 11 >input.txt
+	split_count_gather "wc -l < {in.f} > {out.n}"
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat total.txt)" = 11 ]
@@ -410,22 +417,7 @@ EOF2
 	# (before, the split was up to date and so was each count, whose
 	# record was of the old chunk: the total stayed the old one)
 	seq 1 5 >input.txt
-	wf <<'EOF2'
-tasks:
-  - name: split
-    in: {src: input.txt}
-    out: {d: {dir: chunks}}
-    run: "split -l 2 {in.src} {out.d}/part-"
-  - name: count
-    foreach: {c: {glob: "chunks/part-*"}}
-    in: {f: "{c}"}
-    out: {n: "counts/{c}.n"}
-    run: "if [ -e hang ]; then touch hung; sleep 300.323; fi; paste -sd+ {in.f} | bc > {out.n}"
-  - name: gather
-    in: {all: {list: "counts/{c}.n", foreach: {c: {glob: "chunks/part-*"}}}}
-    out: {total: total.txt}
-    run: "cat {in.all} | paste -sd+ | bc > {out.total}"
-EOF2
+	split_count_gather "if [ -e hang ]; then touch hung; sleep 300.323; fi; paste -sd+ {in.f} | bc > {out.n}"
 	run "$WFRUN" -q wf.yaml
 	[ "$status" -eq 0 ]
 	[ "$(cat total.txt)" = 15 ]
