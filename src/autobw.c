@@ -892,17 +892,31 @@ autobw_objective(const struct autobw *a, long n, size_t i)
  * k1steep on three workers: 8 checkpoints, 1 writer and then the fill
  * point's 5 at 74 MB/s took 7 of them, and 5 were chosen, +31 % over
  * the best static, and kept: the second run +18 %.  The bound says 3.) */
-static bool
-bound_entry(const struct autobw *a, struct autobw_entry *v)
+/* climb: the fall alpha of the family's law with its knee at 1 that
+ * the best epoch's kb writers fit (see bound_entry), with the one
+ * writer's pace in *r1 and kb's rate in *Ab; 0 when its writers did not
+ * clearly slow one another. */
+static double
+law_alpha(const struct autobw *a, double *r1, double *Ab)
 {
 	long kb = autobw_best(a, NULL);
 	const struct autobw_entry *b = reg_find(a, kb), *one = reg_find(a, 1);
 	if (!a->climb || bytes_known(a) != 2 || kb < 3 || !one ||
 	    !slowed_clearly(a, b))
-		return false;
-	double r1 = one_pace(one), Ab = rate_of(a, b);
-	double alpha = (a->B / Ab - 1) / (double)(kb - 1);
-	if (!(alpha > 0) || !(r1 > 0))
+		return 0;
+	*r1 = one_pace(one);
+	*Ab = rate_of(a, b);
+	double alpha = (a->B / *Ab - 1) / (double)(kb - 1);
+	return alpha > 0 && *r1 > 0 ? alpha : 0;
+}
+
+static bool
+bound_entry(const struct autobw *a, struct autobw_entry *v)
+{
+	long kb = autobw_best(a, NULL);
+	double r1 = 0, Ab = 0, alpha = law_alpha(a, &r1, &Ab);
+	const struct autobw_entry *b = reg_find(a, kb);
+	if (!(alpha > 0))
 		return false;
 	long best = 0;
 	double bestA = Ab;
@@ -925,6 +939,50 @@ bound_entry(const struct autobw *a, struct autobw_entry *v)
 	v->pace = bestA / (double)best;
 	v->t = (double)best * b->t * Ab / ((double)kb * bestA);
 	return true;
+}
+
+/* climb: at least what m writers write, by what was measured: a
+ * registered m's rate; else no more than m at the one writer's pace r1,
+ * and no less than m at the pace of the fewest registered above m (a
+ * writer is not slower with fewer beside it) or than the family's law
+ * with its knee at 1 says (law_alpha; bound_entry). */
+static double
+rate_floor(const struct autobw *a, long m, double r1)
+{
+	const struct autobw_entry *e = reg_find(a, m), *up = NULL;
+	if (e)
+		return rate_of(a, e);
+	for (size_t j = 0; j < a->nreg; j++)
+		if (a->reg[j].k > m && (!up || a->reg[j].k < up->k))
+			up = &a->reg[j];
+	double A = up ? (double)m * rate_of(a, up) / (double)up->k : 0;
+	double x = 0, Ab = 0, alpha = law_alpha(a, &x, &Ab);
+	if (alpha > 0)
+		A = fmax(A, a->B / (1 + alpha * (double)(m - 1)));
+	return fmin(A, (double)m * r1);
+}
+
+bool
+autobw_drain_pays(const struct autobw *a, long running, long k)
+{
+	const struct autobw_entry *one = reg_find(a, 1);
+	if (!a->climb || bytes_known(a) != 2 || !one || k < 1 ||
+	    running <= k || !(one_pace(one) > 0))
+		return true;
+	double r1 = one_pace(one), keep = 0, stop = 0;
+	double R = rate_floor(a, running, r1);
+	if (!(R > 0))
+		return true;
+	/* (a task's time in units of its size: m writers at A(m) / m) */
+	keep = (double)running / R;
+	for (long n = running; n > 0; n -= k) {
+		long m = n < k ? n : k;
+		double A = rate_floor(a, m, r1);
+		if (!(A > 0))
+			return false;
+		stop += (double)m / A;
+	}
+	return stop * (1 + AUTOBW_CLIMB_GAIN) < keep;
 }
 
 double

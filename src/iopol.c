@@ -578,9 +578,12 @@ learned(struct iopol *p, uint32_t name, long ready)
 	emit_constraint(p, name, n, why);
 	note_others(p, name);
 	struct iopol_device *D = &p->dev[nm->learn_dev];
-	if (nm->a.climb && D->B > 0 &&
-	    nm->a.flying > autobw_writers(D->B, nm->a.chosen))
-		make_way_for(p, nm); /* (the choice is fewer than write now) */
+	long k = D->B > 0 ? autobw_writers(D->B, nm->a.chosen) : 0;
+	/* (the choice is fewer than write now; with none to start after
+	 * them, the youngest stop only if running them again pays) */
+	if (nm->a.climb && D->B > 0 && nm->a.flying > k &&
+	    (nm->left > 0 || autobw_drain_pays(&nm->a, nm->a.flying, k)))
+		make_way_for(p, nm);
 }
 
 struct iopol_grant

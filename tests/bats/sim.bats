@@ -454,3 +454,20 @@ EOF2
 	grep -q '<td>2 (ramp)</td><td>25 MB/s</td><td>8</td>' r.html
 	grep -q "while its epoch's writers ramped up" r.html
 }
+
+@test "sim: learning that ends with every task of the name running stops none when running them again would not pay (issue 23)" {
+	# 16 checkpoints, each writer capped at 8 MB/s: all 16 run the fill
+	# point's epoch (83 MB/s) and none is left to start when it ends.
+	# The family's bound says 12 (96 MB/s); stopping 4 for it would run
+	# them again alone, 8 s at their cap, after the 12 end.
+	search_ckpt 16 auto
+	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 2 alpha 0.1 stream 8\n' >m.txt
+	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	# all 16 end in one wave (each at 83 / 16 MB/s): 15.3 s, not 18.1
+	[[ "${lines[0]}" == "makespan 15.280 s: 32 tasks on 1 worker"* ]]
+	[[ "$output" != *"stopped to make way"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":16,"why":"bound"}' t/events.jsonl
+	run grep -c '"ev":"preempt"' t/events.jsonl
+	[ "$output" = 0 ]
+}

@@ -1415,6 +1415,43 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* Learning ended with more writers running than chosen and none
+	 * of the name left to start: the youngest stop only if running
+	 * them again pays (autobw_drain_pays). */
+	{
+		/* k2-a0.1-r8 (each writer capped at 8 MB/s): 16 at 83 MB/s;
+		 * 12 write 96, but 4 stopped then run alone at their cap */
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry r[] = {
+			{ 200, 1, 8, 8, 8, 0.1, true },
+			{ 25, 8, 8, 64, 8, 0.02, true },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true },
+		};
+		autobw_preload(&a, r, 3, 16);
+		ok(!autobw_drain_pays(&a, 16, 12),
+		   "16 running at 83 MB/s, none to start: 4 not stopped for 12");
+		ok(!autobw_drain_pays(&a, 16, 8),
+		   "nor 8 for 8 (8 at 64 MB/s: two waves at the cap)");
+		autobw_release(&a);
+		/* k2-a1.5-r12: 16 writers at 9 MB/s, 8 at 20: the device
+		 * collapses, and 4 at a time (the family's bound: 41) pay */
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry c[] = {
+			{ 200, 1, 5.33, 12, 12, 0.05, true },
+			{ 25, 8, 25.6, 20, 2.5, 0.02, true },
+			{ 12.5, 16, 112.5, 9.1, 0.569, 0.02, true },
+		};
+		autobw_preload(&a, c, 3, 16);
+		ok(autobw_drain_pays(&a, 16, 4),
+		   "16 running at 9 MB/s: stopping 12 for 4 at a time pays");
+		autobw_release(&a);
+		/* no one writer's pace: it cannot tell, and stops as before */
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, r + 1, 2, 16);
+		ok(autobw_drain_pays(&a, 16, 12), "no one writer: drained");
+		autobw_release(&a);
+	}
+
 	/* A kept registry is a search paused (autobw_open): best7 on
 	 * congestdev, Kmeans-3, stopped with 6 the best (120 MB/s), 8
 	 * tried above it, 7 never; the next run tries 7 (133), and then
