@@ -139,14 +139,9 @@ reg_add(struct autobw *a, double c, long k, double t, double mbps,
 	double pace, double err)
 {
 	a->reg = xrealloc(a->reg, (a->nreg + 1) * sizeof(*a->reg));
-	a->reg[a->nreg].c = c;
-	a->reg[a->nreg].k = k;
-	a->reg[a->nreg].t = t;
-	a->reg[a->nreg].mbps = mbps;
-	a->reg[a->nreg].pace = pace;
-	a->reg[a->nreg].err = err;
-	a->reg[a->nreg].flown = false;
-	a->nreg++;
+	a->reg[a->nreg++] = (struct autobw_entry){
+		.c = c, .k = k, .t = t, .mbps = mbps, .pace = pace, .err = err,
+	};
 }
 
 static void
@@ -595,12 +590,8 @@ bool
 autobw_finished(struct autobw *a, int epoch, double start, double end,
 		double mb)
 {
-	if (mb >= 0) {
-		/* (the mean size of a wave, for an epoch measured in
-		 * flight) */
-		a->task_mb += mb;
-		a->task_n++;
-	}
+	/* (the mean size of a wave, for an epoch measured in flight) */
+	autobw_ended(a, mb);
 	if (a->phase != AUTOBW_LEARNING || epoch != a->epoch)
 		return false; /* a straggler of an earlier phase */
 	if (end < start)
@@ -957,7 +948,7 @@ rate_floor(const struct autobw *a, long m, double r1)
 			up = &a->reg[j];
 	double A = up ? (double)m * rate_of(a, up) / (double)up->k : 0;
 	double x = 0, Ab = 0, alpha = law_alpha(a, &x, &Ab);
-	if (alpha > 0)
+	if (alpha > 0 && m < autobw_best(a, NULL))
 		A = fmax(A, a->B / (1 + alpha * (double)(m - 1)));
 	return fmin(A, (double)m * r1);
 }
@@ -983,6 +974,145 @@ autobw_drain_pays(const struct autobw *a, long running, long k)
 		stop += (double)m / A;
 	}
 	return stop * (1 + AUTOBW_CLIMB_GAIN) < keep;
+}
+
+/* climb: what m writers write, as well as the registry tells: a
+ * registered m's rate, else between the registered counts around m
+ * (above the most registered: its rate) with 1 / rate on the line
+ * between theirs, or, when more, what rate_floor says at least; no more
+ * than m at the one writer's pace r1.  (Past a device's knee the
+ * family's writers write B / (1 + alpha (m - k0)): 1 / rate is a line
+ * in m, where a line of rates from 3 writers' 80 MB/s to 7's 23.5 said
+ * 4 write 66, and they write 50.  Below the best the family's bound is
+ * more: the line of 1 / rate from 1 writer's 30 MB/s to 7's 50 said 3
+ * write 39, the bound at least 90.) */
+static double
+rate_est(const struct autobw *a, long m, double r1)
+{
+	const struct autobw_entry *lo = NULL, *hi = NULL;
+	for (size_t j = 0; j < a->nreg; j++) {
+		const struct autobw_entry *x = &a->reg[j];
+		if (x->k == m)
+			return rate_of(a, x);
+		if (x->k < m && (!lo || x->k > lo->k))
+			lo = x;
+		if (x->k > m && (!hi || x->k < hi->k))
+			hi = x;
+	}
+	double A = rate_of(a, lo ? lo : hi);
+	if (lo && hi && A > 0 && rate_of(a, hi) > 0) {
+		double u = 1 / A, v = 1 / rate_of(a, hi);
+		A = 1 / (u + (v - u) * (double)(m - lo->k) /
+				     (double)(hi->k - lo->k));
+	}
+	return fmin(fmax(A, rate_floor(a, m, r1)), (double)m * r1);
+}
+
+/* The time (tasks of one size, 1: in units of it over MB/s) that the
+ * running tasks, with left[0..running) of each still
+ * to write, and ready more, take through k places.  All writers go at
+ * one pace (k's share of rate_est), so they end in the order of what
+ * they have left.  With drain, the running past k with the most left
+ * stop and start again from nothing. */
+static double
+batch_time(const struct autobw *a, long k, const double *left, long running,
+	   long ready, bool drain, double r1)
+{
+	long n = running + ready, head = 0, tail = 0;
+	double *F = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+	for (long i = 0; i < running; i++)
+		F[tail++] = left[i];
+	qsort(F, (size_t)tail, sizeof(double), cmp_double);
+	if (drain && running > k) {
+		ready += running - k;
+		tail = k;
+	}
+	/* F: the amounts the active writers end at, V: what each has
+	 * written since t = 0 (all at one pace) */
+	double V = 0, t = 0;
+	for (; tail < k && ready > 0; ready--)
+		F[tail++] = 1;
+	while (head < tail) {
+		long m = tail - head;
+		double p = rate_est(a, m, r1) / (double)m;
+		if (!(p > 0)) {
+			t = HUGE_VAL;
+			break;
+		}
+		t += (F[head] - V) / p;
+		V = F[head++];
+		/* (F stays sorted: what starts now ends after all) */
+		for (; ready > 0 && tail - head < k; ready--)
+			F[tail++] = V + 1;
+	}
+	free(F);
+	return t;
+}
+
+void
+autobw_ended(struct autobw *a, double mb)
+{
+	if (mb >= 0) {
+		a->task_mb += mb;
+		a->task_n++;
+	}
+}
+
+double
+autobw_task_mb(const struct autobw *a)
+{
+	if (a->task_n)
+		return a->task_mb / (double)a->task_n;
+	double q = 0;
+	for (size_t i = 0; i < a->nreg; i++)
+		if (a->reg[i].q > q)
+			q = a->reg[i].q; /* (a run's mean: all alike) */
+	return q;
+}
+
+bool
+autobw_batch_left(const struct autobw *a, const double *elapsed, long n,
+		  double *left)
+{
+	const struct autobw_entry *one = reg_find(a, 1);
+	if (!a->climb || bytes_known(a) != 2 || !one || !(one_pace(one) > 0))
+		return false;
+	double q = autobw_task_mb(a), p = n > 0 ? rate_est(a, n, one_pace(one)) / (double)n : 0;
+	if (!(q > 0) || !(p > 0))
+		return false;
+	for (long i = 0; i < n; i++) {
+		double x = 1 - elapsed[i] * p / q;
+		/* (a task past what its pace says is nearly done, not done) */
+		left[i] = x < 0.05 ? 0.05 : x > 1 ? 1 : x;
+	}
+	return true;
+}
+
+double
+autobw_choose_batch(const struct autobw *a, const double *left, long running,
+		    long ready, bool drain, double current)
+{
+	const struct autobw_entry *one = reg_find(a, 1);
+	if (!a->climb || bytes_known(a) != 2 || !one ||
+	    !(one_pace(one) > 0) || running + ready < 1)
+		return 0;
+	double r1 = one_pace(one), best = 0, bestT = 0, curT = 0;
+	long kc = a->B > 0 && current > 0 ? autobw_writers(a->B, current) : 0;
+	for (size_t i = 0; i < a->nreg; i++) {
+		double T = batch_time(a, a->reg[i].k, left, running, ready,
+				      drain, r1);
+		if (!best || T < bestT * (1 - 1e-9) ||
+		    (T <= bestT * (1 + 1e-9) && a->reg[i].c > best)) {
+			best = a->reg[i].c;
+			bestT = T;
+		}
+	}
+	if (kc > 0)
+		curT = batch_time(a, kc, left, running, ready, drain, r1);
+	/* (the current stays while within CLIMB_GAIN, as in rechoose) */
+	if (curT > 0 && curT <= bestT * (1 + AUTOBW_CLIMB_GAIN))
+		return current;
+	return best;
 }
 
 double

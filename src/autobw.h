@@ -64,6 +64,8 @@ struct autobw_entry {
 	double err;    /* how far off its rate may be, relative: 0 for an
 			  epoch measured at its end */
 	bool flown;    /* measured in flight (autobw_flight) */
+	double q;      /* the mean MB of the name's tasks that ended in the
+			  run that registered it, 0: not known */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
@@ -181,7 +183,8 @@ struct autobw {
 			      said */
 	double ramp_s;     /* the window of the last count a ramp
 			      registered (autobw_flight), s */
-	double task_mb;    /* MB of the tasks that finished, and */
+	double task_mb;    /* MB of the tasks that finished (of any phase:
+			      autobw_ended), and */
 	long task_n;       /* how many: their mean sizes a wave */
 	/* results */
 	struct autobw_entry *reg;
@@ -468,6 +471,30 @@ double autobw_rechoose(const struct autobw *a, long n, double current);
  * chosen, at 96, and 4 stopped that then ran alone for 8 s at their
  * cap, 18.8 % over the best static in wfrun sim.) */
 bool autobw_drain_pays(const struct autobw *a, long running, long k);
+/* A climb's choice for the last of its name's tasks, all there: running
+ * of them with left[i] of each still to write (a fraction of a task),
+ * ready more, none to come.  The registered count whose places take
+ * them through soonest, the tail included (the last ones at their
+ * count's share of its rate, none faster than the one writer: a lone
+ * last task at its pace, where one more place would have run it beside
+ * the others); with drain, a count below running stops those with most
+ * left, which start again.  current stays while within CLIMB_GAIN.
+ * 0 when the registry cannot tell (no climb's, no one writer's pace). */
+double autobw_choose_batch(const struct autobw *a, const double *left,
+			   long running, long ready, bool drain,
+			   double current);
+/* A task of the name that started after learning ended wrote mb (< 0:
+ * not known): counted in the mean task size (task_mb). */
+void autobw_ended(struct autobw *a, double mb);
+/* The mean MB of the name's tasks: of those that ended in this run, else
+ * as an earlier run registered it (autobw_entry's q); 0: not known. */
+double autobw_task_mb(const struct autobw *a);
+/* For autobw_choose_batch: what n running tasks that ran elapsed[i]
+ * seconds each have left, at the pace n writers write (rate between the
+ * registered counts) and the mean task's MB (autobw_task_mb).  False
+ * when it cannot tell. */
+bool autobw_batch_left(const struct autobw *a, const double *elapsed,
+		       long n, double *left);
 /* Is c, chosen by autobw_choose, a count no epoch ran: the family's
  * lower bound below a best whose writers clearly slowed one another,
  * when learning stopped short of it? */

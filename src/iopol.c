@@ -88,6 +88,7 @@ iopol_add_worker(struct iopol *p, const char *dev, const char *kind, double B,
 	p->w = xrealloc(p->w, (p->nw + 1) * sizeof(*p->w));
 	p->w[p->nw].dev = d;
 	p->w[p->nw].io_executors = io_executors > 0 ? io_executors : 1;
+	p->io_total += p->w[p->nw].io_executors;
 	p->w[p->nw].cores = cores > 0 ? cores : 1;
 	p->nw++;
 }
@@ -441,6 +442,68 @@ worth_epoch(const struct iopol *p, const struct iopol_name *nm)
 	return worth_k(p, nm, nm->a.k);
 }
 
+/* The name's last tasks are all there, ready of them waiting, and
+ * few: its choice is made for them with their progress
+ * (iopol_take_batch).  True when that is to be. */
+static bool compared(const struct autobw *a);
+static void regrant(struct iopol *p, size_t wi, struct iopol_grant *g,
+		    double c);
+
+/* (ready < 0: not known here; iopol_batch is told) */
+static bool
+want_batch(struct iopol *p, struct iopol_name *nm, long ready)
+{
+	if (!nm->a.climb || nm->a.phase != AUTOBW_LEARNED ||
+	    nm->a.still_scaling || !compared(&nm->a) || nm->left < 1 ||
+	    (ready >= 0 && nm->left != ready) ||
+	    nm->left + nm->running > 4 * p->io_total || known_devs(p) != 1)
+		return false;
+	if (!nm->batch)
+		p->nbatch++;
+	nm->batch = true;
+	return true;
+}
+
+uint32_t
+iopol_take_batch(struct iopol *p)
+{
+	if (!p->nbatch)
+		return NONE;
+	for (uint32_t i = 0; i < p->nn; i++)
+		if (p->nm[i].batch) {
+			p->nm[i].batch = false;
+			p->nbatch--;
+			return i;
+		}
+	p->nbatch = 0;
+	return NONE;
+}
+
+void
+iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
+	    struct iopol_running *r, size_t n)
+{
+	struct iopol_name *nm = &p->nm[name];
+	if (nm->left < 1 || nm->left != ready)
+		return; /* (some are still to become ready) */
+	double *v = xmalloc((n ? n : 1) * sizeof(double)), c = 0;
+	for (size_t i = 0; i < n; i++)
+		v[i] = now - r[i].start;
+	if (autobw_batch_left(&nm->a, v, (long)n, v))
+		c = autobw_choose_batch(&nm->a, v, (long)n, nm->left, false,
+					nm->a.chosen);
+	free(v);
+	if (!(c > 0) || c == nm->a.chosen)
+		return;
+	nm->a.chosen = c;
+	emit_constraint(p, name, (long)n + nm->left, "reevaluated");
+	/* more places: the running hold the new share, so that the ready
+	 * start now, not as the running end */
+	for (size_t i = 0; i < n; i++)
+		if (r[i].g->c > c)
+			regrant(p, r[i].wi, r[i].g, c);
+}
+
 /* An auto name with a registry from an earlier run for one of the
  * devices starts learned: no learning node; or, when that registry's
  * search was left open (autobw_open), it learns on that device again
@@ -495,6 +558,7 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 			return;
 		}
 		emit_constraint(p, name, n, "registry");
+		want_batch(p, nm, ready);
 		return;
 	}
 }
@@ -576,6 +640,8 @@ learned(struct iopol *p, uint32_t name, long ready)
 			why = "bound"; /* (a count no epoch ran) */
 	}
 	emit_constraint(p, name, n, why);
+	if (!strcmp(why, "learned"))
+		want_batch(p, nm, -1);
 	note_others(p, name);
 	struct iopol_device *D = &p->dev[nm->learn_dev];
 	long k = D->B > 0 ? autobw_writers(D->B, nm->a.chosen) : 0;
@@ -865,10 +931,16 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 		nm->running--;
 	if (g.slot && nm->has_learner)
 		autobw_slot_close(&nm->a, g.slot - 1);
+	double mb = bytes >= 0 ? (double)bytes / (1024.0 * 1024.0) : -1;
+	if (!g.epoch && nm->has_learner) {
+		autobw_ended(&nm->a, mb); /* (the mean task: autobw_task_mb) */
+		/* (a place freed: the last tasks' choice again, nearer
+		 * their tail) */
+		want_batch(p, nm, -1);
+	}
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
-	double mb = bytes >= 0 ? (double)bytes / (1024.0 * 1024.0) : -1;
 	if (a->carry && g.epoch == a->carry) {
 		carry_ended(p, name, start, end, mb);
 		return;
@@ -952,6 +1024,8 @@ iopol_ready(struct iopol *p, uint32_t name, long ready)
 	/* the running ones count: a task that becomes ready while others
 	 * of its name run joins their wave (wfrun-workflow(5)) */
 	long n = ready + nm->running;
+	if (want_batch(p, nm, ready))
+		return; /* (chosen with their progress: iopol_batch) */
 	nm->a.chosen = nm->a.climb ? autobw_rechoose(&nm->a, n, nm->a.chosen)
 				   : autobw_choose(&nm->a, n);
 	if (nm->a.chosen != nm->reported)
@@ -1151,16 +1225,17 @@ iopol_registry_load(struct iopol *p, const char *path)
 		for (char *e = strtok(tab + 1, ","); e; e = strtok(NULL, ",")) {
 			struct autobw_entry x = { 0 };
 			int flown = 0;
-			/* (err and flown may be missing: a file kept
+			/* (err, flown and q may be missing: a file kept
 			 * before they were is read as measured at the
-			 * epochs' ends) */
-			int got = sscanf(e, "%lf:%ld:%lf:%lf:%lf:%lf:%d", &x.c,
-					 &x.k, &x.t, &x.mbps, &x.pace, &x.err,
-					 &flown);
+			 * epochs' ends, of tasks of a size not known) */
+			int got = sscanf(e, "%lf:%ld:%lf:%lf:%lf:%lf:%d:%lf",
+					 &x.c, &x.k, &x.t, &x.mbps, &x.pace,
+					 &x.err, &flown, &x.q);
 			x.flown = flown == 1;
 			if (got < 3 || !(x.c > 0) || x.k < 1 || !(x.t >= 0) ||
 			    !(x.mbps >= 0) || !(x.pace >= 0) ||
-			    !(x.err >= 0) || (flown != 0 && flown != 1)) {
+			    !(x.err >= 0) || (flown != 0 && flown != 1) ||
+			    !(x.q >= 0)) {
 				bad = true;
 				break;
 			}
@@ -1186,6 +1261,12 @@ iopol_registry_save(struct iopol *p, const char *path)
 		if (!nm->has_learner || nm->a.phase != AUTOBW_LEARNED ||
 		    !compared(&nm->a) || nm->learn_worker == SIZE_MAX)
 			continue; /* nothing new learned */
+		/* (with this run's mean task, for the next run's last
+		 * tasks: autobw_batch_left) */
+		double q = nm->a.task_n ? nm->a.task_mb / (double)nm->a.task_n
+					: 0;
+		for (size_t j = 0; q > 0 && j < nm->a.nreg; j++)
+			nm->a.reg[j].q = q;
 		saved_put(p, registry_key(p, i, nm->learn_dev), nm->a.reg,
 			  nm->a.nreg);
 		any = true;
@@ -1202,14 +1283,14 @@ iopol_registry_save(struct iopol *p, const char *path)
 	fprintf(f, "# wfrun storage_bw registries: name, device, MB/s, spec, "
 		   "constraint:concurrency:epoch seconds:MB/s written:"
 		   "MB/s a writer:relative error of its rate:"
-		   "1 if measured in flight\n");
+		   "1 if measured in flight:the mean MB of a task\n");
 	for (size_t i = 0; i < p->nsaved; i++) {
 		fprintf(f, "%s\t", p->saved[i].key);
 		for (size_t j = 0; j < p->saved[i].nreg; j++) {
 			const struct autobw_entry *e = &p->saved[i].reg[j];
-			fprintf(f, "%s%.9g:%ld:%.9g:%.9g:%.9g:%.6g:%d",
+			fprintf(f, "%s%.9g:%ld:%.9g:%.9g:%.9g:%.6g:%d:%.9g",
 				j ? "," : "", e->c, e->k, e->t, e->mbps,
-				e->pace, e->err, e->flown);
+				e->pace, e->err, e->flown, e->q);
 		}
 		fputc('\n', f);
 	}

@@ -114,6 +114,8 @@ struct iopol_name {
 			       learning's end choosing fewer than write
 			       now: its device over the new k
 			       (iopol_make_way) */
+	bool batch;         /* its last tasks are all there: choose for
+			       them with their progress (iopol_take_batch) */
 };
 
 struct iopol_worker {
@@ -145,6 +147,8 @@ struct iopol {
 	bool paper;         /* --learn paper: no climb (autobw.h) */
 	bool no_preempt;    /* --no-preempt: never stop a running task */
 	size_t ntight;      /* names with tight set */
+	size_t nbatch;      /* names with batch set */
+	long io_total;      /* the workers' I/O executors */
 };
 
 /* What a started task holds: c MB/s of its device (0: unconstrained) and
@@ -279,8 +283,21 @@ bool iopol_draining(const struct iopol *p, uint32_t name);
 size_t iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
 		      size_t n);
 
+/* A climb's last tasks of a name are all there (none is left to become
+ * ready) and few (at most four waves of the executors): its choice for
+ * them counts how far each running one is (autobw_choose_batch).  The
+ * next such name (its group's), or UINT32_MAX; the caller then gives
+ * iopol_batch how many of its group are ready, now, and its running
+ * instances (their start on the same clock; those that stay are
+ * regranted when it chooses more places). */
+uint32_t iopol_take_batch(struct iopol *p);
+void iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
+		 struct iopol_running *r, size_t n);
+
+
 /* Registries kept across runs: a TSV file of lines
- * "name \t kind \t B \t spec \t c:k:t:mbps:pace,..." (":pace" and
+ * "name \t kind \t B \t spec \t c:k:t:mbps:pace:err:flown:q,..."
+ * (":err", ":flown" and ":q" may be missing; ":pace" and
  * ":mbps" may be missing, as earlier versions wrote them: a climb read
  * back without each writer's pace ranks its epochs by their MB/s, and
  * a second run chose 7 writers where its first, from the same epochs,

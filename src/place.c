@@ -256,6 +256,7 @@ place_unfit(const struct place *pl, uint32_t name, char *buf, size_t len)
 static void
 push_ready(struct place *pl, uint32_t first, double now)
 {
+	pl->now = now;
 	const struct dag *g = &pl->p->dag;
 	for (uint32_t t = first; t < pl->nt; t++)
 		if (g->tasks.v[t].state == TASK_READY) {
@@ -295,6 +296,7 @@ place_skip(struct place *pl, uint32_t t)
 void
 place_complete(struct place *pl, uint32_t t, double now)
 {
+	pl->now = now;
 	struct dag *g = &pl->p->dag;
 	place_skip(pl, t);
 	for (size_t i = 0; i < pl->nready; i++) {
@@ -311,6 +313,7 @@ place_complete(struct place *pl, uint32_t t, double now)
 void
 place_push(struct place *pl, uint32_t t, double now)
 {
+	pl->now = now;
 	struct dag_task *dt = &pl->p->dag.tasks.v[t];
 	dt->state = TASK_READY;
 	pl->t[t].submit = now;
@@ -320,6 +323,7 @@ place_push(struct place *pl, uint32_t t, double now)
 void
 place_retry(struct place *pl, uint32_t t, double now)
 {
+	pl->now = now;
 	uint32_t name = pl->p->dag.tasks.v[t].tmpl;
 	pl->t[t].submit = now;
 	if (pl->p->wf->tasks[name].on_failure == WF_RETRY)
@@ -359,6 +363,7 @@ start(struct place *pl, uint32_t t, uint32_t name, size_t wi)
 	pt->timed_out = false;
 	pt->preempt = false;
 	pt->seq = pl->nlaunched++;
+	pt->start = pl->now;
 	pl->running++;
 	if (pl->io[name])
 		idset_add(&pl->io_run, t);
@@ -654,11 +659,41 @@ make_way(struct place *pl)
 	}
 }
 
+/* Choose for the last tasks of a name with how long each running one
+ * has run (iopol_take_batch). */
+static void
+last_batch(struct place *pl)
+{
+	const struct dag *g = &pl->p->dag;
+	uint32_t name;
+	while ((name = iopol_take_batch(pl->pol)) != UINT32_MAX) {
+		long ready = 0;
+		for (uint32_t i = 0; i < pl->sched.nq; i++)
+			if (pl->pol->nm[i].grp == name)
+				ready += (long)pl->sched.q[i].n;
+		pl->way.n = 0;
+		for (size_t i = 0; i < pl->io_run.n; i++) {
+			uint32_t t = pl->io_run.v[i];
+			struct place_task *pt = &pl->t[t];
+			if (pl->pol->nm[g->tasks.v[t].tmpl].grp != name ||
+			    pt->preempt)
+				continue;
+			struct iopol_running x = { t, pt->where, pt->start,
+						   &pt->grant, false, false };
+			VEC_PUSH(pl->way, x);
+		}
+		iopol_batch(pl->pol, name, ready, pl->now, pl->way.v,
+			    pl->way.n);
+	}
+}
+
 void
 place_dispatch(struct place *pl)
 {
-	if (!pl->stop)
+	if (!pl->stop) {
+		last_batch(pl);
 		make_way(pl);
+	}
 	for (;;) {
 		dispatch_round(pl);
 		if (pl->stop || !iopol_close_idle(pl->pol, !pl->running))

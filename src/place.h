@@ -36,6 +36,7 @@ struct plan;
 struct place_task {
 	struct iopol_grant grant; /* what it holds while it runs */
 	double submit;       /* when it last became ready (backend's clock) */
+	double start;        /* when it last started (the place's now) */
 	uint32_t seq;        /* launches of any task before its last one */
 	uint32_t launches;   /* its launches, and requeues: an older value
 				names a stale attempt */
@@ -99,6 +100,8 @@ struct place {
 				       is held for it rather than let it
 				       starve */
 	size_t running;             /* over all workers */
+	double now;                 /* the latest time it was told (the
+				       backend's clock) */
 	uint32_t nlaunched;
 	struct idset io_run;        /* I/O tasks running */
 	VEC(uint32_t) pinned;       /* on_failure: retry, back-off over */

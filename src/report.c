@@ -716,13 +716,6 @@ time_axis(FILE *fp, const struct report *r, double x0, double y0, double h,
 	}
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 struct name_stats {
 	size_t failed, nio, ncpu;
 	double cpu, wall, rb, wb;

@@ -252,13 +252,6 @@ load_side(struct compare *c, int k, struct errbuf *err)
 	return 0;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The total, median and largest of the known (>= 0) of n values: into
  * out[0..3), NAN when none is known.  v is reordered. */
 static void

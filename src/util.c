@@ -771,3 +771,10 @@ idset_release(struct idset *s)
 	free(s->pos);
 	memset(s, 0, sizeof(*s));
 }
+
+int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}

@@ -201,6 +201,8 @@ size_t edit_distance(const char *a, const char *b);
 const char *closest_word(const char *word, const char *const *cands, size_t n);
 
 /* Parse a whole decimal integer; -1 on junk or overflow. */
+/* qsort's comparison of doubles, ascending. */
+int cmp_double(const void *a, const void *b);
 int parse_long(const char *s, long *out);
 
 /*

@@ -330,7 +330,7 @@ main(void)
 	autobw_release(&a);
 
 	/* A registry from an earlier run: learned from the start. */
-	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0, 0, false }, { 50, 2, 1, 0, 0, 0, false } };
+	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0, 0, false, 0 }, { 50, 2, 1, 0, 0, 0, false, 0 } };
 	autobw_init(&a, 100, 10, true, 10, 50, 5);
 	autobw_preload(&a, kept, 2, 100);
 	ok(a.phase == AUTOBW_LEARNED, "preloaded: no learning");
@@ -518,9 +518,9 @@ main(void)
 	autobw_init_climb(&a, 200, 16, 2);
 	{
 		struct autobw_entry r3[] = {
-			{ 200, 1, 0.64, 50, 0, 0, false },
-			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0, false },
-			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0, false },
+			{ 200, 1, 0.64, 50, 0, 0, false, 0 },
+			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0, false, 0 },
+			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0, false, 0 },
 		};
 		autobw_preload(&a, r3, 3, 100);
 	}
@@ -834,8 +834,8 @@ main(void)
 	 * of the least T: 1 writer (1 s a task) or 2 (1.68 s for two); for
 	 * one task both take 1 s, for two 2 s against 1.68 s. */
 	{
-		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0, 0, false },
-					       { 50, 2, 1.68, 119, 0, 0, false } };
+		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0, 0, false, 0 },
+					       { 50, 2, 1.68, 119, 0, 0, false, 0 } };
 		autobw_init(&a, 100, 8, false, 0, 0, 0);
 		autobw_preload(&a, reg, 2, 2);
 		a.climb = true;
@@ -1320,10 +1320,10 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 0.46, 138.5, 138.5, 0, false },
-			{ 100, 2, 0.69, 186, 99.4, 0, false },
-			{ 50, 4, 1.73, 148, 116.4, 0, false },
-			{ 25, 8, 2.84, 180, 87.3, 0, false },
+			{ 200, 1, 0.46, 138.5, 138.5, 0, false, 0 },
+			{ 100, 2, 0.69, 186, 99.4, 0, false, 0 },
+			{ 50, 4, 1.73, 148, 116.4, 0, false, 0 },
+			{ 25, 8, 2.84, 180, 87.3, 0, false, 0 },
 		};
 		autobw_preload(&a, r, 4, 16);
 		is_int(autobw_best(&a, NULL), 2,
@@ -1338,8 +1338,8 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 4, 16, 16, 0, false }, { 22.2222, 9, 4, 144, 16, 0, false },
-			{ 20, 10, 4, 160, 16, 0, false }, { 18.1818, 11, 5.28, 133.3, 12.12, 0, false },
+			{ 200, 1, 4, 16, 16, 0, false, 0 }, { 22.2222, 9, 4, 144, 16, 0, false, 0 },
+			{ 20, 10, 4, 160, 16, 0, false, 0 }, { 18.1818, 11, 5.28, 133.3, 12.12, 0, false, 0 },
 		};
 		autobw_preload(&a, r, 4, 31);
 		long n = 11;
@@ -1353,7 +1353,7 @@ main(void)
 		 * one writer's pace or at k's rate */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r2[] = {
-			{ 200, 1, 2.29, 28, 28, 0, false }, { 28.5714, 7, 13.18, 34, 4.857, 0, false },
+			{ 200, 1, 2.29, 28, 28, 0, false, 0 }, { 28.5714, 7, 13.18, 34, 4.857, 0, false, 0 },
 		};
 		autobw_preload(&a, r2, 2, 2);
 		ok(autobw_objective(&a, 2, 1) < autobw_objective(&a, 2, 0),
@@ -1379,8 +1379,8 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 1.64, 39, 39, 0.07, false },
-			{ 40, 5, 4.32, 74, 14.8, 0.14, true },
+			{ 200, 1, 1.64, 39, 39, 0.07, false, 0 },
+			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0 },
 		};
 		autobw_preload(&a, r, 2, 100);
 		double c = autobw_choose(&a, 100);
@@ -1391,9 +1391,9 @@ main(void)
 		/* where 3 was measured, it is chosen as measured */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r3[] = {
-			{ 200, 1, 1.64, 39, 39, 0.07, false },
-			{ 40, 5, 4.32, 74, 14.8, 0.14, true },
-			{ 66.6667, 3, 1.92, 100, 33.3, 0.03, true },
+			{ 200, 1, 1.64, 39, 39, 0.07, false, 0 },
+			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0 },
+			{ 66.6667, 3, 1.92, 100, 33.3, 0.03, true, 0 },
 		};
 		autobw_preload(&a, r3, 3, 100);
 		c = autobw_choose(&a, 100);
@@ -1405,8 +1405,8 @@ main(void)
 		 * the law's best 7 (133) but not the 10 measured */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r7[] = {
-			{ 200, 1, 3.2, 20, 20, 0.1, false },
-			{ 20, 10, 6.4, 100, 10, 0.1, true },
+			{ 200, 1, 3.2, 20, 20, 0.1, false, 0 },
+			{ 20, 10, 6.4, 100, 10, 0.1, true, 0 },
 		};
 		autobw_preload(&a, r7, 2, 100);
 		c = autobw_choose(&a, 100);
@@ -1423,9 +1423,9 @@ main(void)
 		 * 12 write 96, but 4 stopped then run alone at their cap */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 8, 8, 8, 0.1, true },
-			{ 25, 8, 8, 64, 8, 0.02, true },
-			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true },
+			{ 200, 1, 8, 8, 8, 0.1, true, 0 },
+			{ 25, 8, 8, 64, 8, 0.02, true, 0 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0 },
 		};
 		autobw_preload(&a, r, 3, 16);
 		ok(!autobw_drain_pays(&a, 16, 12),
@@ -1437,9 +1437,9 @@ main(void)
 		 * collapses, and 4 at a time (the family's bound: 41) pay */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry c[] = {
-			{ 200, 1, 5.33, 12, 12, 0.05, true },
-			{ 25, 8, 25.6, 20, 2.5, 0.02, true },
-			{ 12.5, 16, 112.5, 9.1, 0.569, 0.02, true },
+			{ 200, 1, 5.33, 12, 12, 0.05, true, 0 },
+			{ 25, 8, 25.6, 20, 2.5, 0.02, true, 0 },
+			{ 12.5, 16, 112.5, 9.1, 0.569, 0.02, true, 0 },
 		};
 		autobw_preload(&a, c, 3, 16);
 		ok(autobw_drain_pays(&a, 16, 4),
@@ -1452,16 +1452,105 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* The name's last tasks, all there: the choice for them counts
+	 * how far each running one is (autobw_batch_left,
+	 * autobw_choose_batch). */
+	{
+		/* k2-a0.1-r8, each writer capped at 8 MB/s: 12 write 96 MB/s,
+		 * 16 write 83; tasks of 64 MB (as the run that kept it
+		 * said) */
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry r[] = {
+			{ 200, 1, 8, 8, 8, 0.1, false, 64 },
+			{ 25, 8, 8, 64, 8, 0.02, true, 64 },
+			{ 200.0 / 12, 12, 8, 96, 8, 0.02, true, 64 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 64 },
+		};
+		autobw_preload(&a, r, 4, 16);
+		ok(fabs(autobw_task_mb(&a) - 64) < 1e-9,
+		   "the kept mean task: 64 MB");
+		double el[12], left[12];
+		for (int i = 0; i < 12; i++)
+			el[i] = i < 8 ? 3 : 0.8;
+		ok(autobw_batch_left(&a, el, 12, left) &&
+			   fabs(left[0] - 0.625) < 1e-6 &&
+			   fabs(left[11] - 0.9) < 1e-6,
+		   "12 writers at 8 MB/s: 3 s in, 5/8 left; 0.8 s in, 0.9");
+		/* 4 ready and none to come: 12 places leave them to start as
+		 * the first 8 end and run 8 s more; 16 run them now */
+		is_int(autobw_writers(200, autobw_choose_batch(&a, left, 12, 4,
+							       false,
+							       200.0 / 12)),
+		       16, "12 running, the last 4 ready: 16 places");
+		/* 36 ready: a stream more than a tail, 12 stay (96 MB/s) */
+		is_int(autobw_writers(200, autobw_choose_batch(&a, left, 12,
+							       36, false,
+							       200.0 / 12)),
+		       12, "12 running, 36 ready: 12 stay");
+		/* 16 running, none ready: 12 would stop the 4 with most
+		 * left, which run again after (drain); without, the running
+		 * run on whatever the count, and the current stays */
+		double l16[16];
+		for (int i = 0; i < 16; i++)
+			l16[i] = 0.5;
+		is_int(autobw_writers(200, autobw_choose_batch(&a, l16, 16, 0,
+							       true,
+							       200.0 / 12)),
+		       16, "16 running, none to come: none stopped for 12");
+		is_int(autobw_writers(200, autobw_choose_batch(&a, l16, 16, 0,
+							       false,
+							       200.0 / 12)),
+		       12, "and without stops, the current stays");
+		autobw_release(&a);
+		/* knee 14, alpha 0.5, r1 30: 7 and 8 writers both write B;
+		 * the last 8 ready at once: 7 places leave the 8th alone at
+		 * 30 MB/s after them, 8 run them together */
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry rb[] = {
+			{ 200, 1, 2.133, 30, 30, 0, false, 64 },
+			{ 200.0 / 7, 7, 2.24, 200, 28.57, 0, false, 64 },
+			{ 25, 8, 2.56, 200, 25, 0, false, 64 },
+		};
+		autobw_preload(&a, rb, 3, 64);
+		is_int(autobw_writers(200, autobw_choose(&a, 64)), 7,
+		       "7 and 8 write B: 7 chosen for a stream");
+		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, 0, 8,
+							       false,
+							       200.0 / 7)),
+		       8, "the last 8 ready at once: 8 places");
+		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, 0, 7,
+							       false,
+							       200.0 / 7)),
+		       7, "the last 7: 7 stay");
+		autobw_release(&a);
+		/* a registry without the one writer, or without the task's
+		 * size: no choice */
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, r + 1, 3, 16);
+		ok(autobw_choose_batch(&a, left, 12, 4, false, 200.0 / 12) == 0,
+		   "no one writer's pace: no choice");
+		autobw_release(&a);
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry nq[] = {
+			{ 200, 1, 8, 8, 8, 0.1, false, 0 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0 },
+		};
+		autobw_preload(&a, nq, 2, 16);
+		ok(!autobw_batch_left(&a, el, 12, left),
+		   "no task's size known: no progress");
+		autobw_release(&a);
+	}
+
 	/* A kept registry is a search paused (autobw_open): best7 on
 	 * congestdev, Kmeans-3, stopped with 6 the best (120 MB/s), 8
 	 * tried above it, 7 never; the next run tries 7 (133), and then
 	 * the bracket is closed: 7 chosen. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 3.2, 20, 20, 0.03, false },
-			{ 20, 10, 6.4, 100, 10, 0.03, true },
-			{ 25, 8, 4.3, 118, 14.75, 0.02, true },
-			{ 33.3333, 6, 3.2, 120, 20, 0.025, true },
+			{ 200, 1, 3.2, 20, 20, 0.03, false, 0 },
+			{ 20, 10, 6.4, 100, 10, 0.03, true, 0 },
+			{ 25, 8, 4.3, 118, 14.75, 0.02, true, 0 },
+			{ 33.3333, 6, 3.2, 120, 20, 0.025, true, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, r, 4, 100);
@@ -1502,8 +1591,8 @@ main(void)
 		autobw_release(&a);
 		/* the best kept the one writer's pace: nothing to try */
 		struct autobw_entry rk[] = {
-			{ 200, 1, 3.2, 20, 20, 0.03, false },
-			{ 20, 10, 3.2, 200, 20, 0.03, true },
+			{ 200, 1, 3.2, 20, 20, 0.03, false, 0 },
+			{ 20, 10, 3.2, 200, 20, 0.03, true, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rk, 2, 100);
@@ -1511,9 +1600,9 @@ main(void)
 		autobw_release(&a);
 		/* still scaling: left to the scaling rule */
 		struct autobw_entry rs[] = {
-			{ 200, 1, 3.2, 10, 10, 0.03, false },
-			{ 100, 2, 3.2, 20, 10, 0.03, false },
-			{ 50, 4, 3.2, 40, 10, 0.03, false },
+			{ 200, 1, 3.2, 10, 10, 0.03, false, 0 },
+			{ 100, 2, 3.2, 20, 10, 0.03, false, 0 },
+			{ 50, 4, 3.2, 40, 10, 0.03, false, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rs, 3, 100);
@@ -1528,8 +1617,8 @@ main(void)
 	 * writers at 194.7 MB/s kept that pace, and 7 is not tried. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 2.41, 24.84, 26.5, 0.05, false },
-			{ 25, 8, 2.6, 194.7, 24.34, 0.035, true },
+			{ 200, 1, 2.41, 24.84, 26.5, 0.05, false, 0 },
+			{ 25, 8, 2.6, 194.7, 24.34, 0.035, true, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2);
 		autobw_preload(&a, r, 2, 100);

@@ -39,17 +39,25 @@ static long cores = 2;
 static struct wf_task tasks[3];
 static struct workflow wf = { .tasks = tasks, .ntasks = 3 };
 
+/* The workflow's tasks: ckpt under bw, copy (I/O, unconstrained) and
+ * work (compute). */
 static void
-setup(struct iopol *p, struct wf_bw bw, uint32_t n)
+set_tasks(struct wf_bw bw)
 {
 	memset(tasks, 0, sizeof(tasks));
 	tasks[0].name = "ckpt";
 	tasks[0].io = true;
 	tasks[0].storage_bw = bw;
-	tasks[1].name = "copy"; /* I/O, unconstrained */
+	tasks[1].name = "copy";
 	tasks[1].io = true;
-	tasks[2].name = "work"; /* compute */
+	tasks[2].name = "work";
 	tasks[2].cores = 1;
+}
+
+static void
+setup(struct iopol *p, struct wf_bw bw, uint32_t n)
+{
+	set_tasks(bw);
 	uint32_t ninst[3] = { n, 10, 10 };
 	evlog[0] = '\0';
 	iopol_init(p, &wf, ninst, false, on_event, NULL);
@@ -66,6 +74,18 @@ fill(struct iopol *p, struct iopol_grant *g, long ready)
 	while (iopol_may_start(p, 0, 0))
 		g[n] = iopol_start(p, 0, 0, ready - n), n++;
 	return n;
+}
+
+/* Write line into a new temporary file named from the template reg. */
+static bool
+reg_file(char *reg, const char *line)
+{
+	int fd = mkstemp(reg);
+	bool ok = fd >= 0 && write(fd, line, strlen(line)) ==
+				    (ssize_t)strlen(line);
+	if (fd >= 0)
+		close(fd);
+	return ok;
 }
 
 /* Set up n tasks of an auto name that climbs (the default) and start
@@ -513,12 +533,8 @@ main(void)
 	 * writers are the same for one task). */
 	{
 		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
-		int rfd = mkstemp(reg);
 		const char *line = "ckpt\tdisk\t100\tauto\t100:1:1:100,50:2:1.68:119\n";
-		ok(rfd >= 0 && write(rfd, line, strlen(line)) ==
-					(ssize_t)strlen(line),
-		   "a climb's registry written");
-		close(rfd);
+		ok(reg_file(reg, line), "a climb's registry written");
 		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 50);
 		p.paper = false;
 		ok(iopol_registry_load(&p, reg) == 0, "and read");
@@ -526,6 +542,59 @@ main(void)
 			iopol_ready(&p, 0, 1 + i % 2);
 		is_str(evlog, "constraint(50,registry) ",
 		       "2 writers for the 50 tasks, kept");
+		iopol_release(&p);
+		unlink(reg);
+	}
+
+	/* The name's last tasks all ready, on one device: a climb's choice
+	 * for them waits for how long each running one has run
+	 * (iopol_take_batch, iopol_batch).  The registry: each writer
+	 * capped at 8 MB/s, 12 writing 96 (11 and 13 less), 16 writing 83;
+	 * tasks of 64 MB. */
+	{
+		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		const char *line = "ckpt\tdisk\t200\tauto\t"
+				   "200:1:8:8:8:0.1:0:64,25:8:8:64:8:0.02:1:64,"
+				   "18.1818182:11:7.33:88:8:0.02:1:64,"
+				   "16.6666667:12:8:96:8:0.02:1:64,"
+				   "15.3846154:13:8.74:95.2:7.32:0.02:1:64,"
+				   "12.5:16:12.29:83.33:5.208:0.1:1:64\n";
+		ok(reg_file(reg, line), "a registry with the mean task written");
+		set_tasks((struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 });
+		uint32_t ninst[3] = { 16, 0, 0 };
+		evlog[0] = '\0';
+		iopol_init(&p, &wf, ninst, false, on_event, NULL);
+		iopol_add_worker(&p, "disk@w1", "disk", 200, 8, 16);
+		ok(iopol_registry_load(&p, reg) == 0, "and read");
+		iopol_ready(&p, 0, 8);
+		is_str(evlog, "constraint(16.6667,registry) ",
+		       "8 of 16 ready: 12 writers (96 MB/s)");
+		ok(iopol_take_batch(&p) == UINT32_MAX, "8 still to come: no batch");
+		struct iopol_grant gb[16];
+		long n = 0;
+		for (; n < 8 && iopol_may_start(&p, 0, 0); n++)
+			gb[n] = iopol_start(&p, 0, 0, 8 - n);
+		is_int(n, 8, "8 start");
+		/* the other 8 become ready 3 s later: 4 places free */
+		iopol_ready(&p, 0, 8);
+		is_str(evlog, "constraint(16.6667,registry) ",
+		       "the last 8 ready: not chosen for yet");
+		is_int((long)iopol_take_batch(&p), 0, "their batch is due");
+		ok(iopol_take_batch(&p) == UINT32_MAX, "once");
+		struct iopol_running r[8];
+		for (int i = 0; i < 8; i++)
+			r[i] = (struct iopol_running){ (uint32_t)i, 0, 0,
+							&gb[i], true, false };
+		iopol_batch(&p, 0, 8, 3.0, r, 8);
+		is_str(evlog,
+		       "constraint(16.6667,registry) "
+		       "constraint(12.5,reevaluated) ",
+		       "8 at 3/8 of theirs, the last 8 ready: 16 places");
+		ok(gb[0].c == 12.5 && gb[7].c == 12.5,
+		   "the running hold the new share (%g)", gb[0].c);
+		for (; n < 16 && iopol_may_start(&p, 0, 0); n++)
+			gb[n] = iopol_start(&p, 0, 0, 16 - n);
+		is_int(n, 16, "and the 8 start at once");
 		iopol_release(&p);
 		unlink(reg);
 	}
@@ -539,17 +608,14 @@ main(void)
 	 * versions wrote), by the epochs' MB/s: 7. */
 	for (int paced = 1; paced >= 0; paced--) {
 		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
-		int rfd = mkstemp(reg);
 		const char *line =
 			paced ? "ckpt\tdisk\t100\tauto\t100:1:5.12:12.5:12.5,"
 				"12.5:8:5.22:72.5:12.25,"
 				"14.2857:7:5.36:83.5:11.95\n"
 			      : "ckpt\tdisk\t100\tauto\t100:1:5.12:12.5,"
 				"12.5:8:5.22:72.5,14.2857:7:5.36:83.5\n";
-		ok(rfd >= 0 && write(rfd, line, strlen(line)) ==
-					(ssize_t)strlen(line),
-		   "a registry %s paces written", paced ? "with" : "without");
-		close(rfd);
+		ok(reg_file(reg, line), "a registry %s paces written",
+		   paced ? "with" : "without");
 		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 32);
 		p.paper = false;
 		ok(iopol_registry_load(&p, reg) == 0, "and read");
@@ -572,15 +638,11 @@ main(void)
 	 * was flown. */
 	{
 		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
-		int rfd = mkstemp(reg);
 		const char *line = "ckpt\tdisk\t100\tauto\t"
 				   "100:1:5.12:12.5:12.5:0.03:0,"
 				   "12.5:8:8.53:60:7.5:0.02:1,"
 				   "20:5:5.16:62:12.4:0.02:1\n";
-		ok(rfd >= 0 && write(rfd, line, strlen(line)) ==
-					(ssize_t)strlen(line),
-		   "an open search's registry written");
-		close(rfd);
+		ok(reg_file(reg, line), "an open search's registry written");
 		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 32);
 		p.paper = false;
 		ok(iopol_registry_load(&p, reg) == 0, "and read");
@@ -619,9 +681,10 @@ main(void)
 			;
 		if (f)
 			fclose(f);
-		ok(strstr(buf2, ",20:5:5.16:62:12.4:0.02:1,16.666") &&
-			   strstr(buf2, "12.5:8:8.53:60:7.5:0.02:1"),
-		   "both runs' epochs kept (%s)", buf2);
+		ok(strstr(buf2, ",20:5:5.16:62:12.4:0.02:1:64,16.666") &&
+			   strstr(buf2, "12.5:8:8.53:60:7.5:0.02:1:64"),
+		   "both runs' epochs kept, with the mean task's 64 MB (%s)",
+		   buf2);
 		iopol_release(&p);
 		/* kept again: the search is closed, the next run only
 		 * chooses */
@@ -642,15 +705,8 @@ main(void)
 		iopol_release(&p);
 		/* another name learning on that device keeps it: the
 		 * search is not resumed there, the registry chosen from */
-		memset(tasks, 0, sizeof(tasks));
-		tasks[0].name = "ckpt";
-		tasks[0].io = true;
-		tasks[0].storage_bw = (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 };
-		tasks[1].name = "copy";
-		tasks[1].io = true;
+		set_tasks((struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 });
 		tasks[1].storage_bw = tasks[0].storage_bw;
-		tasks[2].name = "work";
-		tasks[2].cores = 1;
 		uint32_t ninst2[3] = { 32, 100, 10 };
 		evlog[0] = '\0';
 		iopol_init(&p, &wf, ninst2, false, on_event, NULL);
