@@ -688,8 +688,9 @@ last_batch(struct place *pl)
 }
 
 void
-place_dispatch(struct place *pl)
+place_dispatch(struct place *pl, double now)
 {
+	pl->now = now;
 	if (!pl->stop) {
 		last_batch(pl);
 		make_way(pl);

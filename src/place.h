@@ -209,8 +209,10 @@ void place_abandon(struct place *pl, uint32_t t);
 void place_requeue(struct place *pl, uint32_t t);
 
 /*
- * Start what can start.  Unless stopped: first the I/O tasks that must
- * make way are stopped (ops.stop); then the on_failure: retry tasks whose
+ * Start what can start, at now (the backend's clock: the tasks started
+ * are stamped with it).  Unless stopped: first a climb's choice for a
+ * name's last tasks is made (iopol_take_batch) and the I/O tasks that
+ * must make way are stopped (ops.stop); then the on_failure: retry tasks whose
  * back-off is over start (the first retry on the worker where the task
  * failed, later ones on another, or on any when no other can take it);
  * then, round after round, the usable worker with the most free cores
@@ -220,6 +222,6 @@ void place_requeue(struct place *pl, uint32_t t);
  * running the fewest (iopol_spread); then the learning epochs that hold
  * others up are closed, and what that lets through starts.
  */
-void place_dispatch(struct place *pl);
+void place_dispatch(struct place *pl, double now);
 
 #endif

@@ -1962,7 +1962,7 @@ run_loop(struct runner *r)
 {
 	for (;;) {
 		expand_ready(r);
-		place_dispatch(&r->pl);
+		place_dispatch(&r->pl, clock_real());
 		slurm_tick(r);
 		/* the records of the tasks that ended, after the launches:
 		 * an fdatasync then leaves no slot idle */
@@ -2046,7 +2046,7 @@ fetch_outputs(struct runner *r)
 {
 	stage_fetch_start(r->stage, r->o->fetch);
 	while (stage_busy(r->stage) && !r->interrupted) {
-		place_dispatch(&r->pl);
+		place_dispatch(&r->pl, clock_real());
 		if (!r->pl.running && !place_usable(&r->pl))
 			stage_abandon(r->stage);
 		if (stage_busy(r->stage))

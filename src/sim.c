@@ -601,7 +601,7 @@ run(struct simr *s)
 {
 	place_queue_ready(&s->pl, s->now);
 	for (;;) {
-		place_dispatch(&s->pl);
+		place_dispatch(&s->pl, s->now);
 		if (!s->pl.running)
 			break;
 		step(s);

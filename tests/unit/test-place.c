@@ -153,7 +153,7 @@ test_most_free_first(void)
 {
 	long cores[] = { 2, 4 };
 	setup(compute, 2, cores, 0, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "110", "most free cores first: 4, 3, then the "
 	       "first of the 2-2 tie");
 	is_int((long)pl.w[1].free, 2, "each took a core of worker 1");
@@ -170,14 +170,14 @@ test_backfill(void)
 {
 	long cores[] = { 4 };
 	setup(backfill, 1, cores, 0, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 2, "first and last start; big waits");
 	is_int((long)launched[1], 2, "last backfills before big");
 	done(launched[0]);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 2, "3 of 4 cores free: big still waits");
 	done(launched[1]);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 3, "4 free: big starts");
 	is_int((long)pl.w[0].free, 0, "and takes them all");
 	teardown();
@@ -190,18 +190,18 @@ test_io_admission(void)
 	long cores[] = { 1, 1 };
 	snprintf(y, sizeof(y), io, "50");
 	setup(y, 2, cores, 100, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 4, "storage_bw 50 of 100 MB/s: 2 per disk");
 	is_str(where(), "0101", "spread: the worker running fewest first");
 	is_int((long)pl.w[0].io_free, 6, "an I/O task takes an executor");
 	is_int((long)pl.w[0].free, 1, "and no core");
 	done(launched[1]);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "01011", "one ends on worker 1: one starts there");
 	teardown();
 	snprintf(y, sizeof(y), io, "25");
 	setup(y, 2, cores, 100, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 8, "storage_bw 25: 4 per disk");
 	teardown();
 }
@@ -219,7 +219,7 @@ test_make_way(void)
 		 "    storage_bw: auto\n    out: {o: \"c{i}\"}\n"
 		 "    run: \"true\"\n");
 	setup(big, 2, cores, 100, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	size_t on[2] = { 0, 0 };
 	uint32_t learner = UINT32_MAX;
 	for (size_t i = 0; i < nlaunched; i++) {
@@ -236,7 +236,7 @@ test_make_way(void)
 	iopol_finish(&pol, 0, 0, pl.t[learner].grant, 0, 1.0, 30 << 20);
 	place_complete(&pl, learner, 1);
 	size_t before = nlaunched;
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nstopped, 5, "5 stop");
 	uint32_t minseq = UINT32_MAX;
 	for (size_t i = 0; i < nstopped; i++) {
@@ -270,37 +270,37 @@ test_pinned(void)
 {
 	long cores[] = { 2, 4 };
 	setup(retry, 2, cores, 0, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "1", "first on the worker with the most free cores");
 	failed(0);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "11", "first retry: the same worker");
 	failed(0);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "110", "second retry: another worker");
 	failed(0);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "1101", "third: another again");
 	failed(0);
 	/* later retries go elsewhere: while the only other is full, wait */
 	pl.w[0].free = 0;
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "1101", "the other worker is full: it waits");
 	ok(pl.pinned.n == 1, "pinned");
 	pl.w[0].free = 2;
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "11010", "and starts there once it has room");
 	failed(0);
 	place_worker_lost(&pl, 1);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "110100", "no other usable worker: where it failed");
 	teardown();
 
 	setup(retry, 2, cores, 0, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	failed(0);
 	place_worker_lost(&pl, 1);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "10", "its worker lost: the first retry elsewhere");
 	teardown();
 
@@ -308,12 +308,12 @@ test_pinned(void)
 	 * both are lost: it waits (not on a lost worker's free cores) */
 	long three[] = { 2, 4, 4 };
 	setup(big_retry, 3, three, 0, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "1", "on worker 1");
 	failed(0);
 	place_worker_lost(&pl, 1);
 	place_worker_lost(&pl, 2);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "1", "no usable worker can take it: it waits");
 	teardown();
 }
@@ -325,18 +325,18 @@ test_locality(void)
 	setup(compute, 2, cores, 0, true);
 	local[0] = 0;
 	local[1] = 2 << 20;
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "110", "2 MiB of its inputs on worker 1: there "
 	       "while it has room, then most free cores");
 	teardown();
 	setup(compute, 2, cores, 0, true);
 	local[1] = 512 << 10;
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "000", "half a MiB is not worth it: most free cores");
 	teardown();
 	setup(compute, 2, cores, 0, false);
 	local[1] = 2 << 20;
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "000", "no staging: no locality");
 	teardown();
 }
@@ -346,17 +346,17 @@ test_lost_worker(void)
 {
 	long cores[] = { 1, 1 };
 	setup(compute, 2, cores, 0, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "01", "one on each");
 	uint32_t t = launched[1];
 	place_worker_lost(&pl, 1);
 	is_int((long)place_usable(&pl), 1, "one usable");
 	place_end(&pl, t);
 	place_requeue(&pl, t);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "01", "nothing starts on the lost worker");
 	done(launched[0]);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "010", "a core free on worker 0");
 	is_int((long)launched[2], (long)t, "the lost task runs there, "
 	       "before the third (program order)");
@@ -369,21 +369,21 @@ static void
 test_worker_add(void)
 {
 	setup(compute, 0, NULL, 0, false);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 0, "no worker: nothing starts");
 	is_int((long)place_waiting(&pl), 3, "three wait");
 	iopol_add_worker(&pol, "disk@n1", "disk", 0, 2, 4);
 	size_t a = place_worker_add(&pl);
 	is_int((long)a, 0, "the first worker added");
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 0, "not usable until set");
 	place_worker_set(&pl, a, 2, 4);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "00", "two start on it");
 	iopol_add_worker(&pol, "disk@n2", "disk", 0, 2, 4);
 	size_t b = place_worker_add(&pl);
 	place_worker_set(&pl, b, 2, 4);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_str(where(), "001", "the third on the next one");
 	done(launched[2]);
 	place_worker_lost(&pl, b);
@@ -405,17 +405,17 @@ test_per_job(void)
 	long cores[] = { 2 };
 	setup(jobs, 1, cores, 0, false);
 	is_int(place_most_cores(&pl), 2, "2 cores: no 16-core task fits");
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 0, "nothing starts on 2 cores");
 	teardown();
 	setup(jobs, 1, cores, 0, false);
 	place_worker_jobs(&pl, 0, 2);
 	ok(place_most_cores(&pl) >= 16, "a per-job worker fits any task");
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 2, "two slots: two 16-core jobs");
 	is_int(pl.w[0].free, 0, "a slot each, not 16 cores");
 	done(launched[0]);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 3, "a slot freed: the third starts");
 	is_int(pl.w[0].free, 0, "both slots taken again");
 	teardown();
@@ -437,12 +437,12 @@ test_memory(void)
 	char buf[200];
 	setup(mem, 1, cores, 0, false);
 	place_worker_memory(&pl, 0, 1LL << 30);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 2, "8 cores, 1 GiB: one big and the small");
 	is_int((long)launched[1], 2, "the small backfills the 424 MiB left");
 	is_int((long)(pl.w[0].mem_free >> 20), 124, "124 MiB left");
 	done(launched[0]);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 3, "the second big once the first ended");
 	ok(!place_too_big(&pl, 0, buf, sizeof(buf)), "600 MiB fits 1 GiB");
 	place_worker_memory(&pl, 0, 512LL << 20);
@@ -452,7 +452,7 @@ test_memory(void)
 	teardown();
 	setup(mem, 2, cores, 0, false);
 	place_worker_memory(&pl, 0, 1LL << 30);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 3, "a worker without memory takes any");
 	is_str(where(), "010", "spread by free cores, memory permitting");
 	is_int((long)(pl.w[0].mem_free >> 20), 124, "worker 0: 124 MiB left");
@@ -492,22 +492,22 @@ test_scaled(void)
 	       "worker has more than 1", "says so");
 	is_int(place_fit(&pl, 0, 1, false, buf, sizeof(buf)), 0,
 	       "a 1-core task fits");
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 1, "first starts; the worker is held for big");
 	done(launched[0]);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 2, "then big, on all 4 cores");
 	is_int((long)launched[1], 1, "big before the later ones");
 	is_int(pl.w[0].free, 0, "all 4 taken");
 	done(launched[1]);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 5, "then the later ones");
 	teardown();
 	setup(scaled, 1, cores, 0, false);
 	is_int(place_fit(&pl, 1, 8, false, buf, sizeof(buf)), 0,
 	       "on 8 cores: as asked");
 	place_worker_set(&pl, 0, 8, 8);
-	place_dispatch(&pl);
+	place_dispatch(&pl, 0);
 	is_int((long)nlaunched, 4, "not scaled: later ones backfill, none held");
 	teardown();
 }
