@@ -53,9 +53,15 @@ report(const struct plan *p, const struct sim_result *res, bool no_io)
 		       bw_text(&t->storage_bw, buf, sizeof(buf)));
 		if (t->storage_bw.kind == WF_BW_AUTO ||
 		    t->storage_bw.kind == WF_BW_AUTO_BOUNDED)
-			printf(" -> %g MB/s after %d epoch%s%s", res->chosen[i],
-			       res->epochs[i], res->epochs[i] == 1 ? "" : "s",
+		{
+			printf(" -> %g MB/s", res->chosen[i]);
+			if (res->last_c[i] > 0)
+				printf(", %g MB/s for the last %ld tasks,",
+				       res->last_c[i], res->last_n[i]);
+			printf(" after %d epoch%s%s", res->epochs[i],
+			       res->epochs[i] == 1 ? "" : "s",
 			       res->kept[i] ? ", from the kept registry" : "");
+		}
 		putchar('\n');
 	}
 }

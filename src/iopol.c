@@ -495,6 +495,10 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 	free(v);
 	if (!(c > 0) || c == nm->a.chosen)
 		return;
+	if (!(nm->stream_c > 0)) {
+		nm->stream_c = nm->a.chosen;
+		nm->last_n = (long)n + nm->left;
+	}
 	nm->a.chosen = c;
 	emit_constraint(p, name, (long)n + nm->left, "reevaluated");
 	/* more places: the running hold the new share, so that the ready
@@ -1046,10 +1050,16 @@ iopol_outcome(const struct iopol *p, uint32_t name, char *buf, size_t len)
 			 "nothing was kept", D->name, nm->a.epoch);
 		return true;
 	}
-	long k = autobw_writers(D->B, nm->a.chosen);
+	double c = nm->stream_c > 0 ? nm->stream_c : nm->a.chosen;
+	long k = autobw_writers(D->B, c);
 	int n = snprintf(buf, len, "auto chose %g MB/s (%ld writer%s on %s of "
-			 "%g MB/s)", nm->a.chosen, k, k == 1 ? "" : "s",
-			 D->name, D->B);
+			 "%g MB/s)", c, k, k == 1 ? "" : "s", D->name, D->B);
+	if (n >= 0 && (size_t)n < len && nm->stream_c > 0) {
+		k = autobw_writers(D->B, nm->a.chosen);
+		n += snprintf(buf + n, len - (size_t)n, ", and %g MB/s (%ld "
+			      "writer%s) for its last %ld tasks,", nm->a.chosen,
+			      k, k == 1 ? "" : "s", nm->last_n);
+	}
 	if (n < 0 || (size_t)n >= len)
 		return true;
 	if (nm->kept && nm->epochs)

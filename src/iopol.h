@@ -116,6 +116,9 @@ struct iopol_name {
 			       (iopol_make_way) */
 	bool batch;         /* its last tasks are all there: choose for
 			       them with their progress (iopol_take_batch) */
+	double stream_c;    /* what was chosen before a choice for its last
+			       tasks (iopol_batch) changed it, 0: none did */
+	long last_n;        /* those last tasks, at that first change */
 };
 
 struct iopol_worker {
@@ -235,7 +238,8 @@ size_t iopol_close_idle(struct iopol *p, bool force);
 void iopol_ready(struct iopol *p, uint32_t name, long ready);
 /* What storage_bw: auto made of name's tasks so far, for a run's closing
  * lines (wfrun(1)): "auto chose 66.6667 MB/s (3 writers on disk@local
- * of 200 MB/s) after 3 epochs", "... from the kept registry", "auto was
+ * of 200 MB/s) after 3 epochs", "... of 200 MB/s), and 28.5714 MB/s (7
+ * writers) for its last 4 tasks, ...", "... from the kept registry", "auto was
  * still learning on disk@local (epoch 2); nothing was kept".  False (buf
  * untouched) when name is not the first of its learn_as group, does not
  * learn, or none of its tasks started. */

@@ -633,6 +633,8 @@ result(struct simr *s, struct sim_result *res)
 	res->chosen = xcalloc(nt ? nt : 1, sizeof(double));
 	res->epochs = xcalloc(nt ? nt : 1, sizeof(int));
 	res->kept = xcalloc(nt ? nt : 1, sizeof(bool));
+	res->last_c = xcalloc(nt ? nt : 1, sizeof(double));
+	res->last_n = xcalloc(nt ? nt : 1, sizeof(long));
 	for (size_t i = 0; i < nt; i++) {
 		/* tasks that learn as one report their shared learner */
 		uint32_t g = s->pol.nm[i].grp;
@@ -640,6 +642,11 @@ result(struct simr *s, struct sim_result *res)
 		res->chosen[i] = nm->bw.kind == WF_BW_STATIC ? nm->bw.value
 				 : nm->has_learner	     ? autobw_constraint(&nm->a)
 							     : 0;
+		if (nm->has_learner && nm->stream_c > 0) {
+			res->last_c[i] = res->chosen[i];
+			res->last_n[i] = nm->last_n;
+			res->chosen[i] = nm->stream_c;
+		}
 		res->epochs[i] = nm->epochs;
 		res->kept[i] = nm->kept;
 	}
@@ -677,5 +684,7 @@ sim_result_release(struct sim_result *res)
 	free(res->chosen);
 	free(res->epochs);
 	free(res->kept);
+	free(res->last_c);
+	free(res->last_n);
 	memset(res, 0, sizeof(*res));
 }

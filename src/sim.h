@@ -86,6 +86,9 @@ struct sim_result {
 	size_t nworkers;
 	long cores, io_executors;
 	double *chosen;      /* per task name: final constraint, 0: none */
+	double *last_c;      /* per task name: the choice for its last
+				tasks, when it was not chosen (0: none) */
+	long *last_n;        /* and how many they were */
 	int *epochs;         /* per task name: learning epochs run */
 	bool *kept;          /* per task name: it started from a kept
 				registry */

@@ -382,7 +382,7 @@ EOF2
 	# and when the first of the 3 ends, the last 4 (the 2 running
 	# nearly done) run together: 8.02 s, where 3 at a time took 8.43
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":28.5714,"k":7,"n":4,"why":"reevaluated"}' t/events.jsonl
-	[[ "$output" == *"ckpt: storage_bw auto -> 28.5714 MB/s after 2 epochs"* ]]
+	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s, 28.5714 MB/s for the last 4 tasks, after 2 epochs"* ]]
 	[[ "${lines[0]}" == "makespan 8.023 s:"* ]]
 }
 
@@ -412,7 +412,7 @@ EOF2
 	# the third: 4, and the bracket is closed (3 chosen; the last 4
 	# checkpoints, 3 of them running, then run 4 at a time)
 	sim
-	[[ "$output" == *"ckpt: storage_bw auto -> 50 MB/s after 1 epoch, from the kept registry"* ]]
+	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s, 50 MB/s for the last "[0-9]" tasks, after 1 epoch, from the kept registry"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"learned"}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":[0-9]*,"why":"reevaluated"}' t/events.jsonl
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,.*"epoch":1,"c":50,"k":4}' t/events.jsonl

@@ -595,6 +595,13 @@ main(void)
 		for (; n < 16 && iopol_may_start(&p, 0, 0); n++)
 			gb[n] = iopol_start(&p, 0, 0, 16 - n);
 		is_int(n, 16, "and the 8 start at once");
+		char out[256] = "";
+		ok(iopol_outcome(&p, 0, out, sizeof(out)), "an outcome");
+		is_str(out,
+		       "auto chose 16.6667 MB/s (12 writers on disk@w1 of 200 "
+		       "MB/s), and 12.5 MB/s (16 writers) for its last 16 "
+		       "tasks, from the kept registry",
+		       "the closing line says both choices");
 		iopol_release(&p);
 		unlink(reg);
 	}
