@@ -456,8 +456,9 @@ want_batch(struct iopol *p, struct iopol_name *nm, long ready)
 	if (!nm->a.climb || nm->a.phase != AUTOBW_LEARNED ||
 	    nm->a.still_scaling || !compared(&nm->a) || nm->left < 1 ||
 	    (ready >= 0 && nm->left != ready) ||
-	    nm->left + nm->running > 4 * p->io_total || known_devs(p) != 1)
-		return false;
+	    nm->left + nm->running > 4 * p->io_total || known_devs(p) != 1 ||
+	    !(autobw_task_mb(&nm->a) > 0))
+		return false; /* (the task size not known: rechosen as before) */
 	if (!nm->batch)
 		p->nbatch++;
 	nm->batch = true;
