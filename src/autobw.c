@@ -276,8 +276,8 @@ autobw_climb_jump(long cores, long executors)
 	return j < executors ? j : executors;
 }
 
-static long
-most_tried(const struct autobw *a)
+long
+autobw_most_tried(const struct autobw *a)
 {
 	long most = 0;
 	for (size_t i = 0; i < a->nreg; i++)
@@ -295,7 +295,7 @@ autobw_saturated(const struct autobw *a, const struct autobw_entry *e)
 bool
 autobw_scaling(const struct autobw *a)
 {
-	long most = most_tried(a);
+	long most = autobw_most_tried(a);
 	/* (a climb that stopped at its fill point bet on it: f writers at
 	 * one writer's rate fill B) */
 	return most > 1 && most != a->fill && autobw_best(a, NULL) == most &&
@@ -314,7 +314,7 @@ autobw_elsewhere(const struct autobw *a)
 		long k = a->cores < a->executors ? a->cores : a->executors;
 		return a->B / (double)(k > 0 ? k : 1);
 	}
-	if (best >= 2 && best == most_tried(a) && a->k > best)
+	if (best >= 2 && best == autobw_most_tried(a) && a->k > best)
 		return a->c;
 	return c;
 }

@@ -471,6 +471,8 @@ double autobw_rechoose(const struct autobw *a, long n, double current);
  * chosen, at 96, and 4 stopped that then ran alone for 8 s at their
  * cap, 18.8 % over the best static in wfrun sim.) */
 bool autobw_drain_pays(const struct autobw *a, long running, long k);
+/* The most writers of any registered count. */
+long autobw_most_tried(const struct autobw *a);
 /* A climb's choice for the last of its name's tasks, all there: running
  * of them with left[i] of each still to write (a fraction of a task),
  * ready more, none to come.  The registered count whose places take

@@ -88,7 +88,6 @@ iopol_add_worker(struct iopol *p, const char *dev, const char *kind, double B,
 	p->w = xrealloc(p->w, (p->nw + 1) * sizeof(*p->w));
 	p->w[p->nw].dev = d;
 	p->w[p->nw].io_executors = io_executors > 0 ? io_executors : 1;
-	p->io_total += p->w[p->nw].io_executors;
 	p->w[p->nw].cores = cores > 0 ? cores : 1;
 	p->nw++;
 }
@@ -443,7 +442,9 @@ worth_epoch(const struct iopol *p, const struct iopol_name *nm)
 }
 
 /* The name's last tasks are all there, ready of them waiting, and
- * few: its choice is made for them with their progress
+ * few (at most four waves of the most writers registered: each task's
+ * end plays them all out again for each count, so their number is kept
+ * small): its choice is made for them with their progress
  * (iopol_take_batch).  True when that is to be. */
 static bool compared(const struct autobw *a);
 static void regrant(struct iopol *p, size_t wi, struct iopol_grant *g,
@@ -456,7 +457,8 @@ want_batch(struct iopol *p, struct iopol_name *nm, long ready)
 	if (!nm->a.climb || nm->a.phase != AUTOBW_LEARNED ||
 	    nm->a.still_scaling || !compared(&nm->a) || nm->left < 1 ||
 	    (ready >= 0 && nm->left != ready) ||
-	    nm->left + nm->running > 4 * p->io_total || known_devs(p) != 1 ||
+	    nm->left + nm->running > 4 * autobw_most_tried(&nm->a) ||
+	    known_devs(p) != 1 ||
 	    !(autobw_task_mb(&nm->a) > 0))
 		return false; /* (the task size not known: rechosen as before) */
 	if (!nm->batch)

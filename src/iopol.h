@@ -151,7 +151,6 @@ struct iopol {
 	bool no_preempt;    /* --no-preempt: never stop a running task */
 	size_t ntight;      /* names with tight set */
 	size_t nbatch;      /* names with batch set */
-	long io_total;      /* the workers' I/O executors */
 };
 
 /* What a started task holds: c MB/s of its device (0: unconstrained) and
@@ -288,8 +287,9 @@ size_t iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
 		      size_t n);
 
 /* A climb's last tasks of a name are all there (none is left to become
- * ready) and few (at most four waves of the executors): its choice for
- * them counts how far each running one is (autobw_choose_batch).  The
+ * ready) and few (at most four waves of the most writers registered):
+ * its choice for them counts how far each running one is
+ * (autobw_choose_batch).  The
  * next such name (its group's), or UINT32_MAX; the caller then gives
  * iopol_batch how many of its group are ready, now, and its running
  * instances (their start on the same clock; those that stay are

@@ -604,6 +604,20 @@ main(void)
 		       "the closing line says both choices");
 		iopol_release(&p);
 		unlink(reg);
+		/* more than four waves of the most registered (2 writers):
+		 * a stream still, rechosen as before */
+		char reg2[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		ok(reg_file(reg2, "ckpt\tdisk\t200\tauto\t200:1:1:64:64:0:0:64,"
+				  "100:2:1.2:107:53:0:0:64\n"),
+		   "a registry of 1 and 2 writers written");
+		iopol_init(&p, &wf, ninst, false, on_event, NULL);
+		iopol_add_worker(&p, "disk@w1", "disk", 200, 8, 16);
+		ok(iopol_registry_load(&p, reg2) == 0, "and read");
+		iopol_ready(&p, 0, 16);
+		ok(iopol_take_batch(&p) == UINT32_MAX,
+		   "16 ready, 2 writers the most: no last tasks' choice");
+		iopol_release(&p);
+		unlink(reg2);
 	}
 
 	/* A climb's registry keeps each epoch's pace (MB/s a writer), on
