@@ -441,16 +441,16 @@ worth_epoch(const struct iopol *p, const struct iopol_name *nm)
 	return worth_k(p, nm, nm->a.k);
 }
 
-/* The name's last tasks are all there, ready of them waiting, and
- * few (at most four waves of the most writers registered: each task's
- * end plays them all out again for each count, so their number is kept
- * small): its choice is made for them with their progress
- * (iopol_take_batch).  True when that is to be. */
 static bool compared(const struct autobw *a);
 static void regrant(struct iopol *p, size_t wi, struct iopol_grant *g,
 		    double c);
 
-/* (ready < 0: not known here; iopol_batch is told) */
+/* The name's last tasks are all there, ready of them waiting (ready < 0:
+ * not known here, iopol_batch is told), and few (at most four waves of
+ * the most writers registered: each task's end plays them all out again
+ * for each count, so their number is kept small): its choice is made for
+ * them with their progress (iopol_take_batch).  True when that is to
+ * be. */
 static bool
 want_batch(struct iopol *p, struct iopol_name *nm, long ready)
 {
@@ -939,12 +939,12 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	if (g.slot && nm->has_learner)
 		autobw_slot_close(&nm->a, g.slot - 1);
 	double mb = bytes >= 0 ? (double)bytes / (1024.0 * 1024.0) : -1;
-	if (!g.epoch && nm->has_learner) {
+	if (!g.epoch && nm->has_learner)
 		autobw_ended(&nm->a, mb); /* (the mean task: autobw_task_mb) */
-		/* (a place freed: the last tasks' choice again, nearer
-		 * their tail) */
+	/* (a place freed: the last tasks' choice again, nearer their tail;
+	 * an epoch's task too, ending after its learning did) */
+	if (nm->has_learner)
 		want_batch(p, nm, -1);
-	}
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
