@@ -16,7 +16,7 @@
  *    "tasks":T}
  *   {"t":..,"ev":"constraint","name":N,"device":D,"c":C,"k":K,"n":M,
  *    "why":"learned"|"fallback"|"fill"|"scaling"|"registry"|
- *    "reevaluated"}
+ *    "reevaluated"|"last"}
  *   {"t":..,"ev":"search","name":N,"device":D,"step":S,"best":KB,
  *    "best_rate":R,"lo":L,"hi":H,"epoch":0,"c":C,"k":K}
  * A climb's epoch_begin from its second epoch on carries the same step,

@@ -313,7 +313,8 @@ emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 				 .why = why };
 	nm->reported = nm->a.chosen;
 	if (nm->a.climb && nm->a.phase == AUTOBW_LEARNED &&
-	    strcmp(why, "reevaluated") && strcmp(why, "registry")) {
+	    strcmp(why, "reevaluated") && strcmp(why, "registry") &&
+	    strcmp(why, "last")) {
 		/* why learning ended: an event of its own (scripts read
 		 * constraint lines whole) */
 		struct iopol_event s = e;
@@ -503,7 +504,7 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 		nm->last_n = (long)n + nm->left;
 	}
 	nm->a.chosen = c;
-	emit_constraint(p, name, (long)n + nm->left, "reevaluated");
+	emit_constraint(p, name, (long)n + nm->left, "last");
 	/* more places: the running hold the new share, so that the ready
 	 * start now, not as the running end */
 	for (size_t i = 0; i < n; i++)

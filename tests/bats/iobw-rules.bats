@@ -194,21 +194,40 @@ EOF2
 	run -1 grep -q '"preempt"' .wfrun/events.jsonl
 }
 
+# What events.jsonl says auto chose: c, k and w (writer, writers) of its
+# last constraint before any for the name's last tasks (why "last"), and
+# in last what the closing line adds for those (", and C MB/s (K
+# writers) for its last N tasks,") or nothing.
+chose() {
+	local ev=.wfrun/events.jsonl l
+	l=$(grep '"ev":"constraint"' $ev | grep -v '"why":"last"' | tail -1)
+	c=$(sed 's/.*"c":\([0-9.e+-]*\),.*/\1/' <<<"$l")
+	k=$(sed 's/.*"k":\([0-9]*\),.*/\1/' <<<"$l")
+	w=writers
+	[ "$k" -ne 1 ] || w=writer
+	last=
+	grep -q '"why":"last"' $ev || return 0
+	local n c2 k2 w2=writers
+	n=$(grep '"why":"last"' $ev | head -1 | sed 's/.*"n":\([0-9]*\),.*/\1/')
+	l=$(grep '"why":"last"' $ev | tail -1)
+	c2=$(sed 's/.*"c":\([0-9.e+-]*\),.*/\1/' <<<"$l")
+	k2=$(sed 's/.*"k":\([0-9]*\),.*/\1/' <<<"$l")
+	[ "$k2" -ne 1 ] || w2=writer
+	last=", and $c2 MB/s ($k2 $w2) for its last $n tasks,"
+}
+
 @test "a run's closing lines say what storage_bw: auto chose, and whether it was kept" {
 	ckpt 12 auto 0.2
 	run "$WFRUN" -j 2 --io-executors 4 --disk-bw 100 wf.yaml
 	[ "$status" -eq 0 ]
 	[[ "${lines[-1]}" == "wfrun: 12 tasks done in "* ]]
 	# what it says is what events.jsonl and the registry say
-	c=$(grep '"ev":"constraint"' .wfrun/events.jsonl | tail -1 | sed 's/.*"c":\([0-9.e+-]*\),.*/\1/')
-	k=$(grep '"ev":"constraint"' .wfrun/events.jsonl | tail -1 | sed 's/.*"k":\([0-9]*\),.*/\1/')
+	chose
 	e=$(grep -c '"ev":"epoch_end"' .wfrun/events.jsonl)
 	[ "$e" -ge 1 ]
-	w=writers
-	[ "$k" -ne 1 ] || w=writer
 	s=s
 	[ "$e" -ne 1 ] || s=
-	[ "${lines[-2]}" = "wfrun: storage_bw of 'ckpt': auto chose $c MB/s ($k $w on disk@local of 100 MB/s) after $e epoch$s; kept in $PWD/.wfrun/storage_bw.tsv" ]
+	[ "${lines[-2]}" = "wfrun: storage_bw of 'ckpt': auto chose $c MB/s ($k $w on disk@local of 100 MB/s)$last after $e epoch$s; kept in $PWD/.wfrun/storage_bw.tsv" ]
 	grep -q $'^ckpt\tdisk\t100\tauto\t' .wfrun/storage_bw.tsv
 
 	# the next run chooses from the registry: no epoch, nothing more kept
@@ -216,11 +235,8 @@ EOF2
 	run "$WFRUN" -j 2 --io-executors 4 --disk-bw 100 wf.yaml
 	[ "$status" -eq 0 ]
 	said=${lines[-2]}
-	c=$(grep '"ev":"constraint"' .wfrun/events.jsonl | tail -1 | sed 's/.*"c":\([0-9.e+-]*\),.*/\1/')
-	k=$(grep '"ev":"constraint"' .wfrun/events.jsonl | tail -1 | sed 's/.*"k":\([0-9]*\),.*/\1/')
-	w=writers
-	[ "$k" -ne 1 ] || w=writer
-	[ "$said" = "wfrun: storage_bw of 'ckpt': auto chose $c MB/s ($k $w on disk@local of 100 MB/s) from the kept registry" ]
+	chose
+	[ "$said" = "wfrun: storage_bw of 'ckpt': auto chose $c MB/s ($k $w on disk@local of 100 MB/s)$last from the kept registry" ]
 	run -1 grep -q '"ev":"epoch_end"' .wfrun/events.jsonl
 
 	# -q: nothing; a static storage_bw: no such line

@@ -381,7 +381,7 @@ EOF2
 	grep -q '"ev":"preempt","name":"ckpt","device":"disk@local","epoch":0,"c":66.6667,"k":3,"tasks":4}' t/events.jsonl
 	# and when the first of the 3 ends, the last 4 (the 2 running
 	# nearly done) run together: 8.02 s, where 3 at a time took 8.43
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":28.5714,"k":7,"n":4,"why":"reevaluated"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":28.5714,"k":7,"n":4,"why":"last"}' t/events.jsonl
 	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s, 28.5714 MB/s for the last 4 tasks, after 2 epochs"* ]]
 	[[ "${lines[0]}" == "makespan 8.023 s:"* ]]
 }
@@ -414,7 +414,7 @@ EOF2
 	sim
 	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s, 50 MB/s for the last "[0-9]" tasks, after 1 epoch, from the kept registry"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"learned"}' t/events.jsonl
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":[0-9]*,"why":"reevaluated"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":[0-9]*,"why":"last"}' t/events.jsonl
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,.*"epoch":1,"c":50,"k":4}' t/events.jsonl
 	grep -q '"ev":"search",.*"step":"bracketed","best":3,"best_rate":90,"lo":2,"hi":4,' t/events.jsonl
 	# the fourth only chooses
@@ -496,7 +496,7 @@ EOF2
 	grep -q $'^ckpt\tdisk\t200\tauto\t.*:1:64,' r.tsv
 	sim
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":16,"why":"learned"}' t/events.jsonl
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"reevaluated"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"last"}' t/events.jsonl
 	[[ "${lines[0]}" == "makespan 15.557 s: 32 tasks on 1 worker"* ]] # (not 17.971)
 	# the 4 started at once, beside the 12 (trace: start column)
 	[ "$(awk -F'\t' '$2 == "ckpt" && $13 > 4.8 && $13 < 4.9' t/trace.tsv | wc -l)" -eq 4 ]

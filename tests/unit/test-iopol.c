@@ -588,7 +588,7 @@ main(void)
 		iopol_batch(&p, 0, 8, 3.0, r, 8);
 		is_str(evlog,
 		       "constraint(16.6667,registry) "
-		       "constraint(12.5,reevaluated) ",
+		       "constraint(12.5,last) ",
 		       "8 at 3/8 of theirs, the last 8 ready: 16 places");
 		ok(gb[0].c == 12.5 && gb[7].c == 12.5,
 		   "the running hold the new share (%g)", gb[0].c);
