@@ -52,8 +52,7 @@ report(const struct plan *p, const struct sim_result *res, bool no_io)
 		printf("  %s: storage_bw %s", t->name,
 		       bw_text(&t->storage_bw, buf, sizeof(buf)));
 		if (t->storage_bw.kind == WF_BW_AUTO ||
-		    t->storage_bw.kind == WF_BW_AUTO_BOUNDED)
-		{
+		    t->storage_bw.kind == WF_BW_AUTO_BOUNDED) {
 			printf(" -> %g MB/s", res->chosen[i]);
 			if (res->last_c[i] > 0)
 				printf(", %g MB/s for the last %ld tasks,",

@@ -872,17 +872,6 @@ autobw_objective(const struct autobw *a, long n, size_t i)
 	return objective_of(a, n, &a->reg[i]);
 }
 
-/* climb: the k of no epoch that the family's law says writes the most,
- * in *v, when the best epoch's writers clearly slowed one another (its
- * learning stopped short, the tasks left too few to repay an epoch).
- * Its kb writers then write B f(kb), and f falls from a knee k0 >= 1 as
- * 1 / (1 + alpha (k - k0)): with the knee at 1, alpha fits B f(kb),
- * and fewer writers write at least min(k r1, B / (1 + alpha (k - 1)))
- * whatever the knee (a knee past 1 only raises it).  False when no k
- * untried below kb has such a bound over kb's rate.  (Congestdev's
- * k1steep on three workers: 8 checkpoints, 1 writer and then the fill
- * point's 5 at 74 MB/s took 7 of them, and 5 were chosen, +31 % over
- * the best static, and kept: the second run +18 %.  The bound says 3.) */
 /* climb: the fall alpha of the family's law with its knee at 1 that
  * the best epoch's kb writers fit (see bound_entry), with the one
  * writer's pace in *r1 and kb's rate in *Ab; 0 when its writers did not
@@ -901,6 +890,17 @@ law_alpha(const struct autobw *a, double *r1, double *Ab)
 	return alpha > 0 && *r1 > 0 ? alpha : 0;
 }
 
+/* climb: the k of no epoch that the family's law says writes the most,
+ * in *v, when the best epoch's writers clearly slowed one another (its
+ * learning stopped short, the tasks left too few to repay an epoch).
+ * Its kb writers then write B f(kb), and f falls from a knee k0 >= 1 as
+ * 1 / (1 + alpha (k - k0)): with the knee at 1, alpha fits B f(kb),
+ * and fewer writers write at least min(k r1, B / (1 + alpha (k - 1)))
+ * whatever the knee (a knee past 1 only raises it).  False when no k
+ * untried below kb has such a bound over kb's rate.  (Congestdev's
+ * k1steep on three workers: 8 checkpoints, 1 writer and then the fill
+ * point's 5 at 74 MB/s took 7 of them, and 5 were chosen, +31 % over
+ * the best static, and kept: the second run +18 %.  The bound says 3.) */
 static bool
 bound_entry(const struct autobw *a, struct autobw_entry *v)
 {
@@ -953,14 +953,23 @@ rate_floor(const struct autobw *a, long m, double r1)
 	return fmin(A, (double)m * r1);
 }
 
+/* climb: the one writer's pace, when every epoch's bytes are known;
+ * 0: the registry cannot say how fast fewer writers go. */
+static double
+climb_r1(const struct autobw *a)
+{
+	const struct autobw_entry *one = reg_find(a, 1);
+	if (!a->climb || bytes_known(a) != 2 || !one || !(one_pace(one) > 0))
+		return 0;
+	return one_pace(one);
+}
+
 bool
 autobw_drain_pays(const struct autobw *a, long running, long k)
 {
-	const struct autobw_entry *one = reg_find(a, 1);
-	if (!a->climb || bytes_known(a) != 2 || !one || k < 1 ||
-	    running <= k || !(one_pace(one) > 0))
+	double r1 = climb_r1(a), keep = 0, stop = 0;
+	if (!(r1 > 0) || k < 1 || running <= k)
 		return true;
-	double r1 = one_pace(one), keep = 0, stop = 0;
 	double R = rate_floor(a, running, r1);
 	if (!(R > 0))
 		return true;
@@ -1009,20 +1018,18 @@ rate_est(const struct autobw *a, long m, double r1)
 }
 
 /* The time (tasks of one size, 1: in units of it over MB/s) that the
- * running tasks, with left[0..running) of each still
- * to write, and ready more, take through k places.  All writers go at
- * one pace (k's share of rate_est), so they end in the order of what
- * they have left.  With drain, the running past k with the most left
- * stop and start again from nothing. */
+ * running tasks, with left[0..running) of each still to write (least
+ * first), and ready more, take through k places; F: room for running +
+ * ready.  All writers go at one pace (k's share of rate_est), so they
+ * end in the order of what they have left.  With drain, the running
+ * past k with the most left stop and start again from nothing. */
 static double
 batch_time(const struct autobw *a, long k, const double *left, long running,
-	   long ready, bool drain, double r1)
+	   long ready, bool drain, double r1, double *F)
 {
-	long n = running + ready, head = 0, tail = 0;
-	double *F = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+	long head = 0, tail = 0;
 	for (long i = 0; i < running; i++)
 		F[tail++] = left[i];
-	qsort(F, (size_t)tail, sizeof(double), cmp_double);
 	if (drain && running > k) {
 		ready += running - k;
 		tail = k;
@@ -1045,7 +1052,6 @@ batch_time(const struct autobw *a, long k, const double *left, long running,
 		for (; ready > 0 && tail - head < k; ready--)
 			F[tail++] = V + 1;
 	}
-	free(F);
 	return t;
 }
 
@@ -1074,10 +1080,8 @@ bool
 autobw_batch_left(const struct autobw *a, const double *elapsed, long n,
 		  double *left)
 {
-	const struct autobw_entry *one = reg_find(a, 1);
-	if (!a->climb || bytes_known(a) != 2 || !one || !(one_pace(one) > 0))
-		return false;
-	double q = autobw_task_mb(a), p = n > 0 ? rate_est(a, n, one_pace(one)) / (double)n : 0;
+	double r1 = climb_r1(a), q = autobw_task_mb(a);
+	double p = n > 0 && r1 > 0 ? rate_est(a, n, r1) / (double)n : 0;
 	if (!(q > 0) || !(p > 0))
 		return false;
 	for (long i = 0; i < n; i++) {
@@ -1092,15 +1096,19 @@ double
 autobw_choose_batch(const struct autobw *a, const double *left, long running,
 		    long ready, bool drain, double current)
 {
-	const struct autobw_entry *one = reg_find(a, 1);
-	if (!a->climb || bytes_known(a) != 2 || !one ||
-	    !(one_pace(one) > 0) || running + ready < 1)
+	double r1 = climb_r1(a), best = 0, bestT = 0, curT = 0;
+	if (!(r1 > 0) || running + ready < 1)
 		return 0;
-	double r1 = one_pace(one), best = 0, bestT = 0, curT = 0;
+	/* (what is left, least first, and the play-outs' room) */
+	double *L = xmalloc((size_t)(2 * (running + ready)) * sizeof(double));
+	double *F = L + running + ready;
+	for (long i = 0; i < running; i++)
+		L[i] = left[i];
+	qsort(L, (size_t)running, sizeof(double), cmp_double);
 	long kc = a->B > 0 && current > 0 ? autobw_writers(a->B, current) : 0;
 	for (size_t i = 0; i < a->nreg; i++) {
-		double T = batch_time(a, a->reg[i].k, left, running, ready,
-				      drain, r1);
+		double T = batch_time(a, a->reg[i].k, L, running, ready, drain,
+				      r1, F);
 		if (!best || T < bestT * (1 - 1e-9) ||
 		    (T <= bestT * (1 + 1e-9) && a->reg[i].c > best)) {
 			best = a->reg[i].c;
@@ -1108,7 +1116,8 @@ autobw_choose_batch(const struct autobw *a, const double *left, long running,
 		}
 	}
 	if (kc > 0)
-		curT = batch_time(a, kc, left, running, ready, drain, r1);
+		curT = batch_time(a, kc, L, running, ready, drain, r1, F);
+	free(L);
 	/* (the current stays while within CLIMB_GAIN, as in rechoose) */
 	if (curT > 0 && curT <= bestT * (1 + AUTOBW_CLIMB_GAIN))
 		return current;

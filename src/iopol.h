@@ -238,10 +238,10 @@ void iopol_ready(struct iopol *p, uint32_t name, long ready);
 /* What storage_bw: auto made of name's tasks so far, for a run's closing
  * lines (wfrun(1)): "auto chose 66.6667 MB/s (3 writers on disk@local
  * of 200 MB/s) after 3 epochs", "... of 200 MB/s), and 28.5714 MB/s (7
- * writers) for its last 4 tasks, ...", "... from the kept registry", "auto was
- * still learning on disk@local (epoch 2); nothing was kept".  False (buf
- * untouched) when name is not the first of its learn_as group, does not
- * learn, or none of its tasks started. */
+ * writers) for its last 4 tasks, ...", "... from the kept registry",
+ * "auto was still learning on disk@local (epoch 2); nothing was kept".
+ * False (buf untouched) when name is not the first of its learn_as
+ * group, does not learn, or none of its tasks started. */
 bool iopol_outcome(const struct iopol *p, uint32_t name, char *buf,
 		   size_t len);
 
@@ -289,15 +289,13 @@ size_t iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
 /* A climb's last tasks of a name are all there (none is left to become
  * ready) and few (at most four waves of the most writers registered):
  * its choice for them counts how far each running one is
- * (autobw_choose_batch).  The
- * next such name (its group's), or UINT32_MAX; the caller then gives
- * iopol_batch how many of its group are ready, now, and its running
- * instances (their start on the same clock; those that stay are
- * regranted when it chooses more places). */
+ * (autobw_choose_batch).  The next such name (its group's), or
+ * UINT32_MAX; the caller then gives iopol_batch how many of its group
+ * are ready, now, and its running instances (their start on the same
+ * clock; those that stay are regranted when it chooses more places). */
 uint32_t iopol_take_batch(struct iopol *p);
 void iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 		 struct iopol_running *r, size_t n);
-
 
 /* Registries kept across runs: a TSV file of lines
  * "name \t kind \t B \t spec \t c:k:t:mbps:pace:err:flown:q,..."

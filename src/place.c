@@ -256,7 +256,6 @@ place_unfit(const struct place *pl, uint32_t name, char *buf, size_t len)
 static void
 push_ready(struct place *pl, uint32_t first, double now)
 {
-	pl->now = now;
 	const struct dag *g = &pl->p->dag;
 	for (uint32_t t = first; t < pl->nt; t++)
 		if (g->tasks.v[t].state == TASK_READY) {
@@ -296,7 +295,6 @@ place_skip(struct place *pl, uint32_t t)
 void
 place_complete(struct place *pl, uint32_t t, double now)
 {
-	pl->now = now;
 	struct dag *g = &pl->p->dag;
 	place_skip(pl, t);
 	for (size_t i = 0; i < pl->nready; i++) {
@@ -313,7 +311,6 @@ place_complete(struct place *pl, uint32_t t, double now)
 void
 place_push(struct place *pl, uint32_t t, double now)
 {
-	pl->now = now;
 	struct dag_task *dt = &pl->p->dag.tasks.v[t];
 	dt->state = TASK_READY;
 	pl->t[t].submit = now;
@@ -323,7 +320,6 @@ place_push(struct place *pl, uint32_t t, double now)
 void
 place_retry(struct place *pl, uint32_t t, double now)
 {
-	pl->now = now;
 	uint32_t name = pl->p->dag.tasks.v[t].tmpl;
 	pl->t[t].submit = now;
 	if (pl->p->wf->tasks[name].on_failure == WF_RETRY)

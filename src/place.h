@@ -36,7 +36,8 @@ struct plan;
 struct place_task {
 	struct iopol_grant grant; /* what it holds while it runs */
 	double submit;       /* when it last became ready (backend's clock) */
-	double start;        /* when it last started (the place's now) */
+	double start;        /* when it last started (place_dispatch's
+				now) */
 	uint32_t seq;        /* launches of any task before its last one */
 	uint32_t launches;   /* its launches, and requeues: an older value
 				names a stale attempt */
@@ -100,7 +101,7 @@ struct place {
 				       is held for it rather than let it
 				       starve */
 	size_t running;             /* over all workers */
-	double now;                 /* the latest time it was told (the
+	double now;                 /* place_dispatch's now (the
 				       backend's clock) */
 	uint32_t nlaunched;
 	struct idset io_run;        /* I/O tasks running */
@@ -212,8 +213,8 @@ void place_requeue(struct place *pl, uint32_t t);
  * Start what can start, at now (the backend's clock: the tasks started
  * are stamped with it).  Unless stopped: first a climb's choice for a
  * name's last tasks is made (iopol_take_batch) and the I/O tasks that
- * must make way are stopped (ops.stop); then the on_failure: retry tasks whose
- * back-off is over start (the first retry on the worker where the task
+ * must make way are stopped (ops.stop); then the on_failure: retry
+ * tasks whose back-off is over start (the first retry on the worker where the task
  * failed, later ones on another, or on any when no other can take it);
  * then, round after round, the usable worker with the most free cores
  * not asked yet takes the earliest ready task that fits it and that
