@@ -1316,15 +1316,51 @@ autobw_slot_close(struct autobw *a, int slot)
 	a->flying--;
 }
 
+void
+autobw_last_tasks(struct autobw *a, bool all_there)
+{
+	a->last_tasks = all_there;
+}
+
+/* climb, learning: would the search end after this epoch whether its k
+ * writers write R (1 - e), R or R (1 + e)?  (Each registered for the
+ * question only, then dropped: the search's own state as it was.) */
+static bool
+epoch_is_last(struct autobw *a, double R, double e)
+{
+	const char *step = a->step;
+	long kbest = a->kbest, lo = a->lo, hi = a->hi;
+	double best_rate = a->best_rate;
+	bool last = a->climb && a->k >= 2 && !reg_find(a, a->k) &&
+		    (!a->nreg || bytes_known(a) == 2);
+	for (int i = -1; last && i <= 1; i++) {
+		double r = R * (1 + (double)i * e);
+		reg_add(a, a->c, a->k, 1, r, r / (double)a->k, e);
+		a->reg[a->nreg - 1].flown = true;
+		last = climb_next(a, a->k) == 0;
+		a->nreg--;
+	}
+	a->step = step;
+	a->kbest = kbest;
+	a->lo = lo;
+	a->hi = hi;
+	a->best_rate = best_rate;
+	return last;
+}
+
 /* Is R (MB/s of k writers, within e) decided against every threshold
  * the search compares it with (autobw.h)? */
 static bool
-flight_decides(const struct autobw *a, double R, double e)
+flight_decides(struct autobw *a, double R, double e)
 {
 	if (e <= AUTOBW_FLIGHT_TOL)
 		return true;
 	if (e > 0.5)
 		return false;
+	/* (the name's last tasks wait for learning to end, and nothing
+	 * will be compared with this rate: autobw_last_tasks) */
+	if (a->last_tasks && epoch_is_last(a, R, e))
+		return true;
 	const struct autobw_entry *one = reg_find(a, 1);
 	double r1 = one ? one_pace(one) : a->early;
 	/* (k writers at the one writer's pace: what slowed and kept_pace

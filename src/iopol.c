@@ -1025,6 +1025,18 @@ iopol_ready(struct iopol *p, uint32_t name, long ready)
 		try_preload(p, name, ready);
 		return;
 	}
+	if (nm->a.phase == AUTOBW_LEARNING && nm->a.climb) {
+		/* the last tasks all there: the epoch that will be the last
+		 * whatever it measures is taken as soon as its rate is known
+		 * at all (autobw_last_tasks), for their choice */
+		long most = autobw_most_tried(&nm->a);
+		if (most < nm->a.k)
+			most = nm->a.k;
+		autobw_last_tasks(&nm->a, nm->left == ready &&
+						  nm->left + nm->running <= 4 * most &&
+						  known_devs(p) == 1);
+		return;
+	}
 	if (nm->a.phase != AUTOBW_LEARNED || !compared(&nm->a) || ready <= 0 ||
 	    nm->a.still_scaling)
 		return; /* (a still-scaling choice is past the registry; a

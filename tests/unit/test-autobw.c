@@ -1311,6 +1311,53 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* The last tasks all there (autobw_last_tasks): an epoch after
+	 * which the search ends whatever it reads is taken as soon as its
+	 * rate is known at all, not within FLIGHT_TOL (congestdev, k1steep,
+	 * Kmeans-1: the epoch of 3 read for 2.6 s, to the run's end, and
+	 * its last tasks were never chosen for).  An epoch that may lead
+	 * to another is read as before. */
+	{
+		struct law L = { 200, 40, 1, 0.5 };
+		double tf[2];
+		for (int last = 0; last < 2; last++) {
+			int slot[16];
+			ok(fill_then(&a, &L, 40, slot, 5, 3),
+			   "last tasks %d: the fill point 5 taken, then 3",
+			   last);
+			autobw_last_tasks(&a, last);
+			tf[last] = fly_shared(&a, &L, slot, 3, 0.6, 30);
+			ok(tf[last] > 0 && a.phase == AUTOBW_LEARNED &&
+				   a.nreg == 3 && a.reg[2].k == 3 &&
+				   autobw_writers(a.B, autobw_choose(&a, 5)) == 3,
+			   "last tasks %d: 3 writers' rate taken after %.2f s "
+			   "(%.1f MB/s within %.1f %%), learning over, 3 "
+			   "chosen", last, tf[last],
+			   a.nreg == 3 ? a.reg[2].mbps : 0,
+			   a.nreg == 3 ? 100 * a.reg[2].err : 0);
+			for (int i = 0; i < (int)a.nslot; i++)
+				autobw_slot_close(&a, i);
+			autobw_release(&a);
+		}
+		ok(tf[1] < tf[0] / 2,
+		   "last tasks: the epoch that is the last either way taken "
+		   "after %.2f s, not %.2f", tf[1], tf[0]);
+		struct law L7 = { 200, 20, 6, 0.5 };
+		int slot[16];
+		ok(fill_then(&a, &L7, 20, slot, 10, 7),
+		   "last tasks, best7: the fill point 10 taken, then 7");
+		autobw_last_tasks(&a, true);
+		double t7 = fly_shared(&a, &L7, slot, 7, 0.6, 30);
+		ok(t7 > 0 && a.nreg == 3 && a.reg[2].k == 7 &&
+			   a.reg[2].err <= AUTOBW_FLIGHT_TOL,
+		   "last tasks, best7: 7 writers, which may lead to 8 or 9, "
+		   "still read within FLIGHT_TOL (%.1f %%, after %.2f s)",
+		   a.nreg == 3 ? 100 * a.reg[2].err : 0, t7);
+		for (int i = 0; i < (int)a.nslot; i++)
+			autobw_slot_close(&a, i);
+		autobw_release(&a);
+	}
+
 	/* Epochs measured at their ends where tasks came too few to keep
 	 * k places busy: each task's pace stayed high, and k times it is
 	 * more than the device writes (congestdev, nocap with three

@@ -509,6 +509,45 @@ main(void)
 	ok(p.dev[0].used == 75, "its share given back");
 	iopol_release(&p);
 
+	/* A learning climb is told when every task of its name still to
+	 * start is ready and they are few (autobw_last_tasks): one device,
+	 * at most four waves of the most writers tried or of the epoch's
+	 * k.  12 checkpoints; the one writer at 25 MB/s of 100: the fill
+	 * point 4. */
+	{
+		set_tasks((struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 });
+		uint32_t ninst[3] = { 12, 0, 0 };
+		evlog[0] = '\0';
+		iopol_init(&p, &wf, ninst, false, on_event, NULL);
+		iopol_add_worker(&p, "disk@w1", "disk", 100, cores, 8);
+		iopol_ready(&p, 0, 1);
+		is_int(fill(&p, g, 1), 1, "last tasks: the one writer starts");
+		iopol_ready(&p, 0, 11);
+		ok(p.nm[0].a.phase == AUTOBW_LEARNING && !p.nm[0].a.last_tasks,
+		   "last tasks: the 11 left ready, 1 writer tried: too many");
+		for (s_at = 1; iopol_sample(&p, 0, 0, &g[0], 0.02 * s_at,
+					     mib / 2 * s_at) &&
+			       !(p.nm[0].a.early > 0);)
+			s_at++;
+		is_int(p.nm[0].a.k, 4, "last tasks: then the fill point, 4");
+		iopol_ready(&p, 0, 10);
+		ok(!p.nm[0].a.last_tasks,
+		   "last tasks: 10 of the 11 left ready: not yet");
+		iopol_ready(&p, 0, 11);
+		ok(p.nm[0].a.last_tasks,
+		   "last tasks: all 11 ready, 12 within four waves of 4: told");
+		iopol_release(&p);
+		is_int(climb(&p, g, 16), 1, "last tasks, two devices: 1");
+		for (s_at = 1; iopol_sample(&p, 0, 0, &g[0], 0.02 * s_at,
+					     mib / 2 * s_at) &&
+			       !(p.nm[0].a.early > 0);)
+			s_at++;
+		iopol_ready(&p, 0, 15);
+		ok(p.nm[0].a.k == 4 && !p.nm[0].a.last_tasks,
+		   "last tasks: not with two devices");
+		iopol_release(&p);
+	}
+
 	/* The carried writer is the last to end: its end ends epoch 2 too */
 	is_int(climb(&p, g, 100), 1, "climb, k = 1");
 	for (s_at = 1; iopol_sample(&p, 0, 0, &g[0], 0.02 * s_at,
