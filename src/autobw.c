@@ -1335,8 +1335,7 @@ epoch_is_last(struct autobw *a, double R, double e)
 		    (!a->nreg || bytes_known(a) == 2);
 	for (int i = -1; last && i <= 1; i++) {
 		double r = R * (1 + (double)i * e);
-		reg_add(a, a->c, a->k, 1, r, r / (double)a->k, e);
-		a->reg[a->nreg - 1].flown = true;
+		reg_flown(a, a->c, a->k, r, e, 1);
 		last = climb_next(a, a->k) == 0;
 		a->nreg--;
 	}
