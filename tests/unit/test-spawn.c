@@ -62,6 +62,38 @@ on_usr1(int sig)
 	(void)sig;
 }
 
+/* The answers of exec_local's ask_written, by task (0 and 1). */
+static double w_when[2];
+static long long w_bytes[2];
+static int w_n[2];
+
+static void
+on_written(struct exec *e, uint32_t task, double when, long long bytes,
+	   void *arg)
+{
+	(void)e;
+	(void)arg;
+	if (task < 2) {
+		w_when[task] = when;
+		w_bytes[task] = bytes;
+		w_n[task]++;
+	}
+}
+
+static void
+on_done(const struct exec_result *r, void *arg)
+{
+	(void)r;
+	(void)arg;
+}
+
+static off_t
+size_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) < 0 ? -1 : st.st_size;
+}
+
 int
 main(void)
 {
@@ -166,7 +198,49 @@ main(void)
 	ok(WIFEXITED(ost) && WEXITSTATUS(ost) == 3, "with its status");
 	loc->ops->release(loc);
 
-	if (system("rm -rf sub out err low-out low-err") != 0)
+	/* What running jobs have written (a climb asks for each of its
+	 * writers in turn, 50 times a second): each job's own bytes, down
+	 * its process tree (a child still running, and the children each
+	 * has waited for), not another job's. */
+	loc = exec_local_new(on_done, NULL, NULL);
+	loc->written = on_written;
+	char *wa[] = { "sh", "-c",
+		       "head -c 3000000 /dev/zero > w0; sleep 30", NULL };
+	char *wb[] = { "sh", "-c",
+		       "(head -c 1000000 /dev/zero > w1; sleep 30) & wait",
+		       NULL };
+	struct exec_job ja = { .task = 0, .exe = "/bin/sh", .argv = wa,
+			       .out_path = "wo0", .err_path = "we0" };
+	struct exec_job jb = { .task = 1, .exe = "/bin/sh", .argv = wb,
+			       .out_path = "wo1", .err_path = "we1" };
+	loc->ops->submit(loc, &ja);
+	loc->ops->submit(loc, &jb);
+	for (int i = 0; i < 500 && (size_of("w0") < 3000000 ||
+				    size_of("w1") < 1000000); i++)
+		usleep(10000);
+	usleep(50000); /* (head has exited and been waited for) */
+	loc->ops->ask_written(loc, 0);
+	loc->ops->ask_written(loc, 1);
+	ok(w_n[0] == 1 && w_n[1] == 1 && w_when[0] > 0 && w_when[1] > 0,
+	   "written: both answered at once");
+	ok(w_bytes[0] >= 3000000 && w_bytes[0] < 3500000 &&
+		   w_bytes[1] >= 1000000 && w_bytes[1] < 1500000,
+	   "written: each its own bytes, a running child's too (%lld, %lld)",
+	   w_bytes[0], w_bytes[1]);
+	double first = w_when[0];
+	usleep(20000);
+	loc->ops->ask_written(loc, 1);
+	ok(w_n[1] == 2 && w_when[1] > first, "written: a later ask reads again");
+	loc->ops->ask_written(loc, 7);
+	ok(w_n[0] == 1 && w_n[1] == 2, "written: a job not running: no answer");
+	loc->ops->signal_all(loc, SIGKILL);
+	while (loc->running) {
+		usleep(10000);
+		loc->ops->on_sigchld(loc);
+	}
+	loc->ops->release(loc);
+
+	if (system("rm -rf sub out err low-out low-err w0 w1 wo0 wo1 we0 we1") != 0)
 		return 1;
 	if (chdir("/") < 0 || rmdir(dir) < 0)
 		return 1;
