@@ -1021,19 +1021,15 @@ rate_est(const struct autobw *a, long m, double r1)
  * running tasks, with left[0..running) of each still to write (least
  * first), and ready more, take through k places; F: room for running +
  * ready.  All writers go at one pace (k's share of rate_est), so they
- * end in the order of what they have left.  With drain, the running
- * past k with the most left stop and start again from nothing. */
+ * end in the order of what they have left; the running run on whatever
+ * k (whether to stop some is autobw_drain_pays'). */
 static double
 batch_time(const struct autobw *a, long k, const double *left, long running,
-	   long ready, bool drain, double r1, double *F)
+	   long ready, double r1, double *F)
 {
 	long head = 0, tail = 0;
 	for (long i = 0; i < running; i++)
 		F[tail++] = left[i];
-	if (drain && running > k) {
-		ready += running - k;
-		tail = k;
-	}
 	/* F: the amounts the active writers end at, V: what each has
 	 * written since t = 0 (all at one pace) */
 	double V = 0, t = 0;
@@ -1094,7 +1090,7 @@ autobw_batch_left(const struct autobw *a, const double *elapsed, long n,
 
 double
 autobw_choose_batch(const struct autobw *a, const double *left, long running,
-		    long ready, bool drain, double current)
+		    long ready, double current)
 {
 	double r1 = climb_r1(a), best = 0, bestT = 0, curT = 0;
 	if (!(r1 > 0) || running + ready < 1)
@@ -1107,8 +1103,8 @@ autobw_choose_batch(const struct autobw *a, const double *left, long running,
 	qsort(L, (size_t)running, sizeof(double), cmp_double);
 	long kc = a->B > 0 && current > 0 ? autobw_writers(a->B, current) : 0;
 	for (size_t i = 0; i < a->nreg; i++) {
-		double T = batch_time(a, a->reg[i].k, L, running, ready, drain,
-				      r1, F);
+		double T = batch_time(a, a->reg[i].k, L, running, ready, r1,
+				      F);
 		if (!best || T < bestT * (1 - 1e-9) ||
 		    (T <= bestT * (1 + 1e-9) && a->reg[i].c > best)) {
 			best = a->reg[i].c;
@@ -1116,7 +1112,7 @@ autobw_choose_batch(const struct autobw *a, const double *left, long running,
 		}
 	}
 	if (kc > 0)
-		curT = batch_time(a, kc, L, running, ready, drain, r1, F);
+		curT = batch_time(a, kc, L, running, ready, r1, F);
 	free(L);
 	/* (the current stays while within CLIMB_GAIN, as in rechoose) */
 	if (curT > 0 && curT <= bestT * (1 + AUTOBW_CLIMB_GAIN))

@@ -492,14 +492,14 @@ long autobw_most_tried(const struct autobw *a);
  * them through soonest, the tail included (the last ones at their
  * count's share of its rate, none faster than the one writer: a lone
  * last task at its pace, where one more place would have run it beside
- * the others); with drain, a count below running stops those with most
- * left, which start again.  current stays while within CLIMB_GAIN.
- * 0 when the registry cannot tell (no climb's, no one writer's pace). */
+ * the others); the running run on whatever the count.  current stays
+ * while within CLIMB_GAIN.  0 when the registry cannot tell (no
+ * climb's, no one writer's pace). */
 double autobw_choose_batch(const struct autobw *a, const double *left,
-			   long running, long ready, bool drain,
-			   double current);
-/* A task of the name that started after learning ended wrote mb (< 0:
- * not known): counted in the mean task size (task_mb). */
+			   long running, long ready, double current);
+/* A task of the name ended having written mb (< 0: not known; an
+ * epoch's through autobw_finished): counted in the mean task size
+ * (task_mb). */
 void autobw_ended(struct autobw *a, double mb);
 /* The mean MB of the name's tasks: of those that ended in this run, else
  * as an earlier run registered it (autobw_entry's q); 0: not known. */

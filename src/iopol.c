@@ -494,7 +494,7 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 	for (size_t i = 0; i < n; i++)
 		v[i] = now - r[i].start;
 	if (autobw_batch_left(&nm->a, v, (long)n, v))
-		c = autobw_choose_batch(&nm->a, v, (long)n, nm->left, false,
+		c = autobw_choose_batch(&nm->a, v, (long)n, nm->left,
 					nm->a.chosen);
 	free(v);
 	if (!(c > 0) || c == nm->a.chosen)

@@ -200,9 +200,9 @@ size_t edit_distance(const char *a, const char *b);
 /* The candidate closest to word if it is close enough, else NULL. */
 const char *closest_word(const char *word, const char *const *cands, size_t n);
 
-/* Parse a whole decimal integer; -1 on junk or overflow. */
 /* qsort's comparison of doubles, ascending. */
 int cmp_double(const void *a, const void *b);
+/* Parse a whole decimal integer; -1 on junk or overflow. */
 int parse_long(const char *s, long *out);
 
 /*

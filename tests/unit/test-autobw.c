@@ -1526,28 +1526,21 @@ main(void)
 		/* 4 ready and none to come: 12 places leave them to start as
 		 * the first 8 end and run 8 s more; 16 run them now */
 		is_int(autobw_writers(200, autobw_choose_batch(&a, left, 12, 4,
-							       false,
 							       200.0 / 12)),
 		       16, "12 running, the last 4 ready: 16 places");
 		/* 36 ready: a stream more than a tail, 12 stay (96 MB/s) */
 		is_int(autobw_writers(200, autobw_choose_batch(&a, left, 12,
-							       36, false,
-							       200.0 / 12)),
+							       36, 200.0 / 12)),
 		       12, "12 running, 36 ready: 12 stay");
-		/* 16 running, none ready: 12 would stop the 4 with most
-		 * left, which run again after (drain); without, the running
-		 * run on whatever the count, and the current stays */
+		/* 16 running, none ready: the running run on whatever the
+		 * count (stopping some is autobw_drain_pays'), and the
+		 * current stays */
 		double l16[16];
 		for (int i = 0; i < 16; i++)
 			l16[i] = 0.5;
 		is_int(autobw_writers(200, autobw_choose_batch(&a, l16, 16, 0,
-							       true,
 							       200.0 / 12)),
-		       16, "16 running, none to come: none stopped for 12");
-		is_int(autobw_writers(200, autobw_choose_batch(&a, l16, 16, 0,
-							       false,
-							       200.0 / 12)),
-		       12, "and without stops, the current stays");
+		       12, "16 running, none to come: the current stays");
 		autobw_release(&a);
 		/* knee 14, alpha 0.5, r1 30: 7 and 8 writers both write B;
 		 * the last 8 ready at once: 7 places leave the 8th alone at
@@ -1562,11 +1555,9 @@ main(void)
 		is_int(autobw_writers(200, autobw_choose(&a, 64)), 7,
 		       "7 and 8 write B: 7 chosen for a stream");
 		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, 0, 8,
-							       false,
 							       200.0 / 7)),
 		       8, "the last 8 ready at once: 8 places");
 		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, 0, 7,
-							       false,
 							       200.0 / 7)),
 		       7, "the last 7: 7 stay");
 		autobw_release(&a);
@@ -1574,7 +1565,7 @@ main(void)
 		 * size: no choice */
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, r + 1, 3, 16);
-		ok(autobw_choose_batch(&a, left, 12, 4, false, 200.0 / 12) == 0,
+		ok(autobw_choose_batch(&a, left, 12, 4, 200.0 / 12) == 0,
 		   "no one writer's pace: no choice");
 		autobw_release(&a);
 		autobw_init_climb(&a, 200, 16, 8);
