@@ -777,7 +777,8 @@ autobw_stop(struct autobw *a)
 		return false;
 	if (a->climb && a->nreg) {
 		/* the best is the most writers tried: more may still pay */
-		a->still_scaling = autobw_scaling(a);
+		a->still_scaling = autobw_scaling(a) &&
+				   a->k >= autobw_most_tried(a);
 		a->step = "stopped"; /* the tasks left cannot repay it */
 	}
 	finish_learning(a);
@@ -1049,6 +1050,50 @@ batch_time(const struct autobw *a, long k, const double *left, long running,
 			F[tail++] = V + 1;
 	}
 	return t;
+}
+
+static double task_size(const struct autobw *a);
+
+bool
+autobw_epoch_pays(const struct autobw *a, long k, long left)
+{
+	long m = a->flying;
+	const struct autobw_entry *one = reg_find(a, 1);
+	double r1 = one ? one_pace(one) : a->early, q = task_size(a);
+	if (!(q > 0))
+		q = autobw_task_mb(a); /* (a registry's, from an earlier run) */
+	if (!a->climb || k < 2 || a->nreg < 2 || reg_find(a, k) ||
+	    !(r1 > 0) || !(q > 0) || left < 0)
+		return true;
+	long most = autobw_most_tried(a);
+	most = most > m ? most : m;
+	if (left + m > 4 * (most > k ? most : k))
+		return true; /* (many to come: they stream at k, and repay) */
+	/* what each writer has left (least first), at most q MB a task */
+	double *L = xmalloc((size_t)(2 * (m + left) + 1) * sizeof(double));
+	double *F = L + m + left;
+	long n = 0;
+	for (size_t i = 0; i < a->nslot && n < m; i++)
+		if (a->slot[i].used) {
+			double x = 1 - a->slot[i].mb / q;
+			L[n++] = x < 0.05 ? 0.05 : x > 1 ? 1 : x;
+		}
+	qsort(L, (size_t)n, sizeof(double), cmp_double);
+	/* the registered count that ends them soonest, all running on */
+	double keep = HUGE_VAL;
+	for (size_t i = 0; i < a->nreg; i++)
+		keep = fmin(keep, batch_time(a, a->reg[i].k, L, n, left, r1, F));
+	/* k writing the most it can (k at the one writer's pace, or B),
+	 * in a registry of its own; the youngest n - k run again */
+	struct autobw b = *a;
+	b.reg = xmalloc((a->nreg + 1) * sizeof(*b.reg));
+	memcpy(b.reg, a->reg, a->nreg * sizeof(*b.reg));
+	reg_flown(&b, a->B / (double)k, k, fmin((double)k * r1, a->B), 0, 1);
+	long stay = n < k ? n : k;
+	double step = batch_time(&b, k, L, stay, left + n - stay, r1, F);
+	free(b.reg);
+	free(L);
+	return step < keep;
 }
 
 void

@@ -484,6 +484,14 @@ double autobw_rechoose(const struct autobw *a, long n, double current);
  * chosen, at 96, and 4 stopped that then ran alone for 8 s at their
  * cap, 18.8 % over the best static in wfrun sim.) */
 bool autobw_drain_pays(const struct autobw *a, long running, long k);
+/* A climb's epoch of k writers, not registered, with left tasks of the
+ * name still to start and the writers running now (the youngest of
+ * them stop if more than k): would the name end sooner, were k to
+ * write the most it can (k at the one writer's pace, or B), than with
+ * the registered count that ends it soonest?  True when many tasks are
+ * left (more than four waves: they stream at k), when fewer than two
+ * counts are registered, or when it cannot tell. */
+bool autobw_epoch_pays(const struct autobw *a, long k, long left);
 /* The most writers of any registered count. */
 long autobw_most_tried(const struct autobw *a);
 /* A climb's choice for the last of its name's tasks, all there: running

@@ -433,6 +433,8 @@ worth_k(const struct iopol *p, const struct iopol_name *nm, long k)
 		return worth(p, nm, a->climb && k > 1 ? 2 * k : k);
 	if (k == a->fill && a->nreg <= 1)
 		return nm->left >= 2; /* (the one writer's alone, or none) */
+	if (known_devs(p) == 1 && !autobw_epoch_pays(a, k, nm->left))
+		return false;
 	return k * known_devs(p) <= nm->left;
 }
 

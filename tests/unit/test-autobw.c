@@ -1499,6 +1499,45 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* An epoch not tried yet, with few tasks left: it runs only if
+	 * the name would end sooner with it at the most it can write
+	 * (autobw_epoch_pays). */
+	{
+		/* knee 6, alpha 0.1, r1 25: 8 writers wrote 167 MB/s; 7 write
+		 * at most 175.  16 tasks left: two waves of 8 (0.096 s a MB)
+		 * beat 7, 7 and 2 (0.12) */
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry r[] = {
+			{ 200, 1, 2.56, 25, 25, 0.14, false, 64 },
+			{ 25, 8, 3.072, 166.667, 20.833, 0.1, true, 64 },
+		};
+		autobw_preload(&a, r, 2, 16);
+		ok(!autobw_epoch_pays(&a, 7, 16),
+		   "16 left, 8 at 167 MB/s: 7 (at most 175) does not pay");
+		ok(autobw_epoch_pays(&a, 7, 64),
+		   "64 left: more than four waves stream at 7, and repay it");
+		ok(autobw_epoch_pays(&a, 8, 16), "a registered count: true");
+		autobw_release(&a);
+		/* knee 1, alpha 0.5, r1 40: 4 writers wrote 80 MB/s; 3 write
+		 * at most 120 */
+		autobw_init_climb(&a, 200, 16, 2);
+		struct autobw_entry s1[] = {
+			{ 200, 1, 1.6, 40, 40, 0.09, false, 64 },
+			{ 50, 4, 3.2, 80, 20, 0.1, true, 64 },
+		};
+		autobw_preload(&a, s1, 2, 8);
+		ok(autobw_epoch_pays(&a, 3, 8),
+		   "8 left, 4 at 80 MB/s: 3 (at most 120) pays");
+		ok(!autobw_epoch_pays(&a, 3, 4),
+		   "4 left: one wave of 4 at 80 is as soon as 3 and 1");
+		autobw_release(&a);
+		/* one count registered: nothing to compare with */
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, r, 1, 16);
+		ok(autobw_epoch_pays(&a, 8, 16), "the one writer only: true");
+		autobw_release(&a);
+	}
+
 	/* The name's last tasks, all there: the choice for them counts
 	 * how far each running one is (autobw_batch_left,
 	 * autobw_choose_batch). */
