@@ -548,6 +548,7 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 		long n = (nm->left > ready ? nm->left : ready) + nm->running;
 		/* (a climb's registry is chosen from as the climb does) */
 		nm->a.climb = !p->paper && nm->bw.kind == WF_BW_AUTO;
+		nm->a.cores = cores;
 		autobw_preload(&nm->a, s->reg, s->nreg, n);
 		nm->has_learner = true;
 		nm->kept = true;

@@ -525,3 +525,31 @@ EOF2
 	[ "$output" = 0 ]
 	grep -q '"why":"registry"' t/events.jsonl
 }
+
+@test "sim: a best that fills the device with fewer writers than the cores tries a wave of the cores, and the next run writes waves at once (issue 23)" {
+	# Knee 14, fall 0.5, 30 MB/s a writer: 7 fill B = 200 MB/s, and
+	# learning ended there; but 16 checkpoints come 8 at a time, and
+	# the 8th of each wave wrote alone at 30 MB/s after the other 7
+	# (7 static: 8.493 s; 8: 7.166; auto 9.243, and the next run from
+	# the registry 8.493).  8 writers are tried, write B too, and the
+	# choice counts the wave.
+	search_ckpt 16 auto
+	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 14 alpha 0.5 stream 30\n' >m.txt
+	sim() {
+		run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
+		[ "$status" -eq 0 ]
+	}
+	sim
+	[[ "${lines[0]}" == "makespan 8.355 s: 32 tasks on 1 worker"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"wave","best":7,"best_rate":200,.*"k":8}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":15,"why":"learned"}' t/events.jsonl
+	sim
+	[[ "${lines[0]}" == "makespan 7.166 s: 32 tasks on 1 worker"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"registry"}' t/events.jsonl
+	# on 2 cores checkpoints come two at a time: no wave of 8 is tried
+	rm -f r.tsv
+	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	run grep -c '"step":"wave"' t/events.jsonl
+	[ "$output" = 0 ]
+}

@@ -1499,6 +1499,37 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* A best that kept the one writer's pace at the fill point, fewer
+	 * than the cores: is a wave of the cores at B too (climb_next's
+	 * "wave")?  Knee 14, alpha 0.5, r1 30: 7 fill B, and 8 write it
+	 * too; with a knee of 7 and alpha 1.5, 8 write 80 MB/s. */
+	{
+		struct law W = { 200, 30, 14, 0.5 }, S = { 200, 30, 7, 1.5 };
+		int n;
+		autobw_init_climb(&a, 200, 16, 8);
+		is_int(learn_law(&a, &W, 64, &n), 8,
+		       "knee 14, 8 cores: 8 chosen (they write a wave sooner)");
+		ok(n == 3 && a.nreg == 3 && a.reg[2].k == 8 &&
+			   !strcmp(a.step, "kept-pace"),
+		   "after 1, 7 and a wave of 8 (%d epochs, %s)", n, a.step);
+		autobw_release(&a);
+		autobw_init_climb(&a, 200, 16, 8);
+		is_int(learn_law(&a, &S, 64, &n), 7,
+		       "knee 7, alpha 1.5, 8 cores: the wave of 8 tried, 7 "
+		       "chosen");
+		is_int(n, 3, "knee 7: 3 epochs");
+		autobw_release(&a);
+		autobw_init_climb(&a, 200, 16, 2);
+		is_int(learn_law(&a, &W, 64, &n), 7, "2 cores: 7");
+		is_int(n, 2, "2 cores: no wave tried");
+		autobw_release(&a);
+		/* 14 cores: 14 mod 7 = 0, waves of 14 write as 2 of 7 */
+		autobw_init_climb(&a, 200, 16, 14);
+		learn_law(&a, &W, 64, &n);
+		is_int(n, 2, "14 cores, a fill point of 7: no wave tried");
+		autobw_release(&a);
+	}
+
 	/* An epoch not tried yet, with few tasks left: it runs only if
 	 * the name would end sooner with it at the most it can write
 	 * (autobw_epoch_pays). */
@@ -1591,14 +1622,28 @@ main(void)
 			{ 25, 8, 2.56, 200, 25, 0, false, 64 },
 		};
 		autobw_preload(&a, rb, 3, 64);
-		is_int(autobw_writers(200, autobw_choose(&a, 64)), 7,
-		       "7 and 8 write B: 7 chosen for a stream");
+		is_int(autobw_writers(200, autobw_choose(&a, 64)), 8,
+		       "7 and 8 write B, 8 cores: 8 write a wave of 8 sooner");
 		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, 0, 8,
 							       200.0 / 7)),
 		       8, "the last 8 ready at once: 8 places");
 		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, 0, 7,
 							       200.0 / 7)),
 		       7, "the last 7: 7 stay");
+		autobw_release(&a);
+		/* on 2 cores tasks come two at a time: a stream, and of two
+		 * counts within 5 % the fewer writers */
+		autobw_init_climb(&a, 200, 16, 2);
+		autobw_preload(&a, rb, 3, 64);
+		is_int(autobw_writers(200, autobw_choose(&a, 64)), 7,
+		       "7 and 8 write B, 2 cores: 7 chosen for a stream");
+		autobw_release(&a);
+		/* 6 cores: a wave of 6 is written as soon by either; the
+		 * fewer writers */
+		autobw_init_climb(&a, 200, 16, 6);
+		autobw_preload(&a, rb, 3, 64);
+		is_int(autobw_writers(200, autobw_choose(&a, 64)), 7,
+		       "6 cores: 7 chosen");
 		autobw_release(&a);
 		/* a registry without the one writer, or without the task's
 		 * size: no choice */
@@ -1629,7 +1674,7 @@ main(void)
 			{ 25, 8, 4.3, 118, 14.75, 0.02, true, 0 },
 			{ 33.3333, 6, 3.2, 120, 20, 0.025, true, 0 },
 		};
-		autobw_init_climb(&a, 200, 16, 8);
+		autobw_init_climb(&a, 200, 16, 2); /* (congestdev's cores) */
 		autobw_preload(&a, r, 4, 100);
 		is_int(autobw_writers(200, a.chosen), 6, "kept: 6 chosen");
 		is_int(autobw_open(&a), 7, "the search left 7 untried");
