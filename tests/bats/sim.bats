@@ -27,6 +27,13 @@ cluster4() {
 	} >cl.xml
 }
 
+# sim8: wf.yaml on one node of 8 cores and 16 I/O executors, a 200 MB/s
+# disk by the model m.txt, with the registry r.tsv and the trace in t/
+sim8() {
+	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+}
+
 # search_ckpt N [STORAGE_BW]: N compute tasks, each followed by an I/O task
 search_ckpt() {
 	wf <<EOF
@@ -392,33 +399,29 @@ EOF2
 	# the one writer's 30.)
 	search_ckpt 8 auto
 	printf 'task search seconds 1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 30\n' >m.txt
-	sim() {
-		run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry reg.tsv --trace t/trace.tsv wf.yaml
-		[ "$status" -eq 0 ]
-	}
-	sim
+	sim8
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"bound"}' t/events.jsonl
 	# kept with each entry's error, and whether it was flown
-	grep -q $'^ckpt\tdisk\t200\tauto\t200:1:[0-9.]*:[0-9.]*:[0-9.]*:0.0[0-9]*:0:64,28.5714286:7:[0-9.]*:[0-9.]*:[0-9.]*:0.1:1:64$' reg.tsv
+	grep -q $'^ckpt\tdisk\t200\tauto\t200:1:[0-9.]*:[0-9.]*:[0-9.]*:0.0[0-9]*:0:64,28.5714286:7:[0-9.]*:[0-9.]*:[0-9.]*:0.1:1:64$' r.tsv
 	# the second run measures 3 first (step resume), then the search
 	# goes on from it (5) until no task is left to repay it
-	sim
+	sim8
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":7,.*"epoch":1,"c":66.6667,"k":3}' t/events.jsonl
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":66.6667,"k":3,"mbps":90,' t/events.jsonl
 	grep -q '"ev":"epoch_begin",.*"step":"golden-up","best":3,.*"epoch":2,"c":40,"k":5}' t/events.jsonl
 	grep -q '"ev":"search",.*"step":"stopped","best":3,' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"learned"}' t/events.jsonl
-	[ "$(grep -o ',[0-9.]*:[0-9]*:' reg.tsv | cut -d: -f2 | tr '\n' ' ')" = "7 3 5 " ]
+	[ "$(grep -o ',[0-9.]*:[0-9]*:' r.tsv | cut -d: -f2 | tr '\n' ' ')" = "7 3 5 " ]
 	# the third: 4, and the bracket is closed (3 chosen; the last 4
 	# checkpoints, 3 of them running, then run 4 at a time)
-	sim
+	sim8
 	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s, 50 MB/s for the last "[0-9]" tasks, after 1 epoch, from the kept registry"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"learned"}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":[0-9]*,"why":"last"}' t/events.jsonl
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,.*"epoch":1,"c":50,"k":4}' t/events.jsonl
 	grep -q '"ev":"search",.*"step":"bracketed","best":3,"best_rate":90,"lo":2,"hi":4,' t/events.jsonl
 	# the fourth only chooses
-	sim
+	sim8
 	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 0 epochs, from the kept registry"* ]]
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
@@ -469,8 +472,7 @@ EOF2
 	# them again alone, 8 s at their cap, after the 12 end.
 	search_ckpt 16 auto
 	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 2 alpha 0.1 stream 8\n' >m.txt
-	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
-	[ "$status" -eq 0 ]
+	sim8
 	# all 16 end in one wave (each at 83 / 16 MB/s): 15.3 s, not 18.1
 	[[ "${lines[0]}" == "makespan 15.280 s: 32 tasks on 1 worker"* ]]
 	[[ "$output" != *"stopped to make way"* ]]
@@ -489,8 +491,7 @@ EOF2
 	search_ckpt 16 auto
 	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 2 alpha 0.1 stream 8\n' >m.txt
 	printf 'ckpt\tdisk\t200\tauto\t200:1:8:8:8:0.142857:0:64,25:8:8:64:8:0.0249:1:64,18.1818:11:8:88:8:0.0249:1:64,16.666667:12:8:96:8:0.0249:1:64,15.3846:13:8.736:95.2381:7.326:0.0249:1:64,12.5:16:12.29:83.3333:5.2083:0.0994:1:64\n' >r.tsv
-	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
-	[ "$status" -eq 0 ]
+	sim8
 	[[ "${lines[0]}" == "makespan 15.231 s: 32 tasks on 1 worker"* ]] # (12 static: 17.971)
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":16,"why":"registry"}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"last"}' t/events.jsonl
@@ -507,11 +508,7 @@ EOF2
 	# beside the second wave as a ninth: 9.570 s, where 8 take 8.186.
 	search_ckpt 16 auto
 	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 6 alpha 0.1 stream 25\n' >m.txt
-	sim() {
-		run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
-		[ "$status" -eq 0 ]
-	}
-	sim
+	sim8
 	[[ "${lines[0]}" == "makespan 8.186 s: 32 tasks on 1 worker"* ]]
 	[[ "$output" != *"stopped to make way"* ]]
 	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":8,' t/events.jsonl
@@ -519,7 +516,7 @@ EOF2
 	run grep -c '"ev":"preempt"' t/events.jsonl
 	[ "$output" = 0 ]
 	# the next run, as few tasks: 7 (left open) is not tried either
-	sim
+	sim8
 	[[ "${lines[0]}" == "makespan 8.186 s: 32 tasks on 1 worker"* ]]
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
@@ -535,15 +532,11 @@ EOF2
 	# choice counts the wave.
 	search_ckpt 16 auto
 	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 14 alpha 0.5 stream 30\n' >m.txt
-	sim() {
-		run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
-		[ "$status" -eq 0 ]
-	}
-	sim
+	sim8
 	[[ "${lines[0]}" == "makespan 8.355 s: 32 tasks on 1 worker"* ]]
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"wave","best":7,"best_rate":200,.*"k":8}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":15,"why":"learned"}' t/events.jsonl
-	sim
+	sim8
 	[[ "${lines[0]}" == "makespan 7.166 s: 32 tasks on 1 worker"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"registry"}' t/events.jsonl
 	# on 2 cores checkpoints come two at a time: no wave of 8 is tried
