@@ -786,12 +786,24 @@ main(void)
 	ok(at >= 0.3 && at <= 0.5, "taken from the second window");
 	ok(fabs(a.early - 50) <= 5 && a.fill == 4, "at about 50 MB/s: 4");
 	autobw_release(&a);
-	/* near a fill point's edge (B / r = 3.5), it waits to be sure: 200
-	 * / 57 = 3.51 is 4 only once the rate is known within 1.5 % */
+	/* near a fill point's edge (B / r = 3.5): 200 / 57 = 3.51 is 4,
+	 * the upper of 3 and 4, taken within one writer (4 writers fill B
+	 * whichever it is); 200 / 58 = 3.45 is 3 only once the rate is
+	 * known within 1.5 %, else 4 (3 writers would keep the one
+	 * writer's pace and end the search below B if 4 were the fill
+	 * point) */
 	autobw_init_climb(&a, 200, 16, 2);
 	autobw_started(&a);
 	at = feed(&a, 0, 57, 2);
-	ok(at > 0.5 || at < 0, "B / r near 3.5: not taken within 0.5 s");
+	ok(at > 0 && at <= 0.3 && a.fill == 4,
+	   "B / r = 3.51: 4, the upper count, taken at once (%.2f s)", at);
+	autobw_release(&a);
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	at = feed(&a, 0, 58, 2);
+	ok(at > 0 && (a.fill == 4 || (a.fill == 3 && a.early_err <= 0.015)),
+	   "B / r = 3.45: 4 (or 3 within 1.5 %%): fill %ld, %.3g MB/s "
+	   "within %.3f", a.fill, a.early, a.early_err);
 	autobw_release(&a);
 
 	/* The carried writer is lost (its worker was): its rate stands, its
