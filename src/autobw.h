@@ -489,8 +489,9 @@ bool autobw_drain_pays(const struct autobw *a, long running, long k);
  * them stop if more than k): would the name end sooner, were k to
  * write the most it can (k at the one writer's pace, or B), than with
  * the registered count that ends it soonest?  True when many tasks are
- * left (more than four waves: they stream at k), when fewer than two
- * counts are registered, or when it cannot tell. */
+ * left (more than four waves: they stream at k), when k is more writers
+ * than any registered (what it measures is kept for the next runs too),
+ * when fewer than two counts are registered, or when it cannot tell. */
 bool autobw_epoch_pays(const struct autobw *a, long k, long left);
 /* The most writers of any registered count. */
 long autobw_most_tried(const struct autobw *a);
