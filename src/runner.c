@@ -1583,15 +1583,16 @@ local_running(const struct runner *r)
 
 static void sync_fired(void *arg);
 
-/* Write the records of this round; at most every JOURNAL_SYNC_EVERY
- * seconds (or when force) make them durable, then drop the saved INOUT
- * copies of the tasks they record (never before). */
+/* Write the records of this round; unless write_only, at most every
+ * JOURNAL_SYNC_EVERY seconds (or when force) make them durable, then
+ * drop the saved INOUT copies of the tasks they record (never before). */
 static void
-sync_journal(struct runner *r, bool force)
+journal_round(struct runner *r, bool force, bool write_only)
 {
 	struct errbuf err;
 	double now = clock_mono();
-	bool sync = force || now - r->last_sync >= JOURNAL_SYNC_EVERY;
+	bool sync = !write_only &&
+		    (force || now - r->last_sync >= JOURNAL_SYNC_EVERY);
 	int rc = journal_flush(&r->journal, sync, &err);
 	if (rc < 0 && !r->journal_failed) {
 		progress_clear(r);
@@ -1621,6 +1622,12 @@ sync_journal(struct runner *r, bool force)
 	for (size_t i = 0; i < r->discard.n; i++)
 		undo_discard(r->discard.v[i]);
 	r->discard.n = 0;
+}
+
+static void
+sync_journal(struct runner *r, bool force)
+{
+	journal_round(r, force, false);
 }
 
 static void
@@ -1962,10 +1969,17 @@ run_loop(struct runner *r)
 {
 	for (;;) {
 		expand_ready(r);
+		/* the records of the tasks that ended, in the file before
+		 * any task that may read their outputs starts: a run killed
+		 * as soon as such a task has begun leaves them (journal.bats:
+		 * on a loaded machine, a writer's record was lost that way,
+		 * and the next run ran the writer again) */
+		if (r->journal.pending.len)
+			journal_round(r, false, true);
 		place_dispatch(&r->pl, clock_real());
 		slurm_tick(r);
-		/* the records of the tasks that ended, after the launches:
-		 * an fdatasync then leaves no slot idle */
+		/* made durable after the launches: an fdatasync then leaves
+		 * no slot idle */
 		sync_journal(r, false);
 		if (!r->pl.running && !r->until_pid &&
 		    (r->pl.stop || !r->retryq.n) &&
