@@ -86,7 +86,12 @@ EOF
 }
 
 @test "a local worker and Slurm's nodes in one run" {
+	# each "where" task waits until those of three workers (here, and
+	# two nodes) have written theirs: on a loaded machine the tasks
+	# had all ended before a second node was granted (CI, 2026-12-05)
 	scatter_wf
+	sed -i 's|run: "sleep 0.3; echo x$SLURMD_NODENAME > {out.o}"|run: "echo x$SLURMD_NODENAME > {out.o}; until [ $(cat where/*.txt \| sort -u \| wc -l) -gt 2 ]; do sleep 0.1; done"|' wf.yaml
+	grep -q 'until' wf.yaml
 	cat >mix.xml <<'EOF'
 <resources>
   <worker name="here" host="localhost"><cores>1</cores></worker>
