@@ -481,6 +481,17 @@ climb_next(struct autobw *a, long k)
 		return jump > 2 ? jump : 0;
 	}
 	if (kept_pace(a, best)) {
+		/* The fill point is the count nearest B / r1: when it was
+		 * the lower one, its writers kept pace and still wrote less
+		 * than B (200 / 60 = 3.33: 3 write 180 MB/s).  One more,
+		 * if the device lets it, writes B. */
+		const struct autobw_entry *bb = reg_find(a, best);
+		if (best == autobw_most_tried(a) && best < a->executors &&
+		    !reg_find(a, best + 1) &&
+		    rate_of(a, bb) < (1 - AUTOBW_CLIMB_GAIN) * a->B) {
+			a->step = "fill-up";
+			return best + 1;
+		}
 		/* Tasks that follow a compute task on each core become
 		 * ready a wave of the cores at a time: a wave of w leaves w
 		 * mod best to write after the others, too few to fill B

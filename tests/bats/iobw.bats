@@ -141,10 +141,13 @@ EOF
 	[ "${e1%%:*}" -gt "$(grep -n '"ev":"rate",.*"epoch":1,' .wfrun/events.jsonl | cut -d: -f1)" ]
 	[[ "$e1" == *'"tasks":1,'*"\"mbps\":$mbps,\"registered\":true}" ]]
 	# others started while the one writer ran; it holds the fill
-	# point's c
+	# point's c, or that of the epoch begun last before it ended (3
+	# writers at 1.25 MB/s write less than B: 4 are tried, fill-up)
 	end1=$(awk -F'\t' '$1 == 1 { print $14 }' .wfrun/trace.tsv)
 	[ "$(awk -F'\t' -v e="$end1" 'NR > 1 && $1 != 1 && $13 < e' .wfrun/trace.tsv | wc -l)" -ge 1 ]
-	c=$(awk -v f="$fill" 'BEGIN { printf "%g", 4 / f }')
+	c=$(grep '"ev":"epoch_begin"' .wfrun/events.jsonl |
+		sed 's/^{"t":\([0-9.]*\),.*"c":\([0-9.]*\),"k":[0-9]*}$/\1 \2/' |
+		awk -v e="$end1" '$1 < e { c = $2 } END { printf "%g", c }')
 	[ "$(awk -F'\t' '$1 == 1 { print $7 }' .wfrun/trace.tsv)" = "$c" ]
 }
 

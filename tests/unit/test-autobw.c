@@ -1535,6 +1535,16 @@ main(void)
 		is_int(learn_law(&a, &W, 64, &n), 7, "2 cores: 7");
 		is_int(n, 2, "2 cores: no wave tried");
 		autobw_release(&a);
+		/* r1 60: 200 / 60 = 3.33, the fill point 3; 3 keep pace and
+		 * write 180 MB/s, less than B: 4 are tried (knee 10: they
+		 * write B, and are chosen) */
+		struct law U = { 200, 60, 10, 0.05 };
+		autobw_init_climb(&a, 200, 16, 2);
+		is_int(learn_law(&a, &U, 64, &n), 4,
+		       "r1 60: 3 fill 180 MB/s, 4 chosen (they write B)");
+		ok(n == 3 && a.reg[1].k == 3 && a.reg[2].k == 4,
+		   "after 1, 3 and 4 ('fill-up')");
+		autobw_release(&a);
 		/* 14 cores: 14 mod 7 = 0, waves of 14 write as 2 of 7 */
 		autobw_init_climb(&a, 200, 16, 14);
 		learn_law(&a, &W, 64, &n);
