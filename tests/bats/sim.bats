@@ -547,3 +547,24 @@ EOF2
 	run grep -c '"step":"wave"' t/events.jsonl
 	[ "$output" = 0 ]
 }
+
+@test "sim: a kept registry whose most writers clearly slowed one another is not scaling: the next run measures the family's bound (issue 23)" {
+	# 8 checkpoints on 2 cores; knee 3, fall 1.5, 16 MB/s a writer:
+	# one writer, then the fill point's ramp read at 6 writers, 36
+	# MB/s, and the family's bound (4) chosen.  The next run read that
+	# registry as still scaling (6, the most tried, was the best) and
+	# ran 6: 14.259 s against the first run's 9.167.
+	search_ckpt 8 auto
+	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 3 alpha 1.5 stream 16\n' >m.txt
+	sim2() {
+		run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
+		[ "$status" -eq 0 ]
+	}
+	sim2
+	[[ "${lines[0]}" == "makespan 9.167 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":8,"why":"bound"}' t/events.jsonl
+	sim2
+	[[ "${lines[0]}" == "makespan 8.993 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume",.*"k":4}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":8,"why":"learned"}' t/events.jsonl
+}

@@ -1552,6 +1552,25 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* A kept registry whose most writers tried clearly slowed one
+	 * another is not still scaling: knee 3, alpha 1.5, r1 16, one
+	 * writer and the fill point's ramp read at 6 (36 MB/s, where 6 at
+	 * the one writer's pace write 96); the family's bound, 4, is
+	 * chosen, as the run that kept it chose. */
+	{
+		struct autobw_entry r[] = {
+			{ 200, 1, 1.126, 16, 16, 0.083, false, 64 },
+			{ 200.0 / 6, 6, 2.97, 36.36, 6.06, 0.1, true, 64 },
+		};
+		autobw_init_climb(&a, 200, 16, 2);
+		autobw_preload(&a, r, 2, 8);
+		ok(!autobw_scaling(&a), "6 writers at 36 MB/s: not scaling");
+		is_int(autobw_writers(200, a.chosen), 4,
+		       "the bound's 4 chosen");
+		ok(autobw_bound(&a, a.chosen), "as the bound");
+		autobw_release(&a);
+	}
+
 	/* An epoch not tried yet, with few tasks left: it runs only if
 	 * the name would end sooner with it at the most it can write
 	 * (autobw_epoch_pays). */
