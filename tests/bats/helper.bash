@@ -59,6 +59,14 @@ tasks:
 EOF
 }
 
+# epoch_c_before T: the c of the last epoch_begin in .wfrun/events.jsonl
+# before T (wall seconds): what a task running then was granted last
+epoch_c_before() {
+	grep '"ev":"epoch_begin"' .wfrun/events.jsonl |
+		sed 's/^{"t":\([0-9.]*\),.*"c":\([0-9.]*\),"k":[0-9]*}$/\1 \2/' |
+		awk -v e="$1" '$1 < e { c = $2 } END { printf "%g", c }'
+}
+
 climb_xml() {
 	sed -e '/<worker name="w1"/,/<\/worker>/ s|<cores>2</cores>|<cores>12</cores>|' \
 	    -e 's|<cores>2</cores>|<cores>1</cores>|' \

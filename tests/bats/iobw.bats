@@ -145,9 +145,7 @@ EOF
 	# writers at 1.25 MB/s write less than B: 4 are tried, fill-up)
 	end1=$(awk -F'\t' '$1 == 1 { print $14 }' .wfrun/trace.tsv)
 	[ "$(awk -F'\t' -v e="$end1" 'NR > 1 && $1 != 1 && $13 < e' .wfrun/trace.tsv | wc -l)" -ge 1 ]
-	c=$(grep '"ev":"epoch_begin"' .wfrun/events.jsonl |
-		sed 's/^{"t":\([0-9.]*\),.*"c":\([0-9.]*\),"k":[0-9]*}$/\1 \2/' |
-		awk -v e="$end1" '$1 < e { c = $2 } END { printf "%g", c }')
+	c=$(epoch_c_before "$end1")
 	[ "$(awk -F'\t' '$1 == 1 { print $7 }' .wfrun/trace.tsv)" = "$c" ]
 }
 

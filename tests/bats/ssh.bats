@@ -362,7 +362,10 @@ EOF2
 	grep -q '"ev":"constraint",.*"n":[0-9]*,"why":"[a-z]*"}$' .wfrun/events.jsonl
 	end1=$(awk -F'\t' '$1 == 1 { print $14 }' .wfrun/trace.tsv)
 	[ "$(awk -F'\t' -v e="$end1" 'NR > 1 && $1 != 1 && $13 < e' .wfrun/trace.tsv | wc -l)" -ge 1 ]
-	c=$(awk -v f="$fill" 'BEGIN { printf "%g", 4 / f }')
+	# it holds the fill point's c, or that of the epoch begun last
+	# before it ended (3 writers at 1.25 MB/s write less than B: 4 are
+	# tried, fill-up)
+	c=$(epoch_c_before "$end1")
 	[ "$(awk -F'\t' '$1 == 1 { print $7 }' .wfrun/trace.tsv)" = "$c" ]
 }
 
