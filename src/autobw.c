@@ -1268,7 +1268,14 @@ autobw_choose(const struct autobw *a, long n)
 	 * 8 checkpoints to write alone, +19 % in a second run of 16. */
 	long w = wave_width(a);
 	double r1 = climb_r1(a);
-	if (w >= 2 && r1 > 0 && n >= w) {
+	/* (played out only when another count is within CLIMB_GAIN: this
+	 * runs as each task of the name becomes ready) */
+	bool tied = false;
+	for (size_t i = 0; i < a->nreg && !tied; i++)
+		tied = a->reg[i].k >= 2 && a->reg[i].c != pick &&
+		       autobw_objective(a, n, i) <=
+			       bestT * (1 + AUTOBW_CLIMB_GAIN);
+	if (tied && w >= 2 && r1 > 0 && n >= w) {
 		double *F = xmalloc((size_t)w * sizeof(double)), wT = 0;
 		long kp = autobw_writers(a->B, pick);
 		wT = batch_time(a, kp, NULL, 0, w, r1, F);
