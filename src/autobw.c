@@ -462,6 +462,47 @@ search_next(struct autobw *a)
 	return kb - (d < 1 ? 1 : d > below ? below : d);
 }
 
+/* climb: above a best kb whose writers kept the one writer's pace
+ * (kept_pace), the count to try next, or 0 when neither more nor fewer
+ * can do better; a->step says why.  A climb in flight asks it, and a
+ * kept registry's next run (autobw_open): a first run stopped by its
+ * last tasks left the step untried, and its next run chose 3 where 4
+ * fill B (r1 60: +9 % over the best static in wfrun sim). */
+static long
+kept_pace_next(struct autobw *a, long best)
+{
+	/* The fill point is the count nearest B / r1: when it was
+	 * the lower one, its writers kept pace and still wrote less
+	 * than B (200 / 60 = 3.33: 3 write 180 MB/s).  One more,
+	 * if the device lets it, writes B. */
+	const struct autobw_entry *bb = reg_find(a, best);
+	if (best == autobw_most_tried(a) && best < a->executors &&
+	    !reg_find(a, best + 1) &&
+	    rate_of(a, bb) < (1 - AUTOBW_CLIMB_GAIN) * a->B) {
+		a->step = "fill-up";
+		return best + 1;
+	}
+	/* Tasks that follow a compute task on each core become
+	 * ready a wave of the cores at a time: a wave of w leaves w
+	 * mod best to write after the others, too few to fill B
+	 * (knee 14, 30 MB/s a writer: 7 fill it, and of each 8
+	 * checkpoints the 8th wrote alone at 30 MB/s, 7 to 29 %
+	 * over the best static, 8, in wfrun sim).  Do w writers
+	 * write B too?  Their epoch says, in flight, once; the
+	 * choice then ranks them (autobw_choose). */
+	long w = wave_width(a);
+	const struct autobw_entry *one = reg_find(a, 1);
+	if (best == autobw_most_tried(a) && best < w &&
+	    !reg_find(a, w) && one && w % best &&
+	    (double)(w % best) * one_pace(one) <
+		    (1 - AUTOBW_CLIMB_GAIN) * a->B) {
+		a->step = "wave";
+		return w;
+	}
+	a->step = "kept-pace";
+	return 0; /* neither more nor fewer can do better */
+}
+
 /* climb: the k of the next epoch, or 0 when learning is over. */
 static long
 climb_next(struct autobw *a, long k)
@@ -488,38 +529,8 @@ climb_next(struct autobw *a, long k)
 			a->step = "jump";
 		return jump > 2 ? jump : 0;
 	}
-	if (kept_pace(a, best)) {
-		/* The fill point is the count nearest B / r1: when it was
-		 * the lower one, its writers kept pace and still wrote less
-		 * than B (200 / 60 = 3.33: 3 write 180 MB/s).  One more,
-		 * if the device lets it, writes B. */
-		const struct autobw_entry *bb = reg_find(a, best);
-		if (best == autobw_most_tried(a) && best < a->executors &&
-		    !reg_find(a, best + 1) &&
-		    rate_of(a, bb) < (1 - AUTOBW_CLIMB_GAIN) * a->B) {
-			a->step = "fill-up";
-			return best + 1;
-		}
-		/* Tasks that follow a compute task on each core become
-		 * ready a wave of the cores at a time: a wave of w leaves w
-		 * mod best to write after the others, too few to fill B
-		 * (knee 14, 30 MB/s a writer: 7 fill it, and of each 8
-		 * checkpoints the 8th wrote alone at 30 MB/s, 7 to 29 %
-		 * over the best static, 8, in wfrun sim).  Do w writers
-		 * write B too?  Their epoch says, in flight, once; the
-		 * choice then ranks them (autobw_choose). */
-		long w = wave_width(a);
-		const struct autobw_entry *one = reg_find(a, 1);
-		if (best == autobw_most_tried(a) && best < w &&
-		    !reg_find(a, w) && one && w % best &&
-		    (double)(w % best) * one_pace(one) <
-			    (1 - AUTOBW_CLIMB_GAIN) * a->B) {
-			a->step = "wave";
-			return w;
-		}
-		a->step = "kept-pace";
-		return 0; /* neither more nor fewer can do better */
-	}
+	if (kept_pace(a, best))
+		return kept_pace_next(a, best);
 	return search_next(a);
 }
 
@@ -1313,9 +1324,12 @@ autobw_open(struct autobw *a)
 	    bytes_known(a) != 2 || autobw_scaling(a))
 		return 0; /* (still scaling: see autobw_scaling) */
 	long kb = autobw_best(a, NULL);
-	if (!kb || kept_pace(a, kb))
+	if (!kb)
 		return 0;
 	a->best_rate = rate_of(a, reg_find(a, kb));
+	a->kbest = kb;
+	if (kept_pace(a, kb))
+		return kept_pace_next(a, kb);
 	long next = search_next(a);
 	/* a count chosen by the family's bound was never run: it is the
 	 * one to measure (the search's own next step, above it, is

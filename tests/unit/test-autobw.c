@@ -1761,6 +1761,21 @@ main(void)
 		autobw_preload(&a, rk, 2, 100);
 		is_int(autobw_open(&a), 0, "kept pace at the fill point");
 		autobw_release(&a);
+		/* kept pace below B, one writer more never tried (the first
+		 * run's last tasks could not repay it): the next run tries
+		 * it, fill-up (r1 60: 3 write 180 MB/s, 8 checkpoints on 2
+		 * cores chose 3 again, +9 % over the best static, 4) */
+		struct autobw_entry ru[] = {
+			{ 200, 1, 1.07, 60, 60, 0.045, false, 64 },
+			{ 66.6667, 3, 0.95, 180, 60, 0.025, true, 64 },
+		};
+		autobw_init_climb(&a, 200, 16, 2);
+		autobw_preload(&a, ru, 2, 8);
+		is_int(a.fill, 3, "r1 60: the fill point 3");
+		is_int(autobw_open(&a), 4, "3 kept pace below B: 4 left open");
+		ok(!strcmp(a.step, "fill-up") && a.kbest == 3,
+		   "fill-up above 3 (%s, best %ld)", a.step, a.kbest);
+		autobw_release(&a);
 		/* still scaling: left to the scaling rule */
 		struct autobw_entry rs[] = {
 			{ 200, 1, 3.2, 10, 10, 0.03, false, 0 },
