@@ -1776,6 +1776,25 @@ main(void)
 		ok(!strcmp(a.step, "fill-up") && a.kbest == 3,
 		   "fill-up above 3 (%s, best %ld)", a.step, a.kbest);
 		autobw_release(&a);
+		/* The family's bound (knee 2, fall 0.2, 16 MB/s a writer: 8
+		 * wrote 90.9 MB/s, so 6 may write 96) is chosen only if it
+		 * writes a wave of the cores sooner: on 8 cores, 6 leave 2
+		 * of each 8 to write after the others (+7 to +9 % over the
+		 * best static, 8, in wfrun sim); on 2 cores it is. */
+		struct autobw_entry rb[] = {
+			{ 200, 1, 0.48, 16, 16, 0.083, false, 64 },
+			{ 25, 8, 0.68, 90.9091, 11.36, 0.1, true, 64 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rb, 2, 16);
+		is_int(autobw_writers(200, a.chosen), 8,
+		       "8 cores: 8 chosen, not the bound 6");
+		autobw_release(&a);
+		autobw_init_climb(&a, 200, 16, 2);
+		autobw_preload(&a, rb, 2, 16);
+		is_int(autobw_writers(200, a.chosen), 6, "2 cores: the bound 6");
+		ok(autobw_bound(&a, a.chosen), "6 is the family's bound");
+		autobw_release(&a);
 		/* still scaling: left to the scaling rule */
 		struct autobw_entry rs[] = {
 			{ 200, 1, 3.2, 10, 10, 0.03, false, 0 },
