@@ -448,18 +448,32 @@ static bool compared(const struct autobw *a);
 static void regrant(struct iopol *p, size_t wi, struct iopol_grant *g,
 		    double c);
 
-/* The name's last tasks are all there, ready of them waiting (ready < 0:
- * not known here, iopol_batch is told), and few (at most four waves of
- * the most writers registered: each task's end plays them all out again
- * for each count, so their number is kept small): its choice is made for
- * them with their progress (iopol_take_batch).  True when that is to
- * be. */
+/* Of a name's left tasks, ready wait and the others are still to become
+ * ready, running run: are those to come no more than those there?  Then
+ * its last tasks are chosen for as if all were there (their writes
+ * outlast the compute before them, and they pile up): 32 checkpoints of
+ * 8 s each, 8 ready every 2 s, 15 writers chosen by the rate of a
+ * stream of them, 120 MB/s against 16's 111, and the last 2 wrote alone
+ * for 8 s; played out, 16 end them in 2 waves (+16 % over the best
+ * static, 16, in a second run in wfrun sim, and 0 so). */
+static bool
+piled(long left, long ready, long running)
+{
+	return left - ready <= ready + running;
+}
+
+/* The name's last tasks are all there or piled up (piled), ready of them
+ * waiting (ready < 0: not known here, iopol_batch is told), and few (at
+ * most four waves of the most writers registered: each task's end plays
+ * them all out again for each count, so their number is kept small): its
+ * choice is made for them with their progress (iopol_take_batch).  True
+ * when that is to be. */
 static bool
 want_batch(struct iopol *p, struct iopol_name *nm, long ready)
 {
 	if (!nm->a.climb || nm->a.phase != AUTOBW_LEARNED ||
 	    nm->a.still_scaling || !compared(&nm->a) || nm->left < 1 ||
-	    (ready >= 0 && nm->left != ready) ||
+	    (ready >= 0 && !piled(nm->left, ready, nm->running)) ||
 	    nm->left + nm->running > 4 * autobw_most_tried(&nm->a) ||
 	    known_devs(p) != 1 ||
 	    !(autobw_task_mb(&nm->a) > 0))
@@ -490,8 +504,8 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 	    struct iopol_running *r, size_t n)
 {
 	struct iopol_name *nm = &p->nm[name];
-	if (nm->left < 1 || nm->left != ready)
-		return; /* (some are still to become ready) */
+	if (nm->left < 1 || !piled(nm->left, ready, (long)n))
+		return; /* (more are still to become ready) */
 	double *v = xmalloc((n ? n : 1) * sizeof(double)), c = 0;
 	for (size_t i = 0; i < n; i++)
 		v[i] = now - r[i].start;
@@ -499,7 +513,15 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 		c = autobw_choose_batch(&nm->a, v, (long)n, nm->left,
 					nm->a.chosen);
 	free(v);
-	if (!(c > 0) || c == nm->a.chosen)
+	if (c > 0 && c == nm->a.chosen) {
+		/* (a choice of more writers made as they became ready: the
+		 * running that hold the old share make room too) */
+		for (size_t i = 0; i < n; i++)
+			if (r[i].g->c > c)
+				regrant(p, r[i].wi, r[i].g, c);
+		return;
+	}
+	if (!(c > 0))
 		return;
 	if (!(nm->stream_c > 0)) {
 		nm->stream_c = nm->a.chosen;
