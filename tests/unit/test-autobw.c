@@ -1535,9 +1535,10 @@ main(void)
 		is_int(learn_law(&a, &W, 64, &n), 7, "2 cores: 7");
 		is_int(n, 2, "2 cores: no wave tried");
 		autobw_release(&a);
-		/* r1 60: 200 / 60 = 3.33, the fill point 3; 3 keep pace and
-		 * write 180 MB/s, less than B: 4 are tried (knee 10: they
-		 * write B, and are chosen) */
+		/* r1 60: 200 / 60 = 3.33, the fill point 3 (read at the
+		 * epoch's end, as here; in flight, 4 at once: edge()); 3
+		 * keep pace and write 180 MB/s, less than B: 4 are tried
+		 * (knee 10: they write B, and are chosen) */
 		struct law U = { 200, 60, 10, 0.05 };
 		autobw_init_climb(&a, 200, 16, 2);
 		is_int(learn_law(&a, &U, 64, &n), 4,
