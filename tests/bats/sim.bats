@@ -34,6 +34,12 @@ sim8() {
 	[ "$status" -eq 0 ]
 }
 
+# sim2: sim8's run on one node of 2 cores
+sim2() {
+	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+}
+
 # search_ckpt N [STORAGE_BW]: N compute tasks, each followed by an I/O task
 search_ckpt() {
 	wf <<EOF
@@ -544,8 +550,7 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"registry"}' t/events.jsonl
 	# on 2 cores checkpoints come two at a time: no wave of 8 is tried
 	rm -f r.tsv
-	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
-	[ "$status" -eq 0 ]
+	sim2
 	run grep -c '"step":"wave"' t/events.jsonl
 	[ "$output" = 0 ]
 }
@@ -558,10 +563,6 @@ EOF2
 	# ran 6: 14.259 s against the first run's 9.167.
 	search_ckpt 8 auto
 	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 3 alpha 1.5 stream 16\n' >m.txt
-	sim2() {
-		run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
-		[ "$status" -eq 0 ]
-	}
 	sim2
 	[[ "${lines[0]}" == "makespan 9.167 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":8,"why":"bound"}' t/events.jsonl
@@ -579,10 +580,6 @@ EOF2
 	# which write B, and keeps them.
 	search_ckpt 8 auto
 	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 9 alpha 0.3 stream 62\n' >m.txt
-	sim2() {
-		run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
-		[ "$status" -eq 0 ]
-	}
 	sim2
 	[[ "${lines[0]}" == "makespan 3.849 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":2,"why":"learned"}' t/events.jsonl
@@ -603,8 +600,7 @@ EOF2
 	# under it: 4.132 s, where 4 take 3.445.
 	search_ckpt 8 auto
 	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 9 alpha 0.3 stream 60\n' >m.txt
-	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --registry r.tsv --trace t/trace.tsv wf.yaml
-	[ "$status" -eq 0 ]
+	sim2
 	[[ "${lines[0]}" == "makespan 3.445 s:"* ]]
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":200,"k":1,"mbps":60,.*"fill":4}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":8,"why":"learned"}' t/events.jsonl
