@@ -478,7 +478,7 @@ want_batch(struct iopol *p, struct iopol_name *nm, long ready)
 	    known_devs(p) != 1 ||
 	    !(autobw_task_mb(&nm->a) > 0))
 		return false; /* (the task size not known: rechosen as before) */
-	if (!nm->batch)
+	if (!nm->batch && !nm->regrant)
 		p->nbatch++;
 	nm->batch = true;
 	return true;
@@ -489,12 +489,16 @@ iopol_take_batch(struct iopol *p)
 {
 	if (!p->nbatch)
 		return NONE;
-	for (uint32_t i = 0; i < p->nn; i++)
-		if (p->nm[i].batch) {
-			p->nm[i].batch = false;
+	for (uint32_t i = 0; i < p->nn; i++) {
+		struct iopol_name *nm = &p->nm[i];
+		if (nm->batch || nm->regrant) {
+			nm->due_batch = nm->batch;
+			nm->due_regrant = nm->regrant;
+			nm->batch = nm->regrant = false;
 			p->nbatch--;
 			return i;
 		}
+	}
 	p->nbatch = 0;
 	return NONE;
 }
@@ -504,7 +508,13 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 	    struct iopol_running *r, size_t n)
 {
 	struct iopol_name *nm = &p->nm[name];
-	if (nm->left < 1 || !piled(nm->left, ready, (long)n))
+	bool due = nm->due_batch;
+	if (nm->due_regrant)
+		for (size_t i = 0; i < n; i++)
+			if (r[i].g->c > nm->a.chosen)
+				regrant(p, r[i].wi, r[i].g, nm->a.chosen);
+	nm->due_batch = nm->due_regrant = false;
+	if (!due || nm->left < 1 || !piled(nm->left, ready, (long)n))
 		return; /* (more are still to become ready) */
 	double *v = xmalloc((n ? n : 1) * sizeof(double)), c = 0;
 	for (size_t i = 0; i < n; i++)
@@ -1071,10 +1081,19 @@ iopol_ready(struct iopol *p, uint32_t name, long ready)
 	long n = ready + nm->running;
 	if (want_batch(p, nm, ready))
 		return; /* (chosen with their progress: iopol_batch) */
+	double was = nm->a.chosen;
 	nm->a.chosen = nm->a.climb ? autobw_rechoose(&nm->a, n, nm->a.chosen)
 				   : autobw_choose(&nm->a, n);
 	if (nm->a.chosen != nm->reported)
 		emit_constraint(p, name, n, "reevaluated");
+	/* more places: the running take the new share, so that the ready
+	 * start now (with 6 chosen and then 8, the one that ran under 6
+	 * held its share, and 7 wrote until it ended) */
+	if (nm->a.chosen < was && nm->running > 0) {
+		if (!nm->batch && !nm->regrant)
+			p->nbatch++;
+		nm->regrant = true;
+	}
 }
 
 bool

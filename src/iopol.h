@@ -116,6 +116,9 @@ struct iopol_name {
 			       (iopol_make_way) */
 	bool batch;         /* its last tasks are all there: choose for
 			       them with their progress (iopol_take_batch) */
+	bool regrant;       /* its choice gave more places: the running
+			       take the new share (iopol_batch) */
+	bool due_batch, due_regrant; /* what iopol_take_batch took */
 	double stream_c;    /* what was chosen before a choice for its last
 			       tasks (iopol_batch) changed it, 0: none did */
 	long last_n;        /* those last tasks, at that first change */
@@ -286,13 +289,15 @@ bool iopol_draining(const struct iopol *p, uint32_t name);
 size_t iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
 		      size_t n);
 
-/* A climb's last tasks of a name are all there (none is left to become
- * ready) and few (at most four waves of the most writers registered):
- * its choice for them counts how far each running one is
- * (autobw_choose_batch).  The next such name (its group's), or
- * UINT32_MAX; the caller then gives iopol_batch how many of its group
- * are ready, now, and its running instances (their start on the same
- * clock; those that stay are regranted when it chooses more places). */
+/* A climb's last tasks of a name are all there, or piled up (no more
+ * to come than are there, ready or running), and few (at most four
+ * waves of the most writers registered): its choice for them counts how
+ * far each running one is (autobw_choose_batch); or a name's choice
+ * gave more places, which its running instances take.  The next such
+ * name (its group's), or UINT32_MAX; the caller then gives iopol_batch
+ * how many of its group are ready, now, and its running instances
+ * (their start on the same clock; those that stay are regranted when
+ * it chooses more places). */
 uint32_t iopol_take_batch(struct iopol *p);
 void iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 		 struct iopol_running *r, size_t n);

@@ -665,6 +665,47 @@ main(void)
 		unlink(reg2);
 	}
 
+	/* A reevaluated choice of more places: the running take the new
+	 * share at once.  1 writer at 25 MB/s and 8 at 125 (knee 6,
+	 * fall 0.3): for the 8 checkpoints of 2 cores the family's bound,
+	 * 6, is chosen; the first runs under 6; with it and one ready,
+	 * 8.  The first kept 33.3 of the 200 MB/s, and only 7 fit. */
+	{
+		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		ok(reg_file(reg, "ckpt\tdisk\t200\tauto\t"
+				 "200:1:1.71:25:25:0.142857:0:64,"
+				 "25:8:2.738:125:15.625:0.1:1:64\n"),
+		   "a registry of 1 and 8 writers written");
+		set_tasks((struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 });
+		uint32_t ninst[3] = { 8, 0, 0 };
+		evlog[0] = '\0';
+		iopol_init(&p, &wf, ninst, false, on_event, NULL);
+		iopol_add_worker(&p, "disk@w1", "disk", 200, 2, 16);
+		ok(iopol_registry_load(&p, reg) == 0, "and read");
+		iopol_ready(&p, 0, 1);
+		is_str(evlog, "constraint(33.3333,registry) ",
+		       "8 to write: the bound, 6 writers");
+		struct iopol_grant g1 = iopol_start(&p, 0, 0, 0);
+		ok(fabs(g1.c - 200.0 / 6) < 1e-3, "the first holds 33.3 (%g)",
+		   g1.c);
+		ok(iopol_take_batch(&p) == UINT32_MAX, "nothing due");
+		iopol_ready(&p, 0, 1);
+		is_str(evlog,
+		       "constraint(33.3333,registry) constraint(25,reevaluated) ",
+		       "one running, one ready: 8 places");
+		is_int((long)iopol_take_batch(&p), 0, "the running's share is due");
+		ok(iopol_take_batch(&p) == UINT32_MAX, "once");
+		struct iopol_running r1 = { 0, 0, 0, &g1, true, false };
+		iopol_batch(&p, 0, 1, 0.1, &r1, 1);
+		ok(fabs(g1.c - 25) < 1e-9, "the running holds 25 now (%g)", g1.c);
+		long n = 0;
+		for (; n < 7 && iopol_may_start(&p, 0, 0); n++)
+			iopol_start(&p, 0, 0, 7 - n);
+		is_int(n, 7, "7 more may start beside it: 8 write");
+		iopol_release(&p);
+		unlink(reg);
+	}
+
 	/* A climb's registry keeps each epoch's pace (MB/s a writer), on
 	 * a disk of 100 MB/s: 8 writers measured at their ends (72.5 MB/s
 	 * over the epoch, gaps between tasks included, 12.25 each while
