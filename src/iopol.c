@@ -508,42 +508,33 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 	    struct iopol_running *r, size_t n)
 {
 	struct iopol_name *nm = &p->nm[name];
-	bool due = nm->due_batch;
-	if (nm->due_regrant)
+	bool batch = nm->due_batch, more = nm->due_regrant;
+	nm->due_batch = nm->due_regrant = false;
+	if (batch && nm->left >= 1 && piled(nm->left, ready, (long)n)) {
+		double *v = xmalloc((n ? n : 1) * sizeof(double)), c = 0;
+		for (size_t i = 0; i < n; i++)
+			v[i] = now - r[i].start;
+		if (autobw_batch_left(&nm->a, v, (long)n, v))
+			c = autobw_choose_batch(&nm->a, v, (long)n, nm->left,
+						nm->a.chosen);
+		free(v);
+		if (c > 0 && c != nm->a.chosen) {
+			if (!(nm->stream_c > 0)) {
+				nm->stream_c = nm->a.chosen;
+				nm->last_n = (long)n + nm->left;
+			}
+			nm->a.chosen = c;
+			emit_constraint(p, name, (long)n + nm->left, "last");
+		}
+		more = more || c > 0;
+	}
+	/* more places (chosen here, or as they became ready): the running
+	 * hold the new share, so that the ready start now, not as the
+	 * running end */
+	if (more)
 		for (size_t i = 0; i < n; i++)
 			if (r[i].g->c > nm->a.chosen)
 				regrant(p, r[i].wi, r[i].g, nm->a.chosen);
-	nm->due_batch = nm->due_regrant = false;
-	if (!due || nm->left < 1 || !piled(nm->left, ready, (long)n))
-		return; /* (more are still to become ready) */
-	double *v = xmalloc((n ? n : 1) * sizeof(double)), c = 0;
-	for (size_t i = 0; i < n; i++)
-		v[i] = now - r[i].start;
-	if (autobw_batch_left(&nm->a, v, (long)n, v))
-		c = autobw_choose_batch(&nm->a, v, (long)n, nm->left,
-					nm->a.chosen);
-	free(v);
-	if (c > 0 && c == nm->a.chosen) {
-		/* (a choice of more writers made as they became ready: the
-		 * running that hold the old share make room too) */
-		for (size_t i = 0; i < n; i++)
-			if (r[i].g->c > c)
-				regrant(p, r[i].wi, r[i].g, c);
-		return;
-	}
-	if (!(c > 0))
-		return;
-	if (!(nm->stream_c > 0)) {
-		nm->stream_c = nm->a.chosen;
-		nm->last_n = (long)n + nm->left;
-	}
-	nm->a.chosen = c;
-	emit_constraint(p, name, (long)n + nm->left, "last");
-	/* more places: the running hold the new share, so that the ready
-	 * start now, not as the running end */
-	for (size_t i = 0; i < n; i++)
-		if (r[i].g->c > c)
-			regrant(p, r[i].wi, r[i].g, c);
 }
 
 /* An auto name with a registry from an earlier run for one of the
