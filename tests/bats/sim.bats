@@ -40,6 +40,12 @@ sim2() {
 	[ "$status" -eq 0 ]
 }
 
+# ckpt_law SECONDS KNEE ALPHA STREAM: m.txt for search_ckpt, searches of
+# SECONDS +-10 %, checkpoints of 64 MB, a 200 MB/s device of that law
+ckpt_law() {
+	printf 'task search seconds %s jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee %s alpha %s stream %s\n' "$@" >m.txt
+}
+
 # search_ckpt N [STORAGE_BW]: N compute tasks, each followed by an I/O task
 search_ckpt() {
 	wf <<EOF
@@ -344,7 +350,7 @@ EOF2
 	# 200: the fill point is 5, past the best, 3 (5 write 66.7, 4 write
 	# 80, 3 write 100, each below 40).
 	search_ckpt 32 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
+	ckpt_law 2 1 0.5 40
 	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 3 epochs"* ]]
@@ -477,7 +483,7 @@ EOF2
 	# The family's bound says 12 (96 MB/s); stopping 4 for it would run
 	# them again alone, 8 s at their cap, after the 12 end.
 	search_ckpt 16 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 2 alpha 0.1 stream 8\n' >m.txt
+	ckpt_law 2 2 0.1 8
 	sim8
 	# all 16 end in one wave (each at 83 / 16 MB/s): 15.3 s, not 18.1
 	[[ "${lines[0]}" == "makespan 15.280 s: 32 tasks on 1 worker"* ]]
@@ -497,7 +503,7 @@ EOF2
 	# running, 8 to come), as if all were there: the last ones' writes
 	# outlast the searches before them.
 	search_ckpt 16 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 2 alpha 0.1 stream 8\n' >m.txt
+	ckpt_law 2 2 0.1 8
 	printf 'ckpt\tdisk\t200\tauto\t200:1:8:8:8:0.142857:0:64,25:8:8:64:8:0.0249:1:64,18.1818:11:8:88:8:0.0249:1:64,16.666667:12:8:96:8:0.0249:1:64,15.3846:13:8.736:95.2381:7.326:0.0249:1:64,12.5:16:12.29:83.3333:5.2083:0.0994:1:64\n' >r.tsv
 	sim8
 	[[ "${lines[0]}" == "makespan 15.252 s: 32 tasks on 1 worker"* ]]
@@ -515,7 +521,7 @@ EOF2
 	# Stepping down to 7 stopped the youngest writer, which then ran
 	# beside the second wave as a ninth: 9.570 s, where 8 take 8.186.
 	search_ckpt 16 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 6 alpha 0.1 stream 25\n' >m.txt
+	ckpt_law 2 6 0.1 25
 	sim8
 	[[ "${lines[0]}" == "makespan 8.186 s: 32 tasks on 1 worker"* ]]
 	[[ "$output" != *"stopped to make way"* ]]
@@ -540,7 +546,7 @@ EOF2
 	# choice counts the wave: 7.878 s (the one writer's 0.2 s and the
 	# epochs of 7 and 8, 0.8 s each), the next run 7.166.
 	search_ckpt 16 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 14 alpha 0.5 stream 30\n' >m.txt
+	ckpt_law 2 14 0.5 30
 	sim8
 	[[ "${lines[0]}" == "makespan 7.878 s: 32 tasks on 1 worker"* ]]
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"wave","best":7,"best_rate":200,.*"k":8}' t/events.jsonl
@@ -562,7 +568,7 @@ EOF2
 	# registry as still scaling (6, the most tried, was the best) and
 	# ran 6: 14.259 s against the first run's 9.167.
 	search_ckpt 8 auto
-	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 3 alpha 1.5 stream 16\n' >m.txt
+	ckpt_law 0.5 3 1.5 16
 	sim2
 	[[ "${lines[0]}" == "makespan 9.167 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":8,"why":"bound"}' t/events.jsonl
@@ -579,7 +585,7 @@ EOF2
 	# chose 3 again (3.597 s, 4 static: 3.423); it tries 4 (fill-up),
 	# which write B, and keeps them.
 	search_ckpt 8 auto
-	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 9 alpha 0.3 stream 62\n' >m.txt
+	ckpt_law 0.5 9 0.3 62
 	sim2
 	[[ "${lines[0]}" == "makespan 3.849 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":2,"why":"learned"}' t/events.jsonl
@@ -599,7 +605,7 @@ EOF2
 	# read 180 MB/s after 1.6 s more, and the 8 checkpoints ended
 	# under it: 4.132 s, where 4 take 3.445.
 	search_ckpt 8 auto
-	printf 'task search seconds 0.5 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 9 alpha 0.3 stream 60\n' >m.txt
+	ckpt_law 0.5 9 0.3 60
 	sim2
 	[[ "${lines[0]}" == "makespan 3.445 s:"* ]]
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":200,"k":1,"mbps":60,.*"fill":4}' t/events.jsonl
@@ -613,7 +619,7 @@ EOF2
 	# to write after the others, 14.169 s, the next run 14.427, where 8
 	# static take 13.256.  8 are kept.
 	search_ckpt 16 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 2 alpha 0.2 stream 16\n' >m.txt
+	ckpt_law 2 2 0.2 16
 	sim8
 	[[ "${lines[0]}" == "makespan 13.280 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"learned"}' t/events.jsonl
@@ -631,7 +637,7 @@ EOF2
 	# for 8 s (25.889 s; 16 static: 22.240).  With 16 running and 16 to
 	# come, all are played out as if there: 16 end them in 2 waves.
 	search_ckpt 32 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 12 alpha 0.2 stream 8\n' >m.txt
+	ckpt_law 2 12 0.2 8
 	sim8
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":13.3333,"k":15,"n":32,"why":"learned"}' t/events.jsonl
 	sim8
