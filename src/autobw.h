@@ -66,6 +66,8 @@ struct autobw_entry {
 	bool flown;    /* measured in flight (autobw_flight) */
 	double q;      /* the mean MB of the name's tasks that ended in the
 			  run that registered it, 0: not known */
+	double w;      /* in flight: the windows its rate was read over, s
+			  (0: not known; not kept in a registry) */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
@@ -107,6 +109,13 @@ struct autobw_pool {
 	long n;
 	double err;        /* the current period's errors times lengths,
 			      summed (the windows now only), MB */
+};
+
+/* A count's rate read while an epoch's writers ramped up to its k,
+ * not registered then (autobw_flight): R MB/s within e over W s. */
+struct autobw_seen {
+	long j;
+	double R, e, W;
 };
 
 struct autobw {
@@ -181,8 +190,8 @@ struct autobw {
 	bool windows;      /* the epoch that ended last was rated by its
 			      windows at its end (end_epoch), not yet
 			      said */
-	double ramp_s;     /* the window of the last count a ramp
-			      registered (autobw_flight), s */
+	struct autobw_seen *seen; /* the epoch's ramp: each count's rate */
+	size_t nseen;
 	bool last_tasks;   /* climb: every task of the name still to start
 			      is ready, and few (autobw_last_tasks) */
 	double task_mb;    /* MB of the tasks that finished (of any phase:
@@ -400,10 +409,17 @@ bool autobw_carry_done(struct autobw *a, double start, double end,
  * ramped for 2.7 s at 96 MB/s, its best 9's 108 being 12 % more, before
  * the fill point's 16 came; the search then stepped from 16 down to 11,
  * 8 and up to 9, its 8 writers stopping 3 tasks: +10.9 % in wfrun sim,
- * +4.7 % with 8 known).  Returns true when it ended the epoch (look at
+ * +4.7 % with 8 known).  A count the ramp passed whose rate was known
+ * within SEEN_TOL, but neither within FLIGHT_TOL nor clearly slowed, is
+ * registered (flown) when the epoch's rate is taken: a reading, if a
+ * coarser one, where the family's bound would guess (k3-a1-r30, 8
+ * checkpoints two at a time: 4 writers read at 100 MB/s within 5 %,
+ * then 6 at 50; the bound from 6 chose 3, +23 % over the best static,
+ * 4, in wfrun sim).  Returns true when it ended the epoch (look at
  * phase, epoch, reg, flight_s; an entry registered on the way, of
- * k >= 2, at ramp_s). */
+ * k >= 2, with its windows' seconds in w). */
 #define AUTOBW_FLIGHT_TOL (AUTOBW_CLIMB_GAIN / 2)
+#define AUTOBW_SEEN_TOL 0.1
 /* The name's last tasks are all there (every one still to start is
  * ready, and they are few: iopol's want_batch), or no longer.  While
  * they are, an epoch after which the search ends whatever its writers

@@ -849,7 +849,7 @@ flight_registered(struct iopol *p, uint32_t name, int epoch, size_t nreg,
 	for (size_t i = nreg; i < end; i++) {
 		const struct autobw_entry *r = &a->reg[i];
 		if (r->k > 1) {
-			emit_rate(p, name, "ramp", epoch, r, a->ramp_s);
+			emit_rate(p, name, "ramp", epoch, r, r->w);
 			continue;
 		}
 		struct iopol_event e = { .ev = "epoch_end", .name = name,

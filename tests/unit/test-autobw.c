@@ -330,7 +330,7 @@ main(void)
 	autobw_release(&a);
 
 	/* A registry from an earlier run: learned from the start. */
-	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0, 0, false, 0 }, { 50, 2, 1, 0, 0, 0, false, 0 } };
+	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0, 0, false, 0, 0 }, { 50, 2, 1, 0, 0, 0, false, 0, 0 } };
 	autobw_init(&a, 100, 10, true, 10, 50, 5);
 	autobw_preload(&a, kept, 2, 100);
 	ok(a.phase == AUTOBW_LEARNED, "preloaded: no learning");
@@ -518,9 +518,9 @@ main(void)
 	autobw_init_climb(&a, 200, 16, 2);
 	{
 		struct autobw_entry r3[] = {
-			{ 200, 1, 0.64, 50, 0, 0, false, 0 },
-			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0, false, 0 },
-			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0, false, 0 },
+			{ 200, 1, 0.64, 50, 0, 0, false, 0, 0 },
+			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0, false, 0, 0 },
+			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0, false, 0, 0 },
 		};
 		autobw_preload(&a, r3, 3, 100);
 	}
@@ -846,8 +846,8 @@ main(void)
 	 * of the least T: 1 writer (1 s a task) or 2 (1.68 s for two); for
 	 * one task both take 1 s, for two 2 s against 1.68 s. */
 	{
-		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0, 0, false, 0 },
-					       { 50, 2, 1.68, 119, 0, 0, false, 0 } };
+		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0, 0, false, 0, 0 },
+					       { 50, 2, 1.68, 119, 0, 0, false, 0, 0 } };
 		autobw_init(&a, 100, 8, false, 0, 0, 0);
 		autobw_preload(&a, reg, 2, 2);
 		a.climb = true;
@@ -938,9 +938,9 @@ main(void)
 			   fabs(a.reg[1].mbps - 120) < 1e-6 &&
 			   fabs(a.reg[1].c - 200.0 / 6) < 1e-9 &&
 			   a.reg[1].err <= AUTOBW_FLIGHT_TOL &&
-			   a.ramp_s >= AUTOBW_RATE_SPAN,
+			   a.reg[1].w >= AUTOBW_RATE_SPAN,
 		   "and are registered: 6 writers, 120 MB/s, within %.1f %% "
-		   "over %.2f s", 100 * a.reg[1].err, a.ramp_s);
+		   "over %.2f s", 100 * a.reg[1].err, a.reg[1].w);
 		for (int i = 0; i < 6; i++)
 			autobw_slot_close(&a, slot[i]);
 		for (int i = 0; i < 10; i++)
@@ -1379,10 +1379,10 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 0.46, 138.5, 138.5, 0, false, 0 },
-			{ 100, 2, 0.69, 186, 99.4, 0, false, 0 },
-			{ 50, 4, 1.73, 148, 116.4, 0, false, 0 },
-			{ 25, 8, 2.84, 180, 87.3, 0, false, 0 },
+			{ 200, 1, 0.46, 138.5, 138.5, 0, false, 0, 0 },
+			{ 100, 2, 0.69, 186, 99.4, 0, false, 0, 0 },
+			{ 50, 4, 1.73, 148, 116.4, 0, false, 0, 0 },
+			{ 25, 8, 2.84, 180, 87.3, 0, false, 0, 0 },
 		};
 		autobw_preload(&a, r, 4, 16);
 		is_int(autobw_best(&a, NULL), 2,
@@ -1397,8 +1397,8 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 4, 16, 16, 0, false, 0 }, { 22.2222, 9, 4, 144, 16, 0, false, 0 },
-			{ 20, 10, 4, 160, 16, 0, false, 0 }, { 18.1818, 11, 5.28, 133.3, 12.12, 0, false, 0 },
+			{ 200, 1, 4, 16, 16, 0, false, 0, 0 }, { 22.2222, 9, 4, 144, 16, 0, false, 0, 0 },
+			{ 20, 10, 4, 160, 16, 0, false, 0, 0 }, { 18.1818, 11, 5.28, 133.3, 12.12, 0, false, 0, 0 },
 		};
 		autobw_preload(&a, r, 4, 31);
 		long n = 11;
@@ -1412,7 +1412,7 @@ main(void)
 		 * one writer's pace or at k's rate */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r2[] = {
-			{ 200, 1, 2.29, 28, 28, 0, false, 0 }, { 28.5714, 7, 13.18, 34, 4.857, 0, false, 0 },
+			{ 200, 1, 2.29, 28, 28, 0, false, 0, 0 }, { 28.5714, 7, 13.18, 34, 4.857, 0, false, 0, 0 },
 		};
 		autobw_preload(&a, r2, 2, 2);
 		ok(autobw_objective(&a, 2, 1) < autobw_objective(&a, 2, 0),
@@ -1438,8 +1438,8 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 1.64, 39, 39, 0.07, false, 0 },
-			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0 },
+			{ 200, 1, 1.64, 39, 39, 0.07, false, 0, 0 },
+			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0, 0 },
 		};
 		autobw_preload(&a, r, 2, 100);
 		double c = autobw_choose(&a, 100);
@@ -1450,9 +1450,9 @@ main(void)
 		/* where 3 was measured, it is chosen as measured */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r3[] = {
-			{ 200, 1, 1.64, 39, 39, 0.07, false, 0 },
-			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0 },
-			{ 66.6667, 3, 1.92, 100, 33.3, 0.03, true, 0 },
+			{ 200, 1, 1.64, 39, 39, 0.07, false, 0, 0 },
+			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0, 0 },
+			{ 66.6667, 3, 1.92, 100, 33.3, 0.03, true, 0, 0 },
 		};
 		autobw_preload(&a, r3, 3, 100);
 		c = autobw_choose(&a, 100);
@@ -1464,8 +1464,8 @@ main(void)
 		 * the law's best 7 (133) but not the 10 measured */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r7[] = {
-			{ 200, 1, 3.2, 20, 20, 0.1, false, 0 },
-			{ 20, 10, 6.4, 100, 10, 0.1, true, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.1, false, 0, 0 },
+			{ 20, 10, 6.4, 100, 10, 0.1, true, 0, 0 },
 		};
 		autobw_preload(&a, r7, 2, 100);
 		c = autobw_choose(&a, 100);
@@ -1482,9 +1482,9 @@ main(void)
 		 * 12 write 96, but 4 stopped then run alone at their cap */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 8, 8, 8, 0.1, true, 0 },
-			{ 25, 8, 8, 64, 8, 0.02, true, 0 },
-			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0 },
+			{ 200, 1, 8, 8, 8, 0.1, true, 0, 0 },
+			{ 25, 8, 8, 64, 8, 0.02, true, 0, 0 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0, 0 },
 		};
 		autobw_preload(&a, r, 3, 16);
 		ok(!autobw_drain_pays(&a, 16, 12),
@@ -1496,9 +1496,9 @@ main(void)
 		 * collapses, and 4 at a time (the family's bound: 41) pay */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry c[] = {
-			{ 200, 1, 5.33, 12, 12, 0.05, true, 0 },
-			{ 25, 8, 25.6, 20, 2.5, 0.02, true, 0 },
-			{ 12.5, 16, 112.5, 9.1, 0.569, 0.02, true, 0 },
+			{ 200, 1, 5.33, 12, 12, 0.05, true, 0, 0 },
+			{ 25, 8, 25.6, 20, 2.5, 0.02, true, 0, 0 },
+			{ 12.5, 16, 112.5, 9.1, 0.569, 0.02, true, 0, 0 },
 		};
 		autobw_preload(&a, c, 3, 16);
 		ok(autobw_drain_pays(&a, 16, 4),
@@ -1560,8 +1560,8 @@ main(void)
 	 * chosen, as the run that kept it chose. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 1.126, 16, 16, 0.083, false, 64 },
-			{ 200.0 / 6, 6, 2.97, 36.36, 6.06, 0.1, true, 64 },
+			{ 200, 1, 1.126, 16, 16, 0.083, false, 64, 0 },
+			{ 200.0 / 6, 6, 2.97, 36.36, 6.06, 0.1, true, 64, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2);
 		autobw_preload(&a, r, 2, 8);
@@ -1581,8 +1581,8 @@ main(void)
 		 * beat 7, 7 and 2 (0.12) */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 2.56, 25, 25, 0.14, false, 64 },
-			{ 25, 8, 3.072, 166.667, 20.833, 0.1, true, 64 },
+			{ 200, 1, 2.56, 25, 25, 0.14, false, 64, 0 },
+			{ 25, 8, 3.072, 166.667, 20.833, 0.1, true, 64, 0 },
 		};
 		autobw_preload(&a, r, 2, 16);
 		ok(!autobw_epoch_pays(&a, 7, 16),
@@ -1595,8 +1595,8 @@ main(void)
 		 * at most 120 */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry s1[] = {
-			{ 200, 1, 1.6, 40, 40, 0.09, false, 64 },
-			{ 50, 4, 3.2, 80, 20, 0.1, true, 64 },
+			{ 200, 1, 1.6, 40, 40, 0.09, false, 64, 0 },
+			{ 50, 4, 3.2, 80, 20, 0.1, true, 64, 0 },
 		};
 		autobw_preload(&a, s1, 2, 8);
 		ok(autobw_epoch_pays(&a, 3, 8),
@@ -1620,10 +1620,10 @@ main(void)
 		 * said) */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 8, 8, 8, 0.1, false, 64 },
-			{ 25, 8, 8, 64, 8, 0.02, true, 64 },
-			{ 200.0 / 12, 12, 8, 96, 8, 0.02, true, 64 },
-			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 64 },
+			{ 200, 1, 8, 8, 8, 0.1, false, 64, 0 },
+			{ 25, 8, 8, 64, 8, 0.02, true, 64, 0 },
+			{ 200.0 / 12, 12, 8, 96, 8, 0.02, true, 64, 0 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 64, 0 },
 		};
 		autobw_preload(&a, r, 4, 16);
 		ok(fabs(autobw_task_mb(&a) - 64) < 1e-9,
@@ -1659,9 +1659,9 @@ main(void)
 		 * 30 MB/s after them, 8 run them together */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry rb[] = {
-			{ 200, 1, 2.133, 30, 30, 0, false, 64 },
-			{ 200.0 / 7, 7, 2.24, 200, 28.57, 0, false, 64 },
-			{ 25, 8, 2.56, 200, 25, 0, false, 64 },
+			{ 200, 1, 2.133, 30, 30, 0, false, 64, 0 },
+			{ 200.0 / 7, 7, 2.24, 200, 28.57, 0, false, 64, 0 },
+			{ 25, 8, 2.56, 200, 25, 0, false, 64, 0 },
 		};
 		autobw_preload(&a, rb, 3, 64);
 		is_int(autobw_writers(200, autobw_choose(&a, 64)), 8,
@@ -1696,8 +1696,8 @@ main(void)
 		autobw_release(&a);
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry nq[] = {
-			{ 200, 1, 8, 8, 8, 0.1, false, 0 },
-			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0 },
+			{ 200, 1, 8, 8, 8, 0.1, false, 0, 0 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0, 0 },
 		};
 		autobw_preload(&a, nq, 2, 16);
 		ok(!autobw_batch_left(&a, el, 12, left),
@@ -1711,10 +1711,10 @@ main(void)
 	 * the bracket is closed: 7 chosen. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 3.2, 20, 20, 0.03, false, 0 },
-			{ 20, 10, 6.4, 100, 10, 0.03, true, 0 },
-			{ 25, 8, 4.3, 118, 14.75, 0.02, true, 0 },
-			{ 33.3333, 6, 3.2, 120, 20, 0.025, true, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.03, false, 0, 0 },
+			{ 20, 10, 6.4, 100, 10, 0.03, true, 0, 0 },
+			{ 25, 8, 4.3, 118, 14.75, 0.02, true, 0, 0 },
+			{ 33.3333, 6, 3.2, 120, 20, 0.025, true, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2); /* (congestdev's cores) */
 		autobw_preload(&a, r, 4, 100);
@@ -1755,8 +1755,8 @@ main(void)
 		autobw_release(&a);
 		/* the best kept the one writer's pace: nothing to try */
 		struct autobw_entry rk[] = {
-			{ 200, 1, 3.2, 20, 20, 0.03, false, 0 },
-			{ 20, 10, 3.2, 200, 20, 0.03, true, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.03, false, 0, 0 },
+			{ 20, 10, 3.2, 200, 20, 0.03, true, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rk, 2, 100);
@@ -1767,8 +1767,8 @@ main(void)
 		 * it, fill-up (r1 60: 3 write 180 MB/s, 8 checkpoints on 2
 		 * cores chose 3 again, +9 % over the best static, 4) */
 		struct autobw_entry ru[] = {
-			{ 200, 1, 1.07, 60, 60, 0.045, false, 64 },
-			{ 66.6667, 3, 0.95, 180, 60, 0.025, true, 64 },
+			{ 200, 1, 1.07, 60, 60, 0.045, false, 64, 0 },
+			{ 66.6667, 3, 0.95, 180, 60, 0.025, true, 64, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2);
 		autobw_preload(&a, ru, 2, 8);
@@ -1783,8 +1783,8 @@ main(void)
 		 * of each 8 to write after the others (+7 to +9 % over the
 		 * best static, 8, in wfrun sim); on 2 cores it is. */
 		struct autobw_entry rb[] = {
-			{ 200, 1, 0.48, 16, 16, 0.083, false, 64 },
-			{ 25, 8, 0.68, 90.9091, 11.36, 0.1, true, 64 },
+			{ 200, 1, 0.48, 16, 16, 0.083, false, 64, 0 },
+			{ 25, 8, 0.68, 90.9091, 11.36, 0.1, true, 64, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rb, 2, 16);
@@ -1798,9 +1798,9 @@ main(void)
 		autobw_release(&a);
 		/* still scaling: left to the scaling rule */
 		struct autobw_entry rs[] = {
-			{ 200, 1, 3.2, 10, 10, 0.03, false, 0 },
-			{ 100, 2, 3.2, 20, 10, 0.03, false, 0 },
-			{ 50, 4, 3.2, 40, 10, 0.03, false, 0 },
+			{ 200, 1, 3.2, 10, 10, 0.03, false, 0, 0 },
+			{ 100, 2, 3.2, 20, 10, 0.03, false, 0, 0 },
+			{ 50, 4, 3.2, 40, 10, 0.03, false, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rs, 3, 100);
@@ -1815,8 +1815,8 @@ main(void)
 	 * writers at 194.7 MB/s kept that pace, and 7 is not tried. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 2.41, 24.84, 26.5, 0.05, false, 0 },
-			{ 25, 8, 2.6, 194.7, 24.34, 0.035, true, 0 },
+			{ 200, 1, 2.41, 24.84, 26.5, 0.05, false, 0, 0 },
+			{ 25, 8, 2.6, 194.7, 24.34, 0.035, true, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2);
 		autobw_preload(&a, r, 2, 100);
