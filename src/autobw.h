@@ -139,6 +139,8 @@ struct autobw {
 	double mb;         /* of the MB they wrote, < 0: not known */
 	long fill;         /* climb: writers at one writer's rate that fill
 			      B, from its first epoch (0: not known) */
+	long pile;         /* climb: the name's tasks not yet ended (told
+			      by iopol; 0: not known) */
 	/* climb: the one writer's rate read while it runs (autobw_sample) */
 	int s_have;        /* edges kept: 0, 1 (t0), 2 (t0 and t1) */
 	double s_t0, s_mb0, s_d0; /* the window's first edge: when, MB by

@@ -431,7 +431,7 @@ worth_k(const struct iopol *p, const struct iopol_name *nm, long k)
 	const struct autobw *a = &nm->a;
 	if (!a->climb || k < 2 || a->fill < 1) /* (no bytes: no flight) */
 		return worth(p, nm, a->climb && k > 1 ? 2 * k : k);
-	if (k == a->fill && a->nreg <= 1)
+	if (k >= a->fill && a->nreg <= 1) /* (or fill_epoch's pile) */
 		return nm->left >= 2; /* (the one writer's alone, or none) */
 	if (known_devs(p) == 1 && !autobw_epoch_pays(a, k, nm->left))
 		return false;
@@ -897,6 +897,8 @@ iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 		regrant(p, wi, g, a->c);
 	if (bytes < 0)
 		return true; /* not known this time */
+	/* (fill_epoch: one device's tasks) */
+	a->pile = known_devs(p) == 1 ? nm->left + nm->running : 0;
 	double mb = (double)bytes / (1024.0 * 1024.0);
 	int epoch = a->epoch;
 	double c = a->c;
@@ -975,6 +977,8 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
+	/* (with this one) */
+	a->pile = known_devs(p) == 1 ? nm->left + nm->running + 1 : 0;
 	if (a->carry && g.epoch == a->carry) {
 		carry_ended(p, name, start, end, mb);
 		return;

@@ -335,7 +335,9 @@ EOF2
 	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
 	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":40,"k":5}' t/events.jsonl
+	# (the fill point's epoch is one of all 8 left: fewer than two
+	# waves of 5, and 5 would leave 3 to write at 120 MB/s after them)
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":25,"k":8}' t/events.jsonl
 	# epoch 2 is taken as one of 4 writers, 80 MB/s: they slowed one
 	# another (4 x 40 = 160): the one writer, carried, and 3 that
 	# joined; the fifth never started in it
@@ -343,6 +345,37 @@ EOF2
 	[ "$(awk -F'\t' '$2 == "ckpt" && $8 == 2' t/trace.tsv | wc -l)" -eq 3 ]
 	grep -q '"ev":"epoch_begin",.*"step":"golden-down","best":4,.*"epoch":3,"c":66.6667,"k":3}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,' t/events.jsonl
+}
+
+@test "sim: fewer tasks left than two waves of the fill point are the fill point's epoch, all of them (issue 23)" {
+	# 8 partials of 0.5 s on 2 cores, their checkpoints ready two at a
+	# time.  One writer writes 30 of B 200: the fill point is 7, and 7
+	# would leave the 8th to write alone at 30 MB/s after them (4.798 s
+	# with storage_bw 28.5714, 4.260 with 25).  Knee 10: 8 write B.
+	wf <<'EOF2'
+tasks:
+  - {name: partial, foreach: {i: "1..8"}, out: {p: "p/{i}"}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    in: {p: "p/{i}"}
+    out: {k: "k/{i}"}
+    run: "true"
+EOF2
+	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee 10 alpha 0.5 stream 30\n' >m.txt
+	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":200,"k":1,"mbps":30,.*"fill":7}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":25,"k":8,"mbps":200,' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"learned"}' t/events.jsonl
+	[[ "${lines[0]}" == "makespan 4.272 s:"* ]]
+	# 16 checkpoints, two waves of 7 or more: the fill point's 7
+	sed -i 's/1\.\.8/1..16/g' wf.yaml
+	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":28.5714,"k":7}' t/events.jsonl
 }
 
 @test "sim: a best whose writers slowed one another is not left upward, though more were tried (issue 23)" {
@@ -385,28 +418,29 @@ EOF2
 
 @test "sim: a climb stopped at a fill point whose writers slowed one another chooses the family's bound below it (issue 23)" {
 	# 8 checkpoints ready at once.  One writer writes 30 of B 200: the
-	# fill point is 7 (50 MB/s, far past the knee at 1), and 7 of the 8
-	# tasks have started when their rate is known: no epoch is left to
-	# try fewer.  With the knee taken at 1, the fall that fits 7's 50
+	# fill point is 7, and its epoch runs all 8 (7 would leave the 8th
+	# to write alone after them): 44 MB/s, far past the knee at 1, and
+	# all 8 have started when their rate is known: no epoch is left to
+	# try fewer.  With the knee taken at 1, the fall that fits 8's 44
 	# MB/s says 3 write at least 90 (the law's best, 3).
 	search_ckpt 8 auto
 	printf 'task search seconds 1\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 30\n' >m.txt
 	run "$WFRUN" sim -q -j 8 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
-	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":28.5714,"k":7,"mbps":50,' t/events.jsonl
-	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":7,' t/events.jsonl
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":25,"k":8,"mbps":44.44' t/events.jsonl
+	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":8,' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"bound"}' t/events.jsonl
-	# the 7 writing make way for the choice: the 4 youngest stop
-	grep -q '"ev":"preempt","name":"ckpt","device":"disk@local","epoch":0,"c":66.6667,"k":3,"tasks":4}' t/events.jsonl
+	# the 8 writing make way for the choice: the 5 youngest stop
+	grep -q '"ev":"preempt","name":"ckpt","device":"disk@local","epoch":0,"c":66.6667,"k":3,"tasks":5}' t/events.jsonl
 	# and when the first of the 3 ends, the last 4 (the 2 running
-	# nearly done) run together: 7.73 s, where 3 at a time took 8.14
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":28.5714,"k":7,"n":4,"why":"last"}' t/events.jsonl
-	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s, 28.5714 MB/s for the last 4 tasks, after 2 epochs"* ]]
-	[[ "${lines[0]}" == "makespan 7.733 s:"* ]]
+	# nearly done) run together: 7.75 s, where 3 at a time took 8.14
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":4,"why":"last"}' t/events.jsonl
+	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s, 25 MB/s for the last 4 tasks, after 2 epochs"* ]]
+	[[ "${lines[0]}" == "makespan 7.748 s:"* ]]
 }
 
 @test "sim: a kept registry whose search was left open is searched on by the next runs, then only chosen from (issue 23)" {
-	# The bound's case above: 8 checkpoints, 7 writers at 50 MB/s, 3
+	# The bound's case above: 8 checkpoints, 8 writers at 44 MB/s, 3
 	# chosen by the family's bound, never run.  (3 write 90: each at
 	# the one writer's 30.)
 	search_ckpt 8 auto
@@ -414,16 +448,16 @@ EOF2
 	sim8
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"bound"}' t/events.jsonl
 	# kept with each entry's error, and whether it was flown
-	grep -q $'^ckpt\tdisk\t200\tauto\t200:1:[0-9.]*:[0-9.]*:[0-9.]*:0.[0-9]*:0:64,28.5714286:7:[0-9.]*:[0-9.]*:[0-9.]*:0.1:1:64$' r.tsv
+	grep -q $'^ckpt\tdisk\t200\tauto\t200:1:[0-9.]*:[0-9.]*:[0-9.]*:0.[0-9]*:0:64,25:8:[0-9.]*:[0-9.]*:[0-9.]*:0.1:1:64$' r.tsv
 	# the second run measures 3 first (step resume), then the search
 	# goes on from it (5) until no task is left to repay it
 	sim8
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":7,.*"epoch":1,"c":66.6667,"k":3}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":8,.*"epoch":1,"c":66.6667,"k":3}' t/events.jsonl
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":66.6667,"k":3,"mbps":90,' t/events.jsonl
 	grep -q '"ev":"epoch_begin",.*"step":"golden-up","best":3,.*"epoch":2,"c":40,"k":5}' t/events.jsonl
 	grep -q '"ev":"search",.*"step":"stopped","best":3,' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"learned"}' t/events.jsonl
-	[ "$(grep -o ',[0-9.]*:[0-9]*:' r.tsv | cut -d: -f2 | tr '\n' ' ')" = "7 3 5 " ]
+	[ "$(grep -o ',[0-9.]*:[0-9]*:' r.tsv | cut -d: -f2 | tr '\n' ' ')" = "8 3 5 " ]
 	# the third: 4, and the bracket is closed (3 chosen; the last 4
 	# checkpoints, 3 of them running, then run 4 at a time)
 	sim8
