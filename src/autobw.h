@@ -162,7 +162,8 @@ struct autobw {
 	double last_t;     /* its time t_i (k_i S / n) */
 	double last_mbps;  /* the MB/s it wrote at, 0: not known */
 	/* climb: why the current epoch's k (the search's step: fill,
-	 * second, jump, expand, golden-up, golden-down; after learning,
+	 * second, jump, expand, golden-up, golden-down, fill-up, wave,
+	 * tail, resume; after learning,
 	 * why it ended: bracketed, kept-pace, no-gain, or stopped by
 	 * autobw_stop), and the
 	 * bracket it was chosen in: the best k then, and the k around it

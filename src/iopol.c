@@ -977,8 +977,7 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
-	/* (with this one) */
-	a->pile = known_devs(p) == 1 ? nm->left + nm->running + 1 : 0;
+	a->pile = known_devs(p) == 1 ? nm->left + nm->running : 0;
 	if (a->carry && g.epoch == a->carry) {
 		carry_ended(p, name, start, end, mb);
 		return;

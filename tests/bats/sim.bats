@@ -629,6 +629,31 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":8,"why":"learned"}' t/events.jsonl
 }
 
+@test "sim: a best that fills the device leaving a last wave too few to fill it tries a wave fewer (issue 23)" {
+	# HMMER-like, 32 searches on 8 cores, 20 MB/s a writer, knee 12:
+	# the fill point's 10 write B, and once measured 31 checkpoints are
+	# left, 4 waves of 10, the last one writer at 20 MB/s.  11 end
+	# them in 3 (storage_bw 20: 14.809 s).
+	search_ckpt 32 auto
+	ckpt_law 2 12 0.3 20
+	sim8
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"tail","best":10,"best_rate":200,.*"c":18.1818,"k":11}' t/events.jsonl
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":3,"c":18.1818,"k":11,"mbps":200,' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":24,"why":"last"}' t/events.jsonl
+	[[ "${lines[0]}" == "makespan 14.093 s:"* ]]
+	sim8
+	[[ "${lines[0]}" == "makespan 14.099 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":32,"why":"last"}' t/events.jsonl
+	# a device that congests past 10: 11 write 133 MB/s, and 10 stay
+	rm -f r.tsv
+	ckpt_law 2 10 0.5 20
+	sim8
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":3,"c":18.1818,"k":11,"mbps":133.333,' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":20,"k":10,"n":32,"why":"learned"}' t/events.jsonl
+	run grep -c '"why":"last"' t/events.jsonl
+	[ "$output" = 0 ]
+}
+
 @test "sim: a kept registry whose best kept pace below the device's bandwidth is searched on one writer up by the next run (issue 23)" {
 	# 8 checkpoints on 2 cores; 62 MB/s a writer, knee 9: the fill
 	# point 200 / 62 = 3.23 is 3, whose writers keep pace and write
