@@ -581,6 +581,7 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 			nm->a.still_scaling = true;
 			scaling(p, nm, wi);
 		}
+		nm->a.pile = known_devs(p) == 1 ? n : 0; /* (kept_pace_next) */
 		long k = nm->a.climb ? autobw_open(&nm->a) : 0;
 		if (k > 0 && p->dev[d].learner == NONE && worth_k(p, nm, k)) {
 			/* its search was left open: go on with it (unless

@@ -335,9 +335,7 @@ EOF2
 	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
 	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
-	# (the fill point's epoch is one of all 8 left: fewer than two
-	# waves of 5, and 5 would leave 3 to write at 120 MB/s after them)
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":40,"k":5}' t/events.jsonl
 	# epoch 2 is taken as one of 4 writers, 80 MB/s: they slowed one
 	# another (4 x 40 = 160): the one writer, carried, and 3 that
 	# joined; the fifth never started in it
@@ -347,7 +345,7 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,' t/events.jsonl
 }
 
-@test "sim: fewer tasks left than two waves of the fill point are the fill point's epoch, all of them (issue 23)" {
+@test "sim: one task more than the fill point left: the fill point's epoch runs them all (issue 23)" {
 	# 8 partials of 0.5 s on 2 cores, their checkpoints ready two at a
 	# time.  One writer writes 30 of B 200: the fill point is 7, and 7
 	# would leave the 8th to write alone at 30 MB/s after them (4.798 s
@@ -371,7 +369,7 @@ EOF2
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":25,"k":8,"mbps":200,' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"learned"}' t/events.jsonl
 	[[ "${lines[0]}" == "makespan 4.272 s:"* ]]
-	# 16 checkpoints, two waves of 7 or more: the fill point's 7
+	# 16 checkpoints: the fill point's 7
 	sed -i 's/1\.\.8/1..16/g' wf.yaml
 	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
@@ -652,6 +650,36 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":20,"k":10,"n":32,"why":"learned"}' t/events.jsonl
 	run grep -c '"why":"last"' t/events.jsonl
 	[ "$output" = 0 ]
+}
+
+@test "sim: a kept registry whose best fills the device and leaves a last wave too few tries them all at once in the next run (issue 23)" {
+	# 8 partials of 0.5 s on 2 cores; 40 MB/s a writer, knee 11: the
+	# fill point's 5 write B, and of the 8 checkpoints 3 are left to
+	# write after them at 120 MB/s (4.200 s with storage_bw 40, 3.810
+	# with 25).  The first run learns 5; the next tries the 8 (tail,
+	# resumed), which write B too, and the third chooses 8 for them.
+	wf <<'EOF2'
+tasks:
+  - {name: partial, foreach: {i: "1..8"}, out: {p: "p/{i}"}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    in: {p: "p/{i}"}
+    out: {k: "k/{i}"}
+    run: "true"
+EOF2
+	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee 11 alpha 0.05 stream 40\n' >m.txt
+	sim2
+	[[ "${lines[0]}" == "makespan 4.200 s:"* ]]
+	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"kept-pace","best":5,' t/events.jsonl
+	sim2
+	[[ "${lines[0]}" == "makespan 3.810 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":5,.*"epoch":1,"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":25,"k":8,"mbps":200,' t/events.jsonl
+	sim2
+	[[ "${lines[0]}" == "makespan 3.810 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"last"}' t/events.jsonl
 }
 
 @test "sim: a kept registry whose best kept pace below the device's bandwidth is searched on one writer up by the next run (issue 23)" {
