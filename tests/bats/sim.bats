@@ -64,6 +64,28 @@ ${2:+    storage_bw: $2}
 EOF
 }
 
+# partial_ckpt: 8 partials, each followed by a checkpoint (storage_bw:
+# auto): on 2 cores the checkpoints become ready two at a time
+partial_ckpt() {
+	wf <<'EOF'
+tasks:
+  - {name: partial, foreach: {i: "1..8"}, out: {p: "p/{i}"}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    in: {p: "p/{i}"}
+    out: {k: "k/{i}"}
+    run: "true"
+EOF
+}
+
+# partial_law KNEE ALPHA STREAM: m.txt for partial_ckpt, partials of
+# 0.5 s, checkpoints of 64 MB, a 200 MB/s device of that law
+partial_law() {
+	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee %s alpha %s stream %s\n' "$@" >m.txt
+}
+
 @test "sim: I/O tasks share a congested device by its law" {
 	writers 4
 	printf 'task w writes 100\ndevice * bandwidth 100 knee 1 alpha 1\n' >m.txt
@@ -321,18 +343,8 @@ EOF
 	# 8 partials of 0.5 s on 2 cores: their checkpoints become ready two
 	# at a time.  One writer writes 40 of B 200: the fill point is 5,
 	# past the best, 3 (4 write 80, 3 write 100).
-	wf <<'EOF2'
-tasks:
-  - {name: partial, foreach: {i: "1..8"}, out: {p: "p/{i}"}, run: "true"}
-  - name: ckpt
-    foreach: {i: "1..8"}
-    io: true
-    storage_bw: auto
-    in: {p: "p/{i}"}
-    out: {k: "k/{i}"}
-    run: "true"
-EOF2
-	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.5 stream 40\n' >m.txt
+	partial_ckpt
+	partial_law 1 0.5 40
 	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,"c":40,"k":5}' t/events.jsonl
@@ -350,18 +362,8 @@ EOF2
 	# time.  One writer writes 30 of B 200: the fill point is 7, and 7
 	# would leave the 8th to write alone at 30 MB/s after them (4.798 s
 	# with storage_bw 28.5714, 4.260 with 25).  Knee 10: 8 write B.
-	wf <<'EOF2'
-tasks:
-  - {name: partial, foreach: {i: "1..8"}, out: {p: "p/{i}"}, run: "true"}
-  - name: ckpt
-    foreach: {i: "1..8"}
-    io: true
-    storage_bw: auto
-    in: {p: "p/{i}"}
-    out: {k: "k/{i}"}
-    run: "true"
-EOF2
-	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee 10 alpha 0.5 stream 30\n' >m.txt
+	partial_ckpt
+	partial_law 10 0.5 30
 	run "$WFRUN" sim -q -j 2 --io-executors 16 --disk-bw 200 -m m.txt --trace t/trace.tsv wf.yaml
 	[ "$status" -eq 0 ]
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":200,"k":1,"mbps":30,.*"fill":7}' t/events.jsonl
@@ -658,18 +660,8 @@ EOF2
 	# write after them at 120 MB/s (4.200 s with storage_bw 40, 3.810
 	# with 25).  The first run learns 5; the next tries the 8 (tail,
 	# resumed), which write B too, and the third chooses 8 for them.
-	wf <<'EOF2'
-tasks:
-  - {name: partial, foreach: {i: "1..8"}, out: {p: "p/{i}"}, run: "true"}
-  - name: ckpt
-    foreach: {i: "1..8"}
-    io: true
-    storage_bw: auto
-    in: {p: "p/{i}"}
-    out: {k: "k/{i}"}
-    run: "true"
-EOF2
-	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee 11 alpha 0.05 stream 40\n' >m.txt
+	partial_ckpt
+	partial_law 11 0.05 40
 	sim2
 	[[ "${lines[0]}" == "makespan 4.200 s:"* ]]
 	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"kept-pace","best":5,' t/events.jsonl
