@@ -577,12 +577,16 @@ EOF2
 	# the 8th of each wave wrote alone at 30 MB/s after the other 7
 	# (7 static: 8.493 s; 8: 7.166; auto 9.243, and the next run from
 	# the registry 8.493).  8 writers are tried, write B too, and the
-	# choice counts the wave: 7.878 s (the one writer's 0.2 s and the
-	# epochs of 7 and 8, 0.8 s each), the next run 7.166.
+	# choice counts the wave: 7.554 s (the one writer's 0.2 s and the
+	# epochs of 7 and 8, 0.4 and 0.8 s), the next run 7.166.  (7
+	# writing B at the one writer's pace are known so within 5 %: the
+	# search's next step is the same whatever their rate within it;
+	# within 2.5 %, 0.8 s, it was 7.878.)
 	search_ckpt 16 auto
 	ckpt_law 2 14 0.5 30
 	sim8
-	[[ "${lines[0]}" == "makespan 7.878 s: 32 tasks on 1 worker"* ]]
+	[[ "${lines[0]}" == "makespan 7.554 s: 32 tasks on 1 worker"* ]]
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":28.5714,"k":7,"mbps":200,"after_s":0.4[0-9]*,"err":0.05' t/events.jsonl
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"wave","best":7,"best_rate":200,.*"k":8}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"learned"}' t/events.jsonl
 	sim8
@@ -664,7 +668,8 @@ EOF2
 	partial_law 11 0.05 40
 	sim2
 	[[ "${lines[0]}" == "makespan 4.200 s:"* ]]
-	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"kept-pace","best":5,' t/events.jsonl
+	# (the 8 were too few to repay an epoch of 8 in this run)
+	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":5,' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 3.810 s:"* ]]
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":5,.*"epoch":1,"c":25,"k":8}' t/events.jsonl
