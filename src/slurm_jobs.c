@@ -50,7 +50,10 @@ extern char **environ;
 /* Polls a job may be COMPLETED with its status file not yet seen (a
  * shared file system's attribute cache) before it counts as failed. */
 #define SJ_MISSING_MAX 3
-/* Seconds release() waits for sbatch and scancel. */
+/* Seconds release() waits in all for the commands under way and its
+ * scancel (each its own 10 s, one after another, made a Ctrl-C wait 46
+ * s for 4 commands hung with slurmctld's host), the hurry's after a
+ * second Ctrl-C, and at least for its scancel. */
 #define SJ_WAIT 10.0
 #define SJ_WAIT_HURRY 2.0
 
@@ -246,12 +249,11 @@ proc_start(struct slurm_jobs *x, char *const *argv, sj_end_fn end, void *ctx,
 	return p;
 }
 
-/* Wait (at most secs) for p's output and end, outside the loop; killed
- * past that. */
+/* Wait (until the clock_mono() time until at most) for p's output and
+ * end, outside the loop; killed past that. */
 static void
-proc_wait(struct sj_proc *p, double secs)
+proc_wait(struct sj_proc *p, double until)
 {
-	double until = clock_mono() + secs;
 	while (p->fd[0] >= 0 || p->fd[1] >= 0) {
 		struct pollfd pf[2];
 		int n = 0;
@@ -1111,12 +1113,13 @@ sj_release(struct exec *e)
 {
 	struct slurm_jobs *x = (struct slurm_jobs *)e;
 	double wait = e->hurry ? SJ_WAIT_HURRY : SJ_WAIT;
+	double until = clock_mono() + wait;
 	x->releasing = true;
 	struct strvec ids = { 0 };
 	VEC_PUSH(ids, xstrdup("scancel"));
 	for (size_t i = 0; i < x->procs.n; i++) {
 		struct sj_proc *p = x->procs.v[i];
-		proc_wait(p, wait);
+		proc_wait(p, until);
 		const char *o = p->buf[0].buf ? p->buf[0].buf : "";
 		size_t n = strspn(o, "0123456789");
 		if (p->end == sbatch_ended && n) {
@@ -1141,7 +1144,7 @@ sj_release(struct exec *e)
 		struct sj_proc *p = proc_start(x, ids.v, scancel_ended, NULL, &err);
 		cancelled = false;
 		if (p) {
-			proc_wait(p, wait);
+			proc_wait(p, fmax(until, clock_mono() + SJ_WAIT_HURRY));
 			cancelled = proc_ok(p);
 			proc_free(p);
 		}

@@ -284,6 +284,52 @@ EOF
 	[ "$(trace_col status | sort -u)" = ABORTED ]
 }
 
+@test "Ctrl-C while Slurm hangs: the run's end waits for its commands together, not one after another" {
+	# squeue, scontrol, scancel and sbatch that hang once the file down
+	# exists, as when slurmctld's host is unreachable.  The run's end
+	# waited 10 s for each command under way, one after another (4 of
+	# them here: 46 s), where 10 s is for them all and its scancel
+	mkdir bin
+	for t in squeue scontrol scancel sbatch; do
+		printf '#!/bin/sh\nif [ -e %s/down ]; then exec sleep 607; fi\nexec %s "$@"\n' \
+			"$PWD" "$(command -v $t)" >bin/$t
+		chmod +x bin/$t
+	done
+	wf <<'EOF'
+tasks:
+  - name: hung
+    foreach: {i: "1..3"}
+    out: {o: "o/{i}"}
+    run: "sleep 3037"
+EOF
+	res_xml
+	PATH="$PWD/bin:$PATH" "$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ "$(pgrep -c -f -x 'sleep 3037')" -eq 3 ] && break
+		sleep 0.1
+	done
+	[ "$(pgrep -c -f -x 'sleep 3037')" -eq 3 ]
+	touch down
+	sleep 2 # (a poll of squeue is under way, hung)
+	kill -INT "$pid"
+	start=$SECONDS
+	st=0
+	timeout 120 tail --pid="$pid" -f /dev/null || st=$?
+	took=$((SECONDS - start))
+	rm -f down
+	scancel -n hung # what it could not cancel
+	pkill -f -x 'sleep 607' || true # (not the TIMEOUT test's 600)
+	cat run.out # shown if the test fails
+	echo "ended $took s after Ctrl-C"
+	[ "$st" -eq 0 ] # it ended
+	wait "$pid" || st=$?
+	[ "$st" -eq 130 ]
+	# (the tasks' stop, then 12 s at most for the commands; 18 s here:
+	# a bound, not a measure)
+	[ "$took" -lt 32 ]
+}
+
 @test "log_max: a job's logs are cut at its end as a local task's" {
 	cat >wf.yaml.in <<'EOF'
 log_max: 4K
