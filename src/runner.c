@@ -2424,7 +2424,7 @@ runner_release(struct runner *r)
 		}
 	/* the agents have ended: every job of the run goes */
 	if (r->allocating)
-		slurm_alloc_release(&r->alloc);
+		slurm_alloc_release(&r->alloc, r->hurry);
 	stage_free(r->stage);
 	swenv_remote_release(&r->swr);
 	free(r->w);

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -24,6 +25,12 @@ extern char **environ;
  * for all jobs, whatever their number. */
 #define POLL_FIRST 0.25
 #define POLL_MOST 2.0
+/* Seconds slurm_alloc_release waits in all for an sbatch under way and
+ * its scancel (RELEASE_HURRY after a second Ctrl-C), and at least for
+ * the scancel: Slurm's commands hang while slurmctld's host does not
+ * answer, and the run's end waited for them as long as they took. */
+#define RELEASE_WAIT 10.0
+#define RELEASE_HURRY 2.0
 /* Bytes of a command's output kept: squeue's for 100,000 jobs. */
 #define OUT_MAX (8 << 20)
 
@@ -148,31 +155,52 @@ cmd_start(struct loop *loop, char *const *argv, cmd_done_fn done, void *arg,
 	return c;
 }
 
-/* Read c's stdout and stderr to their end, waiting. */
+/* Read c's stdout and stderr to their end, waiting until the
+ * clock_mono() time until at most (HUGE_VAL: as long as it takes): past
+ * it, c is killed (its process group) and its outputs closed. */
 static void
-cmd_drain(struct slurm_cmd *c)
+cmd_drain(struct slurm_cmd *c, double until)
 {
 	while (c->fd[0] >= 0 || c->fd[1] >= 0) {
 		struct pollfd f[2] = { { c->fd[0], POLLIN, 0 },
 				       { c->fd[1], POLLIN, 0 } };
-		if (poll(f, 2, -1) < 0 && errno != EINTR)
+		int ms = -1;
+		if (until < HUGE_VAL) {
+			double left = until - clock_mono();
+			ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+		}
+		int r = poll(f, 2, ms);
+		if (r < 0 && errno != EINTR)
 			break;
+		if (r == 0) {
+			if (c->pid)
+				kill(-c->pid, SIGKILL);
+			for (int i = 0; i < 2; i++)
+				if (c->fd[i] >= 0) {
+					if (c->loop)
+						loop_unwatch_fd(c->loop, c->fd[i]);
+					close(c->fd[i]);
+					c->fd[i] = -1;
+				}
+			break;
+		}
 		for (int i = 0; i < 2; i++)
 			if (f[i].revents)
 				cmd_read(c, i);
 	}
 }
 
-/* Run argv to its end: its exit status (-1: killed or not known), out
- * and errs filled; -2 with err when it cannot start. */
+/* Run argv to its end, or until (cmd_drain): its exit status (-1:
+ * killed or not known), out and errs filled; -2 with err when it cannot
+ * start. */
 static int
 cmd_run(char *const *argv, struct strbuf *out, struct strbuf *errs,
-	struct errbuf *err)
+	struct errbuf *err, double until)
 {
 	struct slurm_cmd *c = cmd_spawn(argv, err);
 	if (!c)
 		return -2;
-	cmd_drain(c);
+	cmd_drain(c, until);
 	for (int i = 0; i < 2; i++)
 		if (c->fd[i] >= 0)
 			close(c->fd[i]);
@@ -366,7 +394,7 @@ slurm_partition_get(const char *partition, struct slurm_partition *pi,
 	struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT;
 	char *sc[] = { "scontrol", "show", "partition", (char *)partition,
 		       NULL };
-	int rc = cmd_run(sc, &out, &errs, err);
+	int rc = cmd_run(sc, &out, &errs, err, HUGE_VAL);
 	if (rc == -2)
 		goto fail;
 	pi->name = slurm_parse_partition(out.buf, partition);
@@ -389,7 +417,7 @@ slurm_partition_get(const char *partition, struct slurm_partition *pi,
 	strbuf_reset(&errs);
 	char *si[] = { "sinfo", "-h", "-N", "-p", pi->name, "-o", "%c %m",
 		       NULL };
-	rc = cmd_run(si, &out, &errs, err);
+	rc = cmd_run(si, &out, &errs, err, HUGE_VAL);
 	if (rc == -2)
 		goto fail;
 	if (rc || slurm_parse_sinfo(out.buf, &pi->cpus, &pi->mem_mb) < 0) {
@@ -416,28 +444,32 @@ slurm_partition_release(struct slurm_partition *pi)
 	memset(pi, 0, sizeof(*pi));
 }
 
-/* scancel ids (a NULL-terminated list after "scancel"): what it said. */
+/* scancel ids (a NULL-terminated list after "scancel"), until at most
+ * (cmd_drain): what it said. */
 static int
-scancel_sync(struct strvec *ids, struct errbuf *err)
+scancel_sync(struct strvec *ids, struct errbuf *err, double until)
 {
 	if (ids->n <= 1)
 		return 0;
 	VEC_PUSH(*ids, NULL);
 	struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT;
-	int rc = cmd_run(ids->v, &out, &errs, err);
+	int rc = cmd_run(ids->v, &out, &errs, err, until);
 	ids->n--;
 	/* a job that ended meanwhile is no error */
 	bool bad = rc > 0 && !strstr(errs.buf, "Invalid job id");
 	if (bad) {
 		errs.len = strcspn(errs.buf, "\n");
 		errprintf(err, "scancel: %.*s", (int)errs.len, errs.buf);
+	} else if (rc < 0 && rc != -2) {
+		errprintf(err, "scancel did not answer");
+		bad = true;
 	}
 	strbuf_release(&out);
 	strbuf_release(&errs);
 	return rc == -2 || bad ? -1 : 0;
 }
 
-static void wait_gone(struct strvec *ids);
+static void wait_gone(struct strvec *ids, double until);
 
 int
 slurm_alloc_clean(const char *record, struct errbuf *err)
@@ -455,10 +487,10 @@ slurm_alloc_clean(const char *record, struct errbuf *err)
 	}
 	fclose(f);
 	err->msg[0] = '\0';
-	int rc = scancel_sync(&ids, err);
+	int rc = scancel_sync(&ids, err, HUGE_VAL);
 	/* a job still running writes the outputs this run is to make */
 	if (!rc)
-		wait_gone(&ids);
+		wait_gone(&ids, HUGE_VAL);
 	for (size_t i = 0; i < ids.n; i++)
 		free(ids.v[i]);
 	VEC_FREE(ids);
@@ -691,9 +723,9 @@ slurm_alloc_on_sigchld(struct slurm_alloc *a)
 
 /* Wait for a command started in the loop, then tell as the loop would. */
 static void
-cmd_finish(struct slurm_cmd *c)
+cmd_finish(struct slurm_cmd *c, double until)
 {
-	cmd_drain(c);
+	cmd_drain(c, until);
 	cmd_reap(c, true);
 	cmd_check(c);
 }
@@ -704,7 +736,7 @@ cmd_finish(struct slurm_cmd *c)
  * waiting here holds nothing up. */
 #define GONE_WAIT 20.0
 static void
-wait_gone(struct strvec *ids)
+wait_gone(struct strvec *ids, double until)
 {
 	if (ids->n <= 1)
 		return;
@@ -712,14 +744,14 @@ wait_gone(struct strvec *ids)
 	for (size_t i = 1; i < ids->n; i++)
 		strbuf_addf(&list, "%s%s", i > 1 ? "," : "", ids->v[i]);
 	char *argv[] = { "squeue", "-h", "-j", list.buf, "-o", "%i", NULL };
-	double end = clock_mono() + GONE_WAIT;
+	double end = fmin(clock_mono() + GONE_WAIT, until);
 	struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT;
 	struct errbuf err;
 	for (;;) {
 		strbuf_reset(&out);
 		strbuf_reset(&errs);
 		/* an error: all left the queue ("Invalid job id") */
-		if (cmd_run(argv, &out, &errs, &err) != 0 || !out.len ||
+		if (cmd_run(argv, &out, &errs, &err, end) != 0 || !out.len ||
 		    clock_mono() > end)
 			break;
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
@@ -731,21 +763,22 @@ wait_gone(struct strvec *ids)
 }
 
 void
-slurm_alloc_release(struct slurm_alloc *a)
+slurm_alloc_release(struct slurm_alloc *a, bool hurry)
 {
 	if (!a->name)
 		return;
+	double until = clock_mono() + (hurry ? RELEASE_HURRY : RELEASE_WAIT);
 	loop_timer_cancel(a->loop, &a->poll);
 	a->closing = true;
 	if (a->squeue) {
 		struct slurm_cmd *q = a->squeue;
 		q->done = NULL;
-		cmd_finish(q); /* its answer no longer matters */
+		cmd_finish(q, clock_mono()); /* its answer no longer matters */
 	}
 	/* an sbatch that still runs gives its job's id: wait for it */
 	for (size_t i = 0; i < a->nodes.n; i++)
 		if (a->nodes.v[i]->cmd)
-			cmd_finish(a->nodes.v[i]->cmd);
+			cmd_finish(a->nodes.v[i]->cmd, until);
 	struct strvec ids = { 0 };
 	VEC_PUSH(ids, xstrdup("scancel"));
 	for (size_t i = 0; i < a->nodes.n; i++) {
@@ -755,10 +788,11 @@ slurm_alloc_release(struct slurm_alloc *a)
 	}
 	struct errbuf err;
 	err.msg[0] = '\0';
-	if (scancel_sync(&ids, &err) < 0)
+	if (scancel_sync(&ids, &err,
+			 fmax(until, clock_mono() + RELEASE_HURRY)) < 0)
 		warning_msg("%s; the jobs of this run may be left in Slurm's "
 			    "queue (the next run here cancels them)", err.msg);
-	else if (wait_gone(&ids), 1)
+	else if (wait_gone(&ids, clock_mono() + GONE_WAIT), 1)
 		unlink(a->record);
 	for (size_t i = 0; i < ids.n; i++)
 		free(ids.v[i]);

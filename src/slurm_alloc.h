@@ -122,8 +122,9 @@ void slurm_alloc_on_sigchld(struct slurm_alloc *a);
 /* The caller is done with n (its agent ended): cancel its job. */
 void slurm_alloc_give_back(struct slurm_alloc *a, struct slurm_node *n);
 /* Cancel every job of the run, pending ones included, waiting for the
- * commands; then free everything and remove the record. */
-void slurm_alloc_release(struct slurm_alloc *a);
+ * commands (boundedly; less in a hurry: a second Ctrl-C); then free
+ * everything and remove the record. */
+void slurm_alloc_release(struct slurm_alloc *a, bool hurry);
 
 /* The record of a run's Slurm jobs, under the workdir: one job id a line
  * (a node's job, or a job array of submit="jobs"), appended as each

@@ -133,6 +133,44 @@ EOF
 	done
 }
 
+@test "Ctrl-C while Slurm hangs: the run ends, saying its jobs may be left" {
+	# squeue, scontrol, scancel and sbatch that hang once the file down
+	# exists, as when slurmctld's host does not answer: the run's end
+	# waited for them as long as they took (here: ever)
+	mkdir bin
+	local t
+	for t in squeue scontrol scancel sbatch; do
+		printf '#!/bin/sh\nif [ -e %s/down ]; then exec sleep 611; fi\nexec %s "$@"\n' \
+			"$PWD" "$(command -v $t)" >bin/$t
+		chmod +x bin/$t
+	done
+	long_wf 3
+	PATH="$PWD/bin:$PATH" "$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
+	pid=$!
+	wait_until sleeping 3 || true
+	sleeping 3
+	touch down
+	sleep 1 # (a poll of squeue is under way, hung)
+	kill -INT "$pid"
+	st=0
+	timeout 90 tail --pid="$pid" -f /dev/null || st=$?
+	rm -f down
+	pkill -f -x 'sleep 611' || true
+	cat run.out # shown if the test fails
+	[ "$st" -eq 0 ] # it ended
+	wait "$pid" || st=$?
+	[ "$st" -eq 130 ]
+	[ -z "$(running 'sleep 3000')" ]
+	grep -q "scancel did not answer; the jobs of this run may be left in Slurm's queue (the next run here cancels them)" run.out
+	# and the next run here does, before it runs
+	wf <<'EOF'
+tasks:
+  - {name: quick, out: {o: q}, run: "touch {out.o}"}
+EOF
+	timeout 120 "$WFRUN" -r res.xml wf.yaml
+	jobs_are 0
+}
+
 @test "kill -9: the next run in the workdir cancels the jobs the killed one left" {
 	long_wf 6
 	"$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
