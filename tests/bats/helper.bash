@@ -129,6 +129,26 @@ slurm_up() {
 	export SLURM_CONF="$C/slurm.conf"
 }
 
+# slurm_unreachable fail|hang SECONDS CMD...: wrappers in ./bin for
+# Slurm's commands CMD that, once the file ./down exists, fail as when
+# slurmctld is unreachable (fail) or hang for SECONDS (hang: a sleep the
+# caller can tell apart and kill), as when its host does not answer.
+slurm_unreachable() {
+	local how=$1 secs=$2 t
+	shift 2
+	mkdir -p bin
+	for t in "$@"; do
+		if [ "$how" = hang ]; then
+			printf '#!/bin/sh\nif [ -e %s/down ]; then exec sleep %s; fi\nexec %s "$@"\n' \
+				"$PWD" "$secs" "$(command -v "$t")" >bin/"$t"
+		else
+			printf '#!/bin/sh\nif [ -e %s/down ]; then echo "%s: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; fi\nexec %s "$@"\n' \
+				"$PWD" "$t" "$(command -v "$t")" >bin/"$t"
+		fi
+		chmod +x bin/"$t"
+	done
+}
+
 slurm_down() {
 	"$SC" down -q "$C"
 }

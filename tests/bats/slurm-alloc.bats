@@ -137,13 +137,7 @@ EOF
 	# squeue, scontrol, scancel and sbatch that hang once the file down
 	# exists, as when slurmctld's host does not answer: the run's end
 	# waited for them as long as they took (here: ever)
-	mkdir bin
-	local t
-	for t in squeue scontrol scancel sbatch; do
-		printf '#!/bin/sh\nif [ -e %s/down ]; then exec sleep 611; fi\nexec %s "$@"\n' \
-			"$PWD" "$(command -v $t)" >bin/$t
-		chmod +x bin/$t
-	done
+	slurm_unreachable hang 611 squeue scontrol scancel sbatch
 	long_wf 3
 	PATH="$PWD/bin:$PATH" "$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
 	pid=$!

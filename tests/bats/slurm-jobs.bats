@@ -250,12 +250,7 @@ EOF
 @test "Ctrl-C while Slurm does not answer: the run ends all the same" {
 	# squeue, scontrol and scancel that fail once the file down exists,
 	# as when slurmctld is unreachable
-	mkdir bin
-	for t in squeue scontrol scancel; do
-		printf '#!/bin/sh\nif [ -e %s/down ]; then echo "%s: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; fi\nexec %s "$@"\n' \
-			"$PWD" "$t" "$(command -v $t)" >bin/$t
-		chmod +x bin/$t
-	done
+	slurm_unreachable fail 0 squeue scontrol scancel
 	wf <<'EOF'
 tasks:
   - name: stuck
@@ -289,12 +284,7 @@ EOF
 	# exists, as when slurmctld's host is unreachable.  The run's end
 	# waited 10 s for each command under way, one after another (4 of
 	# them here: 46 s), where 10 s is for them all and its scancel
-	mkdir bin
-	for t in squeue scontrol scancel sbatch; do
-		printf '#!/bin/sh\nif [ -e %s/down ]; then exec sleep 607; fi\nexec %s "$@"\n' \
-			"$PWD" "$(command -v $t)" >bin/$t
-		chmod +x bin/$t
-	done
+	slurm_unreachable hang 607 squeue scontrol scancel sbatch
 	wf <<'EOF'
 tasks:
   - name: hung
