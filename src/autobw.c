@@ -525,7 +525,7 @@ kept_pace_next(struct autobw *a, long best)
 	return 0; /* neither more nor fewer can do better */
 }
 
-static long fill_epoch(const struct autobw *a, long f, double r);
+static long fill_epoch(const struct autobw *a, long f);
 
 /* climb: the k of the next epoch, or 0 when learning is over. */
 static long
@@ -540,7 +540,7 @@ climb_next(struct autobw *a, long k)
 			  : a->executors >= 2 ? "second"
 					      : "no-gain";
 		if (a->fill >= 2)
-			return fill_epoch(a, a->fill, one_pace(reg_find(a, 1)));
+			return fill_epoch(a, a->fill);
 		return a->executors >= 2 ? 2 : 0;
 	}
 	if (a->nreg == 2 && k == 2 && a->fill < 2) {
@@ -573,22 +573,18 @@ fill_point(const struct autobw *a, double mbps)
 	return f < 1 ? 1 : f > (double)a->executors ? a->executors : (long)f;
 }
 
-/* climb: the k of the fill point f's epoch (one writer at r MB/s): f,
- * or all the name's tasks not yet ended when they are one more, too
- * few to fill B after the others (8 checkpoints, 30 MB/s a writer: 7
+/* climb: the k of the fill point f's epoch (f >= 2): f, or all the
+ * name's tasks not yet ended when they are one more, which would write
+ * alone after the others, short of B (8 checkpoints, 30 MB/s a writer: 7
  * fill 200 MB/s, and the 8th wrote alone for 2 s, +12 % over the best
  * static, 8, in wfrun sim).  (All of up to 2 f: 8 where 5 fill B ran
  * 7 writers on congestdev's k1steep before the ramp was read, +18 %
  * over the best static, 3; 16 where 10 fill it, +4.4 % in wfrun sim.
  * kept_pace_next's tail step tries more, once f kept pace.) */
 static long
-fill_epoch(const struct autobw *a, long f, double r)
+fill_epoch(const struct autobw *a, long f)
 {
-	long n = a->pile;
-	if (n == f + 1 && n <= a->executors &&
-	    (double)(n - f) * r < (1 - AUTOBW_CLIMB_GAIN) * a->B)
-		return n;
-	return f;
+	return a->pile == f + 1 && f + 1 <= a->executors ? f + 1 : f;
 }
 
 static void flight_reset(struct autobw *a);
@@ -795,7 +791,7 @@ edge(struct autobw *a, double now, double t, double d, double mb)
 	a->carry = a->epoch;
 	a->carry_from = now;
 	a->carry_mb = a->s_st.last; /* (the count now) */
-	begin_epoch(a, a->B / (double)fill_epoch(a, f, r)); /* carry + 1 */
+	begin_epoch(a, a->B / (double)fill_epoch(a, f)); /* carry + 1 */
 	a->joined = 1; /* the writer, from now */
 	return true;
 }
@@ -1599,7 +1595,8 @@ flight_decides(struct autobw *a, double R, double e)
 	 * is the same, and 8 checkpoints ended before 5 writers at 200
 	 * MB/s were known within 2.5 %, leaving the tail untried) */
 	if (!kb)
-		return leaves || (past && R > paced && R > (1 - AUTOBW_CLIMB_GAIN) * a->B);
+		return leaves || (past && R > paced &&
+				  R > (1 - AUTOBW_CLIMB_GAIN) * a->B);
 	if (bytes_known(a) != 2)
 		return false; /* (its rate is not MB/s of k writers) */
 	const struct autobw_entry *b = reg_find(a, kb);

@@ -537,6 +537,14 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 				regrant(p, r[i].wi, r[i].g, nm->a.chosen);
 }
 
+/* Tell nm's learner its n tasks not yet ended, if they all write one
+ * device (autobw's pile; 0: not known). */
+static void
+tell_pile(const struct iopol *p, struct iopol_name *nm, long n)
+{
+	nm->a.pile = known_devs(p) == 1 ? n : 0;
+}
+
 /* An auto name with a registry from an earlier run for one of the
  * devices starts learned: no learning node; or, when that registry's
  * search was left open (autobw_open), it learns on that device again
@@ -581,7 +589,7 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 			nm->a.still_scaling = true;
 			scaling(p, nm, wi);
 		}
-		nm->a.pile = known_devs(p) == 1 ? n : 0; /* (kept_pace_next) */
+		tell_pile(p, nm, n); /* (kept_pace_next) */
 		long k = nm->a.climb ? autobw_open(&nm->a) : 0;
 		if (k > 0 && p->dev[d].learner == NONE && worth_k(p, nm, k)) {
 			/* its search was left open: go on with it (unless
@@ -898,8 +906,7 @@ iopol_sample(struct iopol *p, uint32_t name, size_t wi,
 		regrant(p, wi, g, a->c);
 	if (bytes < 0)
 		return true; /* not known this time */
-	/* (fill_epoch: one device's tasks) */
-	a->pile = known_devs(p) == 1 ? nm->left + nm->running : 0;
+	tell_pile(p, nm, nm->left + nm->running); /* (fill_epoch) */
 	double mb = (double)bytes / (1024.0 * 1024.0);
 	int epoch = a->epoch;
 	double c = a->c;
@@ -978,7 +985,7 @@ iopol_finish(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g,
 	if (!g.epoch || !nm->has_learner)
 		return;
 	struct autobw *a = &nm->a;
-	a->pile = known_devs(p) == 1 ? nm->left + nm->running : 0;
+	tell_pile(p, nm, nm->left + nm->running);
 	if (a->carry && g.epoch == a->carry) {
 		carry_ended(p, name, start, end, mb);
 		return;

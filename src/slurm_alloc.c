@@ -91,6 +91,16 @@ cmd_reap(struct slurm_cmd *c, bool block)
 		c->pid = 0, c->status = -1;
 }
 
+/* Fd i of c is done with. */
+static void
+cmd_close_fd(struct slurm_cmd *c, int i)
+{
+	if (c->loop)
+		loop_unwatch_fd(c->loop, c->fd[i]);
+	close(c->fd[i]);
+	c->fd[i] = -1;
+}
+
 /* Read fd i of c: false at its end. */
 static bool
 cmd_read(struct slurm_cmd *c, int i)
@@ -100,10 +110,7 @@ cmd_read(struct slurm_cmd *c, int i)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return true;
 	if (n <= 0) {
-		if (c->loop)
-			loop_unwatch_fd(c->loop, c->fd[i]);
-		close(c->fd[i]);
-		c->fd[i] = -1;
+		cmd_close_fd(c, i);
 		return false;
 	}
 	struct strbuf *sb = i ? &c->err : &c->out;
@@ -176,12 +183,8 @@ cmd_drain(struct slurm_cmd *c, double until)
 			if (c->pid)
 				kill(-c->pid, SIGKILL);
 			for (int i = 0; i < 2; i++)
-				if (c->fd[i] >= 0) {
-					if (c->loop)
-						loop_unwatch_fd(c->loop, c->fd[i]);
-					close(c->fd[i]);
-					c->fd[i] = -1;
-				}
+				if (c->fd[i] >= 0)
+					cmd_close_fd(c, i);
 			break;
 		}
 		for (int i = 0; i < 2; i++)
@@ -469,7 +472,7 @@ scancel_sync(struct strvec *ids, struct errbuf *err, double until)
 	return rc == -2 || bad ? -1 : 0;
 }
 
-static void wait_gone(struct strvec *ids, double until);
+static void wait_gone(struct strvec *ids);
 
 int
 slurm_alloc_clean(const char *record, struct errbuf *err)
@@ -490,7 +493,7 @@ slurm_alloc_clean(const char *record, struct errbuf *err)
 	int rc = scancel_sync(&ids, err, HUGE_VAL);
 	/* a job still running writes the outputs this run is to make */
 	if (!rc)
-		wait_gone(&ids, HUGE_VAL);
+		wait_gone(&ids);
 	for (size_t i = 0; i < ids.n; i++)
 		free(ids.v[i]);
 	VEC_FREE(ids);
@@ -736,7 +739,7 @@ cmd_finish(struct slurm_cmd *c, double until)
  * waiting here holds nothing up. */
 #define GONE_WAIT 20.0
 static void
-wait_gone(struct strvec *ids, double until)
+wait_gone(struct strvec *ids)
 {
 	if (ids->n <= 1)
 		return;
@@ -744,7 +747,7 @@ wait_gone(struct strvec *ids, double until)
 	for (size_t i = 1; i < ids->n; i++)
 		strbuf_addf(&list, "%s%s", i > 1 ? "," : "", ids->v[i]);
 	char *argv[] = { "squeue", "-h", "-j", list.buf, "-o", "%i", NULL };
-	double end = fmin(clock_mono() + GONE_WAIT, until);
+	double end = clock_mono() + GONE_WAIT;
 	struct strbuf out = STRBUF_INIT, errs = STRBUF_INIT;
 	struct errbuf err;
 	for (;;) {
@@ -792,7 +795,7 @@ slurm_alloc_release(struct slurm_alloc *a, bool hurry)
 			 fmax(until, clock_mono() + RELEASE_HURRY)) < 0)
 		warning_msg("%s; the jobs of this run may be left in Slurm's "
 			    "queue (the next run here cancels them)", err.msg);
-	else if (wait_gone(&ids, clock_mono() + GONE_WAIT), 1)
+	else if (wait_gone(&ids), 1)
 		unlink(a->record);
 	for (size_t i = 0; i < ids.n; i++)
 		free(ids.v[i]);
