@@ -53,7 +53,9 @@ struct agent_link_ops {
 	/* exec_ops.on_sigchld, for a transport with a child; may be NULL. */
 	void (*on_sigchld)(struct agent_link *l);
 	/* End the agent's input after what is queued, give the agent a while
-	 * to say BYE (less if hurry), then free everything of the link.  It
+	 * to say BYE (less if hurry), then free everything of the link: now
+	 * or in the transport's own finish (ssh_global_exit,
+	 * exec_pipe_finish), which waits for all closed links together.  It
 	 * calls nothing of the client from here on. */
 	void (*close)(struct agent_link *l, bool hurry);
 	/* The client has given the agent up: end the connection now, without

@@ -12,17 +12,26 @@
  * cannot take yet waits in pending, with a POLLOUT watch.  The agent has
  * ended when its stdout has ended and it is reaped (on_sigchld, which the
  * owner of the loop calls on SIGCHLD), or a second after its stdout
- * ended; it is reaped at the latest when the link closes.  It moves no
- * files: a worker reached this way shares the master's workdir.
+ * ended.  It moves no files: a worker reached this way shares the
+ * master's workdir.
+ *
+ * Closing does not wait: the link is told EXIT, its stdin ends, and it
+ * joins the links closing, whose output the loop still reads.
+ * exec_pipe_finish ends them all together, each within its deadline: its
+ * output read to the end, then SIGTERM, then SIGKILL to its process group
+ * (an srun that cannot reach slurmctld may never end on SIGTERM).  Its
+ * pidfd tells when it has ended, without a poll of waitpid.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,13 +44,17 @@ extern char **environ;
 #define BYE_WAIT 10
 /* ... and after a second Ctrl-C. */
 #define HURRY_WAIT 0.5
+/* Then seconds from SIGTERM to SIGKILL. */
+#define TERM_WAIT 5
 
 struct pipe_link {
 	struct agent_link base;
 	struct agent_client *client;
-	const char *name, *where;
+	char *name;
+	const char *where;
 	struct loop *loop;
 	pid_t pid;              /* 0: reaped (or never started) */
+	int pidfd;              /* readable once it has ended; -1: none */
 	int status;             /* its wait status, once reaped */
 	int in_fd, out_fd, err_fd; /* the agent's stdin, stdout, stderr */
 	struct strbuf pending;  /* for its stdin, not yet written */
@@ -49,7 +62,15 @@ struct pipe_link {
 	bool eof;               /* its stdout ended */
 	bool ended;             /* the client was told */
 	struct loop_timer reap_timer; /* EOF seen, not reaped yet */
+	/* closed by the client (its client is gone), in the list closing */
+	bool closed, hurry;
+	double until;           /* its deadline: SIGTERM, then SIGKILL */
+	bool termed;            /* SIGTERM sent */
+	struct pipe_link *next_closing;
 };
+
+/* Closed, not yet ended: exec_pipe_finish ends them. */
+static struct pipe_link *closing;
 
 /* Read what a pipe holds: >0 bytes, 0 at its end (or on an error), -1
  * when there is nothing now. */
@@ -163,6 +184,8 @@ on_stdin(int fd, short revents, void *arg)
 {
 	struct pipe_link *p = arg;
 	flush_pending(p);
+	if (p->closed && !p->pending.len)
+		close_fd(p, &p->in_fd);
 	watch_stdin(p);
 }
 
@@ -174,14 +197,14 @@ on_output(int fd, short revents, void *arg)
 	char buf[65536];
 	ssize_t n = read_pipe(fd, buf, sizeof(buf));
 	bool out = fd == p->out_fd;
-	if (n > 0 && out)
+	if (n > 0 && out && !p->closed)
 		agent_client_input(p->client, buf, (size_t)n);
-	else if (n > 0)
+	else if (n > 0 && !out)
 		agent_stderr(p->name, &p->rerr, buf, (size_t)n);
-	else if (!n && out)
+	else if (!n && out && !p->closed)
 		stream_ended(p);
 	else if (!n)
-		close_fd(p, &p->err_fd);
+		close_fd(p, out ? &p->out_fd : &p->err_fd);
 }
 
 static void
@@ -204,56 +227,122 @@ pipe_on_sigchld(struct agent_link *l)
 		tell_ended(p);
 }
 
-/* Closing: write what is pending and end its stdin, then read its
- * output (the stderr printed) until both end or until deadline. */
-static void
-drain_until(struct pipe_link *p, double deadline)
-{
-	while (clock_mono() < deadline &&
-	       (p->out_fd >= 0 || p->in_fd >= 0 || p->err_fd >= 0)) {
-		if (p->in_fd >= 0 && !p->pending.len)
-			close_fd(p, &p->in_fd);
-		struct pollfd f[3] = {
-			{ p->in_fd, POLLOUT, 0 },
-			{ p->out_fd, POLLIN, 0 },
-			{ p->err_fd, POLLIN, 0 },
-		};
-		int ms = (int)((deadline - clock_mono()) * 1000) + 1;
-		if (poll(f, 3, ms) < 0 && errno != EINTR)
-			break;
-		if (f[0].revents)
-			flush_pending(p);
-		if (f[1].revents) {
-			char buf[65536];
-			if (!read_pipe(p->out_fd, buf, sizeof(buf)))
-				close_fd(p, &p->out_fd);
-		}
-		if (f[2].revents)
-			on_output(p->err_fd, f[2].revents, p);
-	}
-}
-
+/* Closed by the client: EXIT is pending for its stdin, which then
+ * ends; the loop reads its output until exec_pipe_finish. */
 static void
 pipe_close(struct agent_link *l, bool hurry)
 {
 	struct pipe_link *p = (struct pipe_link *)l;
 	loop_timer_cancel(p->loop, &p->reap_timer);
-	drain_until(p, clock_mono() + (hurry ? HURRY_WAIT : BYE_WAIT));
+	p->closed = true;
+	p->client = NULL;
+	p->hurry = hurry;
+	p->until = clock_mono() + (hurry ? HURRY_WAIT : BYE_WAIT);
+	flush_pending(p);
+	if (!p->pending.len)
+		close_fd(p, &p->in_fd);
+	watch_stdin(p);
+	p->next_closing = closing;
+	closing = p;
+}
+
+static void
+link_free(struct pipe_link *p)
+{
 	close_fd(p, &p->in_fd);
 	close_fd(p, &p->out_fd);
 	close_fd(p, &p->err_fd);
-	reap(p, false);
-	if (p->pid > 0) {
-		/* like its stdin's end: it stops its tasks, then exits */
-		kill(p->pid, SIGTERM);
-		if (!hurry)
-			reap(p, true);
-	}
+	if (p->pidfd >= 0)
+		close(p->pidfd);
 	if (p->rerr.len)
 		agent_stderr(p->name, &p->rerr, "\n", 1);
 	strbuf_release(&p->pending);
 	strbuf_release(&p->rerr);
+	free(p->name);
 	free(p);
+}
+
+/* One step of a closing link at now: true when it has ended (reaped). */
+static bool
+closing_step(struct pipe_link *p, double now)
+{
+	reap(p, false);
+	if (!p->pid)
+		return true;
+	bool open = p->in_fd >= 0 || p->out_fd >= 0 || p->err_fd >= 0;
+	if (!p->termed && (now >= p->until || !open)) {
+		/* like its stdin's end: it stops its tasks, then exits */
+		close_fd(p, &p->in_fd);
+		close_fd(p, &p->out_fd);
+		close_fd(p, &p->err_fd);
+		kill(p->pid, SIGTERM);
+		p->termed = true;
+		p->until = now + (p->hurry ? HURRY_WAIT : TERM_WAIT);
+	} else if (p->termed && now >= p->until) {
+		warning_msg("worker '%s': its agent did not end within %g s "
+			    "of SIGTERM: killed", p->name,
+			    p->hurry ? HURRY_WAIT : TERM_WAIT);
+		kill(-p->pid, SIGKILL);
+		kill(p->pid, SIGKILL);
+		reap(p, true);
+		return true;
+	}
+	return false;
+}
+
+/* Read and write what the closing links' pipes can, and wait for their
+ * ends, until the first deadline. */
+static void
+closing_poll(size_t n)
+{
+	struct pollfd *f = xcalloc(4 * n, sizeof(*f));
+	double first = HUGE_VAL;
+	size_t i = 0;
+	for (struct pipe_link *p = closing; p; p = p->next_closing, i += 4) {
+		f[i] = (struct pollfd){ p->pending.len ? p->in_fd : -1,
+					POLLOUT, 0 };
+		f[i + 1] = (struct pollfd){ p->out_fd, POLLIN, 0 };
+		f[i + 2] = (struct pollfd){ p->err_fd, POLLIN, 0 };
+		f[i + 3] = (struct pollfd){ p->pidfd, POLLIN, 0 };
+		first = fmin(first, p->until);
+	}
+	double left = first - clock_mono();
+	int ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+	if (poll(f, 4 * n, ms) > 0) {
+		i = 0;
+		for (struct pipe_link *p = closing; p;
+		     p = p->next_closing, i += 4) {
+			if (f[i].revents)
+				on_stdin(p->in_fd, f[i].revents, p);
+			if (f[i + 1].revents)
+				on_output(f[i + 1].fd, f[i + 1].revents, p);
+			if (f[i + 2].revents)
+				on_output(f[i + 2].fd, f[i + 2].revents, p);
+		}
+	}
+	free(f);
+}
+
+void
+exec_pipe_finish(void)
+{
+	for (;;) {
+		size_t n = 0;
+		double now = clock_mono();
+		for (struct pipe_link **pp = &closing; *pp;) {
+			struct pipe_link *p = *pp;
+			if (closing_step(p, now)) {
+				*pp = p->next_closing;
+				link_free(p);
+			} else {
+				pp = &p->next_closing;
+				n++;
+			}
+		}
+		if (!n)
+			return;
+		closing_poll(n);
+	}
 }
 
 /* Given up by the client: its stdin ends and it is told to stop its
@@ -301,6 +390,8 @@ start_child(struct pipe_link *p, char *const *argv, char *err, size_t errlen)
 		goto fail;
 	}
 	spawn_own(p->pid);
+	/* (none before Linux 5.3: its end is then known by its pipes) */
+	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
 	close(fds[0][0]);
 	close(fds[1][1]);
 	close(fds[2][1]);
@@ -331,10 +422,10 @@ exec_pipe_new(char *const *argv, const char *name, const char *where,
 	struct pipe_link *p = xcalloc(1, sizeof(*p));
 	p->base.ops = &pipe_link_ops;
 	p->client = c;
-	p->name = name;
+	p->name = xstrdup(name);
 	p->where = where;
 	p->loop = loop;
-	p->in_fd = p->out_fd = p->err_fd = -1;
+	p->in_fd = p->out_fd = p->err_fd = p->pidfd = -1;
 	strbuf_init(&p->pending);
 	strbuf_init(&p->rerr);
 	agent_client_attach(c, &p->base);

@@ -215,7 +215,9 @@ void exec_log_cut(const char *path, long long max);
  * in errors) are borrowed.  A child that cannot be started leaves the exec
  * EXEC_FAILED at once; else it is ready when the agent says HELLO
  * (on_state).  Its on_sigchld reaps the child.  lv: how its life is
- * watched (agent_client.h), NULL: not at all.
+ * watched (agent_client.h), NULL: not at all.  Its release does not wait
+ * for the agent to end: exec_pipe_finish() does, for all those released,
+ * together, each killed at the latest 15 s (1 s in a hurry) after.
  */
 struct agent_liveness;
 struct exec *exec_pipe_new(char *const *argv, const char *name,
@@ -223,6 +225,7 @@ struct exec *exec_pipe_new(char *const *argv, const char *name,
 			   const struct agent_liveness *lv, struct loop *loop,
 			   exec_done_fn done, exec_state_fn on_state,
 			   void *arg);
+void exec_pipe_finish(void);
 
 struct worker_spec;
 struct exec_ssh_opts {

@@ -2422,6 +2422,7 @@ runner_release(struct runner *r)
 			r->w[i].ex->hurry = r->hurry;
 			r->w[i].ex->ops->release(r->w[i].ex);
 		}
+	exec_pipe_finish();
 	/* the agents have ended: every job of the run goes */
 	if (r->allocating)
 		slurm_alloc_release(&r->alloc, r->hurry);

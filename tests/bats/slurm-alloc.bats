@@ -165,6 +165,38 @@ EOF
 	jobs_are 0
 }
 
+@test "an agent's srun that outlives SIGTERM: killed, said, the run ends" {
+	# an srun that does not end after its step has (as one that cannot
+	# reach slurmctld), deaf to SIGTERM: the run's end waited for it as
+	# long as it lived, and a second SIGTERM was not heard meanwhile
+	mkdir -p bin
+	printf '#!/bin/sh\ntrap "" TERM\n%s "$@"\nexec sleep 613\n' \
+		"$(command -v srun)" >bin/srun
+	chmod +x bin/srun
+	wf <<'EOF'
+tasks:
+  - name: short
+    foreach: {i: "1..3"}
+    out: {o: "o/{i}"}
+    run: "sleep 1; touch {out.o}"
+EOF
+	st=0
+	PATH="$PWD/bin:$PATH" timeout -k 5 120 "$WFRUN" -r res.xml wf.yaml \
+		>run.out 2>&1 || st=$?
+	pkill -KILL -f -x 'sleep 613' || true # (deaf to SIGTERM)
+	cat run.out # shown if the test fails
+	[ "$st" -eq 0 ]
+	[ -e o/1 ]
+	[ -e o/2 ]
+	[ -e o/3 ]
+	# each node's agent
+	nodes=$(grep -c '^wfrun: Slurm job .*: node' run.out)
+	[ "$nodes" -ge 1 ]
+	[ "$(grep -cE "^wfrun: warning: worker 'n[0-9]+': its agent did not end within 5 s of SIGTERM: killed$" run.out)" -eq "$nodes" ]
+	[ -z "$(running 'sleep 613')" ]
+	wait_until jobs_are 0
+}
+
 @test "kill -9: the next run in the workdir cancels the jobs the killed one left" {
 	long_wf 6
 	"$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &

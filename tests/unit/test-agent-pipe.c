@@ -153,6 +153,7 @@ static void
 stop(void)
 {
 	ex->ops->release(ex);
+	exec_pipe_finish();
 	ex = NULL;
 }
 
@@ -372,6 +373,36 @@ test_ends(const char *dir)
 	stop();
 }
 
+/* Agents deaf to SIGTERM whose output outlives them (an srun that
+ * cannot reach slurmctld): released together, in a hurry, both are
+ * killed with their process groups and reaped; the wait for them was
+ * a waitpid that blocked as long as they lived. */
+static void
+test_deaf(const char *dir)
+{
+	char *argv[] = { "/bin/sh", "-c",
+			 "trap '' TERM; \"$0\"; exec sleep 614", worker, NULL };
+	struct exec *a = start(argv, dir);
+	struct exec *b = start(argv, dir);
+	ok(a->state == EXEC_READY && b->state == EXEC_READY,
+	   "two agents deaf to SIGTERM are ready");
+	a->hurry = b->hurry = true;
+	a->ops->release(a);
+	b->ops->release(b);
+	ex = NULL;
+	ok(waitpid(-1, NULL, WNOHANG) == 0, "release does not wait for them");
+	double t0 = clock_mono();
+	exec_pipe_finish();
+	printf("# exec_pipe_finish took %.2f s\n", clock_mono() - t0);
+	ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
+	   "exec_pipe_finish: both killed and reaped");
+	FILE *ps = popen("pgrep -x -f 'sleep 614'", "r");
+	char line[64];
+	ok(ps && !fgets(line, sizeof(line), ps), "no sleep 614 left");
+	if (ps)
+		pclose(ps);
+}
+
 /* Liveness (issue 24, defects 7 and 9): a greeting deadline, an agent
  * that speaks no protocol, and one that stops with a task running. */
 static void
@@ -457,6 +488,7 @@ main(int argc, char **argv)
 	test_failures(dir);
 	test_ends(dir);
 	test_liveness(dir);
+	test_deaf(dir);
 	char cmd[100];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
