@@ -679,11 +679,14 @@ learned(struct iopol *p, uint32_t name, long ready)
 			why = "scaling";
 	} else if (n > 0) {
 		nm->a.chosen = autobw_choose(&nm->a, n);
-		if (autobw_bound(&nm->a, nm->a.chosen))
+		double c = nm->a.chosen;
+		if (autobw_bound(&nm->a, c))
 			why = "bound"; /* (a count no epoch ran) */
+		else if ((nm->a.chosen = autobw_choose_pile(&nm->a, c)) != c)
+			why = "rounds";
 	}
 	emit_constraint(p, name, n, why);
-	if (!strcmp(why, "learned"))
+	if (!strcmp(why, "learned") || !strcmp(why, "rounds"))
 		want_batch(p, nm, -1);
 	note_others(p, name);
 	struct iopol_device *D = &p->dev[nm->learn_dev];

@@ -228,7 +228,7 @@ on_event(const struct iopol_event *e, void *arg)
 	if (!strcmp(e->ev, "constraint")) {
 		verbose_msg("storage_bw of '%s': %g MB/s (%s, %ld ready)", name,
 			    e->c, e->why, e->n);
-		if (!strcmp(e->why, "learned") &&
+		if ((!strcmp(e->why, "learned") || !strcmp(e->why, "rounds")) &&
 		    iopol_registry_save(&r->pol, REGISTRY) < 0)
 			warning_msg("cannot save %s/%s: %s", r->p->wf->workdir,
 				    REGISTRY, strerror(errno));

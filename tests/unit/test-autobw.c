@@ -1611,6 +1611,53 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* Learning's end with the name's tasks piled up: a last round too
+	 * few to fill B, and a registered count that ends them in a round
+	 * fewer (autobw_choose_pile). */
+	{
+		/* k12-a0.2-r8: 15 writers at the one's 8 MB/s write 120,
+		 * 16 write 111 */
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry r[] = {
+			{ 200, 1, 8, 8, 8, 0.1, false, 64, 0 },
+			{ 12.5, 16, 9.216, 111.11, 6.944, 0.09, true, 64, 0 },
+			{ 200.0 / 15, 15, 8, 120, 8, 0.025, true, 64, 0 },
+		};
+		autobw_preload(&a, r, 3, 16);
+		double c15 = autobw_choose(&a, 32);
+		is_int(autobw_writers(200, c15), 15,
+		       "by their rates, as a stream: 15");
+		a.pile = 32;
+		is_int(autobw_writers(200, autobw_choose_pile(&a, c15)), 16,
+		       "32 piled: 16 in 2 rounds, not 15 and 2 at 16 MB/s");
+		a.pile = 30;
+		ok(autobw_choose_pile(&a, c15) == c15,
+		   "30 piled: 2 rounds of 15, 15 stays");
+		a.pile = 12;
+		ok(autobw_choose_pile(&a, c15) == c15, "12 piled: 15 stays");
+		a.pile = 40;
+		ok(autobw_choose_pile(&a, c15) == c15,
+		   "40 piled: 20 would end them in 2 rounds, never measured");
+		a.pile = 0;
+		ok(autobw_choose_pile(&a, c15) == c15, "not known: 15 stays");
+		autobw_release(&a);
+		/* knee 10, fall 0.5, 16 MB/s a writer: 10 write 160, 11
+		 * write 133; the last round of 10 of 11 places goes at 133
+		 * at most, beside the others' tails */
+		autobw_init_climb(&a, 200, 16, 2);
+		struct autobw_entry k10[] = {
+			{ 200, 1, 4, 16, 16, 0.05, false, 64, 0 },
+			{ 20, 10, 4, 160, 16, 0.02, true, 64, 0 },
+			{ 200.0 / 11, 11, 5.28, 133.33, 12.12, 0.02, true, 64,
+			  0 },
+		};
+		autobw_preload(&a, k10, 3, 16);
+		a.pile = 32;
+		ok(autobw_choose_pile(&a, 20) == 20,
+		   "knee 10, 32 piled: 10 stay (11's rounds 4 %% sooner)");
+		autobw_release(&a);
+	}
+
 	/* The name's last tasks, all there: the choice for them counts
 	 * how far each running one is (autobw_batch_left,
 	 * autobw_choose_batch). */
