@@ -1824,6 +1824,51 @@ main(void)
 		ok(!strcmp(a.step, "fill-up") && a.kbest == 3,
 		   "fill-up above 3 (%s, best %ld)", a.step, a.kbest);
 		autobw_release(&a);
+		/* a best below the fill point, bracketed (knee 5, fall
+		 * 0.05, 30 MB/s a writer: 6 write 180, 7 182, slowed): on 8
+		 * cores 6 leave 2 of each wave behind; 8 at no less than 7's
+		 * rate write a wave 30 % sooner: the wave is tried */
+		struct autobw_entry rw[] = {
+			{ 200, 1, 0.68, 30, 30, 0.1, false, 64, 0 },
+			{ 200.0 / 7, 7, 0.78, 181.8, 25.97, 0.05, true, 64, 0 },
+			{ 200.0 / 6, 6, 1.5, 180, 30, 0.025, true, 64, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rw, 3, 16);
+		is_int(autobw_open(&a), 8, "6 of 8 cores, below the fill point: 8");
+		ok(!strcmp(a.step, "wave"), "step wave (%s)", a.step);
+		autobw_release(&a);
+		/* the same on 6 cores: nothing behind, nothing tried */
+		autobw_init_climb(&a, 200, 16, 6);
+		autobw_preload(&a, rw, 3, 16);
+		is_int(autobw_open(&a), 0, "6 of 6 cores: bracketed");
+		autobw_release(&a);
+		/* knee 5, fall 1.5: 6 write 80; 8 could not write a wave of
+		 * 8 sooner than 5 at 150 */
+		struct autobw_entry rk5[] = {
+			{ 200, 1, 0.68, 30, 30, 0.1, false, 64, 0 },
+			{ 200.0 / 6, 6, 4.8, 80, 13.3, 0.05, true, 64, 0 },
+			{ 40, 5, 2.1, 150, 30, 0.025, true, 64, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rk5, 3, 16);
+		is_int(autobw_open(&a), 0, "fall 1.5: no wave tried");
+		autobw_release(&a);
+		/* 16 tasks piled, 11 the best, 12 slowed (knee 8, fall 0.05,
+		 * 16 MB/s): 11 and 5 after them; 16 at once at no less than
+		 * 12's 167 end them 24 % sooner: tried (tail) */
+		struct autobw_entry rt[] = {
+			{ 200, 1, 2.4, 16, 16, 0.08, false, 64, 0 },
+			{ 25, 8, 1.2, 128, 16, 0.025, true, 64, 0 },
+			{ 200.0 / 12, 12, 2.8, 166.7, 13.9, 0.09, true, 64, 0 },
+			{ 200.0 / 11, 11, 2.4, 173.9, 15.8, 0.1, true, 64, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rt, 4, 16);
+		a.pile = 16;
+		is_int(autobw_open(&a), 16, "16 piled, 11 the best: 16");
+		ok(!strcmp(a.step, "tail"), "step tail (%s)", a.step);
+		autobw_release(&a);
 		/* The family's bound (knee 2, fall 0.2, 16 MB/s a writer: 8
 		 * wrote 90.9 MB/s, so 6 may write 96) is chosen only if it
 		 * writes a wave of the cores sooner: on 8 cores, 6 leave 2
