@@ -407,7 +407,7 @@ run_variant() { # WF DEVICE VARIANT [C]
 	if ((constrained)); then
 		local kmax=0
 		[ "$var" != static ] ||
-			kmax=$(awk -v B="${BW[$dev]}" -v c="$c" 'BEGIN { printf "%d", B / c * (1 + 1e-6) }') # (wfrun's tolerance: B / k rounded means k)
+			kmax=$(awk -v B="${BW[$dev]}" -v c="$c" 'BEGIN { printf "%d", B / c * (1 + 1e-5) }') # (wfrun's tolerance: B / k to 6 digits means k)
 		if [ "$filled" != "$n" ]; then
 			printf '%-8s %-7s %-22s %s\n' "$wf" "$dev" "$label" "NOT CONSTRAINED: storage_bw empty in $((n - filled)) of $n trace rows; no figure recorded (peak concurrency $peak)"
 			return

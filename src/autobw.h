@@ -556,10 +556,12 @@ double autobw_objective(const struct autobw *a, long n, size_t entry);
 
 /* The writers a constraint of c MB/s lets share a device of B MB/s:
  * floor(B / c), with a relative tolerance AUTOBW_BW_TOL so that a B / k
- * written rounded means k (storage_bw: 66.6667 with B = 200 allows 3,
- * where floor(2.999998) would allow 2); 0 when c <= 0.  The one rule
- * for every place that counts writers (the learner, iopol). */
-#define AUTOBW_BW_TOL 1e-6
+ * written to 6 significant digits (as %g prints it) means k
+ * (storage_bw: 66.6667 with B = 200 allows 3, where floor(2.999998)
+ * would allow 2; 16.6667 allows 12, 200 / 16.6667 being 11.99998, 2e-6
+ * short, which a tolerance of 1e-6 made 11); 0 when c <= 0.  The one
+ * rule for every place that counts writers (the learner, iopol). */
+#define AUTOBW_BW_TOL 1e-5
 long autobw_writers(double B, double c);
 /* Does one more task of constraint c fit on a device of B MB/s whose
  * running tasks hold used MB/s?  The same tolerance: k tasks of a

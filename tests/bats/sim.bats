@@ -116,6 +116,12 @@ partial_law() {
 	done
 	grep -q '^makespan 2.000 s: 3 tasks' out.66.6667 # B/3 to 6 digits: 3
 	grep -q '^makespan 4.000 s: 3 tasks' out.66.67   # not B/3: 2
+	# B/12 to 6 digits is 2e-6 over it (200 / 16.6667 = 11.99998): 12
+	# at once take 6 s; 11, then 1 at 50 MB/s, 7.5 s
+	writers 12 16.6667
+	run "$WFRUN" sim -m m.txt -j 2 --io-executors 16 --disk-bw 200 wf.yaml
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "makespan 6.000 s: 12 tasks"* ]]
 }
 
 @test "sim: --no-io runs I/O tasks as 1-core compute tasks" {

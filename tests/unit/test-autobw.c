@@ -1922,14 +1922,16 @@ main(void)
 	/* storage_bw: N counts floor(B / N) writers, a rounded B / k
 	 * meaning k (issue 23). */
 	is_int(autobw_writers(200, 66.6667), 3, "66.6667 of 200: 3 writers");
-	is_int(autobw_writers(200, 66.6669), 2, "66.6669 of 200: 2");
+	is_int(autobw_writers(200, 16.6667), 12,
+	       "16.6667 of 200 (B / 12 to 6 digits, 2e-6 short): 12");
+	is_int(autobw_writers(200, 66.668), 2, "66.668 of 200: 2");
 	is_int(autobw_writers(200, 50), 4, "50 of 200: 4");
 	is_int(autobw_writers(200, 50.01), 3, "50.01 of 200: 3");
 	is_int(autobw_writers(450, 4), 112, "4 of 450: 112");
 	is_int(autobw_writers(200, 0), 0, "no constraint: 0");
 	ok(autobw_fits(200, 2 * 66.6667, 66.6667), "the third of 66.6667 fits");
 	ok(!autobw_fits(200, 3 * 66.6667, 66.6667), "a fourth does not");
-	ok(!autobw_fits(200, 2 * 66.6669, 66.6669), "a third of 66.6669 does not");
+	ok(!autobw_fits(200, 2 * 66.668, 66.668), "a third of 66.668 does not");
 	autobw_init(&a, 200, 16, true, 66.6667, 200, 2);
 	is_int(a.k, 3, "an epoch at 66.6667 of 200 runs 3");
 	autobw_release(&a);
