@@ -1279,16 +1279,32 @@ autobw_task_mb(const struct autobw *a)
 	return q;
 }
 
+/* The pace, MB/s, of each of m writers of the name (none: 0). */
+static double
+pace_of(const struct autobw *a, long m, double r1)
+{
+	return m > 0 ? rate_est(a, m, r1) / (double)m : 0;
+}
+
 bool
-autobw_batch_left(const struct autobw *a, const double *elapsed, long n,
+autobw_batch_left(const struct autobw *a, const double *start, long n,
+		  const struct autobw_count *h, size_t nh, double now,
 		  double *left)
 {
 	double r1 = climb_r1(a), q = autobw_task_mb(a);
-	double p = n > 0 && r1 > 0 ? rate_est(a, n, r1) / (double)n : 0;
+	double p = n > 0 && r1 > 0 ? pace_of(a, n, r1) : 0;
 	if (!(q > 0) || !(p > 0))
 		return false;
 	for (long i = 0; i < n; i++) {
-		double x = 1 - elapsed[i] * p / q;
+		double s = start[i];
+		double mb = fmax(fmin(nh ? h[0].t : now, now) - s, 0) * p;
+		for (size_t j = 0; j < nh; j++) {
+			double t0 = fmax(h[j].t, s),
+			       t1 = fmin(j + 1 < nh ? h[j + 1].t : now, now);
+			if (t1 > t0)
+				mb += (t1 - t0) * pace_of(a, h[j].m, r1);
+		}
+		double x = 1 - mb / q;
 		/* (a task past what its pace says is nearly done, not done) */
 		left[i] = x < 0.05 ? 0.05 : x > 1 ? 1 : x;
 	}

@@ -541,12 +541,23 @@ void autobw_ended(struct autobw *a, double mb);
 /* The mean MB of the name's tasks: of those that ended in this run, else
  * as an earlier run registered it (autobw_entry's q); 0: not known. */
 double autobw_task_mb(const struct autobw *a);
-/* For autobw_choose_batch: what n running tasks that ran elapsed[i]
- * seconds each have left, at the pace n writers write (rate between the
- * registered counts) and the mean task's MB (autobw_task_mb).  False
- * when it cannot tell. */
-bool autobw_batch_left(const struct autobw *a, const double *elapsed,
-		       long n, double *left);
+/* How many of the name's tasks wrote from t on (until the next). */
+struct autobw_count {
+	double t;
+	long m;
+};
+/* For autobw_choose_batch: what n running tasks that started at
+ * start[i] have left at now, each stretch of their lives, h[0..nh) (on
+ * the same clock; before h[0], or with none, as many as run now) at the
+ * pace of as many writers as wrote then (rate_est: between the
+ * registered counts), over the mean task's MB (autobw_task_mb).  (At the
+ * pace of those that write now, two tasks that had written through the
+ * learning epochs at 4 or 5 writers' pace were taken as nearly done,
+ * and the last 6 of 8 checkpoints chose 2 writers, 80 MB/s, where 3
+ * write 100.)  False when it cannot tell. */
+bool autobw_batch_left(const struct autobw *a, const double *start, long n,
+		       const struct autobw_count *h, size_t nh, double now,
+		       double *left);
 /* Is c, chosen by autobw_choose, a count no epoch ran: the family's
  * lower bound below a best whose writers clearly slowed one another,
  * when learning stopped short of it? */

@@ -505,7 +505,8 @@ iopol_take_batch(struct iopol *p)
 
 void
 iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
-	    struct iopol_running *r, size_t n)
+	    struct iopol_running *r, size_t n, const struct autobw_count *h,
+	    size_t nh)
 {
 	struct iopol_name *nm = &p->nm[name];
 	bool batch = nm->due_batch, more = nm->due_regrant;
@@ -513,8 +514,8 @@ iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
 	if (batch && nm->left >= 1 && piled(nm->left, ready, (long)n)) {
 		double *v = xmalloc((n ? n : 1) * sizeof(double)), c = 0;
 		for (size_t i = 0; i < n; i++)
-			v[i] = now - r[i].start;
-		if (autobw_batch_left(&nm->a, v, (long)n, v))
+			v[i] = r[i].start;
+		if (autobw_batch_left(&nm->a, v, (long)n, h, nh, now, v))
 			c = autobw_choose_batch(&nm->a, v, (long)n, nm->left,
 						nm->a.chosen);
 		free(v);

@@ -299,8 +299,13 @@ size_t iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
  * (their start on the same clock; those that stay are regranted when
  * it chooses more places). */
 uint32_t iopol_take_batch(struct iopol *p);
+/* h[0..nh): how many of the group's instances ran from each h[j].t on,
+ * on the clock of their starts, since the oldest running one started:
+ * how far each has gone counts the pace of each stretch of its life
+ * (autobw_batch_left). */
 void iopol_batch(struct iopol *p, uint32_t name, long ready, double now,
-		 struct iopol_running *r, size_t n);
+		 struct iopol_running *r, size_t n,
+		 const struct autobw_count *h, size_t nh);
 
 /* Registries kept across runs: a TSV file of lines
  * "name \t kind \t B \t spec \t c:k:t:mbps:pace:err:flown:q,..."

@@ -38,6 +38,8 @@ place_init(struct place *pl, struct plan *p, struct iopol *pol, size_t nw,
 	for (size_t i = 0; i < nn; i++)
 		pl->sched.q[i].memory = pl->mem[i];
 	idset_init(&pl->io_run, pl->nt);
+	pl->nio = xcalloc(nn ? nn : 1, sizeof(*pl->nio));
+	pl->counts = xcalloc(nn ? nn : 1, sizeof(*pl->counts));
 }
 
 void
@@ -70,8 +72,12 @@ place_release(struct place *pl)
 	free(pl->io);
 	free(pl->mem);
 	free(pl->scaled);
+	for (size_t i = 0; pl->counts && i < pl->sched.nq; i++)
+		VEC_FREE(pl->counts[i]);
 	sched_release(&pl->sched);
 	idset_release(&pl->io_run);
+	free(pl->counts);
+	free(pl->nio);
 	VEC_FREE(pl->pinned);
 	VEC_FREE(pl->way);
 	free(pl->ready);
@@ -336,6 +342,54 @@ place_waiting(const struct place *pl)
 
 /* --- attempts ------------------------------------------------------------- */
 
+/* The oldest start of group g's running I/O instances (now if none). */
+static double
+oldest_io(const struct place *pl, uint32_t g, double now)
+{
+	double oldest = now;
+	for (size_t i = 0; i < pl->io_run.n; i++) {
+		uint32_t t = pl->io_run.v[i];
+		if (pl->pol->nm[pl->p->dag.tasks.v[t].tmpl].grp == g &&
+		    pl->t[t].start < oldest)
+			oldest = pl->t[t].start;
+	}
+	return oldest;
+}
+
+/* Group g's count history from the last change at or before oldest. */
+static void
+prune_counts(struct place *pl, uint32_t g, double oldest)
+{
+	size_t keep = 0, nh = pl->counts[g].n;
+	while (keep + 1 < nh && pl->counts[g].v[keep + 1].t <= oldest)
+		keep++;
+	if (keep) {
+		memmove(pl->counts[g].v, pl->counts[g].v + keep,
+			(nh - keep) * sizeof(*pl->counts[g].v));
+		pl->counts[g].n = nh - keep;
+	}
+}
+
+/* One I/O instance of name more (d = 1) or fewer (-1) runs from now:
+ * its group's count, and, for a name that learns its storage_bw, the
+ * count's history (place.h), kept short: from the oldest running
+ * instance's start, looked for when it has doubled. */
+static void
+count_io(struct place *pl, uint32_t name, long d, double now)
+{
+	uint32_t g = pl->pol->nm[name].grp;
+	pl->nio[g] += d;
+	if (!pl->pol->nm[g].has_learner)
+		return;
+	struct autobw_count c = { now, pl->nio[g] };
+	if (!pl->nio[g])
+		pl->counts[g].n = 0;
+	VEC_PUSH(pl->counts[g], c);
+	if (pl->counts[g].n >= 64 + 4 * (size_t)pl->nio[g] &&
+	    (pl->counts[g].n & (pl->counts[g].n - 1)) == 0)
+		prune_counts(pl, g, oldest_io(pl, g, now));
+}
+
 /* Start t (of name) on worker wi. */
 static void
 start(struct place *pl, uint32_t t, uint32_t name, size_t wi)
@@ -361,19 +415,23 @@ start(struct place *pl, uint32_t t, uint32_t name, size_t wi)
 	pt->seq = pl->nlaunched++;
 	pt->start = pl->now;
 	pl->running++;
-	if (pl->io[name])
+	if (pl->io[name]) {
 		idset_add(&pl->io_run, t);
+		count_io(pl, name, 1, pl->now);
+	}
 	pl->p->dag.tasks.v[t].state = TASK_RUNNING;
 	pl->ops.launch(pl->ops.arg, t, name, wi);
 }
 
 void
-place_end(struct place *pl, uint32_t t)
+place_end(struct place *pl, uint32_t t, double now)
 {
 	uint32_t name = pl->p->dag.tasks.v[t].tmpl;
 	struct place_worker *w = &pl->w[pl->t[t].where];
-	if (pl->io[name])
+	if (pl->io[name]) {
 		idset_del(&pl->io_run, t);
+		count_io(pl, name, -1, now);
+	}
 	if (w->per_job) {
 		w->free++;
 		w->io_free++;
@@ -678,8 +736,13 @@ last_batch(struct place *pl)
 						   &pt->grant, false, false };
 			VEC_PUSH(pl->way, x);
 		}
+		double oldest = pl->now;
+		for (size_t i = 0; i < pl->way.n; i++)
+			if (pl->way.v[i].start < oldest)
+				oldest = pl->way.v[i].start;
+		prune_counts(pl, name, oldest);
 		iopol_batch(pl->pol, name, ready, pl->now, pl->way.v,
-			    pl->way.n);
+			    pl->way.n, pl->counts[name].v, pl->counts[name].n);
 	}
 }
 

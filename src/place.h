@@ -105,6 +105,10 @@ struct place {
 				       backend's clock) */
 	uint32_t nlaunched;
 	struct idset io_run;        /* I/O tasks running */
+	/* per task name (its iopol group's): I/O instances running, and
+	 * since the oldest of them started, each change of that count */
+	long *nio;
+	VEC(struct autobw_count) *counts;
 	VEC(uint32_t) pinned;       /* on_failure: retry, back-off over */
 	bool stop;                  /* start nothing more */
 	/* scratch */
@@ -199,8 +203,9 @@ void place_retry(struct place *pl, uint32_t t, double now);
 /* Ready tasks waiting for a worker. */
 size_t place_waiting(const struct place *pl);
 
-/* t's attempt ended (any way): its capacity is free again. */
-void place_end(struct place *pl, uint32_t t);
+/* t's attempt ended (any way), at now on the clock of place_dispatch:
+ * its capacity is free again. */
+void place_end(struct place *pl, uint32_t t, double now);
 /* An attempt of t failed on the worker it ran on. */
 void place_failed(struct place *pl, uint32_t t);
 /* t's ended attempt will not finish (its worker was lost, an input is

@@ -1063,7 +1063,7 @@ on_done(const struct exec_result *res, void *arg)
 	uint32_t tmpl = r->p->dag.tasks.v[t].tmpl;
 	const struct wf_task *wt = &r->p->wf->tasks[tmpl];
 	struct place_task *pt = &r->pl.t[t];
-	place_end(&r->pl, t);
+	place_end(&r->pl, t, clock_real());
 	if (res->lost) {
 		on_lost(r, t, res);
 		return;

@@ -395,7 +395,7 @@ static void
 stop_task(void *arg, uint32_t t)
 {
 	struct simr *s = arg;
-	place_end(&s->pl, t);
+	place_end(&s->pl, t, s->now);
 	stop_writing(s, t);
 	trace_end(s, t, "PREEMPTED", 137, -1);
 	place_requeue(&s->pl, t); /* its end, if timed, is stale */
@@ -407,7 +407,7 @@ finish(struct simr *s, uint32_t t)
 {
 	uint32_t tmpl = s->p->dag.tasks.v[t].tmpl;
 	const struct place_task *pt = &s->pl.t[t];
-	place_end(&s->pl, t);
+	place_end(&s->pl, t, s->now);
 	s->done++;
 	s->st[t].rem = 0; /* (no more samples of it: its slot may be
 			     another's now) */

@@ -1677,11 +1677,22 @@ main(void)
 		   "the kept mean task: 64 MB");
 		double el[12], left[12];
 		for (int i = 0; i < 12; i++)
-			el[i] = i < 8 ? 3 : 0.8;
-		ok(autobw_batch_left(&a, el, 12, left) &&
+			el[i] = i < 8 ? 7 : 9.2; /* their starts; now 10 */
+		ok(autobw_batch_left(&a, el, 12, NULL, 0, 10, left) &&
 			   fabs(left[0] - 0.625) < 1e-6 &&
 			   fabs(left[11] - 0.9) < 1e-6,
 		   "12 writers at 8 MB/s: 3 s in, 5/8 left; 0.8 s in, 0.9");
+		/* the same with how many wrote: 8 for a second (8 MB/s
+		 * each), 16 for 1.2 s (5.2), then 12 (8) */
+		struct autobw_count h[] = { { 7, 8 }, { 8, 16 }, { 9.2, 12 } };
+		ok(autobw_batch_left(&a, el, 12, h, 3, 10, left) &&
+			   fabs(left[0] - (1 - (8 + 1.2 * 5.208 + 6.4) / 64)) <
+				   1e-6 &&
+			   fabs(left[11] - 0.9) < 1e-6,
+		   "3 s in, a second at 8 MB/s, 1.2 at 5.2, 0.8 at 8: "
+		   "0.677 left");
+		ok(autobw_batch_left(&a, el, 12, NULL, 0, 10, left),
+		   "(back to 3 s at 8 MB/s)");
 		/* 4 ready and none to come: 12 places leave them to start as
 		 * the first 8 end and run 8 s more; 16 run them now */
 		is_int(autobw_writers(200, autobw_choose_batch(&a, left, 12, 4,
@@ -1747,7 +1758,7 @@ main(void)
 			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0, 0 },
 		};
 		autobw_preload(&a, nq, 2, 16);
-		ok(!autobw_batch_left(&a, el, 12, left),
+		ok(!autobw_batch_left(&a, el, 12, NULL, 0, 10, left),
 		   "no task's size known: no progress");
 		autobw_release(&a);
 	}

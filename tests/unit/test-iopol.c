@@ -626,7 +626,7 @@ main(void)
 		for (int i = 0; i < 6; i++)
 			r[i] = (struct iopol_running){ (uint32_t)i, 0, 0,
 							&gb[i], true, false };
-		iopol_batch(&p, 0, 2, 3.0, r, 6);
+		iopol_batch(&p, 0, 2, 3.0, r, 6, NULL, 0);
 		is_str(evlog,
 		       "constraint(16.6667,registry) "
 		       "constraint(12.5,last) ",
@@ -696,7 +696,7 @@ main(void)
 		is_int((long)iopol_take_batch(&p), 0, "the running's share is due");
 		ok(iopol_take_batch(&p) == UINT32_MAX, "once");
 		struct iopol_running r1 = { 0, 0, 0, &g1, true, false };
-		iopol_batch(&p, 0, 1, 0.1, &r1, 1);
+		iopol_batch(&p, 0, 1, 0.1, &r1, 1, NULL, 0);
 		ok(fabs(g1.c - 25) < 1e-9, "the running holds 25 now (%g)", g1.c);
 		long n = 0;
 		for (; n < 7 && iopol_may_start(&p, 0, 0); n++)

@@ -104,7 +104,7 @@ where(void)
 static void
 done(uint32_t t)
 {
-	place_end(&pl, t);
+	place_end(&pl, t, 0);
 	iopol_finish(&pol, plan.dag.tasks.v[t].tmpl, pl.t[t].where,
 		     pl.t[t].grant, 0, 1, -1);
 	place_complete(&pl, t, 1);
@@ -114,7 +114,7 @@ done(uint32_t t)
 static void
 failed(uint32_t t)
 {
-	place_end(&pl, t);
+	place_end(&pl, t, 0);
 	iopol_finish(&pol, plan.dag.tasks.v[t].tmpl, pl.t[t].where,
 		     pl.t[t].grant, 0, 1, -1);
 	place_failed(&pl, t);
@@ -232,7 +232,7 @@ test_make_way(void)
 	is_int((long)nstopped, 0, "nothing to stop yet");
 	/* It wrote 30 MB in 1 s: 3 fill the disk, c = 33.3 from now on,
 	 * k = 3, and 8 > 2 k run on worker 1: the 5 youngest make way. */
-	place_end(&pl, learner);
+	place_end(&pl, learner, 0);
 	iopol_finish(&pol, 0, 0, pl.t[learner].grant, 0, 1.0, 30 << 20);
 	place_complete(&pl, learner, 1);
 	size_t before = nlaunched;
@@ -255,7 +255,7 @@ test_make_way(void)
 	for (size_t i = 0; i < 5; i++) {
 		uint32_t t = stopped[i];
 		uint32_t l = pl.t[t].launches;
-		place_end(&pl, t);
+		place_end(&pl, t, 0);
 		place_requeue(&pl, t);
 		ok(!pl.t[t].preempt && pl.t[t].launches == l + 1 &&
 			   plan.dag.tasks.v[t].state == TASK_READY,
@@ -351,7 +351,7 @@ test_lost_worker(void)
 	uint32_t t = launched[1];
 	place_worker_lost(&pl, 1);
 	is_int((long)place_usable(&pl), 1, "one usable");
-	place_end(&pl, t);
+	place_end(&pl, t, 0);
 	place_requeue(&pl, t);
 	place_dispatch(&pl, 0);
 	is_str(where(), "01", "nothing starts on the lost worker");
