@@ -28,6 +28,8 @@ EOF
 # a run left in the background by a test that failed ends here (on
 # SIGTERM it cancels its jobs), not in the next test's queue
 teardown() {
+	# (a test that stopped slurmctld and failed: the next ones need it)
+	"$SC" cont-ctld "$C" >/dev/null 2>&1 || true
 	if [ -n "${pid:-}" ] && kill -0 "$pid" 2>/dev/null; then
 		kill -TERM "$pid"
 		wait "$pid" || true
@@ -163,6 +165,41 @@ tasks:
 EOF
 	timeout 120 "$WFRUN" -r res.xml wf.yaml
 	jobs_are 0
+}
+
+@test "slurmctld stops answering mid-run: Ctrl-C ends the run, saying its jobs may be left; the next run cancels them" {
+	long_wf 3
+	"$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
+	pid=$!
+	wait_until sleeping 3 || true
+	sleeping 3
+	# the controller holds its connections and answers none: squeue,
+	# scancel and the nodes' srun steps wait on it
+	"$SC" stop-ctld "$C"
+	kill -INT "$pid"
+	st=0
+	timeout 120 tail --pid="$pid" -f /dev/null || st=$?
+	"$SC" cont-ctld "$C"
+	cat run.out # shown if the test fails
+	[ "$st" -eq 0 ] # it ended
+	wait "$pid" || st=$?
+	[ "$st" -eq 130 ]
+	grep -q "the jobs of this run may be left in Slurm's queue (the next run here cancels them)" run.out
+	# the agents ended their tasks
+	wait_until sleeping 0 || true
+	[ -z "$(running 'sleep 3000')" ]
+	[ "$(wc -l <.wfrun/slurm-jobs)" -eq 2 ]
+	# slurmctld back: the next run here cancels what was left (Slurm
+	# may keep them COMPLETING a minute more: its nodes' reports were
+	# lost while it was stopped, and it sends TERMINATE_JOB again)
+	wf <<'EOF'
+tasks:
+  - {name: quick, out: {o: q}, run: "touch {out.o}"}
+EOF
+	timeout 120 "$WFRUN" -r res.xml wf.yaml
+	[ -e q ]
+	[ ! -e .wfrun/slurm-jobs ]
+	[ -z "$(squeue -h -t PD,R,CF,S -o %i)" ]
 }
 
 @test "an agent's srun that outlives SIGTERM: killed, said, the run ends" {

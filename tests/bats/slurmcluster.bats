@@ -101,6 +101,32 @@ cluster_pids() {
 	"$SC" down -q "$k"
 }
 
+@test "stop-ctld: the controller answers nothing until cont-ctld; down stops it stopped" {
+	local k="$BATS_TEST_TMPDIR/k"
+	"$SC" up -q --nodes 1 "$k"
+	run "$SC" stop-ctld "$k"
+	[ "$status" -eq 0 ]
+	# sinfo waits on it (Slurm's own MessageTimeout is 10 s)
+	run timeout 3 env SLURM_CONF="$k/slurm.conf" sinfo -h
+	[ "$status" -eq 124 ]
+	run "$SC" cont-ctld "$k"
+	[ "$status" -eq 0 ]
+	run timeout 30 env SLURM_CONF="$k/slurm.conf" sinfo -h -o %t
+	[ "$status" -eq 0 ]
+	[ "$output" = idle ]
+	"$SC" stop-ctld "$k"
+	local ctld
+	read -r ctld <"$k/slurmctld.pid"
+	alive "$ctld"
+	"$SC" down -q "$k"
+	run alive "$ctld"
+	[ "$status" -ne 0 ]
+	run "$SC" stop-ctld "$PWD/nothing"
+	[ "$status" -eq 1 ]
+	run "$SC" cont-ctld
+	[ "$status" -eq 2 ]
+}
+
 @test "down cancels every job and stops every process it started; up again works" {
 	local d="$BATS_TEST_TMPDIR/d"
 	"$SC" up -q --nodes 1 "$d"
