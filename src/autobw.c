@@ -434,6 +434,34 @@ static double climb_r1(const struct autobw *a);
 static double rounds_time(const struct autobw *a, long k, long n,
 			  double r1);
 
+/* climb: the wave of the cores, w, when k writers leave w mod k of each
+ * wave to write after the others, too few to fill B at r1 each, and w
+ * was never measured; else 0. */
+static long
+wave_count(const struct autobw *a, long k, double r1)
+{
+	long w = wave_width(a);
+	return w > k && w % k && !reg_find(a, w) &&
+			       (double)(w % k) * r1 <
+				       (1 - AUTOBW_CLIMB_GAIN) * a->B
+		       ? w
+		       : 0;
+}
+
+/* climb: the count that ends n tasks piled up in a round fewer than k
+ * places do, ceil(n / (c - 1)), when those take c = 2 to 4 rounds and
+ * the last, n mod k writers at r1 each, cannot fill B; else 0. */
+static long
+tail_count(const struct autobw *a, long k, long n, double r1)
+{
+	long c = n > k ? (n + k - 1) / k : 0;
+	if (c < 2 || c > 4 || !(n % k) ||
+	    (double)(n % k) * r1 >= (1 - AUTOBW_CLIMB_GAIN) * a->B)
+		return 0;
+	long k2 = (n + c - 2) / (c - 1);
+	return k2 > k && k2 <= a->executors ? k2 : 0;
+}
+
 /* climb: above a bracketed best kb (its neighbours measured), the wave
  * of the cores, or the count that ends the name's tasks not yet ended
  * (pile) in a round fewer, when kb's rounds leave a last one too few to
@@ -451,19 +479,13 @@ above_step(struct autobw *a, long kb)
 	double r1 = climb_r1(a), keep = 1 - AUTOBW_CLIMB_GAIN;
 	if (!(r1 > 0))
 		return 0;
-	long w = wave_width(a);
-	if (w > kb && w <= a->executors && w % kb && !reg_find(a, w) &&
-	    (double)(w % kb) * r1 < keep * a->B &&
-	    rounds_time(a, w, w, r1) < keep * rounds_time(a, kb, w, r1)) {
+	long w = wave_count(a, kb, r1);
+	if (w && rounds_time(a, w, w, r1) < keep * rounds_time(a, kb, w, r1)) {
 		a->step = "wave";
 		return w;
 	}
-	long n = a->pile, c = (n + kb - 1) / kb;
-	if (n <= kb || c > 4 || !(n % kb) ||
-	    (double)(n % kb) * r1 >= keep * a->B)
-		return 0;
-	long k2 = (n + c - 2) / (c - 1);
-	if (k2 > kb && k2 <= a->executors && !reg_find(a, k2) &&
+	long n = a->pile, k2 = tail_count(a, kb, n, r1);
+	if (k2 && !reg_find(a, k2) &&
 	    rounds_time(a, k2, n, r1) < keep * rounds_time(a, kb, n, r1)) {
 		a->step = "tail";
 		return k2;
@@ -535,12 +557,10 @@ kept_pace_next(struct autobw *a, long best)
 	 * over the best static, 8, in wfrun sim).  Do w writers
 	 * write B too?  Their epoch says, in flight, once; the
 	 * choice then ranks them (autobw_choose). */
-	long w = wave_width(a);
 	const struct autobw_entry *one = reg_find(a, 1);
-	if (best == autobw_most_tried(a) && best < w &&
-	    !reg_find(a, w) && one && w % best &&
-	    (double)(w % best) * one_pace(one) <
-		    (1 - AUTOBW_CLIMB_GAIN) * a->B) {
+	double r1 = one ? one_pace(one) : 0;
+	long w = one ? wave_count(a, best, r1) : 0;
+	if (best == autobw_most_tried(a) && w) {
 		a->step = "wave";
 		return w;
 	}
@@ -552,15 +572,10 @@ kept_pace_next(struct autobw *a, long best)
 	 * 31 were left, and 11 end them in 3 waves of writes, not 4: 5 %
 	 * over the best static, 11, in wfrun sim, now -0.1 %).  The last
 	 * tasks' choice (autobw_choose_batch) then has it measured. */
-	long n = a->pile, c = (n + best - 1) / best;
-	if (best == autobw_most_tried(a) && one && c >= 2 && c <= 4 &&
-	    n % best &&
-	    (double)(n % best) * one_pace(one) < (1 - AUTOBW_CLIMB_GAIN) * a->B) {
-		long k2 = (n + c - 2) / (c - 1);
-		if (k2 > best && k2 <= a->executors && !reg_find(a, k2)) {
-			a->step = "tail";
-			return k2;
-		}
+	long k2 = one ? tail_count(a, best, a->pile, r1) : 0;
+	if (best == autobw_most_tried(a) && k2 && !reg_find(a, k2)) {
+		a->step = "tail";
+		return k2;
 	}
 	a->step = "kept-pace";
 	return 0; /* neither more nor fewer can do better */
@@ -1366,17 +1381,12 @@ autobw_choose_pile(const struct autobw *a, double chosen)
 	long n = a->pile, k = a->B > 0 && chosen > 0
 				     ? autobw_writers(a->B, chosen) : 0;
 	double r1 = climb_r1(a);
-	if (!(r1 > 0) || k < 1 || !reg_find(a, k) || n <= k)
+	if (!(r1 > 0) || k < 1 || !reg_find(a, k))
 		return chosen;
-	/* (as kept_pace_next's tail: c rounds, the last too few to fill B,
-	 * and the count that ends them in a round fewer) */
-	long c = (n + k - 1) / k;
-	if (c < 2 || c > 4 || !(n % k) ||
-	    (double)(n % k) * r1 >= (1 - AUTOBW_CLIMB_GAIN) * a->B)
-		return chosen;
-	long k2 = (n + c - 2) / (c - 1);
-	const struct autobw_entry *e2 = reg_find(a, k2);
-	if (!e2 || k2 <= k)
+	/* (kept_pace_next's tail, measured) */
+	long k2 = tail_count(a, k, n, r1);
+	const struct autobw_entry *e2 = k2 ? reg_find(a, k2) : NULL;
+	if (!e2)
 		return chosen;
 	double T = rounds_time(a, k, n, r1), T2 = rounds_time(a, k2, n, r1);
 	return T2 < T * (1 - AUTOBW_CLIMB_GAIN) ? e2->c : chosen;
