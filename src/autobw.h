@@ -187,6 +187,9 @@ struct autobw {
 	struct autobw_pool rpool;
 	long peak;         /* the most that wrote at once in the epoch: a
 			      count below it is not a ramp's */
+	long stage;        /* climb: the most that may write now, an
+			      epoch above a best that writes B being
+			      ramped up to a stage at a time (0: k) */
 	/* the windows now */
 	struct autobw_pool now;
 	double flight_s;   /* the window of the last in-flight rate, s */

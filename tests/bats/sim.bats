@@ -782,3 +782,43 @@ EOF2
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
 }
+
+# most_io: the most I/O tasks that ran at once in t/trace.tsv
+most_io() {
+	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["kind"] == "io" { print $c["start"], 1; print $c["complete"], -1 }' t/trace.tsv |
+		sort -k1,1g -k2,2n | awk '{ n += $2; if (n > m) m = n } END { print m + 0 }'
+}
+
+@test "sim: writers tried above a best that fills the device join a stage at a time, so few are too many where it congests (issue 23)" {
+	# 16 searches of 2 s on 8 cores, each followed by a 64 MB
+	# checkpoint; 20 MB/s a writer: 10 fill B.  The first run learns
+	# 10; the next tries 16, to end the 16 in one round: 15 may write
+	# first.  Knee 12: 15 write 105 MB/s, that is the epoch, and the
+	# 16th never starts (16 at once wrote 91 MB/s, 8.707 s).
+	search_ckpt 16 auto
+	ckpt_law 2 12 0.3 20
+	sim8
+	[[ "${lines[0]}" == "makespan 8.418 s:"* ]]
+	sim8
+	[[ "${lines[0]}" == "makespan 8.611 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":10,.*"c":12.5,"k":16}' t/events.jsonl
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":13.3333,"k":15,"mbps":105.263,' t/events.jsonl
+	[ "$(most_io)" -eq 15 ]
+	sim8
+	[[ "${lines[0]}" == "makespan 8.418 s:"* ]]
+	grep -q '"why":"registry"' t/events.jsonl
+	# Knee 20: the 15 write B, the 16th joins, and the run after ends
+	# the 16 in one round.
+	rm -f r.tsv
+	ckpt_law 2 20 0.3 20
+	sim8
+	sim8
+	[[ "${lines[0]}" == "makespan 8.064 s:"* ]]
+	grep -q '"ev":"ramp","name":"ckpt","device":"disk@local","epoch":1,"c":13.3333,"k":15,"mbps":200,' t/events.jsonl
+	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":12.5,"k":16,"mbps":200,' t/events.jsonl
+	[ "$(most_io)" -eq 16 ]
+	sim8
+	[[ "${lines[0]}" == "makespan 7.978 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"last"}' t/events.jsonl
+}

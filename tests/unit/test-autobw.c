@@ -1763,6 +1763,45 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* A try above a best that writes B joins a stage at a time (knee
+	 * 12 or 20, 20 MB/s a writer): 10 wrote B, and a next run of 16
+	 * checkpoints tries 16 to end them in one round.  15 may write
+	 * first; where they slow one another (knee 12: 105 MB/s), that is
+	 * the epoch, and the 16th never joins; where they write B (knee
+	 * 20), it joins. */
+	for (int knee = 12; knee <= 20; knee += 8) {
+		struct autobw_entry r[] = {
+			{ 200, 1, 3.2, 20, 20, 0.03, false, 64, 0 },
+			{ 25, 8, 3.2, 160, 20, 0.025, true, 64, 0 },
+			{ 20, 10, 3.2, 200, 20, 0.025, true, 64, 0 },
+		};
+		struct law L = { 200, 20, knee, 0.3 };
+		int slot[16];
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, r, 3, 16);
+		a.pile = 16;
+		is_int(autobw_open(&a), 16, "knee %d: 16 tried (tail)", knee);
+		autobw_resume(&a, 16, 8);
+		is_int(a.stage, 15, "knee %d: 15 may write first", knee);
+		int started = 0;
+		while (started < 16 && autobw_can_start(&a)) {
+			autobw_started(&a);
+			slot[started++] = autobw_slot_open(&a);
+		}
+		is_int(started, 15, "knee %d: 15 start, the 16th waits", knee);
+		double took = fly(&a, &L, slot, 15, 0, 1.0);
+		if (knee == 12) {
+			ok(took > 0 && a.nreg == 4 && a.reg[3].k == 15 &&
+				   a.reg[3].mbps < 120,
+			   "knee 12: 15 slowed (%.0f MB/s), the epoch taken "
+			   "at %.2f s", a.nreg == 4 ? a.reg[3].mbps : 0, took);
+		} else {
+			ok(took < 0 && a.stage == 0 && autobw_can_start(&a),
+			   "knee 20: 15 write B, the 16th joins");
+		}
+		autobw_release(&a);
+	}
+
 	/* A kept registry is a search paused (autobw_open): best7 on
 	 * congestdev, Kmeans-3, stopped with 6 the best (120 MB/s), 8
 	 * tried above it, 7 never; the next run tries 7 (133), and then
