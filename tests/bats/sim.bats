@@ -699,7 +699,7 @@ EOF2
 	sim2
 	[[ "${lines[0]}" == "makespan 3.423 s:"* ]]
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,"best_rate":186,.*"k":4}' t/events.jsonl
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":6,"why":"learned"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":4,"why":"learned"}' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 3.423 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":8,"why":"registry"}' t/events.jsonl
@@ -821,4 +821,18 @@ most_io() {
 	sim8
 	[[ "${lines[0]}" == "makespan 7.978 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"last"}' t/events.jsonl
+}
+
+@test "sim: a bracketed best that fills the device with fewer writers than the cores tries the wave of the cores in the first run (issue 23)" {
+	# 16 searches on 8 cores, 30 MB/s a writer, knee 6, fall 0.05: the
+	# fill point's 7 write 190 MB/s (slowed from 210, at B), 6 and 8
+	# bracket them, and the 8th checkpoint of each wave wrote alone
+	# after the others (8.883 s).  The wave of 8 is tried (182 MB/s)
+	# and chosen: they write each wave at once.
+	search_ckpt 16 auto
+	ckpt_law 2 6 0.05 30
+	sim8
+	[[ "${lines[0]}" == "makespan 8.012 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"wave","best":7,.*"epoch":3,"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"learned"}' t/events.jsonl
 }

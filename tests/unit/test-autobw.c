@@ -75,6 +75,16 @@ learn_law(struct autobw *a, const struct law *L, double mb, int *epochs)
 	return autobw_writers(a->B, autobw_choose(a, 10000));
 }
 
+/* Was k writers' epoch registered? */
+static bool
+reg_has(const struct autobw *a, long k)
+{
+	for (size_t i = 0; i < a->nreg; i++)
+		if (a->reg[i].k == k)
+			return true;
+	return false;
+}
+
 /* Feed the running slots' counts to autobw_flight every 0.02 s from t0
  * until it takes their rate or limit seconds pass: n writers (those
  * slots) at the law's rate for n each, their counts growing in steps
@@ -1508,6 +1518,29 @@ main(void)
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, r + 1, 2, 16);
 		ok(autobw_drain_pays(&a, 16, 12), "no one writer: drained");
+		autobw_release(&a);
+	}
+
+	/* A bracketed best that writes B, fewer than the cores, is tried
+	 * against the wave of the cores too (above_step): knee 6, alpha
+	 * 0.05, r1 30: 7 fill B and slow a little (190 MB/s, not 210),
+	 * 6 and 8 are the bracket, and 8 write 182, a wave at once (each
+	 * 8th checkpoint wrote alone at 30 MB/s after 7: +16 % over the
+	 * best static, 8, in wfrun sim).  Below B (knee 5: 7 write 182,
+	 * 6 write 180), the search ends as before. */
+	{
+		struct law W = { 200, 30, 6, 0.05 }, S = { 200, 30, 5, 0.05 };
+		int n;
+		autobw_init_climb(&a, 200, 16, 8);
+		is_int(learn_law(&a, &W, 64, &n), 8,
+		       "knee 6: 8 chosen (they write a wave sooner)");
+		ok(n == 3 && a.nreg == 3 && a.reg[1].k == 7 &&
+			   a.reg[2].k == 8,
+		   "after 1 and 7, a wave of 8 (%d epochs, %s)", n, a.step);
+		autobw_release(&a);
+		autobw_init_climb(&a, 200, 16, 8);
+		learn_law(&a, &S, 64, &n);
+		ok(!reg_has(&a, 8), "knee 5: no wave tried");
 		autobw_release(&a);
 	}
 
