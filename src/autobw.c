@@ -1564,16 +1564,33 @@ autobw_open(struct autobw *a)
 	a->kbest = kb;
 	if (kept_pace(a, kb))
 		return kept_pace_next(a, kb);
-	long next = above_step(a, kb);
-	if (next)
-		return next;
-	next = search_next(a);
+	long next = search_next(a);
+	if (!next) {
+		/* the bracket closed: above it, a wave or a round fewer */
+		const char *step = a->step;
+		next = above_step(a, kb);
+		if (next)
+			return next;
+		a->step = step;
+	}
 	/* a count chosen by the family's bound was never run: it is the
 	 * one to measure (the search's own next step, above it, is
 	 * predicted slower) */
 	struct autobw_entry v;
 	if (bound_entry(a, &v) && fabs(v.c - a->chosen) < 1e-9 * v.c)
 		next = v.k;
+	return next;
+}
+
+long
+autobw_open_above(struct autobw *a)
+{
+	if (!a->climb || a->phase != AUTOBW_LEARNED || a->kbest < 1)
+		return 0;
+	const char *step = a->step;
+	long next = above_step(a, a->kbest);
+	if (!next)
+		a->step = step;
 	return next;
 }
 

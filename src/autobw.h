@@ -478,8 +478,16 @@ void autobw_preload(struct autobw *a, const struct autobw_entry *reg,
  * tasks were left to repay an epoch: congestdev's best7 with Kmeans-3,
  * 6 writers known within 2.5 % only after 3 to 5 s, 7 never tried,
  * chosen 6 again by every second run, 5 to 7 % over the best static)
- * leaves the next run one epoch to try. */
+ * leaves the next run one epoch to try.  Once the bracket is closed,
+ * the wave of the cores or a round fewer above the best (above_step).
+ */
 long autobw_open(struct autobw *a);
+/* After autobw_open, when the tasks to run cannot repay its k: the wave
+ * of the cores or a round fewer above the best, if that pays (its k,
+ * step "wave" or "tail"), else 0.  (8 checkpoints on 2 cores, knee 1,
+ * 16 MB/s a writer: 6 write 80 MB/s, the search's 5 or 7 cannot be
+ * repaid, and 8 at once end them in one round: the best static.) */
+long autobw_open_above(struct autobw *a);
 /* Learn again from the preloaded registry: the next epoch is k (from
  * autobw_open; step "resume"), measured as any climb's, and the search
  * goes on from there as the first run's would have. */

@@ -592,6 +592,9 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 		}
 		tell_pile(p, nm, n); /* (kept_pace_next) */
 		long k = nm->a.climb ? autobw_open(&nm->a) : 0;
+		if (k > 0 && !worth_k(p, nm, k))
+			k = autobw_open_above(&nm->a); /* (the search's step
+							   cannot be repaid) */
 		if (k > 0 && p->dev[d].learner == NONE && worth_k(p, nm, k)) {
 			/* its search was left open: go on with it (unless
 			 * another name learns on the device) */

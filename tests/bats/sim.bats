@@ -836,3 +836,50 @@ most_io() {
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"wave","best":7,.*"epoch":3,"c":25,"k":8}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"learned"}' t/events.jsonl
 }
+
+@test "sim: a kept registry whose search is still open goes on with it before it tries a round fewer above its best (issue 23)" {
+	# 16 searches on 8 cores, 16 MB/s a writer, knee 8, fall 0.1: the
+	# fill point's 12 slow one another (143 MB/s) and the first run
+	# stops there.  The next run tried 16, to end the 16 in one round
+	# (111 MB/s, 10.562 s); the search's next step, 10 (160 MB/s), is
+	# the best static (10.018 s).
+	search_ckpt 16 auto
+	ckpt_law 2 8 0.1 16
+	sim8
+	[[ "${lines[0]}" == "makespan 10.815 s:"* ]]
+	sim8
+	[[ "${lines[0]}" == "makespan 10.018 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":12,.*"c":20,"k":10}' t/events.jsonl
+}
+
+@test "sim: a kept registry whose search's next step the tasks cannot repay tries a round fewer above its best instead (issue 23)" {
+	# One Kmeans-like iteration on 2 cores: 8 partials of 0.5 s +-10 %
+	# and their checkpoints; 16 MB/s a writer, knee 1, fall 0.3: 6
+	# writers write 80 MB/s, 4 write 64, 8 write 65.  The search's next
+	# step, 5, cannot be repaid by the 8 checkpoints (the next run chose
+	# 6 again, 9.224 s); 8 at once end them in one round, and the runs
+	# after choose them for the last tasks.
+	wf <<'EOF'
+tasks:
+  - {name: init, out: {c: c/0}, run: "true"}
+  - {name: partial, foreach: {i: "1..8"}, in: {c: c/0}, out: {p: "p/{i}"}, run: "true"}
+  - {name: reduce, in: {p: {list: "p/{i}", foreach: {i: "1..8"}}}, out: {c: c/1}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    in: {p: "p/{i}"}
+    out: {k: "k/{i}"}
+    run: "true"
+EOF
+	printf 'task init seconds 0.025\ntask partial seconds 0.5 jitter 0.1\ntask reduce seconds 0.125\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.3 stream 16\n' >m.txt
+	sim2
+	[[ "${lines[0]}" == "makespan 9.456 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":33.3333,"k":6,"n":8,"why":"learned"}' t/events.jsonl
+	sim2
+	[[ "${lines[0]}" == "makespan 8.658 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":6,.*"c":25,"k":8}' t/events.jsonl
+	sim2
+	[[ "${lines[0]}" == "makespan 8.658 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"last"}' t/events.jsonl
+}

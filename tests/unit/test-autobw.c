@@ -1796,6 +1796,47 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* A kept registry whose search is still open goes on with it
+	 * before it tries a wave or a round fewer above its best (knee 8,
+	 * fall 0.1, 16 MB/s a writer: the fill point's 12 slowed one
+	 * another, 143 MB/s, and the next run tried 16 to end 16
+	 * checkpoints in one round, 111 MB/s, +5.4 % over the best static,
+	 * 10, in wfrun sim; the search's own next step is 10) */
+	{
+		struct autobw_entry r[] = {
+			{ 200, 1, 4, 16, 16, 0.03, false, 64, 0 },
+			{ 25, 8, 4, 128, 16, 0.025, true, 64, 0 },
+			{ 16.6667, 12, 5.38, 142.86, 11.9, 0.034, true, 64, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, r, 3, 16);
+		a.pile = 16;
+		is_int(autobw_open(&a), 10, "12 slowed: the search goes on at 10");
+		ok(!strcmp(a.step, "golden-down"), "golden-down (%s)", a.step);
+		autobw_release(&a);
+	}
+
+	/* ...and when the tasks to run cannot repay the search's step,
+	 * the round fewer above the best is asked for (autobw_open_above):
+	 * knee 1, fall 0.3, 16 MB/s a writer, 8 checkpoints on 2 cores: 6
+	 * write 80 MB/s, 4 write 64; the search's next is 5, and 8 end the
+	 * 8 in one round. */
+	{
+		struct autobw_entry r[] = {
+			{ 200, 1, 1.39, 16, 16, 0.083, false, 64, 0 },
+			{ 50, 4, 1.39, 64, 16, 0.051, true, 64, 0 },
+			{ 33.3333, 6, 1.67, 80, 13.33, 0.057, true, 64, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 2);
+		autobw_preload(&a, r, 3, 8);
+		a.pile = 8;
+		is_int(autobw_open(&a), 5, "knee 1: the search's next is 5");
+		is_int(autobw_open_above(&a), 8, "8 at once instead (%s)",
+		       a.step);
+		ok(!strcmp(a.step, "tail"), "step tail");
+		autobw_release(&a);
+	}
+
 	/* A try above a best that writes B joins a stage at a time (knee
 	 * 12 or 20, 20 MB/s a writer): 10 wrote B, and a next run of 16
 	 * checkpoints tries 16 to end them in one round.  15 may write
