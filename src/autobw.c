@@ -30,12 +30,21 @@ static const struct autobw_entry *reg_find(const struct autobw *a, long k);
 static double rate_of(const struct autobw *a, const struct autobw_entry *e);
 static int bytes_known(const struct autobw *a);
 
+/* climb: do kb writers, registered, write B (within CLIMB_GAIN)? */
+static bool
+writes_B(const struct autobw *a, long kb)
+{
+	const struct autobw_entry *b = reg_find(a, kb);
+	return b && bytes_known(a) == 2 &&
+	       rate_of(a, b) >= (1 - AUTOBW_CLIMB_GAIN) * a->B;
+}
+
 /* climb: how many more writers a stage adds above a best kb
  * (stage_first): half as many again.  (A quarter or one, then twice as
  * many at each stage, waited longer where the device lets them all
- * write B, and reached its knee past kb + 2 with as many too many:
- * 2.3 to 3.5 % over the best static in the next run against 0.8 to 3.2
- * on ten devices of knee 11 to 20 in wfrun sim.) */
+ * write B, and reached its knee past kb + 2 with as many too many: at
+ * worst 3.3 and 3.5 % over the best static in the next run against
+ * 3.2 on ten devices of knee 11 to 20 in wfrun sim.) */
 static long
 stage_step(long kb)
 {
@@ -59,8 +68,7 @@ stage_first(const struct autobw *a)
 	if (!a->climb || a->k < 3)
 		return 0;
 	long kb = autobw_best(a, NULL);
-	if (kb < 2 || kb >= a->k || bytes_known(a) != 2 ||
-	    rate_of(a, reg_find(a, kb)) < (1 - AUTOBW_CLIMB_GAIN) * a->B)
+	if (kb < 2 || kb >= a->k || !writes_B(a, kb))
 		return 0;
 	long s = kb + stage_step(kb);
 	return s < a->k ? s : 0;
@@ -663,13 +671,8 @@ climb_next(struct autobw *a, long k)
 		 * wave would slow a best that kept pace, the next run
 		 * tries it (autobw_open): tried here, it cost more than
 		 * it saved. */
-		const struct autobw_entry *b = reg_find(a, a->kbest);
-		if (b && bytes_known(a) == 2 &&
-		    rate_of(a, b) >= (1 - AUTOBW_CLIMB_GAIN) * a->B) {
+		if (writes_B(a, a->kbest))
 			next = above_step(a, a->kbest);
-			if (!next)
-				a->step = "bracketed";
-		}
 	}
 	return next;
 }
@@ -1565,14 +1568,9 @@ autobw_open(struct autobw *a)
 	if (kept_pace(a, kb))
 		return kept_pace_next(a, kb);
 	long next = search_next(a);
-	if (!next) {
-		/* the bracket closed: above it, a wave or a round fewer */
-		const char *step = a->step;
-		next = above_step(a, kb);
-		if (next)
-			return next;
-		a->step = step;
-	}
+	if (!next && (next = above_step(a, kb)))
+		return next; /* the bracket closed: above it, a wave or a
+				round fewer */
 	/* a count chosen by the family's bound was never run: it is the
 	 * one to measure (the search's own next step, above it, is
 	 * predicted slower) */
@@ -1587,11 +1585,7 @@ autobw_open_above(struct autobw *a)
 {
 	if (!a->climb || a->phase != AUTOBW_LEARNED || a->kbest < 1)
 		return 0;
-	const char *step = a->step;
-	long next = above_step(a, a->kbest);
-	if (!next)
-		a->step = step;
-	return next;
+	return above_step(a, a->kbest); /* (a->step untouched when 0) */
 }
 
 void
