@@ -1389,9 +1389,28 @@ autobw_batch_left(const struct autobw *a, const double *start, long n,
 	return true;
 }
 
+/* batch_time for count k with the running that the drain stops for k
+ * (autobw_choose_batch's stop) run again from the start: L the others'
+ * left, least first (room for running), F the play-out's room. */
+static double
+batch_time_drained(const struct autobw *a, long k, const double *left,
+		   const long *stop, long running, long ready, double r1,
+		   double *L, double *F)
+{
+	long n = 0, over = running - k;
+	for (long i = 0; i < running; i++)
+		if (stop && stop[i] >= 0 && stop[i] < over)
+			ready++;
+		else
+			L[n++] = left[i];
+	qsort(L, (size_t)n, sizeof(double), cmp_double);
+	return batch_time(a, k, L, n, ready, r1, F);
+}
+
 double
-autobw_choose_batch(const struct autobw *a, const double *left, long running,
-		    long ready, double current)
+autobw_choose_batch(const struct autobw *a, const double *left,
+		    const long *stop, long running, long ready,
+		    double current)
 {
 	double r1 = climb_r1(a), best = 0, bestT = 0, curT = 0;
 	if (!(r1 > 0) || running + ready < 1)
@@ -1399,13 +1418,10 @@ autobw_choose_batch(const struct autobw *a, const double *left, long running,
 	/* (what is left, least first, and the play-outs' room) */
 	double *L = xmalloc((size_t)(2 * (running + ready)) * sizeof(double));
 	double *F = L + running + ready;
-	for (long i = 0; i < running; i++)
-		L[i] = left[i];
-	qsort(L, (size_t)running, sizeof(double), cmp_double);
 	long kc = a->B > 0 && current > 0 ? autobw_writers(a->B, current) : 0;
 	for (size_t i = 0; i < a->nreg; i++) {
-		double T = batch_time(a, a->reg[i].k, L, running, ready, r1,
-				      F);
+		double T = batch_time_drained(a, a->reg[i].k, left, stop,
+					      running, ready, r1, L, F);
 		if (!best || T < bestT * (1 - 1e-9) ||
 		    (T <= bestT * (1 + 1e-9) && a->reg[i].c > best)) {
 			best = a->reg[i].c;
@@ -1413,7 +1429,8 @@ autobw_choose_batch(const struct autobw *a, const double *left, long running,
 		}
 	}
 	if (kc > 0)
-		curT = batch_time(a, kc, L, running, ready, r1, F);
+		curT = batch_time_drained(a, kc, left, stop, running, ready,
+					  r1, L, F);
 	free(L);
 	/* (the current stays while within CLIMB_GAIN, as in rechoose) */
 	if (curT > 0 && curT <= bestT * (1 + AUTOBW_CLIMB_GAIN))

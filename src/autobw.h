@@ -540,11 +540,15 @@ long autobw_most_tried(const struct autobw *a);
  * them through soonest, the tail included (the last ones at their
  * count's share of its rate, none faster than the one writer: a lone
  * last task at its pace, where one more place would have run it beside
- * the others); the running run on whatever the count.  current stays
- * while within CLIMB_GAIN.  0 when the registry cannot tell (no
- * climb's, no one writer's pace). */
+ * the others); the running run on whatever the count, except when
+ * stop (NULL: none) ranks them: the name's learning has just ended
+ * and its drain (iopol_make_way) stops, for a count k below running,
+ * those of rank 0 to running - k - 1 (-1: never), which run again
+ * from the start, ready.  current stays while within CLIMB_GAIN.  0
+ * when the registry cannot tell (no climb's, no one writer's pace). */
 double autobw_choose_batch(const struct autobw *a, const double *left,
-			   long running, long ready, double current);
+			   const long *stop, long running, long ready,
+			   double current);
 /* A task of the name ended having written mb (< 0: not known; an
  * epoch's through autobw_finished): counted in the mean task size
  * (task_mb). */

@@ -732,8 +732,10 @@ last_batch(struct place *pl)
 			if (pl->pol->nm[g->tasks.v[t].tmpl].grp != name ||
 			    pt->preempt)
 				continue;
-			struct iopol_running x = { t, pt->where, pt->start,
-						   &pt->grant, false, false };
+			struct iopol_running x = {
+				t, pt->where, pt->start, &pt->grant,
+				dag_out_only(g, t) && !pt->rerun, false,
+			};
 			VEC_PUSH(pl->way, x);
 		}
 		double oldest = pl->now;

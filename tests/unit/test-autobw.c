@@ -1728,11 +1728,11 @@ main(void)
 		   "(back to 3 s at 8 MB/s)");
 		/* 4 ready and none to come: 12 places leave them to start as
 		 * the first 8 end and run 8 s more; 16 run them now */
-		is_int(autobw_writers(200, autobw_choose_batch(&a, left, 12, 4,
+		is_int(autobw_writers(200, autobw_choose_batch(&a, left, NULL, 12, 4,
 							       200.0 / 12)),
 		       16, "12 running, the last 4 ready: 16 places");
 		/* 36 ready: a stream more than a tail, 12 stay (96 MB/s) */
-		is_int(autobw_writers(200, autobw_choose_batch(&a, left, 12,
+		is_int(autobw_writers(200, autobw_choose_batch(&a, left, NULL, 12,
 							       36, 200.0 / 12)),
 		       12, "12 running, 36 ready: 12 stay");
 		/* 16 running, none ready: the running run on whatever the
@@ -1741,7 +1741,7 @@ main(void)
 		double l16[16];
 		for (int i = 0; i < 16; i++)
 			l16[i] = 0.5;
-		is_int(autobw_writers(200, autobw_choose_batch(&a, l16, 16, 0,
+		is_int(autobw_writers(200, autobw_choose_batch(&a, l16, NULL, 16, 0,
 							       200.0 / 12)),
 		       12, "16 running, none to come: the current stays");
 		autobw_release(&a);
@@ -1757,10 +1757,10 @@ main(void)
 		autobw_preload(&a, rb, 3, 64);
 		is_int(autobw_writers(200, autobw_choose(&a, 64)), 8,
 		       "7 and 8 write B, 8 cores: 8 write a wave of 8 sooner");
-		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, 0, 8,
+		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, NULL, 0, 8,
 							       200.0 / 7)),
 		       8, "the last 8 ready at once: 8 places");
-		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, 0, 7,
+		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, NULL, 0, 7,
 							       200.0 / 7)),
 		       7, "the last 7: 7 stay");
 		autobw_release(&a);
@@ -1778,11 +1778,43 @@ main(void)
 		is_int(autobw_writers(200, autobw_choose(&a, 64)), 7,
 		       "6 cores: 7 chosen");
 		autobw_release(&a);
+		/* knee 4, alpha 0.1, r1 30: 6 writers write 167 MB/s, 7
+		 * write 154, 8 write 143; a next run's wave of 8 has just
+		 * ended learning with 6 chosen, the 8 still running with
+		 * 0.84 of a task each to write, and 8 more piled up.  On,
+		 * the 8 would keep 143 MB/s and 8 places win; the drain
+		 * stops the 2 youngest for 6, which write the rest at 167 */
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry rk[] = {
+			{ 200, 1, 2.133, 30, 30, 0.1, false, 64, 0 },
+			{ 200.0 / 7, 7, 0.636, 153.85, 21.98, 0.1, true, 64, 0 },
+			{ 200.0 / 6, 6, 1.323, 166.67, 27.78, 0.025, true, 64, 0 },
+			{ 25, 8, 0.742, 142.86, 17.86, 0.1, true, 64, 0 },
+		};
+		autobw_preload(&a, rk, 4, 16);
+		double l8[8];
+		long st8[8];
+		for (int i = 0; i < 8; i++) {
+			l8[i] = 0.84;
+			st8[i] = i < 6 ? -1 : i - 6; /* the 2 youngest */
+		}
+		is_int(autobw_writers(200, autobw_choose_batch(&a, l8, NULL, 8, 8,
+							       200.0 / 6)),
+		       8, "8 running on, 8 piled: 8 places");
+		is_int(autobw_writers(200, autobw_choose_batch(&a, l8, st8, 8, 8,
+							       200.0 / 6)),
+		       6, "the drain stops 2 of the 8 for 6: 6 stay");
+		for (int i = 0; i < 8; i++)
+			st8[i] = -1;
+		is_int(autobw_writers(200, autobw_choose_batch(&a, l8, st8, 8, 8,
+							       200.0 / 6)),
+		       8, "none of them young enough to stop: 8 places");
+		autobw_release(&a);
 		/* a registry without the one writer, or without the task's
 		 * size: no choice */
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, r + 1, 3, 16);
-		ok(autobw_choose_batch(&a, left, 12, 4, 200.0 / 12) == 0,
+		ok(autobw_choose_batch(&a, left, NULL, 12, 4, 200.0 / 12) == 0,
 		   "no one writer's pace: no choice");
 		autobw_release(&a);
 		autobw_init_climb(&a, 200, 16, 8);
