@@ -296,8 +296,9 @@ size_t iopol_make_way(struct iopol *p, uint32_t name, struct iopol_running *r,
  * gave more places, which its running instances take.  The next such
  * name (its group's), or UINT32_MAX; the caller then gives iopol_batch
  * how many of its group are ready, now, and its running instances
- * (their start on the same clock; those that stay are regranted when
- * it chooses more places). */
+ * (their start on the same clock, and whether each can stop; those
+ * that stay are regranted when it chooses more places; r may be
+ * sorted). */
 uint32_t iopol_take_batch(struct iopol *p);
 /* h[0..nh): how many of the group's instances ran from each h[j].t on,
  * on the clock of their starts, since the oldest running one started:
