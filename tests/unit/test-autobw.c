@@ -2025,6 +2025,40 @@ main(void)
 		is_int(autobw_open(&a), 16, "16 piled, 11 the best: 16");
 		ok(!strcmp(a.step, "tail"), "step tail (%s)", a.step);
 		autobw_release(&a);
+		/* 5 kept pace at B (40 MB/s a writer), 8 slowed to 111: the
+		 * knee is from 5 to 7; of 32 piled, 5 leave 2 to a last
+		 * round at 80 MB/s, 7 would leave 4 at 160 and take 5.7 %
+		 * less at B: 7 tried (tail, between 5 and 8) */
+		struct autobw_entry rtu[] = {
+			{ 200, 1, 0.74, 40, 40, 0.09, false, 64, 0 },
+			{ 40, 5, 0.74, 200, 40, 0.05, true, 64, 0 },
+			{ 25, 8, 2.46, 111.1, 13.9, 0.1, true, 64, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rtu, 3, 32);
+		a.pile = 32;
+		is_int(autobw_open(&a), 7, "5 at B, 8 slowed, 32 piled: 7");
+		ok(!strcmp(a.step, "tail") && a.lo == 5 && a.hi == 8,
+		   "step tail between 5 and 8 (%s, %ld, %ld)", a.step, a.lo,
+		   a.hi);
+		autobw_release(&a);
+		/* 7 tried and slowed too (100 MB/s): 6 would leave 2 as 5
+		 * do, no sooner: nothing more is tried */
+		rtu[2] = (struct autobw_entry){ 200.0 / 7, 7, 4.5, 100, 14.3, 0.1,
+					       true, 64, 0 };
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rtu, 3, 32);
+		a.pile = 32;
+		is_int(autobw_open(&a), 0, "5 at B, 7 slowed: nothing");
+		autobw_release(&a);
+		/* 30 piled: 5 end them in 6 full rounds, as 6 do: nothing */
+		rtu[2] = (struct autobw_entry){ 25, 8, 2.46, 111.1, 13.9, 0.1, true,
+					       64, 0 };
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rtu, 3, 30);
+		a.pile = 30;
+		is_int(autobw_open(&a), 0, "30 piled, 5 at B: no round short");
+		autobw_release(&a);
 		/* The family's bound (knee 2, fall 0.2, 16 MB/s a writer: 8
 		 * wrote 90.9 MB/s, so 6 may write 96) is chosen only if it
 		 * writes a wave of the cores sooner: on 8 cores, 6 leave 2
