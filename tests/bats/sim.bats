@@ -854,6 +854,21 @@ most_io() {
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":12,.*"c":20,"k":10}' t/events.jsonl
 }
 
+@test "sim: a kept registry whose search steps down tries a round fewer above its best first when the device's law says it ends the tasks sooner (issue 23)" {
+	# The same 16 searches and 16 MB/s a writer, knee 8, fall 0.05: the
+	# fill point's 12 write 167 MB/s, slowed.  The search's next step,
+	# 11 (174 MB/s), left 5 to a second round (10.025 s); on the line of
+	# 1 / rate from 8 through 12, 16 write 143 and end the 16 in one
+	# round: tried first, the best static (9.595 s).
+	search_ckpt 16 auto
+	ckpt_law 2 8 0.05 16
+	sim8
+	[[ "${lines[0]}" == "makespan 10.408 s:"* ]]
+	sim8
+	[[ "${lines[0]}" == "makespan 9.595 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":12,"best_rate":166.667,"lo":9,"hi":13,"epoch":1,"c":12.5,"k":16}' t/events.jsonl
+}
+
 @test "sim: a kept registry whose search's next step the tasks cannot repay tries a round fewer above its best instead (issue 23)" {
 	# One Kmeans-like iteration on 2 cores: 8 partials of 0.5 s +-10 %
 	# and their checkpoints; 16 MB/s a writer, knee 1, fall 0.3: 6

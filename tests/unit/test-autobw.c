@@ -1846,6 +1846,26 @@ main(void)
 		is_int(autobw_open(&a), 10, "12 slowed: the search goes on at 10");
 		ok(!strcmp(a.step, "golden-down"), "golden-down (%s)", a.step);
 		autobw_release(&a);
+		/* ...unless the round fewer, at the family's rate (1 / rate a
+		 * line from 8, which kept pace, through 12), beats the best
+		 * the search's step could do: fall 0.05, 12 wrote 167 MB/s,
+		 * so 16 may write 143 and end the 16 in one round (0.112 of a
+		 * task's MB per MB/s), where 11 at 176 at best leave 5 to a
+		 * second round (0.125): 16 tried, the best static */
+		r[2] = (struct autobw_entry){ 16.6667, 12, 4.6, 166.67, 13.9,
+					      0.03, true, 64, 0 };
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, r, 3, 16);
+		a.pile = 16;
+		is_int(autobw_open(&a), 16, "12 wrote 167: 16 before the search");
+		ok(!strcmp(a.step, "tail"), "tail (%s)", a.step);
+		/* 32 piled: 16 would take 2 rounds at 143 (0.224), 11 at
+		 * best 2 of 11 and 10 at 160 (0.188): the search goes on */
+		autobw_preload(&a, r, 3, 32);
+		a.pile = 32;
+		is_int(autobw_open(&a), 11, "32 piled: the search's 11");
+		ok(!strcmp(a.step, "golden-down"), "golden-down (%s)", a.step);
+		autobw_release(&a);
 	}
 
 	/* ...and when the tasks to run cannot repay the search's step,
