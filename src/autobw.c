@@ -1696,8 +1696,10 @@ autobw_open(struct autobw *a)
 	 * one to measure (the search's own next step, above it, is
 	 * predicted slower) */
 	struct autobw_entry v;
-	if (bound_entry(a, &v) && fabs(v.c - a->chosen) < 1e-9 * v.c)
+	if (bound_entry(a, &v) && fabs(v.c - a->chosen) < 1e-9 * v.c) {
 		next = v.k;
+		a->step = "bound";
+	}
 	return next;
 }
 
@@ -1716,6 +1718,7 @@ autobw_resume(struct autobw *a, long k, long cores)
 	a->phase = AUTOBW_LEARNING;
 	a->still_scaling = false;
 	a->epoch = 0;
+	a->open_step = a->step;
 	a->step = "resume";
 	begin_epoch(a, a->B / (double)k);
 }

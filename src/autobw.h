@@ -169,6 +169,9 @@ struct autobw {
 	 * bracket it was chosen in: the best k then, and the k around it
 	 * (0: none) */
 	const char *step;
+	const char *open_step; /* a resumed search (step resume): the step
+				  autobw_open or autobw_open_above chose its
+				  k by, or NULL */
 	long kbest, lo, hi;
 	double best_rate;  /* kbest's rate: MB/s, or tasks/s when some
 			      epoch's bytes were not known */

@@ -35,6 +35,10 @@ events_write(FILE *f, double t, const char *name, const struct iopol_event *e)
 		strbuf_add_json(&b, e->step);
 		strbuf_addf(&b, ",\"best\":%ld,\"best_rate\":%.6g,\"lo\":%ld,"
 			    "\"hi\":%ld", e->best, e->best_rate, e->lo, e->hi);
+		if (e->open) {
+			strbuf_adds(&b, ",\"open\":");
+			strbuf_add_json(&b, e->open);
+		}
 	}
 	if (strcmp(e->ev, "constraint"))
 		strbuf_addf(&b, ",\"epoch\":%d", e->epoch);
@@ -351,6 +355,7 @@ static const struct {
 	{ "device", J_STR, offsetof(struct event, device) },
 	{ "why", J_STR, offsetof(struct event, why) },
 	{ "step", J_STR, offsetof(struct event, step) },
+	{ "open", J_STR, offsetof(struct event, open) },
 	{ "best", J_NUM, offsetof(struct event, best) },
 	{ "best_rate", J_NUM, offsetof(struct event, best_rate) },
 	{ "lo", J_NUM, offsetof(struct event, lo) },

@@ -54,6 +54,7 @@ void events_write(FILE *f, double t, const char *name,
 struct event {
 	const char *ev, *name, *device, *why;
 	const char *step;       /* a climb's search step (iopol_event) */
+	const char *open;       /* a resumed search's step (iopol_event) */
 	double t, epoch, c, k, n, tasks, mean_s, t_s, busy_s, mbps, after_s,
 	       err, fill, best, best_rate, lo, hi;
 	int registered;         /* 1 true, 0 false, -1 absent */

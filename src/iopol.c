@@ -295,6 +295,8 @@ search_step(const struct autobw *a, struct iopol_event *e)
 	if (!a->climb || !a->step)
 		return;
 	e->step = a->step;
+	if (a->open_step && !strcmp(a->step, "resume"))
+		e->open = a->open_step;
 	e->best = a->kbest;
 	e->lo = a->lo;
 	e->hi = a->hi;

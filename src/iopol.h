@@ -74,6 +74,8 @@ struct iopol_event {
 	long n;             /* constraint: ready tasks it was chosen for */
 	const char *why;    /* constraint: learned, fallback, registry,
 			       reevaluated */
+	const char *open;   /* epoch_begin of a resumed search (step
+			       resume): the step its k was chosen by */
 	const char *step;   /* epoch_begin of a climb's epoch 2 on, and
 			       search (just before the constraint that
 			       ends its learning): the search's step

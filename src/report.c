@@ -364,6 +364,8 @@ take_epoch(struct report *r, const struct event *ev, const char *path,
 		e->k = jlong(ev->k, 0);
 	if (ev->step && !strcmp(ev->ev, "epoch_begin")) {
 		e->step = intern(r, ev->step, strlen(ev->step));
+		e->open = ev->open ? intern(r, ev->open, strlen(ev->open))
+				   : NULL;
 		e->best = jlong(ev->best, 0);
 		e->lo = jlong(ev->lo, 0);
 		e->hi = jlong(ev->hi, 0);
@@ -1049,11 +1051,17 @@ curve_points(FILE *fp, const struct report_curve *c,
 /* A climb's search step: its name, the best k so far and the bracket
  * (wfrun-storage-bw(7)); nothing for an epoch without one. */
 static void
-curve_step(FILE *fp, const char *step, long best, long lo, long hi)
+curve_step(FILE *fp, const char *step, const char *open, long best,
+	   long lo, long hi)
 {
 	if (!step)
 		return;
 	report_esc(fp, step);
+	if (open) {
+		fputs(" (", fp);
+		report_esc(fp, open);
+		fputc(')', fp);
+	}
 	if (best > 0)
 		fprintf(fp, ": best k so far %ld", best);
 	if (hi > 0)
@@ -1113,7 +1121,7 @@ curve_table(FILE *fp, const struct report_curve *c)
 		if (e->ramp)
 			fputs("its epoch's writers ramping up: they did not "
 			      "slow one another", fp);
-		curve_step(fp, e->step, e->best, e->lo, e->hi);
+		curve_step(fp, e->step, e->open, e->best, e->lo, e->hi);
 		fputs("</td></tr>\n", fp);
 	}
 	fputs("</table>\n", fp);

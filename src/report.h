@@ -62,6 +62,7 @@ struct report_epoch {
 	long k, tasks;
 	bool ended, registered;
 	const char *step;       /* why this k (a climb's search), or NULL */
+	const char *open;       /* step resume: the step it resumed by */
 	long best, lo, hi;      /* the best k so far and its bracket */
 	double rate_s;          /* its rate was taken while its tasks wrote,
 				   over that many seconds ("rate"); 0: at

@@ -68,6 +68,20 @@ PY
 	grep -q '<p class="note">Learning ended: bracketed ' r.html
 }
 
+@test "report: a resumed search's epoch says the step its k was chosen by" {
+	fixture
+	# epoch 2 as a kept registry's next run resumes its search
+	sed -i '4s/"device":"local:disk",/&"step":"resume","best":5,"best_rate":200,"lo":5,"hi":8,"open":"tail",/' events.jsonl
+	run "$WFRUN" report -o r.html trace.tsv
+	[ "$status" -eq 0 ]
+	grep -q '<td>resume (tail): best k so far 5, between 5 and 8</td></tr>' r.html
+	# an escaped step
+	sed -i '4s/"open":"tail"/"open":"a<b"/' events.jsonl
+	run "$WFRUN" report -o r.html trace.tsv
+	[ "$status" -eq 0 ]
+	grep -q '<td>resume (a&lt;b): best k so far 5' r.html
+}
+
 @test "report: default paths beside the trace; events are optional" {
 	mkdir -p .wfrun
 	cp "$WFRUN_TOP/tests/data/report/trace.tsv" .wfrun/

@@ -458,7 +458,7 @@ EOF
 	# the second run measures 3 first (step resume), then the search
 	# goes on from it (5) until no task is left to repay it
 	sim8
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":8,.*"epoch":1,"c":66.6667,"k":3}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":8,.*"open":"bound","epoch":1,"c":66.6667,"k":3}' t/events.jsonl
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":66.6667,"k":3,"mbps":90,' t/events.jsonl
 	grep -q '"ev":"epoch_begin",.*"step":"golden-up","best":3,.*"epoch":2,"c":40,"k":5}' t/events.jsonl
 	grep -q '"ev":"search",.*"step":"stopped","best":3,' t/events.jsonl
@@ -472,7 +472,7 @@ EOF
 	[[ "$output" == *"ckpt: storage_bw auto -> 66.6667 MB/s after 1 epoch, from the kept registry"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":8,"why":"learned"}' t/events.jsonl
 	grep -q '"ev":"preempt","name":"ckpt","device":"disk@local","epoch":0,"c":66.6667,"k":3,"tasks":1}' t/events.jsonl
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,.*"epoch":1,"c":50,"k":4}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,.*"open":"golden-up","epoch":1,"c":50,"k":4}' t/events.jsonl
 	grep -q '"ev":"search",.*"step":"bracketed","best":3,"best_rate":90,"lo":2,"hi":4,' t/events.jsonl
 	# the fourth only chooses
 	sim8
@@ -680,7 +680,7 @@ EOF2
 	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":5,' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 3.810 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":5,.*"epoch":1,"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":5,.*"open":"tail","epoch":1,"c":25,"k":8}' t/events.jsonl
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":25,"k":8,"mbps":200,' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 3.810 s:"* ]]
@@ -700,7 +700,7 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":66.6667,"k":3,"n":2,"why":"learned"}' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 3.423 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,"best_rate":186,.*"k":4}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":3,"best_rate":186,.*"open":"fill-up","epoch":1,"c":50,"k":4}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":50,"k":4,"n":4,"why":"learned"}' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 3.423 s:"* ]]
@@ -771,7 +771,7 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":33.3333,"k":6,"n":16,"why":"learned"}' t/events.jsonl
 	sim8
 	[[ "${lines[0]}" == "makespan 7.891 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume",.*"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume",.*"open":"wave","epoch":1,"c":25,"k":8}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"learned"}' t/events.jsonl
 	sim8
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"registry"}' t/events.jsonl
@@ -804,7 +804,7 @@ most_io() {
 	[[ "${lines[0]}" == "makespan 8.418 s:"* ]]
 	sim8
 	[[ "${lines[0]}" == "makespan 8.611 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":10,.*"c":12.5,"k":16}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":10,.*"open":"tail","epoch":1,"c":12.5,"k":16}' t/events.jsonl
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":13.3333,"k":15,"mbps":105.263,' t/events.jsonl
 	[ "$(most_io)" -eq 15 ]
 	sim8
@@ -851,7 +851,7 @@ most_io() {
 	[[ "${lines[0]}" == "makespan 10.815 s:"* ]]
 	sim8
 	[[ "${lines[0]}" == "makespan 10.018 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":12,.*"c":20,"k":10}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":12,.*"open":"golden-down","epoch":1,"c":20,"k":10}' t/events.jsonl
 }
 
 @test "sim: a kept registry whose search steps down tries a round fewer above its best first when the device's law says it ends the tasks sooner (issue 23)" {
@@ -866,7 +866,7 @@ most_io() {
 	[[ "${lines[0]}" == "makespan 10.408 s:"* ]]
 	sim8
 	[[ "${lines[0]}" == "makespan 9.595 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":12,"best_rate":166.667,"lo":9,"hi":13,"epoch":1,"c":12.5,"k":16}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":12,"best_rate":166.667,"lo":9,"hi":13,"open":"tail","epoch":1,"c":12.5,"k":16}' t/events.jsonl
 }
 
 @test "sim: a kept registry whose search's next step the tasks cannot repay tries a round fewer above its best instead (issue 23)" {
@@ -895,7 +895,7 @@ EOF
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":33.3333,"k":6,"n":8,"why":"learned"}' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 8.658 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":6,.*"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":6,.*"open":"tail","epoch":1,"c":25,"k":8}' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 8.658 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"last"}' t/events.jsonl
@@ -933,7 +933,7 @@ EOF
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":40,"k":5,"n":32,"why":"learned"}' t/events.jsonl
 	sim8
 	[[ "${lines[0]}" == "makespan 12.476 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":5,"best_rate":200,"lo":5,"hi":8,"epoch":1,"c":28.5714,"k":7}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":5,"best_rate":200,"lo":5,"hi":8,"open":"tail","epoch":1,"c":28.5714,"k":7}' t/events.jsonl
 	sim8
 	[[ "${lines[0]}" == "makespan 12.560 s:"* ]]
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
