@@ -163,7 +163,8 @@ struct autobw {
 	double last_mbps;  /* the MB/s it wrote at, 0: not known */
 	/* climb: why the current epoch's k (the search's step: fill,
 	 * second, jump, expand, golden-up, golden-down, fill-up, wave,
-	 * tail, resume; after learning,
+	 * tail, resume; autobw_open's bound: the family's bound's count
+	 * no epoch ran; after learning,
 	 * why it ended: bracketed, kept-pace, no-gain, or stopped by
 	 * autobw_stop), and the
 	 * bracket it was chosen in: the best k then, and the k around it
