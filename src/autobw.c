@@ -388,15 +388,22 @@ autobw_elsewhere(const struct autobw *a)
 	return c;
 }
 
+/* climb: did e's writers each keep the one writer's (one's) pace,
+ * within CLIMB_GAIN, both paces known? */
+static bool
+at_pace(const struct autobw_entry *e, const struct autobw_entry *one)
+{
+	return e->pace > 0 && one->pace > 0 &&
+	       e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
+}
+
 /* climb: did k writers, at or beyond the fill point, each keep the one
  * writer's pace (autobw_init_climb)? */
 static bool
 kept_pace(const struct autobw *a, long k)
 {
 	const struct autobw_entry *e = reg_find(a, k), *one = reg_find(a, 1);
-	return a->fill >= 2 && k >= a->fill && e && one && e->pace > 0 &&
-	       one->pace > 0 &&
-	       e->pace >= (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
+	return a->fill >= 2 && k >= a->fill && e && one && at_pace(e, one);
 }
 
 /* climb: is e's epoch at or beyond the fill point (or measured in
@@ -413,8 +420,7 @@ slowed(const struct autobw *a, const struct autobw_entry *e)
 {
 	const struct autobw_entry *one = reg_find(a, 1);
 	return a->fill >= 2 && (e->k >= a->fill || e->flown) && one &&
-	       one->pace > 0 && e->pace > 0 &&
-	       e->pace < (1 - AUTOBW_CLIMB_GAIN) * one_pace(one);
+	       one->pace > 0 && e->pace > 0 && !at_pace(e, one);
 }
 
 /* Does R, known within e (relative), fall clearly on one side of thr? */
@@ -1635,8 +1641,7 @@ family_rate(const struct autobw *a, long k, double r1)
 		return R;
 	for (size_t i = 0; i < a->nreg; i++) {
 		const struct autobw_entry *x = &a->reg[i];
-		if (x->k < m && x->k > kp &&
-		    x->pace >= (1 - AUTOBW_CLIMB_GAIN) * one_pace(one))
+		if (x->k < m && x->k > kp && at_pace(x, one))
 			kp = x->k;
 	}
 	if (!kp)
