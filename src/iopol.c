@@ -639,6 +639,10 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 			emit_epoch_begin(p, name);
 			return;
 		}
+		/* (as at learning's end: the tasks not yet ended, in
+		 * rounds, when they pile up) */
+		if (nm->a.climb && !autobw_bound(&nm->a, nm->a.chosen))
+			nm->a.chosen = autobw_choose_pile(&nm->a, nm->a.chosen);
 		emit_constraint(p, name, n, "registry");
 		want_batch(p, nm, ready);
 		return;

@@ -535,26 +535,31 @@ EOF2
 	[ "$output" = 0 ]
 }
 
-@test "sim: the name's last tasks, piled up, are chosen for with how far the running ones are (issue 23)" {
+@test "sim: a kept registry's choice for the name's tasks counts the rounds they take (issue 23)" {
 	# The case above from a registry whose search is closed: 11, 12
 	# and 13 writers measured (12 the best, 96 MB/s, each at its cap of
-	# 8), so 12 run.  Under 12, the last 4 checkpoints would start as
-	# the first 8 end and then run alone for 8 s (12 static: 17.971 s);
-	# 16 places (83 MB/s) start each as it becomes ready.  That is
-	# played out once no more are to come than are there (2.10 s: 8
-	# running, 8 to come), as if all were there: the last ones' writes
-	# outlast the searches before them.
+	# 8).  Under 12, the last 4 checkpoints would start as the first 8
+	# end and then run alone for 8 s (12 static: 17.971 s); 16 places
+	# (83 MB/s) end the 16 in one round, each started as it becomes
+	# ready.  (Chosen once no more were to come than were there, by the
+	# last tasks' play-out, until the registry's choice counted rounds:
+	# the same 15.252 s.)
 	search_ckpt 16 auto
 	ckpt_law 2 2 0.1 8
 	printf 'ckpt\tdisk\t200\tauto\t200:1:8:8:8:0.142857:0:64,25:8:8:64:8:0.0249:1:64,18.1818:11:8:88:8:0.0249:1:64,16.666667:12:8:96:8:0.0249:1:64,15.3846:13:8.736:95.2381:7.326:0.0249:1:64,12.5:16:12.29:83.3333:5.2083:0.0994:1:64\n' >r.tsv
 	sim8
 	[[ "${lines[0]}" == "makespan 15.252 s: 32 tasks on 1 worker"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":16,"why":"registry"}' t/events.jsonl
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"last"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"registry"}' t/events.jsonl
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
 	# each started as it became ready: none waited (trace: queue_s)
 	[ "$(awk -F'\t' '$2 == "ckpt" && $15 > 0.001' t/trace.tsv | wc -l)" -eq 0 ]
+	# 19 searches: 12 end them in 2 rounds, as 16 do: 12 stay (the
+	# best static: 18.082 s; 16: 21.096)
+	search_ckpt 19 auto
+	sim8
+	[[ "${lines[0]}" == "makespan 18.082 s: 38 tasks on 1 worker"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":19,"why":"registry"}' t/events.jsonl
 }
 
 @test "sim: a step down that the few tasks left cannot repay is not taken, in this run or the next (issue 23)" {
@@ -653,9 +658,10 @@ EOF2
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":3,"c":18.1818,"k":11,"mbps":200,' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":24,"why":"last"}' t/events.jsonl
 	[[ "${lines[0]}" == "makespan 14.093 s:"* ]]
+	# the next run chooses 11 from the registry, for the 32
 	sim8
-	[[ "${lines[0]}" == "makespan 14.099 s:"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":32,"why":"last"}' t/events.jsonl
+	[[ "${lines[0]}" == "makespan 14.101 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":32,"why":"registry"}' t/events.jsonl
 	# a device that congests past 10: 11 write 133 MB/s, and 10 stay
 	rm -f r.tsv
 	ckpt_law 2 10 0.5 20
@@ -671,7 +677,8 @@ EOF2
 	# fill point's 5 write B, and of the 8 checkpoints 3 are left to
 	# write after them at 120 MB/s (4.200 s with storage_bw 40, 3.810
 	# with 25).  The first run learns 5; the next tries the 8 (tail,
-	# resumed), which write B too, and the third chooses 8 for them.
+	# resumed), which write B too, and the third chooses 8 from the
+	# registry: one round.
 	partial_ckpt
 	partial_law 11 0.05 40
 	sim2
@@ -684,7 +691,7 @@ EOF2
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":1,"c":25,"k":8,"mbps":200,' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 3.810 s:"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"last"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"registry"}' t/events.jsonl
 }
 
 @test "sim: a kept registry whose best kept pace below the device's bandwidth is searched on one writer up by the next run (issue 23)" {
@@ -822,7 +829,7 @@ most_io() {
 	[ "$(most_io)" -eq 16 ]
 	sim8
 	[[ "${lines[0]}" == "makespan 7.978 s:"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"last"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":16,"why":"registry"}' t/events.jsonl
 }
 
 @test "sim: a bracketed best that fills the device with fewer writers than the cores tries the wave of the cores in the first run (issue 23)" {
@@ -898,7 +905,7 @@ EOF
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":6,.*"open":"tail","epoch":1,"c":25,"k":8}' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 8.658 s:"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"last"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"registry"}' t/events.jsonl
 }
 
 @test "sim: the last tasks' play-out, as learning ends, counts the writers the drain stops for fewer places (issue 23)" {
@@ -918,6 +925,31 @@ EOF
 	grep -q '"ev":"preempt","name":"ckpt","device":"disk@local","epoch":0,"c":33.3333,"k":6,"tasks":2}' t/events.jsonl
 	run grep -c '"why":"last"' t/events.jsonl
 	[ "$output" = 0 ]
+}
+
+@test "sim: a best that keeps pace just under the device tries the count that ends the tasks a round fewer, however many rounds (issue 23)" {
+	# 64 searches on 8 cores, 16 MB/s a writer, knee 13, fall 0.5: 12
+	# writers keep pace at 192 MB/s, 13 write 200.  12 left the 64 to
+	# 6 rounds (25.971 s, every run); 13 end them in 5, the best static
+	# (24.635 s), in the first run and from the kept registry.
+	search_ckpt 64 auto
+	ckpt_law 2 13 0.5 16
+	sim8
+	[[ "${lines[0]}" == "makespan 24.635 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"tail","best":12,"best_rate":192,.*"k":13}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":15.3846,"k":13,"n":64,"why":"rounds"}' t/events.jsonl
+	sim8
+	[[ "${lines[0]}" == "makespan 24.635 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":15.3846,"k":13,"n":64,"why":"registry"}' t/events.jsonl
+	# Knee 12: 13 slow to 133 MB/s; the try costs the first run 0.8 %
+	# (26.190 s), and the next runs keep 12, the best static.
+	rm -f r.tsv
+	ckpt_law 2 12 0.5 16
+	sim8
+	[[ "${lines[0]}" == "makespan 26.190 s:"* ]]
+	sim8
+	[[ "${lines[0]}" == "makespan 25.971 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":64,"why":"registry"}' t/events.jsonl
 }
 
 @test "sim: a kept registry whose best fills the device below a count that slowed tries the count between them that ends the tasks in fewer rounds (issue 23)" {

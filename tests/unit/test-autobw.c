@@ -1673,6 +1673,30 @@ main(void)
 		   "40 piled: 20 would end them in 2 rounds, never measured");
 		a.pile = 0;
 		ok(autobw_choose_pile(&a, c15) == c15, "not known: 15 stays");
+		a.pile = 64;
+		is_int(autobw_writers(200, autobw_choose_pile(&a, c15)), 16,
+		       "64 piled: 16 in 4 rounds, not 15 in 5");
+		autobw_release(&a);
+		/* k13-a0.5-r16: 12 writers keep the one's 16 MB/s, 192
+		 * MB/s; 13 write 200.  Any number of rounds: 64 piled take
+		 * 6 of 12 (the last 4 alone at 64 MB/s), 5 of 13 */
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry k13[] = {
+			{ 200, 1, 3.06, 16, 16, 0.083, false, 64, 0 },
+			{ 25, 8, 1.16, 128, 16, 0.025, true, 64, 0 },
+			{ 200.0 / 12, 12, 3.06, 192, 16, 0.025, true, 64, 0 },
+			{ 200.0 / 13, 13, 4.08, 200, 15.38, 0.025, true, 64, 0 },
+		};
+		autobw_preload(&a, k13, 4, 64);
+		double c12 = autobw_choose(&a, 64);
+		is_int(autobw_writers(200, c12), 12,
+		       "by their rates: 12 (13 only 4 %% more)");
+		a.pile = 64;
+		is_int(autobw_writers(200, autobw_choose_pile(&a, c12)), 13,
+		       "64 piled: 13 in 5 rounds, not 12 in 6");
+		a.pile = 60;
+		ok(autobw_choose_pile(&a, c12) == c12,
+		   "60 piled: 5 rounds of 12, 12 stays");
 		autobw_release(&a);
 		/* knee 10, fall 0.5, 16 MB/s a writer: 10 write 160, 11
 		 * write 133; the last round of 10 of 11 places goes at 133
