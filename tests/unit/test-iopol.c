@@ -98,6 +98,23 @@ climb(struct iopol *p, struct iopol_grant *g, uint32_t n)
 	return fill(p, g, n);
 }
 
+/* n tasks of an auto name that climbs, on one worker of cores (a 200
+ * MB/s disk, 16 I/O executors), from the kept registry line written to
+ * reg (a mkstemp template); true when it was written and read.  (ncores:
+ * the worker's.) */
+static bool
+kept(struct iopol *p, char *reg, const char *line, uint32_t n, long ncores)
+{
+	if (!reg_file(reg, line))
+		return false;
+	set_tasks((struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 });
+	uint32_t ninst[3] = { n, 0, 0 };
+	evlog[0] = '\0';
+	iopol_init(p, &wf, ninst, false, on_event, NULL);
+	iopol_add_worker(p, "disk@w1", "disk", 200, ncores, 16);
+	return iopol_registry_load(p, reg) == 0;
+}
+
 /* A wave of name 0 on worker 0: start what may start, then finish them
  * all, each run from `from` for secs and writing bytes (-1: not known).
  * Returns how many ran. */
@@ -601,13 +618,8 @@ main(void)
 				   "16.6666667:12:8:96:8:0.02:1:64,"
 				   "15.3846154:13:8.74:95.2:7.32:0.02:1:64,"
 				   "12.5:16:12.29:83.33:5.208:0.1:1:64\n";
-		ok(reg_file(reg, line), "a registry with the mean task written");
-		set_tasks((struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 });
-		uint32_t ninst[3] = { 19, 0, 0 };
-		evlog[0] = '\0';
-		iopol_init(&p, &wf, ninst, false, on_event, NULL);
-		iopol_add_worker(&p, "disk@w1", "disk", 200, 8, 16);
-		ok(iopol_registry_load(&p, reg) == 0, "and read");
+		ok(kept(&p, reg, line, 19, 8),
+		   "a registry with the mean task written and read");
 		iopol_ready(&p, 0, 6);
 		is_str(evlog, "constraint(16.6667,registry) ",
 		       "6 of 19 ready: 12 writers (96 MB/s)");
@@ -662,13 +674,8 @@ main(void)
 				   "200:1:8:8:8:0.1:0:64,25:8:8:64:8:0.02:1:64,"
 				   "16.6666667:12:8:96:8:0.02:1:64,"
 				   "12.5:16:12.29:83.33:5.208:0.1:1:64\n";
-		ok(reg_file(reg, line), "a registry of 1, 8, 12 and 16 written");
-		set_tasks((struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 });
-		uint32_t ninst[3] = { 16, 0, 0 };
-		evlog[0] = '\0';
-		iopol_init(&p, &wf, ninst, false, on_event, NULL);
-		iopol_add_worker(&p, "disk@w1", "disk", 200, 8, 16);
-		ok(iopol_registry_load(&p, reg) == 0, "and read");
+		ok(kept(&p, reg, line, 16, 8),
+		   "a registry of 1, 8, 12 and 16 written and read");
 		iopol_ready(&p, 0, 6);
 		is_str(evlog, "constraint(12.5,registry) ",
 		       "16 tasks: 16 writers, one round");
@@ -677,12 +684,9 @@ main(void)
 		/* more than four waves of the most registered (2 writers):
 		 * a stream still, rechosen as before */
 		char reg2[] = "/tmp/wfrun-iopol-reg-XXXXXX";
-		ok(reg_file(reg2, "ckpt\tdisk\t200\tauto\t200:1:1:64:64:0:0:64,"
-				  "100:2:1.2:107:53:0:0:64\n"),
-		   "a registry of 1 and 2 writers written");
-		iopol_init(&p, &wf, ninst, false, on_event, NULL);
-		iopol_add_worker(&p, "disk@w1", "disk", 200, 8, 16);
-		ok(iopol_registry_load(&p, reg2) == 0, "and read");
+		ok(kept(&p, reg2, "ckpt\tdisk\t200\tauto\t200:1:1:64:64:0:0:64,"
+				  "100:2:1.2:107:53:0:0:64\n", 16, 8),
+		   "a registry of 1 and 2 writers written and read");
 		iopol_ready(&p, 0, 16);
 		ok(iopol_take_batch(&p) == UINT32_MAX,
 		   "16 ready, 2 writers the most: no last tasks' choice");
@@ -697,16 +701,10 @@ main(void)
 	 * 8.  The first kept 33.3 of the 200 MB/s, and only 7 fit. */
 	{
 		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
-		ok(reg_file(reg, "ckpt\tdisk\t200\tauto\t"
+		ok(kept(&p, reg, "ckpt\tdisk\t200\tauto\t"
 				 "200:1:1.71:25:25:0.142857:0:64,"
-				 "25:8:2.738:125:15.625:0.1:1:64\n"),
-		   "a registry of 1 and 8 writers written");
-		set_tasks((struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 });
-		uint32_t ninst[3] = { 8, 0, 0 };
-		evlog[0] = '\0';
-		iopol_init(&p, &wf, ninst, false, on_event, NULL);
-		iopol_add_worker(&p, "disk@w1", "disk", 200, 2, 16);
-		ok(iopol_registry_load(&p, reg) == 0, "and read");
+				 "25:8:2.738:125:15.625:0.1:1:64\n", 8, 2),
+		   "a registry of 1 and 8 writers written and read");
 		iopol_ready(&p, 0, 1);
 		is_str(evlog, "constraint(33.3333,registry) ",
 		       "8 to write: the bound, 6 writers");
