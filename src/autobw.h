@@ -501,11 +501,12 @@ void autobw_resume(struct autobw *a, long k, long cores);
  * a climb kept), the highest c whose T is within CLIMB_GAIN of the
  * least: more writers must earn their place. */
 double autobw_choose(const struct autobw *a, long n);
-/* A climb's choice at its learning's end for the name's tasks not yet
- * ended (pile) when they pile up: chosen (autobw_choose's, which ranks
- * counts by their rate, as tasks that stream) or, when chosen's k leaves
- * a last round of them too few to fill B, the registered count that ends
- * them in a round fewer if its rounds take CLIMB_GAIN less.  (32
+/* A climb's choice at its learning's end, or from the registry a climb
+ * kept, for the name's tasks not yet ended (pile) when they pile up:
+ * chosen (autobw_choose's, which ranks counts by their rate, as tasks
+ * that stream) or, when chosen's k leaves a last round of them too few
+ * to fill B, the registered count that ends them in a round fewer if
+ * its rounds take CLIMB_GAIN less.  (32
  * checkpoints, knee 12, 8 MB/s a writer: 15 write 120 MB/s, 16 write
  * 111, and 15 chosen left the 32nd to write alone for 8 s, +17 % over
  * the best static, 16, in wfrun sim.) */
