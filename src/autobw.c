@@ -1444,8 +1444,8 @@ autobw_choose_batch(const struct autobw *a, const double *left,
 		curT = batch_time_drained(a, kc, left, stop, running, ready,
 					  r1, L, F);
 	free(L);
-	/* (the current stays while within CLIMB_GAIN, as in rechoose) */
-	if (curT > 0 && curT <= bestT * (1 + AUTOBW_CLIMB_GAIN))
+	/* (the current stays while within BATCH_GAIN) */
+	if (curT > 0 && curT <= bestT * (1 + AUTOBW_BATCH_GAIN))
 		return current;
 	return best;
 }
