@@ -507,11 +507,11 @@ wave_count(const struct autobw *a, long k, double r1)
 
 /* climb: the count that ends n tasks piled up in a round fewer than k
  * places do, ceil(n / (c - 1)), when those take c >= 2 rounds and the
- * last, n mod k writers at r1 each, cannot fill B; else 0.  (Any c: at
- * most 4, knee 13, fall 0.5, 16 MB/s a writer, 64 checkpoints on 8
- * cores: 12 kept pace at 192 MB/s, 13 write 200, and 12 left the 64
- * to 6 rounds where 13 end them in 5, +5.4 % over the best static, 13,
- * in every run in wfrun sim; 0.0 % now.) */
+ * last, n mod k writers at r1 each, cannot fill B; else 0.  (Any c:
+ * when it looked at 2 to 4 rounds only, knee 13, fall 0.5, 16 MB/s a
+ * writer, 64 checkpoints on 8 cores: 12 kept pace at 192 MB/s, 13 write
+ * 200, and 12 left the 64 to 6 rounds where 13 end them in 5, +5.4 %
+ * over the best static, 13, in every run in wfrun sim; 0.0 % now.) */
 static long
 tail_count(const struct autobw *a, long k, long n, double r1)
 {
