@@ -164,7 +164,8 @@ struct autobw {
 	/* climb: why the current epoch's k (the search's step: fill,
 	 * second, jump, expand, golden-up, golden-down, fill-up, wave,
 	 * tail, resume; autobw_open's bound: the family's bound's count
-	 * no epoch ran; after learning,
+	 * no epoch ran, and knee: one more than the most registered, at
+	 * B; after learning,
 	 * why it ended: bracketed, kept-pace, no-gain, or stopped by
 	 * autobw_stop), and the
 	 * bracket it was chosen in: the best k then, and the k around it
@@ -257,6 +258,9 @@ void autobw_init_climb(struct autobw *a, double B, long executors,
  * 3.7 % sooner than the 6 chosen and were not taken, +3.3 % over the
  * best static in every next run in wfrun sim; taken, 0.0 %). */
 #define AUTOBW_BATCH_GAIN 0.03
+/* m writers "wrote B" for the knee's next try (autobw_open, step
+ * knee): m times their pace within this of B, not slowed. */
+#define AUTOBW_KNEE_TOL 0.01
 /* The k a climb jumps to after 1 and 2: max(4, cores), at most
  * executors. */
 long autobw_climb_jump(long cores, long executors);
@@ -480,8 +484,8 @@ void autobw_preload(struct autobw *a, const struct autobw_entry *reg,
 		    size_t n, long ready);
 
 /* Beyond the paper: a kept registry is a search paused.  For a climb's
- * registry preloaded (every epoch's bytes known, not still scaling, its
- * best not one that kept the one writer's pace): the k its search would
+ * registry preloaded (every epoch's bytes known, not still scaling)
+ * whose best did not keep the one writer's pace: the k its search would
  * try next (search_next: an untried k in the bracket around the best),
  * or 0 when the bracket holds none (step, kbest, lo, hi, best_rate say
  * it); or, when the choice is the family's bound (autobw_bound), a
@@ -491,6 +495,11 @@ void autobw_preload(struct autobw *a, const struct autobw_entry *reg,
  * chosen 6 again by every second run, 5 to 7 % over the best static)
  * leaves the next run one epoch to try.  Once the bracket is closed,
  * the wave of the cores or a round fewer above the best (above_step).
+ * A best that kept the one writer's pace: the step the climb would
+ * take next (kept_pace_next), or a count below the fewest that slowed
+ * that ends the tasks in fewer rounds (tail_under), or one more than
+ * the most registered when they are more than a wave and wrote B (step
+ * knee: knee_up).
  */
 long autobw_open(struct autobw *a);
 /* After autobw_open, when the tasks to run cannot repay its k: the wave

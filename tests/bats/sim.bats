@@ -659,10 +659,7 @@ EOF2
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":3,"c":18.1818,"k":11,"mbps":200,' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":24,"why":"last"}' t/events.jsonl
 	[[ "${lines[0]}" == "makespan 14.093 s:"* ]]
-	# the next run chooses 11 from the registry, for the 32
-	sim8
-	[[ "${lines[0]}" == "makespan 13.890 s:"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":32,"why":"registry"}' t/events.jsonl
+	# (the next runs: the test after this one)
 	# a device that congests past 10: 11 write 133 MB/s, and 10 stay
 	rm -f r.tsv
 	ckpt_law 2 10 0.5 20
@@ -673,6 +670,44 @@ EOF2
 	[ "$output" = 0 ]
 }
 
+
+@test "sim: a kept registry whose writers above the fill point wrote B tries one more in each next run, up to the knee (issue 23)" {
+	# As above: 10 and 11 wrote B, 12 were never tried, and the last
+	# tasks were played out through 10 and 11: 13.890 s in every next
+	# run (11 from the registry), the best static 12 at 13.266.  Below
+	# the knee more places cost nothing: the next run tries 12 (knee),
+	# they write B, and its last tasks take them.
+	search_ckpt 32 auto
+	ckpt_law 2 12 0.3 20
+	sim8
+	[[ "${lines[0]}" == "makespan 14.093 s:"* ]]
+	sim8
+	[[ "${lines[0]}" == "makespan 13.266 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":10,"best_rate":200,"lo":10,"hi":0,"open":"knee",.*"k":12}' t/events.jsonl
+	grep -q '"ev":"epoch_end","name":"ckpt","device":"disk@local","epoch":1,"c":16.6667,"k":12,.*"mbps":200,' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":32,"why":"last"}' t/events.jsonl
+	# the run after tries 13: past the knee, they write 154 MB/s
+	sim8
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume",.*"open":"knee",.*"k":13}' t/events.jsonl
+	grep -q '"ev":"epoch_end","name":"ckpt","device":"disk@local","epoch":1,"c":15.3846,"k":13,.*"mbps":153.846,' t/events.jsonl
+	# and the next tries nothing more
+	sim8
+	run grep -c '"ev":"epoch_begin"' t/events.jsonl
+	[ "$output" = 0 ]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":32,"why":"last"}' t/events.jsonl
+	# on a device that congests past 11 (fall 1: 12 write 100 MB/s)
+	# the try costs that run, and the runs after keep to 11
+	rm -f r.tsv
+	ckpt_law 2 11 1 20
+	sim8
+	sim8
+	grep -q '"open":"knee",.*"k":12}' t/events.jsonl
+	sim8
+	run grep -c '"ev":"epoch_begin"' t/events.jsonl
+	[ "$output" = 0 ]
+	run grep -c '"k":12,' t/events.jsonl
+	[ "$output" = 0 ]
+}
 @test "sim: a kept registry whose best fills the device and leaves a last wave too few tries them all at once in the next run (issue 23)" {
 	# 8 partials of 0.5 s on 2 cores; 40 MB/s a writer, knee 11: the
 	# fill point's 5 write B, and of the 8 checkpoints 3 are left to
@@ -934,13 +969,17 @@ EOF
 	# 64 searches on 8 cores, 16 MB/s a writer, knee 13, fall 0.5: 12
 	# writers keep pace at 192 MB/s, 13 write 200.  12 left the 64 to
 	# 6 rounds (25.971 s, every run); 13 end them in 5, the best static
-	# (24.635 s), in the first run and from the kept registry.
+	# (24.635 s), in the first run and from the kept registry (the next
+	# run tries 14, one more than 13 at B, which slow: 24.734 s).
 	search_ckpt 64 auto
 	ckpt_law 2 13 0.5 16
 	sim8
 	[[ "${lines[0]}" == "makespan 24.635 s:"* ]]
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"tail","best":12,"best_rate":192,.*"k":13}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":15.3846,"k":13,"n":64,"why":"rounds"}' t/events.jsonl
+	sim8
+	[[ "${lines[0]}" == "makespan 24.734 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume",.*"open":"knee",.*"k":14}' t/events.jsonl
 	sim8
 	[[ "${lines[0]}" == "makespan 24.635 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":15.3846,"k":13,"n":64,"why":"registry"}' t/events.jsonl

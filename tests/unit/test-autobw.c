@@ -2103,6 +2103,68 @@ main(void)
 		a.pile = 30;
 		is_int(autobw_open(&a), 0, "30 piled, 5 at B: no round short");
 		autobw_release(&a);
+		/* 10 fill B at 20 MB/s a writer and 11 write B too (knee
+		 * 12, 32 HMMER-like checkpoints on 8 cores): below the knee
+		 * more places cost nothing, and the last tasks' choice ends
+		 * them sooner through them; 12 are tried (knee, above 11) */
+		struct autobw_entry rkn[] = {
+			{ 200, 1, 3.2, 20, 20, 0.1, false, 64, 0 },
+			{ 20, 10, 2.98, 200, 20, 0.025, true, 64, 0 },
+			{ 200.0 / 11, 11, 3.52, 200, 200.0 / 11, 0.025, true, 64,
+			  0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rkn, 3, 32);
+		a.pile = 32;
+		is_int(autobw_open(&a), 12, "10 and 11 write B: 12");
+		ok(!strcmp(a.step, "knee") && a.lo == 10,
+		   "step knee above 10 (%s, %ld)", a.step, a.lo);
+		autobw_release(&a);
+		/* 11 slowed a little (190 MB/s, fall 0.05): the knee is
+		 * known, nothing more is tried */
+		rkn[2].mbps = 190;
+		rkn[2].pace = 190.0 / 11;
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rkn, 3, 32);
+		a.pile = 32;
+		is_int(autobw_open(&a), 0, "11 at 190: nothing above");
+		autobw_release(&a);
+		/* 10 alone measured, 30 piled (3 full rounds: no tail): the
+		 * fill point, and nothing above it said more write B */
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rkn, 2, 30);
+		a.pile = 30;
+		is_int(autobw_open(&a), 0, "10 only: nothing above");
+		autobw_release(&a);
+		/* all 16 executors at B: none more to try */
+		struct autobw_entry rk16[] = {
+			{ 200, 1, 3.2, 20, 20, 0.1, false, 64, 0 },
+			{ 20, 10, 2.98, 200, 20, 0.025, true, 64, 0 },
+			{ 12.5, 16, 5.1, 200, 12.5, 0.025, true, 64, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rk16, 3, 32);
+		a.pile = 32;
+		is_int(autobw_open(&a), 0, "16 of 16 at B: nothing above");
+		autobw_release(&a);
+		/* 5 fill B at 40 MB/s, 8 (the wave of 8 cores) write B too:
+		 * a wave at once; one more only cost (knee 8: 9 write 100) */
+		struct autobw_entry rkw[] = {
+			{ 200, 1, 1.6, 40, 40, 0.1, false, 64, 0 },
+			{ 40, 5, 1.6, 200, 40, 0.025, true, 64, 0 },
+			{ 25, 8, 2.56, 200, 25, 0.025, true, 64, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rkw, 3, 40);
+		a.pile = 40;
+		is_int(autobw_open(&a), 0, "8 of 8 cores at B: no knee try");
+		autobw_release(&a);
+		/* the same on 6 cores: 8 are more than a wave, 9 tried */
+		autobw_init_climb(&a, 200, 16, 6);
+		autobw_preload(&a, rkw, 3, 40);
+		a.pile = 40;
+		is_int(autobw_open(&a), 9, "8 at B on 6 cores: 9");
+		autobw_release(&a);
 		/* The family's bound (knee 2, fall 0.2, 16 MB/s a writer: 8
 		 * wrote 90.9 MB/s, so 6 may write 96) is chosen only if it
 		 * writes a wave of the cores sooner: on 8 cores, 6 leave 2
