@@ -192,6 +192,19 @@ fill_then(struct autobw *a, const struct law *L, double r1, int *slot,
 	return taken;
 }
 
+/* autobw_open for a climb's registry reg (n entries) of a device of
+ * 200 MB/s, 16 executors and `cores` cores, pile tasks piled up; a
+ * is left preloaded for its step, lo and hi (the caller releases it). */
+static long
+open_piled(struct autobw *a, const struct autobw_entry *reg, size_t n,
+	   long pile, long cores)
+{
+	autobw_init_climb(a, 200, 16, cores);
+	autobw_preload(a, reg, n, pile);
+	a->pile = pile;
+	return autobw_open(a);
+}
+
 static void
 epoch(struct autobw *a, double secs)
 {
@@ -1864,10 +1877,8 @@ main(void)
 			{ 25, 8, 4, 128, 16, 0.025, true, 64, 0 },
 			{ 16.6667, 12, 5.38, 142.86, 11.9, 0.034, true, 64, 0 },
 		};
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, r, 3, 16);
-		a.pile = 16;
-		is_int(autobw_open(&a), 10, "12 slowed: the search goes on at 10");
+		is_int(open_piled(&a, r, 3, 16, 8),
+		       10, "12 slowed: the search goes on at 10");
 		ok(!strcmp(a.step, "golden-down"), "golden-down (%s)", a.step);
 		autobw_release(&a);
 		/* ...unless the round fewer, at the family's rate (1 / rate a
@@ -1878,10 +1889,8 @@ main(void)
 		 * second round (0.125): 16 tried, the best static */
 		r[2] = (struct autobw_entry){ 16.6667, 12, 4.6, 166.67, 13.9,
 					      0.03, true, 64, 0 };
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, r, 3, 16);
-		a.pile = 16;
-		is_int(autobw_open(&a), 16, "12 wrote 167: 16 before the search");
+		is_int(open_piled(&a, r, 3, 16, 8),
+		       16, "12 wrote 167: 16 before the search");
 		ok(!strcmp(a.step, "tail"), "tail (%s)", a.step);
 		/* 32 piled: 16 would take 2 rounds at 143 (0.224), 11 at
 		 * best 2 of 11 and 10 at 160 (0.188): the search goes on */
@@ -1903,10 +1912,8 @@ main(void)
 			{ 50, 4, 1.39, 64, 16, 0.051, true, 64, 0 },
 			{ 33.3333, 6, 1.67, 80, 13.33, 0.057, true, 64, 0 },
 		};
-		autobw_init_climb(&a, 200, 16, 2);
-		autobw_preload(&a, r, 3, 8);
-		a.pile = 8;
-		is_int(autobw_open(&a), 5, "knee 1: the search's next is 5");
+		is_int(open_piled(&a, r, 3, 8, 2),
+		       5, "knee 1: the search's next is 5");
 		is_int(autobw_open_above(&a), 8, "8 at once instead (%s)",
 		       a.step);
 		ok(!strcmp(a.step, "tail"), "step tail");
@@ -1927,10 +1934,8 @@ main(void)
 		};
 		struct law L = { 200, 20, knee, 0.3 };
 		int slot[16];
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, r, 3, 16);
-		a.pile = 16;
-		is_int(autobw_open(&a), 16, "knee %d: 16 tried (tail)", knee);
+		is_int(open_piled(&a, r, 3, 16, 8),
+		       16, "knee %d: 16 tried (tail)", knee);
 		autobw_resume(&a, 16, 8);
 		is_int(a.stage, 15, "knee %d: 15 may write first", knee);
 		int started = 0;
@@ -2063,10 +2068,8 @@ main(void)
 			{ 200.0 / 12, 12, 2.8, 166.7, 13.9, 0.09, true, 64, 0 },
 			{ 200.0 / 11, 11, 2.4, 173.9, 15.8, 0.1, true, 64, 0 },
 		};
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rt, 4, 16);
-		a.pile = 16;
-		is_int(autobw_open(&a), 16, "16 piled, 11 the best: 16");
+		is_int(open_piled(&a, rt, 4, 16, 8),
+		       16, "16 piled, 11 the best: 16");
 		ok(!strcmp(a.step, "tail"), "step tail (%s)", a.step);
 		autobw_release(&a);
 		/* 5 kept pace at B (40 MB/s a writer), 8 slowed to 111: the
@@ -2078,10 +2081,8 @@ main(void)
 			{ 40, 5, 0.74, 200, 40, 0.05, true, 64, 0 },
 			{ 25, 8, 2.46, 111.1, 13.9, 0.1, true, 64, 0 },
 		};
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rtu, 3, 32);
-		a.pile = 32;
-		is_int(autobw_open(&a), 7, "5 at B, 8 slowed, 32 piled: 7");
+		is_int(open_piled(&a, rtu, 3, 32, 8),
+		       7, "5 at B, 8 slowed, 32 piled: 7");
 		ok(!strcmp(a.step, "tail") && a.lo == 5 && a.hi == 8,
 		   "step tail between 5 and 8 (%s, %ld, %ld)", a.step, a.lo,
 		   a.hi);
@@ -2090,18 +2091,14 @@ main(void)
 		 * do, no sooner: nothing more is tried */
 		rtu[2] = (struct autobw_entry){ 200.0 / 7, 7, 4.5, 100, 14.3, 0.1,
 					       true, 64, 0 };
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rtu, 3, 32);
-		a.pile = 32;
-		is_int(autobw_open(&a), 0, "5 at B, 7 slowed: nothing");
+		is_int(open_piled(&a, rtu, 3, 32, 8),
+		       0, "5 at B, 7 slowed: nothing");
 		autobw_release(&a);
 		/* 30 piled: 5 end them in 6 full rounds, as 6 do: nothing */
 		rtu[2] = (struct autobw_entry){ 25, 8, 2.46, 111.1, 13.9, 0.1, true,
 					       64, 0 };
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rtu, 3, 30);
-		a.pile = 30;
-		is_int(autobw_open(&a), 0, "30 piled, 5 at B: no round short");
+		is_int(open_piled(&a, rtu, 3, 30, 8),
+		       0, "30 piled, 5 at B: no round short");
 		autobw_release(&a);
 		/* 10 fill B at 20 MB/s a writer and 11 write B too (knee
 		 * 12, 32 HMMER-like checkpoints on 8 cores): below the knee
@@ -2113,10 +2110,8 @@ main(void)
 			{ 200.0 / 11, 11, 3.52, 200, 200.0 / 11, 0.025, true, 64,
 			  0 },
 		};
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rkn, 3, 32);
-		a.pile = 32;
-		is_int(autobw_open(&a), 12, "10 and 11 write B: 12");
+		is_int(open_piled(&a, rkn, 3, 32, 8),
+		       12, "10 and 11 write B: 12");
 		ok(!strcmp(a.step, "knee") && a.lo == 10,
 		   "step knee above 10 (%s, %ld)", a.step, a.lo);
 		autobw_release(&a);
@@ -2124,17 +2119,13 @@ main(void)
 		 * known, nothing more is tried */
 		rkn[2].mbps = 190;
 		rkn[2].pace = 190.0 / 11;
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rkn, 3, 32);
-		a.pile = 32;
-		is_int(autobw_open(&a), 0, "11 at 190: nothing above");
+		is_int(open_piled(&a, rkn, 3, 32, 8),
+		       0, "11 at 190: nothing above");
 		autobw_release(&a);
 		/* 10 alone measured, 30 piled (3 full rounds: no tail): the
 		 * fill point, and nothing above it said more write B */
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rkn, 2, 30);
-		a.pile = 30;
-		is_int(autobw_open(&a), 0, "10 only: nothing above");
+		is_int(open_piled(&a, rkn, 2, 30, 8),
+		       0, "10 only: nothing above");
 		autobw_release(&a);
 		/* all 16 executors at B: none more to try */
 		struct autobw_entry rk16[] = {
@@ -2142,10 +2133,8 @@ main(void)
 			{ 20, 10, 2.98, 200, 20, 0.025, true, 64, 0 },
 			{ 12.5, 16, 5.1, 200, 12.5, 0.025, true, 64, 0 },
 		};
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rk16, 3, 32);
-		a.pile = 32;
-		is_int(autobw_open(&a), 0, "16 of 16 at B: nothing above");
+		is_int(open_piled(&a, rk16, 3, 32, 8),
+		       0, "16 of 16 at B: nothing above");
 		autobw_release(&a);
 		/* 5 fill B at 40 MB/s, 8 (the wave of 8 cores) write B too:
 		 * a wave at once; one more only cost (knee 8: 9 write 100) */
@@ -2154,16 +2143,12 @@ main(void)
 			{ 40, 5, 1.6, 200, 40, 0.025, true, 64, 0 },
 			{ 25, 8, 2.56, 200, 25, 0.025, true, 64, 0 },
 		};
-		autobw_init_climb(&a, 200, 16, 8);
-		autobw_preload(&a, rkw, 3, 40);
-		a.pile = 40;
-		is_int(autobw_open(&a), 0, "8 of 8 cores at B: no knee try");
+		is_int(open_piled(&a, rkw, 3, 40, 8),
+		       0, "8 of 8 cores at B: no knee try");
 		autobw_release(&a);
 		/* the same on 6 cores: 8 are more than a wave, 9 tried */
-		autobw_init_climb(&a, 200, 16, 6);
-		autobw_preload(&a, rkw, 3, 40);
-		a.pile = 40;
-		is_int(autobw_open(&a), 9, "8 at B on 6 cores: 9");
+		is_int(open_piled(&a, rkw, 3, 40, 6),
+		       9, "8 at B on 6 cores: 9");
 		autobw_release(&a);
 		/* The family's bound (knee 2, fall 0.2, 16 MB/s a writer: 8
 		 * wrote 90.9 MB/s, so 6 may write 96) is chosen only if it
