@@ -671,8 +671,9 @@ client_release(struct exec *e)
 	if (c->link) {
 		struct strbuf *l = start_msg(e, "EXIT");
 		if (l)
-			enqueue(c, l);
-		c->link->ops->close(c->link, e->hurry);
+			proto_end(l);
+		c->link->ops->close(c->link, e->hurry, l ? l->buf : NULL,
+				    l ? l->len : 0);
 	}
 	loop_timer_cancel_if(c);
 	strbuf_release(&c->line);

@@ -52,12 +52,16 @@ struct agent_link_ops {
 	int (*transfer)(struct agent_link *l, const struct xfer *x);
 	/* exec_ops.on_sigchld, for a transport with a child; may be NULL. */
 	void (*on_sigchld)(struct agent_link *l);
-	/* End the agent's input after what is queued, give the agent a while
+	/* Queue last (n bytes, the EXIT; none when n is 0) and end the
+	 * agent's input after it and what is queued, give the agent a while
 	 * to say BYE (less if hurry), then free everything of the link: now
 	 * or in the transport's own finish (ssh_global_exit,
-	 * exec_pipe_finish), which waits for all closed links together.  It
-	 * calls nothing of the client from here on. */
-	void (*close)(struct agent_link *l, bool hurry);
+	 * exec_pipe_finish), which waits for all closed links together.
+	 * last and the close are one step, so that a transport's thread
+	 * never sees the agent's answer to EXIT before it knows the link is
+	 * closing.  It calls nothing of the client from here on. */
+	void (*close)(struct agent_link *l, bool hurry, const char *last,
+		      size_t n);
 	/* The client has given the agent up: end the connection now, without
 	 * waiting for the link; the transport may still report its end. */
 	void (*drop)(struct agent_link *l);

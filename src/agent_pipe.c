@@ -227,12 +227,14 @@ pipe_on_sigchld(struct agent_link *l)
 		tell_ended(p);
 }
 
-/* Closed by the client: EXIT is pending for its stdin, which then
+/* Closed by the client: EXIT (last) is pending for its stdin, which then
  * ends; the loop reads its output until exec_pipe_finish. */
 static void
-pipe_close(struct agent_link *l, bool hurry)
+pipe_close(struct agent_link *l, bool hurry, const char *last, size_t n)
 {
 	struct pipe_link *p = (struct pipe_link *)l;
+	if (p->in_fd >= 0 && n)
+		strbuf_add(&p->pending, last, n);
 	loop_timer_cancel(p->loop, &p->reap_timer);
 	p->closed = true;
 	p->client = NULL;

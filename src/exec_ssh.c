@@ -108,6 +108,7 @@ struct relay {
 	enum sender owner;
 	struct strbuf rerr;     /* the agent's stderr, a partial line */
 	bool eof_sent, stop;
+	bool more;              /* outq had more than pending could take */
 	double stop_at, bye_wait;
 	char buf[65536];
 };
@@ -240,6 +241,7 @@ relay_take(struct ssh_link *h, struct relay *rl)
 		strbuf_add(&rl->pending, h->outq.buf, h->outq.len);
 		strbuf_reset(&h->outq);
 	}
+	rl->more = h->outq.len > 0;
 	if (h->stop && !rl->stop) {
 		rl->stop = true;
 		rl->stop_at = clock_mono();
@@ -275,7 +277,9 @@ relay_write(struct ssh_link *h, struct relay *rl)
 		strbuf_reset(&rl->pending);
 		rl->sent = 0;
 	}
-	if (rl->stop && !rl->pending.len && !rl->eof_sent &&
+	/* the EOF follows everything queued: the EXIT too, when it came
+	 * during a write that had to be made again */
+	if (rl->stop && !rl->pending.len && !rl->more && !rl->eof_sent &&
 	    may_send(rl, S_WRITE)) {
 		int r = libssh2_channel_send_eof(h->ch);
 		sent_by(h, rl, S_WRITE);
@@ -524,12 +528,14 @@ on_notify(int fd, short revents, void *arg)
 /* Tell the thread to say goodbye and end its connection; it does so in
  * parallel with the other workers', and ssh_global_exit waits for it. */
 static void
-ssh_close(struct agent_link *l, bool hurry)
+ssh_close(struct agent_link *l, bool hurry, const char *last, size_t n)
 {
 	struct ssh_link *h = (struct ssh_link *)l;
 	verbose_msg("worker '%s': closing", h->w->name);
 	if (h->thread_started) {
 		pthread_mutex_lock(&h->lock);
+		if (n)
+			strbuf_add(&h->outq, last, n);
 		h->stop = true;
 		h->hurry |= hurry;
 		pthread_mutex_unlock(&h->lock);

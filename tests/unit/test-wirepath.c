@@ -30,9 +30,11 @@ link_send(struct agent_link *l, const char *buf, size_t n)
 }
 
 static void
-link_close(struct agent_link *l, bool hurry)
+link_close(struct agent_link *l, bool hurry, const char *last, size_t n)
 {
+	(void)last;
 	closed += l && !hurry;
+	sent_bytes += n;
 }
 
 static const struct agent_link_ops ops = { link_send, NULL, NULL,
