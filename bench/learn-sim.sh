@@ -27,7 +27,9 @@
 #   kmeans1, kmeans3  iterations of N partial sums (2 s +-10 %), a
 #            reduce, and a checkpoint of each partial (learn_as: one)
 # Usage: bench/learn-sim.sh [WFRUN]; environment: B (200), CORES (8),
-# IO_EXECUTORS (16), N (64), MB (64), LAWS, SHAPES, TIME_SCALE (1: the
+# IO_EXECUTORS (16), N (64), MB (64), MB_JITTER (0: with F, each
+# checkpoint writes MB times its own factor in [1-F, 1+F]: MB=136
+# MB_JITTER=0.88 is tasks of 16 to 256 MB), LAWS, SHAPES, TIME_SCALE (1: the
 # compute seconds above are multiplied by it; 0.25 with CORES=2 and N=8
 # is bench/learn-real.sh's Kmeans-like run, 0.5 s partials); WORKERS (1): with 2
 # or more, that many workers of CORES cores and IO_EXECUTORS I/O
@@ -39,6 +41,13 @@ set -eu
 WFRUN=${1:-${WFRUN:-$(dirname "$0")/../build/wfrun}}
 B=${B:-200} CORES=${CORES:-8} IO_EXECUTORS=${IO_EXECUTORS:-16}
 N=${N:-64} MB=${MB:-64} WORKERS=${WORKERS:-1} TIME_SCALE=${TIME_SCALE:-1}
+MB_JITTER=${MB_JITTER:-0}
+writes="$MB"
+sizes="$MB MB"
+if [ "$MB_JITTER" != 0 ]; then
+	writes="$MB jitter $MB_JITTER"
+	sizes=$(awk -v m="$MB" -v f="$MB_JITTER" 'BEGIN { printf "%.4g to %.4g MB", m * (1 - f), m * (1 + f) }')
+fi
 LAWS=${LAWS:-k1flat k1steep knee8 knee10 congest best7 plain}
 SHAPES=${SHAPES:-hmmer variant kmeans1 kmeans3}
 dir=${KEEP:-$(mktemp -d)}; mkdir -p "$dir"
@@ -126,12 +135,12 @@ model() { # SHAPE LAW
 }
 model_tasks() { # SHAPE
 	case $1 in
-	hmmer) printf 'task search seconds 2 jitter 0.1\ntask ckpt writes %s\n' "$MB" ;;
-	variant) printf 'task align seconds 3 jitter 0.1\ntask ckpt writes %s\ntask call seconds 1\n' "$MB" ;;
+	hmmer) printf 'task search seconds 2 jitter 0.1\ntask ckpt writes %s\n' "$writes" ;;
+	variant) printf 'task align seconds 3 jitter 0.1\ntask ckpt writes %s\ntask call seconds 1\n' "$writes" ;;
 	kmeans*)
 		echo 'task init seconds 0.1'
 		for j in $(seq 1 "${1#kmeans}"); do
-			printf 'task partial%d seconds 2 jitter 0.1\ntask reduce%d seconds 0.5\ntask ckpt%d writes %s\n' "$j" "$j" "$j" "$MB"
+			printf 'task partial%d seconds 2 jitter 0.1\ntask reduce%d seconds 0.5\ntask ckpt%d writes %s\n' "$j" "$j" "$j" "$writes"
 		done
 		;;
 	esac
@@ -163,9 +172,9 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f %%", 100 * (a - b) / b }'
 shared_xml >"$dir/res.xml"
 kmax=$((IO_EXECUTORS * WORKERS > 32 ? 32 : IO_EXECUTORS * WORKERS))
 if [ "$WORKERS" -gt 1 ]; then
-	echo "$WORKERS workers of $CORES cores and $IO_EXECUTORS I/O executors sharing one storage of B = $B MB/s, $N tasks of $MB MB per checkpoint name"
+	echo "$WORKERS workers of $CORES cores and $IO_EXECUTORS I/O executors sharing one storage of B = $B MB/s, $N tasks of $sizes per checkpoint name"
 else
-	echo "B = $B MB/s, $CORES cores, $IO_EXECUTORS I/O executors, $N tasks of $MB MB per checkpoint name"
+	echo "B = $B MB/s, $CORES cores, $IO_EXECUTORS I/O executors, $N tasks of $sizes per checkpoint name"
 fi
 echo
 echo "| law | shape | baseline s | best static s (k) | auto s (k chosen) | auto vs best | 2nd run vs best | auto vs baseline | epochs |"

@@ -100,7 +100,7 @@ model_task(struct sim_model *m, const struct workflow *wf, struct diags *d,
 	struct wf_loc l = { line, ws->col[0] };
 	if (ws->n < 4) {
 		diag_error(d, l, "write 'task NAME seconds S [jitter F]' or "
-			   "'task NAME writes MB'");
+			   "'task NAME writes MB [jitter F]'");
 		return;
 	}
 	int t = task_index(wf, ws->w[1]);
@@ -120,7 +120,7 @@ model_task(struct sim_model *m, const struct workflow *wf, struct diags *d,
 	bool seen[3] = { false, false, false };
 	if (!pairs(d, line, ws, 2, kw, v, seen))
 		return;
-	if (seen[2] && (seen[0] || seen[1])) {
+	if (seen[2] && seen[0]) {
 		diag_error(d, l, "task '%s': give either seconds or writes, "
 			   "not both", ws->w[1]);
 		return;
@@ -132,17 +132,19 @@ model_task(struct sim_model *m, const struct workflow *wf, struct diags *d,
 				   ws->w[1]);
 			return;
 		}
-		tm->kind = SIM_WRITES;
-		tm->mb = v[2];
-		return;
-	}
-	if (!seen[0]) {
+	} else if (!seen[0]) {
 		diag_error(d, l, "task '%s': give its time with 'seconds S'",
 			   ws->w[1]);
 		return;
 	}
 	if (v[1] >= 1) {
 		diag_error(d, l, "jitter is a fraction below 1, not %g", v[1]);
+		return;
+	}
+	if (seen[2]) {
+		tm->kind = SIM_WRITES;
+		tm->mb = v[2];
+		tm->jitter = v[1];
 		return;
 	}
 	tm->kind = SIM_SECONDS;
@@ -285,6 +287,8 @@ struct sworker {
 struct stask {
 	double start;             /* when its attempt started */
 	double rem;               /* MB its attempt has left to write */
+	double mb;                /* MB it writes (every attempt), once
+				     drawn; 0 before its first launch */
 };
 
 struct simr {
@@ -319,6 +323,20 @@ uniform(struct simr *s)
 	       9007199254740992.0;
 }
 
+/* A draw in [0, 1) that is instance t's own for the seed, whatever
+ * order the instances run in (splitmix64 of the seed and t): a size
+ * is the instance's, the same in a run under any constraint and in an
+ * attempt that runs again. */
+static double
+instance_uniform(const struct simr *s, uint32_t t)
+{
+	uint64_t z = s->m->seed + 0x9E3779B97F4A7C15ULL * ((uint64_t)t + 1);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
 static void
 on_event(const struct iopol_event *e, void *arg)
 {
@@ -335,7 +353,12 @@ launch(void *arg, uint32_t t, uint32_t tmpl, size_t wi)
 	s->st[t].start = s->now;
 	const struct sim_task_model *tm = &s->m->task[tmpl];
 	if (tm->kind == SIM_WRITES) {
-		s->st[t].rem = tm->mb;
+		if (!(s->st[t].mb > 0))
+			s->st[t].mb = tm->jitter > 0
+				? tm->mb * (1 + tm->jitter *
+						    (2 * instance_uniform(s, t) - 1))
+				: tm->mb;
+		s->st[t].rem = s->st[t].mb;
 		ALLOC_GROW(s->act, s->nact + 1, s->aact);
 		s->act[s->nact++] = t;
 		s->kdev[s->w[wi].dev]++;
@@ -414,7 +437,7 @@ finish(struct simr *s, uint32_t t)
 	/* what the task wrote, as the runner reads write_bytes */
 	const struct sim_task_model *tm = &s->m->task[tmpl];
 	long long wb = tm->kind == SIM_WRITES
-			       ? (long long)(tm->mb * 1024.0 * 1024.0)
+			       ? (long long)(s->st[t].mb * 1024.0 * 1024.0)
 			       : -1;
 	iopol_finish(&s->pol, tmpl, pt->where, pt->grant, s->st[t].start,
 		     s->now, wb);
@@ -432,7 +455,7 @@ sample(struct simr *s)
 		uint32_t t = s->sampled.v[i];
 		uint32_t tmpl = s->p->dag.tasks.v[t].tmpl;
 		struct place_task *pt = &s->pl.t[t];
-		double mb = s->m->task[tmpl].mb - s->st[t].rem;
+		double mb = s->st[t].mb - s->st[t].rem;
 		if (pt->grant.sample && s->st[t].rem > 0 &&
 		    iopol_sample(&s->pol, tmpl, pt->where, &pt->grant, s->now,
 				 (long long)(mb * 1024.0 * 1024.0)))
@@ -471,8 +494,7 @@ step(struct simr *s)
 	/* writers first (their rates changed with k), then timed tasks */
 	for (size_t i = 0; i < s->nact;) {
 		uint32_t t = s->act[i];
-		double mb = s->m->task[s->p->dag.tasks.v[t].tmpl].mb;
-		if (s->st[t].rem > 1e-9 * (1 + mb)) {
+		if (s->st[t].rem > 1e-9 * (1 + s->st[t].mb)) {
 			i++;
 			continue;
 		}

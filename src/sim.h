@@ -10,8 +10,10 @@
  * comment):
  *   task NAME seconds S [jitter F]   each instance takes S seconds, times
  *                                    a uniform factor in [1-F, 1+F]
- *   task NAME writes MB              each instance writes MB megabytes to
- *                                    the device of its worker (I/O tasks)
+ *   task NAME writes MB [jitter F]   each instance writes MB megabytes to
+ *                                    the device of its worker (I/O tasks),
+ *                                    times a uniform factor in [1-F, 1+F]
+ *                                    drawn once for the instance
  *   device NAME|* bandwidth B [knee K] [alpha A] [stream R]
  *                                    the device's real law: k tasks writing
  *                                    at once share min(k R, B f(k)) MB/s,
@@ -39,8 +41,9 @@ enum sim_kind { SIM_NONE, SIM_SECONDS, SIM_WRITES };
 
 struct sim_task_model {
 	enum sim_kind kind;
-	double secs, jitter; /* SIM_SECONDS */
+	double secs;         /* SIM_SECONDS */
 	double mb;           /* SIM_WRITES */
+	double jitter;       /* either */
 };
 
 struct sim_dev_model {

@@ -266,6 +266,40 @@ EOF
 	[ "${lines[3]}" = "m.txt:5:1: error: task 'w' is already modelled" ]
 }
 
+@test "sim: writes MB jitter F: each instance's size its own, the same under any constraint and when it runs again" {
+	writers 40 auto
+	printf 'task w writes 136 jitter 0.88\ndevice * bandwidth 200 knee 2 alpha 0.5 stream 50\n' >m.txt
+	for c in 50 auto; do
+		sed -i "s/storage_bw: .*/storage_bw: $c/" wf.yaml
+		run "$WFRUN" sim -q --disk-bw 200 --io-executors 16 -m m.txt --trace "t$c/trace.tsv" wf.yaml
+		[ "$status" -eq 0 ]
+		awk -F'\t' 'NR > 1 && $9 == "COMPLETED" { print $3, $21 }' "t$c/trace.tsv" | sort >"sizes.$c"
+	done
+	# auto stopped a writer to make way: its attempt that ran again
+	# wrote what it would have
+	grep -q PREEMPTED tauto/trace.tsv
+	cmp sizes.50 sizes.auto
+	# 40 sizes, 16.32 to 255.68 MB, drawn across the range
+	[ "$(wc -l <sizes.50)" -eq 40 ]
+	[ "$(cut -d' ' -f2 sizes.50 | sort -u | wc -l)" -eq 40 ]
+	awk '{ m = $2 / 1048576; if (m < 16.32 || m > 255.68) bad++; if (m < 76) lo++; if (m > 196) hi++ }
+		END { exit !(!bad && lo >= 5 && hi >= 5) }' sizes.50
+	# another seed, other sizes
+	echo 'seed 2' >>m.txt
+	run "$WFRUN" sim -q --disk-bw 200 --io-executors 16 -m m.txt --trace t2/trace.tsv wf.yaml
+	[ "$status" -eq 0 ]
+	! cmp -s sizes.auto <(awk -F'\t' 'NR > 1 && $9 == "COMPLETED" { print $3, $21 }' t2/trace.tsv | sort)
+	# and the model's mistakes
+	printf 'task w writes 64 jitter 1\ndevice * bandwidth 200\n' >m.txt
+	run "$WFRUN" sim -m m.txt wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"m.txt:1:1: error: jitter is a fraction below 1, not 1"* ]]
+	printf 'task w writes 64 seconds 2\ndevice * bandwidth 200\n' >m.txt
+	run "$WFRUN" sim -m m.txt wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"m.txt:1:1: error: task 'w': give either seconds or writes, not both"* ]]
+}
+
 @test "sim: every task needs a model, every writing device a law" {
 	writers 2
 	: >m.txt
