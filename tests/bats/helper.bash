@@ -198,8 +198,16 @@ sleeping() {
 # wait_until CMD...: CMD every 0.1 s until it succeeds, 30 s at most
 # (the caller checks again what it waited for).
 wait_until() {
-	local _
-	for _ in $(seq 300); do
+	wait_until_s 30 "$@"
+}
+
+# wait_until_s SECONDS CMD...: wait_until, SECONDS at most (10 tries a
+# second: on a loaded machine, longer)
+wait_until_s() {
+	local _ n
+	n=$(($1 * 10))
+	shift
+	for _ in $(seq "$n"); do
 		if "$@"; then return 0; fi
 		sleep 0.1
 	done

@@ -126,9 +126,12 @@ EOF
 	# a 4th node is asked and pends: the cluster has 3
 	sed -i 's/max-nodes="3"/max-nodes="4"/' res.xml
 	for sig in INT TERM; do
-		timeout 60 "$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
+		timeout 150 "$WFRUN" -r res.xml wf.yaml >run.out 2>&1 &
 		pid=$!
-		wait_until sleeping 6 || true
+		# (90 s: CI once saw fewer than 6 after 30 s, the machine
+		# loaded and this file twice its usual time)
+		wait_until_s 90 sleeping 6 ||
+			{ cat run.out; squeue; sinfo -N; } # shown if it fails
 		sleeping 6
 		[ "$(jobs | wc -l)" -eq 4 ]
 		stopped_clean "$pid" "$sig"
