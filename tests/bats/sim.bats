@@ -27,6 +27,15 @@ cluster4() {
 	} >cl.xml
 }
 
+# bad_model MODEL MESSAGE: wfrun sim refuses the model MODEL (printf's
+# escapes), exit 2, saying MESSAGE
+bad_model() {
+	printf '%b' "$1" >m.txt
+	run "$WFRUN" sim -m m.txt wf.yaml
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$2"* ]]
+}
+
 # sim8: wf.yaml on one node of 8 cores and 16 I/O executors, a 200 MB/s
 # disk by the model m.txt, with the registry r.tsv and the trace in t/
 sim8() {
@@ -292,26 +301,14 @@ EOF
 	run cmp -s sizes.auto sizes.2
 	[ "$status" -eq 1 ]
 	# and the model's mistakes
-	printf 'task w writes 64 jitter 1\ndevice * bandwidth 200\n' >m.txt
-	run "$WFRUN" sim -m m.txt wf.yaml
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"m.txt:1:1: error: jitter is a fraction below 1, not 1"* ]]
-	printf 'task w writes 64 seconds 2\ndevice * bandwidth 200\n' >m.txt
-	run "$WFRUN" sim -m m.txt wf.yaml
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"m.txt:1:1: error: task 'w': give either seconds or writes, not both"* ]]
+	bad_model 'task w writes 64 jitter 1\ndevice * bandwidth 200\n' "m.txt:1:1: error: jitter is a fraction below 1, not 1"
+	bad_model 'task w writes 64 seconds 2\ndevice * bandwidth 200\n' "m.txt:1:1: error: task 'w': give either seconds or writes, not both"
 }
 
 @test "sim: every task needs a model, every writing device a law" {
 	writers 2
-	: >m.txt
-	run "$WFRUN" sim -m m.txt wf.yaml
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"task 'w' has no line in the model: add 'task w seconds S' or 'task NAME writes MB'"* ]]
-	echo 'task w writes 10' >m.txt
-	run "$WFRUN" sim -m m.txt wf.yaml
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"the model has no law for device disk@local: add 'device disk@local bandwidth B ...' or 'device * bandwidth B ...'"* ]]
+	bad_model '' "task 'w' has no line in the model: add 'task w seconds S' or 'task NAME writes MB'"
+	bad_model 'task w writes 10\n' "the model has no law for device disk@local: add 'device disk@local bandwidth B ...' or 'device * bandwidth B ...'"
 	run "$WFRUN" sim wf.yaml
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"sim needs a model: -m MODEL"* ]]
