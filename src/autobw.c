@@ -1353,8 +1353,19 @@ autobw_ended(struct autobw *a, double mb)
 {
 	if (mb >= 0) {
 		a->task_mb += mb;
+		a->task_mb2 += mb * mb;
 		a->task_n++;
 	}
+}
+
+double
+autobw_task_spread(const struct autobw *a)
+{
+	if (a->task_n < 2 || !(a->task_mb > 0))
+		return 0;
+	double m = a->task_mb / (double)a->task_n,
+	       v = a->task_mb2 / (double)a->task_n - m * m;
+	return v > 0 ? sqrt(v) / m : 0;
 }
 
 double

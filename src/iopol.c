@@ -478,8 +478,10 @@ want_batch(struct iopol *p, struct iopol_name *nm, long ready)
 	    (ready >= 0 && !piled(nm->left, ready, nm->running)) ||
 	    nm->left + nm->running > 4 * autobw_most_tried(&nm->a) ||
 	    known_devs(p) != 1 ||
-	    !(autobw_task_mb(&nm->a) > 0))
-		return false; /* (the task size not known: rechosen as before) */
+	    !(autobw_task_mb(&nm->a) > 0) ||
+	    autobw_task_spread(&nm->a) > AUTOBW_SPREAD_MAX)
+		return false; /* (the task size not known, or the sizes too
+				 unlike for the mean's: rechosen as before) */
 	if (!nm->batch && !nm->regrant)
 		p->nbatch++;
 	nm->batch = true;

@@ -1745,6 +1745,8 @@ main(void)
 		autobw_preload(&a, r, 4, 16);
 		ok(fabs(autobw_task_mb(&a) - 64) < 1e-9,
 		   "the kept mean task: 64 MB");
+		ok(autobw_task_spread(&a) == 0,
+		   "no task ended in this run: no spread");
 		double el[12], left[12];
 		for (int i = 0; i < 12; i++)
 			el[i] = i < 8 ? 7 : 9.2; /* their starts; now 10 */
@@ -2215,6 +2217,29 @@ main(void)
 	ok(!autobw_fits(200, 2 * 66.668, 66.668), "a third of 66.668 does not");
 	autobw_init(&a, 200, 16, true, 66.6667, 200, 2);
 	is_int(a.k, 3, "an epoch at 66.6667 of 200 runs 3");
+	autobw_release(&a);
+
+	/* The spread of the sizes of the tasks that ended: the play-out's
+	 * mean task stands for them below AUTOBW_SPREAD_MAX. */
+	autobw_init(&a, 200, 16, false, 0, 0, 0);
+	autobw_ended(&a, 64);
+	ok(autobw_task_spread(&a) == 0, "one task: no spread");
+	autobw_ended(&a, 64);
+	autobw_ended(&a, -1); /* (its size not known: not counted) */
+	autobw_ended(&a, 64);
+	ok(autobw_task_spread(&a) < 1e-6, "three of 64 MB: none");
+	autobw_ended(&a, 16);
+	autobw_ended(&a, 256);
+	/* 64, 64, 64, 16, 256: mean 92.8, deviation 83.7 */
+	ok(fabs(autobw_task_spread(&a) - 0.9018) < 1e-3 &&
+		   autobw_task_spread(&a) > AUTOBW_SPREAD_MAX,
+	   "and 16 and 256 MB: 0.902, over the play-out's limit");
+	autobw_release(&a);
+	autobw_init(&a, 200, 16, false, 0, 0, 0);
+	for (int i = 0; i < 10; i++)
+		autobw_ended(&a, i % 2 ? 72 : 56); /* 64 +- 12.5 % */
+	ok(fabs(autobw_task_spread(&a) - 0.125) < 1e-9,
+	   "56 and 72 MB: 0.125, under it");
 	autobw_release(&a);
 
 	return done_testing();
