@@ -111,10 +111,12 @@ model_task(struct sim_model *m, const struct workflow *wf, struct diags *d,
 		return;
 	}
 	struct sim_task_model *tm = &m->task[t];
-	if (tm->kind != SIM_NONE) {
+	if (tm->named) {
 		diag_error(d, l, "task '%s' is already modelled", ws->w[1]);
 		return;
 	}
+	tm->named = true; /* (its errors are this line's: not also
+			     "no line" below) */
 	static const char *const kw[] = { "seconds", "jitter", "writes", NULL };
 	double v[3] = { 0, 0, 0 };
 	bool seen[3] = { false, false, false };
@@ -238,13 +240,17 @@ sim_model_load(struct sim_model *m, const char *path,
 	}
 	fclose(f);
 	for (size_t i = 0; i < wf->ntasks; i++)
-		if (m->task[i].kind == SIM_NONE) {
+		if (!m->task[i].named) {
 			struct wf_loc l = { 0, 0 };
-			diag_error(d, l, "task '%s' has no line in the model: "
-				   "add 'task %s seconds S'%s", wf->tasks[i].name,
-				   wf->tasks[i].name,
-				   wf->tasks[i].io ? " or 'task NAME writes MB'"
-						   : "");
+			const char *n = wf->tasks[i].name;
+			if (wf->tasks[i].io)
+				diag_error(d, l, "task '%s' has no line in the "
+					   "model: add 'task %s seconds S' or "
+					   "'task %s writes MB'", n, n, n);
+			else
+				diag_error(d, l, "task '%s' has no line in the "
+					   "model: add 'task %s seconds S'", n,
+					   n);
 		}
 	return 0;
 }

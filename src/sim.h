@@ -44,6 +44,8 @@ struct sim_task_model {
 	double secs;         /* SIM_SECONDS */
 	double mb;           /* SIM_WRITES */
 	double jitter;       /* either */
+	bool named;          /* a line of the model names it (kind stays
+				SIM_NONE if that line is in error) */
 };
 
 struct sim_dev_model {

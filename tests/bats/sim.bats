@@ -307,7 +307,14 @@ EOF
 
 @test "sim: every task needs a model, every writing device a law" {
 	writers 2
-	bad_model '' "task 'w' has no line in the model: add 'task w seconds S' or 'task NAME writes MB'"
+	bad_model '' "task 'w' has no line in the model: add 'task w seconds S' or 'task w writes MB'"
+	# a line in error is the one error for its task: not also "no line"
+	printf 'task w writes 64 jiter 0.5\ndevice * bandwidth 200\n' >m.txt
+	run "$WFRUN" sim -m m.txt wf.yaml
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "m.txt:1:18: error: unknown word 'jiter' here; expected one of: seconds, jitter, writes" ]
+	[ "${lines[1]}" = "wfrun: 1 error in m.txt; nothing was run" ]
+	[ "${#lines[@]}" -eq 2 ]
 	bad_model 'task w writes 10\n' "the model has no law for device disk@local: add 'device disk@local bandwidth B ...' or 'device * bandwidth B ...'"
 	run "$WFRUN" sim wf.yaml
 	[ "$status" -eq 2 ]
