@@ -68,6 +68,8 @@ struct autobw_entry {
 			  run that registered it, 0: not known */
 	double w;      /* in flight: the windows its rate was read over, s
 			  (0: not known; not kept in a registry) */
+	double spread; /* how unlike the sizes of the tasks of q were
+			  (autobw_task_spread), 0: alike or not known */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
@@ -591,6 +593,11 @@ double autobw_task_mb(const struct autobw *a);
 /* How the sizes of the name's tasks that ended in this run spread: their
  * standard deviation over their mean; 0 with fewer than two. */
 double autobw_task_spread(const struct autobw *a);
+/* Are the name's tasks of sizes too unlike (over AUTOBW_SPREAD_MAX) for
+ * rounds of tasks of the mean size to say when they end: as those that
+ * ended in this run say, or a kept registry's run (autobw_entry's
+ * spread: the first to end in a run are the least)? */
+bool autobw_unlike(const struct autobw *a);
 /* How many of the name's tasks wrote from t on (until the next). */
 struct autobw_count {
 	double t;

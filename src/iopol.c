@@ -478,8 +478,7 @@ want_batch(struct iopol *p, struct iopol_name *nm, long ready)
 	    (ready >= 0 && !piled(nm->left, ready, nm->running)) ||
 	    nm->left + nm->running > 4 * autobw_most_tried(&nm->a) ||
 	    known_devs(p) != 1 ||
-	    !(autobw_task_mb(&nm->a) > 0) ||
-	    autobw_task_spread(&nm->a) > AUTOBW_SPREAD_MAX)
+	    !(autobw_task_mb(&nm->a) > 0) || autobw_unlike(&nm->a))
 		return false; /* (the task size not known, or the sizes too
 				 unlike for the mean's: rechosen as before) */
 	if (!nm->batch && !nm->regrant)
@@ -1346,17 +1345,19 @@ iopol_registry_load(struct iopol *p, const char *path)
 		for (char *e = strtok(tab + 1, ","); e; e = strtok(NULL, ",")) {
 			struct autobw_entry x = { 0 };
 			int flown = 0;
-			/* (err, flown and q may be missing: a file kept
-			 * before they were is read as measured at the
-			 * epochs' ends, of tasks of a size not known) */
-			int got = sscanf(e, "%lf:%ld:%lf:%lf:%lf:%lf:%d:%lf",
+			/* (err, flown, q and spread may be missing: a
+			 * file kept before they were is read as measured
+			 * at the epochs' ends, of tasks of a size not
+			 * known, or alike) */
+			int got = sscanf(e,
+					 "%lf:%ld:%lf:%lf:%lf:%lf:%d:%lf:%lf",
 					 &x.c, &x.k, &x.t, &x.mbps, &x.pace,
-					 &x.err, &flown, &x.q);
+					 &x.err, &flown, &x.q, &x.spread);
 			x.flown = flown == 1;
 			if (got < 3 || !(x.c > 0) || x.k < 1 || !(x.t >= 0) ||
 			    !(x.mbps >= 0) || !(x.pace >= 0) ||
 			    !(x.err >= 0) || (flown != 0 && flown != 1) ||
-			    !(x.q >= 0)) {
+			    !(x.q >= 0) || !(x.spread >= 0)) {
 				bad = true;
 				break;
 			}
@@ -1383,11 +1384,14 @@ iopol_registry_save(struct iopol *p, const char *path)
 		    !compared(&nm->a) || nm->learn_worker == SIZE_MAX)
 			continue; /* nothing new learned */
 		/* (with this run's mean task, for the next run's last
-		 * tasks: autobw_batch_left) */
+		 * tasks: autobw_batch_left, and how unlike they were) */
 		double q = nm->a.task_n ? nm->a.task_mb / (double)nm->a.task_n
-					: 0;
-		for (size_t j = 0; q > 0 && j < nm->a.nreg; j++)
+					: 0,
+		       sp = autobw_task_spread(&nm->a);
+		for (size_t j = 0; q > 0 && j < nm->a.nreg; j++) {
 			nm->a.reg[j].q = q;
+			nm->a.reg[j].spread = sp;
+		}
 		saved_put(p, registry_key(p, i, nm->learn_dev), nm->a.reg,
 			  nm->a.nreg);
 		any = true;
@@ -1404,14 +1408,16 @@ iopol_registry_save(struct iopol *p, const char *path)
 	fprintf(f, "# wfrun storage_bw registries: name, device, MB/s, spec, "
 		   "constraint:concurrency:epoch seconds:MB/s written:"
 		   "MB/s a writer:relative error of its rate:"
-		   "1 if measured in flight:the mean MB of a task\n");
+		   "1 if measured in flight:the mean MB of a task:"
+		   "how unlike their sizes were\n");
 	for (size_t i = 0; i < p->nsaved; i++) {
 		fprintf(f, "%s\t", p->saved[i].key);
 		for (size_t j = 0; j < p->saved[i].nreg; j++) {
 			const struct autobw_entry *e = &p->saved[i].reg[j];
-			fprintf(f, "%s%.9g:%ld:%.9g:%.9g:%.9g:%.6g:%d:%.9g",
+			fprintf(f,
+				"%s%.9g:%ld:%.9g:%.9g:%.9g:%.6g:%d:%.9g:%.4g",
 				j ? "," : "", e->c, e->k, e->t, e->mbps,
-				e->pace, e->err, e->flown, e->q);
+				e->pace, e->err, e->flown, e->q, e->spread);
 		}
 		fputc('\n', f);
 	}

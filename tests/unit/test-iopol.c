@@ -811,8 +811,8 @@ main(void)
 			;
 		if (f)
 			fclose(f);
-		ok(strstr(buf2, ",20:5:5.16:62:12.4:0.02:1:64,16.666") &&
-			   strstr(buf2, "12.5:8:8.53:60:7.5:0.02:1:64"),
+		ok(strstr(buf2, ",20:5:5.16:62:12.4:0.02:1:64:0,16.666") &&
+			   strstr(buf2, "12.5:8:8.53:60:7.5:0.02:1:64:0"),
 		   "both runs' epochs kept, with the mean task's 64 MB (%s)",
 		   buf2);
 		iopol_release(&p);
@@ -854,6 +854,25 @@ main(void)
 		iopol_finish(&p, 1, 0, gc, 0, 1, 1 << 20);
 		iopol_release(&p);
 		unlink(out);
+		unlink(reg);
+	}
+
+	/* How unlike a run's task sizes were is kept beside their mean
+	 * (a ninth field), read back, and a bad one refuses the line. */
+	{
+		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		ok(reg_file(reg, "ckpt\tdisk\t100\tauto\t"
+				 "100:1:5.12:12.5:12.5:0.03:0:136:0.61,"
+				 "12.5:8:8.53:100:12.5:0.02:1:136:0.61\n"
+				 "copy\tdisk\t100\tauto\t"
+				 "100:1:5.12:12.5:12.5:0.03:0:136:-1\n"),
+		   "a registry with spreads written");
+		setup(&p, (struct wf_bw){ WF_BW_AUTO, 0, 0, 0, 0 }, 32);
+		int rc = iopol_registry_load(&p, reg);
+		ok(rc == 0 && p.nsaved == 1 && p.saved[0].reg[1].spread == 0.61,
+		   "read back: 0.61; the line with -1 refused (%zu)",
+		   p.nsaved);
+		iopol_release(&p);
 		unlink(reg);
 	}
 
