@@ -353,7 +353,10 @@ main(void)
 	autobw_release(&a);
 
 	/* A registry from an earlier run: learned from the start. */
-	struct autobw_entry kept[] = { { 10, 10, 4, 0, 0, 0, false, 0, 0, 0 }, { 50, 2, 1, 0, 0, 0, false, 0, 0, 0 } };
+	struct autobw_entry kept[] = {
+		{ 10, 10, 4, 0, 0, 0, false, 0, 0, 0 },
+		{ 50, 2, 1, 0, 0, 0, false, 0, 0, 0 },
+	};
 	autobw_init(&a, 100, 10, true, 10, 50, 5);
 	autobw_preload(&a, kept, 2, 100);
 	ok(a.phase == AUTOBW_LEARNED, "preloaded: no learning");
@@ -869,8 +872,10 @@ main(void)
 	 * of the least T: 1 writer (1 s a task) or 2 (1.68 s for two); for
 	 * one task both take 1 s, for two 2 s against 1.68 s. */
 	{
-		struct autobw_entry reg[2] = { { 100, 1, 1.0, 100, 0, 0, false, 0, 0, 0 },
-					       { 50, 2, 1.68, 119, 0, 0, false, 0, 0, 0 } };
+		struct autobw_entry reg[2] = {
+			{ 100, 1, 1.0, 100, 0, 0, false, 0, 0, 0 },
+			{ 50, 2, 1.68, 119, 0, 0, false, 0, 0, 0 },
+		};
 		autobw_init(&a, 100, 8, false, 0, 0, 0);
 		autobw_preload(&a, reg, 2, 2);
 		a.climb = true;
@@ -1420,8 +1425,10 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 4, 16, 16, 0, false, 0, 0, 0 }, { 22.2222, 9, 4, 144, 16, 0, false, 0, 0, 0 },
-			{ 20, 10, 4, 160, 16, 0, false, 0, 0, 0 }, { 18.1818, 11, 5.28, 133.3, 12.12, 0, false, 0, 0, 0 },
+			{ 200, 1, 4, 16, 16, 0, false, 0, 0, 0 },
+			{ 22.2222, 9, 4, 144, 16, 0, false, 0, 0, 0 },
+			{ 20, 10, 4, 160, 16, 0, false, 0, 0, 0 },
+			{ 18.1818, 11, 5.28, 133.3, 12.12, 0, false, 0, 0, 0 },
 		};
 		autobw_preload(&a, r, 4, 31);
 		long n = 11;
@@ -1435,7 +1442,8 @@ main(void)
 		 * one writer's pace or at k's rate */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r2[] = {
-			{ 200, 1, 2.29, 28, 28, 0, false, 0, 0, 0 }, { 28.5714, 7, 13.18, 34, 4.857, 0, false, 0, 0, 0 },
+			{ 200, 1, 2.29, 28, 28, 0, false, 0, 0, 0 },
+			{ 28.5714, 7, 13.18, 34, 4.857, 0, false, 0, 0, 0 },
 		};
 		autobw_preload(&a, r2, 2, 2);
 		ok(autobw_objective(&a, 2, 1) < autobw_objective(&a, 2, 0),
@@ -1607,7 +1615,8 @@ main(void)
 	{
 		struct autobw_entry r[] = {
 			{ 200, 1, 1.126, 16, 16, 0.083, false, 64, 0, 0 },
-			{ 200.0 / 6, 6, 2.97, 36.36, 6.06, 0.1, true, 64, 0, 0 },
+			{ 200.0 / 6, 6, 2.97, 36.36, 6.06, 0.1, true, 64, 0,
+			  0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2);
 		autobw_preload(&a, r, 2, 8);
@@ -1666,7 +1675,8 @@ main(void)
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
 			{ 200, 1, 8, 8, 8, 0.1, false, 64, 0, 0 },
-			{ 12.5, 16, 9.216, 111.11, 6.944, 0.09, true, 64, 0, 0 },
+			{ 12.5, 16, 9.216, 111.11, 6.944, 0.09, true, 64, 0,
+			  0 },
 			{ 200.0 / 15, 15, 8, 120, 8, 0.025, true, 64, 0, 0 },
 		};
 		autobw_preload(&a, r, 3, 16);
@@ -1697,8 +1707,10 @@ main(void)
 		struct autobw_entry k13[] = {
 			{ 200, 1, 3.06, 16, 16, 0.083, false, 64, 0, 0 },
 			{ 25, 8, 1.16, 128, 16, 0.025, true, 64, 0, 0 },
-			{ 200.0 / 12, 12, 3.06, 192, 16, 0.025, true, 64, 0, 0 },
-			{ 200.0 / 13, 13, 4.08, 200, 15.38, 0.025, true, 64, 0, 0 },
+			{ 200.0 / 12, 12, 3.06, 192, 16, 0.025, true, 64, 0,
+			  0 },
+			{ 200.0 / 13, 13, 4.08, 200, 15.38, 0.025, true, 64, 0,
+			  0 },
 		};
 		autobw_preload(&a, k13, 4, 64);
 		double c12 = autobw_choose(&a, 64);
@@ -1826,8 +1838,10 @@ main(void)
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry rk[] = {
 			{ 200, 1, 2.133, 30, 30, 0.1, false, 64, 0, 0 },
-			{ 200.0 / 7, 7, 0.636, 153.85, 21.98, 0.1, true, 64, 0, 0 },
-			{ 200.0 / 6, 6, 1.323, 166.67, 27.78, 0.025, true, 64, 0, 0 },
+			{ 200.0 / 7, 7, 0.636, 153.85, 21.98, 0.1, true, 64, 0,
+			  0 },
+			{ 200.0 / 6, 6, 1.323, 166.67, 27.78, 0.025, true, 64,
+			  0, 0 },
 			{ 25, 8, 0.742, 142.86, 17.86, 0.1, true, 64, 0, 0 },
 		};
 		autobw_preload(&a, rk, 4, 16);
@@ -1877,7 +1891,8 @@ main(void)
 		struct autobw_entry r[] = {
 			{ 200, 1, 4, 16, 16, 0.03, false, 64, 0, 0 },
 			{ 25, 8, 4, 128, 16, 0.025, true, 64, 0, 0 },
-			{ 16.6667, 12, 5.38, 142.86, 11.9, 0.034, true, 64, 0, 0 },
+			{ 16.6667, 12, 5.38, 142.86, 11.9, 0.034, true, 64, 0,
+			  0 },
 		};
 		is_int(open_piled(&a, r, 3, 16, 8),
 		       10, "12 slowed: the search goes on at 10");
@@ -2037,7 +2052,8 @@ main(void)
 		 * rate write a wave 30 % sooner: the wave is tried */
 		struct autobw_entry rw[] = {
 			{ 200, 1, 0.68, 30, 30, 0.1, false, 64, 0, 0 },
-			{ 200.0 / 7, 7, 0.78, 181.8, 25.97, 0.05, true, 64, 0, 0 },
+			{ 200.0 / 7, 7, 0.78, 181.8, 25.97, 0.05, true, 64, 0,
+			  0 },
 			{ 200.0 / 6, 6, 1.5, 180, 30, 0.025, true, 64, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
@@ -2067,8 +2083,10 @@ main(void)
 		struct autobw_entry rt[] = {
 			{ 200, 1, 2.4, 16, 16, 0.08, false, 64, 0, 0 },
 			{ 25, 8, 1.2, 128, 16, 0.025, true, 64, 0, 0 },
-			{ 200.0 / 12, 12, 2.8, 166.7, 13.9, 0.09, true, 64, 0, 0 },
-			{ 200.0 / 11, 11, 2.4, 173.9, 15.8, 0.1, true, 64, 0, 0 },
+			{ 200.0 / 12, 12, 2.8, 166.7, 13.9, 0.09, true, 64, 0,
+			  0 },
+			{ 200.0 / 11, 11, 2.4, 173.9, 15.8, 0.1, true, 64, 0,
+			  0 },
 		};
 		is_int(open_piled(&a, rt, 4, 16, 8),
 		       16, "16 piled, 11 the best: 16");
