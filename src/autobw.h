@@ -267,12 +267,13 @@ void autobw_init_climb(struct autobw *a, double B, long executors,
 #define AUTOBW_KNEE_TOL 0.01
 /* The last tasks' play-out (autobw_choose_batch) gives each task still
  * to write the mean task's size: it is not played where the sizes of
- * the tasks that ended spread more than this (their standard deviation
- * over their mean; autobw_task_spread).  (64 Kmeans-1 checkpoints of
- * 16 to 256 MB, spread 0.51, knee 13, fall 0.2, 12 MB/s a writer: the
- * play-out took 14 places to 15, 14 and 16, where 16 write 125 MB/s
- * and 14 write 167: +8.4 % over the best static, 14, in the first run
- * and +8.1 % in the next, in wfrun sim; not played, +0.3 and 0.0 %.) */
+ * the tasks that ended, or of a kept registry's run, spread more than
+ * this (their standard deviation over their mean; autobw_unlike).
+ * (64 Kmeans-1 checkpoints of 16 to 256 MB, spread 0.51, knee 13, fall
+ * 0.2, 12 MB/s a writer: the play-out took 14 places to 15, 14 and 16,
+ * where 16 write 125 MB/s and 14 write 167: +8.4 % over the best
+ * static, 14, in the first run and +8.1 % in the next, in wfrun sim;
+ * not played, +0.3 and 0.0 %.) */
 #define AUTOBW_SPREAD_MAX 0.3
 /* The k a climb jumps to after 1 and 2: max(4, cores), at most
  * executors. */

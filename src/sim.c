@@ -243,14 +243,11 @@ sim_model_load(struct sim_model *m, const char *path,
 		if (!m->task[i].named) {
 			struct wf_loc l = { 0, 0 };
 			const char *n = wf->tasks[i].name;
-			if (wf->tasks[i].io)
-				diag_error(d, l, "task '%s' has no line in the "
-					   "model: add 'task %s seconds S' or "
-					   "'task %s writes MB'", n, n, n);
-			else
-				diag_error(d, l, "task '%s' has no line in the "
-					   "model: add 'task %s seconds S'", n,
-					   n);
+			bool io = wf->tasks[i].io;
+			diag_error(d, l, "task '%s' has no line in the "
+				   "model: add 'task %s seconds S'%s%s%s", n,
+				   n, io ? " or 'task " : "", io ? n : "",
+				   io ? " writes MB'" : "");
 		}
 	return 0;
 }

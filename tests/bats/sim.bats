@@ -315,6 +315,11 @@ EOF
 	[ "${lines[0]}" = "m.txt:1:18: error: unknown word 'jiter' here; expected one of: seconds, jitter, writes" ]
 	[ "${lines[1]}" = "wfrun: 1 error in m.txt; nothing was run" ]
 	[ "${#lines[@]}" -eq 2 ]
+	# a compute task is told of seconds only
+	search_ckpt 2
+	bad_model 'task ckpt writes 10\ndevice * bandwidth 200\n' "task 'search' has no line in the model: add 'task search seconds S'"
+	[[ "$output" != *"search writes"* ]]
+	writers 2
 	bad_model 'task w writes 10\n' "the model has no law for device disk@local: add 'device disk@local bandwidth B ...' or 'device * bandwidth B ...'"
 	run "$WFRUN" sim wf.yaml
 	[ "$status" -eq 2 ]
