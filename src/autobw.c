@@ -1266,24 +1266,56 @@ rate_est(const struct autobw *a, long m, double r1)
 	return fmin(fmax(A, rate_floor(a, m, r1)), (double)m * r1);
 }
 
-/* The time (tasks of one size, 1: in units of it over MB/s) that the
- * running tasks, with left[0..running) of each still to write (least
- * first), and ready more, take through k places; F: room for running +
- * ready.  All writers go at one pace (k's share of rate_est), so they
- * end in the order of what they have left; the running run on whatever
- * k (whether to stop some is autobw_drain_pays'). */
+/* sz[0..n): the sizes, in units of the mean task's, of n tasks spread
+ * uniformly over 1 - h to 1 + h (the n quantiles, at least 0.05 each),
+ * in the order of the draw-th of a fixed sequence of shuffles: the
+ * order tasks of unknown sizes come in. */
+static void
+draw_sizes(double *sz, long n, double h, unsigned draw)
+{
+	for (long i = 0; i < n; i++) {
+		double x = 1 + h * (2 * ((double)i + 0.5) / (double)n - 1);
+		sz[i] = x < 0.05 ? 0.05 : x;
+	}
+	uint64_t x = 0x9e3779b97f4a7c15u * (draw + 1);
+	for (long i = n - 1; i > 0; i--) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		long j = (long)((x >> 33) % (uint64_t)(i + 1));
+		double t = sz[i];
+		sz[i] = sz[j];
+		sz[j] = t;
+	}
+}
+
+/* F[head..*tail) sorted, x put in its place. */
+static void
+put_end(double *F, long head, long *tail, double x)
+{
+	long i = (*tail)++;
+	for (; i > head && F[i - 1] > x; i--)
+		F[i] = F[i - 1];
+	F[i] = x;
+}
+
+/* The time (in units of the mean task's MB over MB/s) that the running
+ * tasks, with left[0..running) of each still to write (least first), and
+ * ready more, take through k places; F: room for running + ready.  The
+ * ready are of the mean size (sz NULL) or of sz[0..ready), in the order
+ * they start.  All writers go at one pace (k's share of rate_est), so
+ * they end in the order of what they have left; the running run on
+ * whatever k (whether to stop some is autobw_drain_pays'). */
 static double
 batch_time(const struct autobw *a, long k, const double *left, long running,
-	   long ready, double r1, double *F)
+	   long ready, double r1, const double *sz, double *F)
 {
-	long head = 0, tail = 0;
+	long head = 0, tail = 0, j = 0;
 	for (long i = 0; i < running; i++)
 		F[tail++] = left[i];
 	/* F: the amounts the active writers end at, V: what each has
 	 * written since t = 0 (all at one pace) */
 	double V = 0, t = 0;
 	for (; tail < k && ready > 0; ready--)
-		F[tail++] = 1;
+		put_end(F, head, &tail, sz ? sz[j++] : 1);
 	while (head < tail) {
 		long m = tail - head;
 		double p = rate_est(a, m, r1) / (double)m;
@@ -1293,14 +1325,46 @@ batch_time(const struct autobw *a, long k, const double *left, long running,
 		}
 		t += (F[head] - V) / p;
 		V = F[head++];
-		/* (F stays sorted: what starts now ends after all) */
+		/* (of one size F stays sorted by appending: what starts now
+		 * ends after all) */
 		for (; ready > 0 && tail - head < k; ready--)
-			F[tail++] = V + 1;
+			put_end(F, head, &tail, V + (sz ? sz[j++] : 1));
 	}
 	return t;
 }
 
 static double task_size(const struct autobw *a);
+static double play_half_width(const struct autobw *a);
+
+/* batch_time with the ready of sizes spread over 1 - h to 1 + h: the
+ * mean of AUTOBW_PLAY_DRAWS orders of them (draw_sizes); of one size
+ * (h = 0), the one play-out. */
+static double
+batch_time_pm(const struct autobw *a, long k, const double *left,
+	      long running, long ready, double r1, double h, double *F)
+{
+	if (!(h > 0) || ready < 2)
+		return batch_time(a, k, left, running, ready, r1, NULL, F);
+	double *sz = xmalloc((size_t)ready * sizeof(double)), T = 0;
+	for (unsigned d = 0; d < AUTOBW_PLAY_DRAWS; d++) {
+		draw_sizes(sz, ready, h, d);
+		T += batch_time(a, k, left, running, ready, r1, sz, F);
+	}
+	free(sz);
+	return T / AUTOBW_PLAY_DRAWS;
+}
+
+/* What a task that wrote w (in units of the mean task's MB) has left,
+ * sizes spread over 1 - h to 1 + h (draw_sizes): of unlike sizes, one
+ * past the least has the mean left of those larger than what it wrote;
+ * at least 0.05 (one past what its pace says is nearly done, not
+ * done). */
+static double
+left_of(double w, double h)
+{
+	double x = h > 0 && w > 1 - h ? (1 + h - w) / 2 : 1 - w;
+	return x < 0.05 ? 0.05 : x > 1 ? 1 : x;
+}
 
 bool
 autobw_epoch_pays(const struct autobw *a, long k, long left)
@@ -1324,16 +1388,16 @@ autobw_epoch_pays(const struct autobw *a, long k, long left)
 	double *L = xmalloc((size_t)(2 * (m + left) + 1) * sizeof(double));
 	double *F = L + m + left;
 	long n = 0;
+	double h = play_half_width(a);
 	for (size_t i = 0; i < a->nslot && n < m; i++)
-		if (a->slot[i].used) {
-			double x = 1 - a->slot[i].mb / q;
-			L[n++] = x < 0.05 ? 0.05 : x > 1 ? 1 : x;
-		}
+		if (a->slot[i].used)
+			L[n++] = left_of(a->slot[i].mb / q, h);
 	qsort(L, (size_t)n, sizeof(double), cmp_double);
 	/* the registered count that ends them soonest, all running on */
 	double keep = HUGE_VAL;
 	for (size_t i = 0; i < a->nreg; i++)
-		keep = fmin(keep, batch_time(a, a->reg[i].k, L, n, left, r1, F));
+		keep = fmin(keep,
+			    batch_time_pm(a, a->reg[i].k, L, n, left, r1, h, F));
 	/* k writing the most it can (k at the one writer's pace, or B),
 	 * in a registry of its own; the youngest n - k run again */
 	struct autobw b = *a;
@@ -1342,7 +1406,7 @@ autobw_epoch_pays(const struct autobw *a, long k, long left)
 	reg_flown(&b, a->B / (double)k, k, fmin((double)k * r1, a->B), 0, 1,
 		  0);
 	long stay = n < k ? n : k;
-	double step = batch_time(&b, k, L, stay, left + n - stay, r1, F);
+	double step = batch_time_pm(&b, k, L, stay, left + n - stay, r1, h, F);
 	free(b.reg);
 	free(L);
 	return step < keep;
@@ -1368,13 +1432,32 @@ autobw_task_spread(const struct autobw *a)
 	return v > 0 ? sqrt(v) / m : 0;
 }
 
-bool
-autobw_unlike(const struct autobw *a)
+/* How the name's task sizes spread: as a kept registry's run said or
+ * as those that ended in this run say, the more of the two. */
+static double
+spread_of(const struct autobw *a)
 {
 	double kept = 0;
 	for (size_t i = 0; i < a->nreg; i++)
 		kept = fmax(kept, a->reg[i].spread);
-	return fmax(kept, autobw_task_spread(a)) > AUTOBW_SPREAD_MAX;
+	return fmax(kept, autobw_task_spread(a));
+}
+
+bool
+autobw_unlike(const struct autobw *a)
+{
+	return spread_of(a) > AUTOBW_SPREAD_MAX;
+}
+
+/* The half-width of the uniform spread of sizes (over the mean's) with
+ * the name's spread (a standard deviation over the mean of s: sqrt(3) s)
+ * that the play-outs draw from (draw_sizes); 0, every task of the mean
+ * size, for sizes within 1 % (of one size, the sums' rounding). */
+static double
+play_half_width(const struct autobw *a)
+{
+	double s = spread_of(a);
+	return s < 0.01 ? 0 : sqrt(3.0) * s;
 }
 
 double
@@ -1402,6 +1485,7 @@ autobw_batch_left(const struct autobw *a, const double *start, long n,
 		  double *left)
 {
 	double r1 = climb_r1(a), q = autobw_task_mb(a);
+	double hw = play_half_width(a);
 	double p = n > 0 && r1 > 0 ? pace_of(a, n, r1) : 0;
 	if (!(q > 0) || !(p > 0))
 		return false;
@@ -1414,9 +1498,7 @@ autobw_batch_left(const struct autobw *a, const double *start, long n,
 			if (t1 > t0)
 				mb += (t1 - t0) * pace_of(a, h[j].m, r1);
 		}
-		double x = 1 - mb / q;
-		/* (a task past what its pace says is nearly done, not done) */
-		left[i] = x < 0.05 ? 0.05 : x > 1 ? 1 : x;
+		left[i] = left_of(mb / q, hw);
 	}
 	return true;
 }
@@ -1427,7 +1509,7 @@ autobw_batch_left(const struct autobw *a, const double *start, long n,
 static double
 batch_time_drained(const struct autobw *a, long k, const double *left,
 		   const long *stop, long running, long ready, double r1,
-		   double *L, double *F)
+		   double h, double *L, double *F)
 {
 	long n = 0, over = running - k;
 	for (long i = 0; i < running; i++)
@@ -1436,7 +1518,7 @@ batch_time_drained(const struct autobw *a, long k, const double *left,
 		else
 			L[n++] = left[i];
 	qsort(L, (size_t)n, sizeof(double), cmp_double);
-	return batch_time(a, k, L, n, ready, r1, F);
+	return batch_time_pm(a, k, L, n, ready, r1, h, F);
 }
 
 double
@@ -1451,9 +1533,10 @@ autobw_choose_batch(const struct autobw *a, const double *left,
 	double *L = xmalloc((size_t)(2 * (running + ready)) * sizeof(double));
 	double *F = L + running + ready;
 	long kc = a->B > 0 && current > 0 ? autobw_writers(a->B, current) : 0;
+	double h = play_half_width(a);
 	for (size_t i = 0; i < a->nreg; i++) {
 		double T = batch_time_drained(a, a->reg[i].k, left, stop,
-					      running, ready, r1, L, F);
+					      running, ready, r1, h, L, F);
 		if (!best || T < bestT * (1 - 1e-9) ||
 		    (T <= bestT * (1 + 1e-9) && a->reg[i].c > best)) {
 			best = a->reg[i].c;
@@ -1462,7 +1545,7 @@ autobw_choose_batch(const struct autobw *a, const double *left,
 	}
 	if (kc > 0)
 		curT = batch_time_drained(a, kc, left, stop, running, ready,
-					  r1, L, F);
+					  r1, h, L, F);
 	free(L);
 	/* (the current stays while within BATCH_GAIN) */
 	if (curT > 0 && curT <= bestT * (1 + AUTOBW_BATCH_GAIN))
@@ -1530,8 +1613,8 @@ static bool
 wave_sooner(const struct autobw *a, long k, long kp, long w, double r1)
 {
 	double *F = xmalloc((size_t)w * sizeof(double));
-	double T = batch_time(a, k, NULL, 0, w, r1, F),
-	       Tp = batch_time(a, kp, NULL, 0, w, r1, F);
+	double T = batch_time(a, k, NULL, 0, w, r1, NULL, F),
+	       Tp = batch_time(a, kp, NULL, 0, w, r1, NULL, F);
 	free(F);
 	return T < Tp * (1 - 1e-9);
 }
@@ -1603,12 +1686,13 @@ autobw_choose(const struct autobw *a, long n)
 	if (tied && w >= 2 && r1 > 0 && n >= w) {
 		double *F = xmalloc((size_t)w * sizeof(double)), wT = 0;
 		long kp = autobw_writers(a->B, pick);
-		wT = batch_time(a, kp, NULL, 0, w, r1, F);
+		wT = batch_time(a, kp, NULL, 0, w, r1, NULL, F);
 		for (size_t i = 0; i < a->nreg; i++) {
 			if (a->reg[i].k < 2 ||
 			    autobw_objective(a, n, i) > bestT * (1 + AUTOBW_CLIMB_GAIN))
 				continue;
-			double T = batch_time(a, a->reg[i].k, NULL, 0, w, r1, F);
+			double T = batch_time(a, a->reg[i].k, NULL, 0, w, r1,
+					      NULL, F);
 			if (T < wT * (1 - 1e-9)) {
 				wT = T;
 				pick = a->reg[i].c;

@@ -1145,3 +1145,32 @@ YAML
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
 }
+
+@test "sim: a next run plays the search's next epoch out with tasks of sizes as unlike as the kept run's (issue 23)" {
+	# Knee 10, fall 0.5, 8 MB/s a writer: 8 keep the one writer's pace
+	# (64 MB/s), 16 slow to 50, and 10 to 12 keep pace too.  16 HMMER-
+	# like checkpoints of 16 to 256 MB: the first run, whose tasks had
+	# not ended, played the epoch between 8 and 16 out with tasks of the
+	# mean size, where 8 and 12 places end them in two rounds alike, and
+	# stopped; the 255 MB one waited for one of 8 places (50.994 s; the
+	# best static, 10: 35.784).  The next run, told by the registry how
+	# unlike the sizes were, plays it out with them and tries 11.
+	search_ckpt 16 auto
+	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 136 jitter 0.88\ndevice * bandwidth 200 knee 10 alpha 0.5 stream 8\n' >m.txt
+	sim8
+	[[ "${lines[0]}" == "makespan 50.994 s:"* ]]
+	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":8,"best_rate":64,"lo":7,"hi":16,' t/events.jsonl
+	grep -q $'^ckpt\tdisk\t200\tauto\t.*:0.5769$' r.tsv
+	sim8
+	[[ "${lines[0]}" == "makespan 35.784 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":8,"best_rate":64,"lo":7,"hi":16,"open":"golden-up","epoch":1,"c":18.1818,"k":11}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":16,"why":"learned"}' t/events.jsonl
+	# of one size the next run opens no epoch: 8 from the registry
+	rm -f r.tsv
+	sed -i 's/writes 136 jitter 0.88/writes 136/' m.txt
+	sim8
+	sim8
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"registry"}' t/events.jsonl
+	run grep -c '"ev":"epoch_begin"' t/events.jsonl
+	[ "$output" = 0 ]
+}

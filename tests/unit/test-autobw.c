@@ -1863,6 +1863,39 @@ main(void)
 							       200.0 / 6)),
 		       8, "none of them young enough to stop: 8 places");
 		autobw_release(&a);
+		/* k10-a0.5-r8, each writer capped at 8 MB/s: 8 and 12 keep
+		 * the pace (64 and 96 MB/s), 16 slow to 50; the last 16
+		 * ready at once, 8 places chosen.  Of one size 8 and 12 end
+		 * them in two rounds alike, and 8 stay; of sizes spread 0.28
+		 * (44 to 228 MB) 12 places start the largest sooner */
+		struct autobw_entry rs[] = {
+			{ 200, 1, 17, 8, 8, 0.1, false, 136, 0, 0 },
+			{ 25, 8, 2.4, 64, 8, 0.02, true, 136, 0, 0 },
+			{ 200.0 / 12, 12, 2.4, 96, 8, 0.02, true, 136, 0, 0 },
+			{ 12.5, 16, 2.4, 50, 3.125, 0.1, true, 136, 0, 0 },
+		};
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rs, 4, 16);
+		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, NULL, 0,
+							       16, 25)),
+		       8, "16 of one size ready, 8 or 12 two rounds: 8 stay");
+		autobw_release(&a);
+		for (int i = 0; i < 4; i++)
+			rs[i].spread = 0.28;
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_preload(&a, rs, 4, 16);
+		is_int(autobw_writers(200, autobw_choose_batch(&a, NULL, NULL, 0,
+							       16, 25)),
+		       12, "16 of unlike sizes ready: 12 places");
+		/* a running task that wrote past the least of such sizes
+		 * has the mean left of those larger: half of 1 + 0.485 - w
+		 * (of one size, 1 - w: 0.412) */
+		double st1 = 0, l1;
+		ok(autobw_batch_left(&a, &st1, 1, NULL, 0, 10, &l1) &&
+			   fabs(l1 - (1 + sqrt(3.0) * 0.28 - 80.0 / 136) / 2) <
+				   1e-6,
+		   "unlike sizes, 80 of the mean 136 MB written: 0.449 left");
+		autobw_release(&a);
 		/* a registry without the one writer, or without the task's
 		 * size: no choice */
 		autobw_init_climb(&a, 200, 16, 8);
