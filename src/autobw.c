@@ -810,12 +810,11 @@ end_epoch(struct autobw *a, bool full)
 	begin_epoch(a, next);
 }
 
-bool
-autobw_finished(struct autobw *a, int epoch, double start, double end,
+/* autobw_finished, the task's size counted by the caller. */
+static bool
+epoch_task_done(struct autobw *a, int epoch, double start, double end,
 		double mb)
 {
-	/* (the mean size of a wave, for an epoch measured in flight) */
-	autobw_ended(a, mb);
 	if (a->phase != AUTOBW_LEARNING || epoch != a->epoch)
 		return false; /* a straggler of an earlier phase */
 	if (end < start)
@@ -834,6 +833,15 @@ autobw_finished(struct autobw *a, int epoch, double start, double end,
 		return false;
 	end_epoch(a, !a->partial);
 	return true;
+}
+
+bool
+autobw_finished(struct autobw *a, int epoch, double start, double end,
+		double mb)
+{
+	/* (the mean size of a wave, for an epoch measured in flight) */
+	autobw_ended(a, mb);
+	return epoch_task_done(a, epoch, start, end, mb);
 }
 
 bool
@@ -992,7 +1000,10 @@ autobw_carry_done(struct autobw *a, double start, double end, double mb)
 	double d = end > start ? end - start : 0;
 	reg_add(a, a->B, 1, d, a->early, mb >= 0 && d > 0 ? mb / d : 0,
 		a->early_err);
-	return autobw_finished(a, carry + 1, a->carry_from, end,
+	/* (its size is all it wrote; the epoch it was carried into
+	 * counts what it wrote there) */
+	autobw_ended(a, mb);
+	return epoch_task_done(a, carry + 1, a->carry_from, end,
 			       mb >= 0 ? mb - a->carry_mb : -1);
 }
 

@@ -597,8 +597,9 @@ double autobw_choose_batch(const struct autobw *a, const double *left,
 			   const long *stop, long running, long ready,
 			   double current);
 /* A task of the name ended having written mb (< 0: not known; an
- * epoch's through autobw_finished): counted in the mean task size
- * (task_mb). */
+ * epoch's through autobw_finished, the one writer's carried into the
+ * next epoch through autobw_carry_done, all it wrote): counted in the
+ * mean task size (task_mb) and its spread. */
 void autobw_ended(struct autobw *a, double mb);
 /* The mean MB of the name's tasks: of those that ended in this run, else
  * as an earlier run registered it (autobw_entry's q); 0: not known. */

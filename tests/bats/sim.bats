@@ -1174,3 +1174,23 @@ YAML
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
 }
+
+@test "sim: the one writer's task, carried into the next epoch, is kept at its whole size (issue 23)" {
+	# 16 variant-like checkpoints of 64 MB each: the one writer's task
+	# is carried into the fill point's epoch, which counts only what it
+	# wrote there.  Counted so in the mean task, the registry kept
+	# 63.75 MB and a spread of 0.015, and the next run drew sizes for
+	# tasks of one size.
+	wf <<'YAML'
+tasks:
+  - {name: align, foreach: {s: "1..16"}, out: {b: "bam/{s}"}, run: "true"}
+  - {name: ckpt, foreach: {s: "1..16"}, io: true, storage_bw: auto, in: {b: "bam/{s}"}, out: {c: "ck/{s}"}, run: "true"}
+  - {name: call, foreach: {s: "1..16"}, in: {c: "ck/{s}"}, out: {v: "vcf/{s}"}, run: "true"}
+YAML
+	printf 'task align seconds 3 jitter 0.1\ntask ckpt writes 64\ntask call seconds 1\ndevice * bandwidth 200 knee 6 alpha 0.1 stream 20\n' >m.txt
+	sim8
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,' t/events.jsonl
+	# each of the 3 entries (1, 8 and 10 writers): 64 MB, spread 0
+	[ "$(tail -1 r.tsv | cut -f5 | tr ',' '\n' | grep -c '^200:1:.*:64:0$')" = 1 ]
+	[ "$(tail -1 r.tsv | cut -f5 | tr ',' '\n' | grep -c ':64:0$')" = 3 ]
+}
