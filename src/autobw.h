@@ -625,7 +625,9 @@ struct autobw_count {
  * pace of those that write now, two tasks that had written through the
  * learning epochs at 4 or 5 writers' pace were taken as nearly done,
  * and the last 6 of 8 checkpoints chose 2 writers, 80 MB/s, where 3
- * write 100.)  False when it cannot tell. */
+ * write 100.)  False when it cannot tell, or, where the sizes are
+ * unlike, when a running task has written more than the largest size
+ * the play-outs draw (draw_sizes): the sizes are not known yet. */
 bool autobw_batch_left(const struct autobw *a, const double *start, long n,
 		       const struct autobw_count *h, size_t nh, double now,
 		       double *left);

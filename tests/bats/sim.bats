@@ -1212,3 +1212,24 @@ YAML
 	[ "$(tail -1 r.tsv | cut -f5 | tr ',' '\n' | grep -c '^200:1:.*:64:0$')" = 1 ]
 	[ "$(tail -1 r.tsv | cut -f5 | tr ',' '\n' | grep -c ':64:0$')" = 3 ]
 }
+
+@test "sim: the last tasks are not played out while a running one has written more than the ended ones' sizes say (issue 23)" {
+	# Knee 1, fall 0.1, 16 MB/s a writer: 8 write the most, 118 MB/s,
+	# 12 slow to 95.  16 variant-like checkpoints of 16 to 256 MB: as
+	# learning ended, the three that had ended wrote 34 to 48 MB, and
+	# four running had written 49 to 54.  Played out as all but done,
+	# those chose 12 places for the 13 left (28.116 s; the best static,
+	# 8: 25.398).
+	wf <<'YAML'
+tasks:
+  - {name: align, foreach: {s: "1..16"}, out: {b: "bam/{s}"}, run: "true"}
+  - {name: ckpt, foreach: {s: "1..16"}, io: true, storage_bw: auto, in: {b: "bam/{s}"}, out: {c: "ck/{s}"}, run: "true"}
+  - {name: call, foreach: {s: "1..16"}, in: {c: "ck/{s}"}, out: {v: "vcf/{s}"}, run: "true"}
+YAML
+	printf 'task align seconds 3 jitter 0.1\ntask ckpt writes 136 jitter 0.88\ntask call seconds 1\ndevice * bandwidth 200 knee 1 alpha 0.1 stream 16\n' >m.txt
+	sim8
+	[[ "${lines[0]}" == "makespan 25.620 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":13,"why":"learned"}' t/events.jsonl
+	run grep -c '"why":"last"' t/events.jsonl
+	[ "$output" = 0 ]
+}
