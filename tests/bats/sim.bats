@@ -73,6 +73,17 @@ ${2:+    storage_bw: $2}
 EOF
 }
 
+# align_ckpt_call N: variant-like, N samples: align (compute), its
+# checkpoint (storage_bw: auto) and the call that reads it
+align_ckpt_call() {
+	wf <<EOF
+tasks:
+  - {name: align, foreach: {s: "1..$1"}, out: {b: "bam/{s}"}, run: "true"}
+  - {name: ckpt, foreach: {s: "1..$1"}, io: true, storage_bw: auto, in: {b: "bam/{s}"}, out: {c: "ck/{s}"}, run: "true"}
+  - {name: call, foreach: {s: "1..$1"}, in: {c: "ck/{s}"}, out: {v: "vcf/{s}"}, run: "true"}
+EOF
+}
+
 # partial_ckpt: 8 partials, each followed by a checkpoint (storage_bw:
 # auto): on 2 cores the checkpoints become ready two at a time
 partial_ckpt() {
@@ -1199,12 +1210,7 @@ YAML
 	# wrote there.  Counted so in the mean task, the registry kept
 	# 63.75 MB and a spread of 0.015, and the next run drew sizes for
 	# tasks of one size.
-	wf <<'YAML'
-tasks:
-  - {name: align, foreach: {s: "1..16"}, out: {b: "bam/{s}"}, run: "true"}
-  - {name: ckpt, foreach: {s: "1..16"}, io: true, storage_bw: auto, in: {b: "bam/{s}"}, out: {c: "ck/{s}"}, run: "true"}
-  - {name: call, foreach: {s: "1..16"}, in: {c: "ck/{s}"}, out: {v: "vcf/{s}"}, run: "true"}
-YAML
+	align_ckpt_call 16
 	printf 'task align seconds 3 jitter 0.1\ntask ckpt writes 64\ntask call seconds 1\ndevice * bandwidth 200 knee 6 alpha 0.1 stream 20\n' >m.txt
 	sim8
 	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","epoch":2,' t/events.jsonl
@@ -1220,12 +1226,7 @@ YAML
 	# four running had written 49 to 54.  Played out as all but done,
 	# those chose 12 places for the 13 left (28.116 s; the best static,
 	# 8: 25.398).
-	wf <<'YAML'
-tasks:
-  - {name: align, foreach: {s: "1..16"}, out: {b: "bam/{s}"}, run: "true"}
-  - {name: ckpt, foreach: {s: "1..16"}, io: true, storage_bw: auto, in: {b: "bam/{s}"}, out: {c: "ck/{s}"}, run: "true"}
-  - {name: call, foreach: {s: "1..16"}, in: {c: "ck/{s}"}, out: {v: "vcf/{s}"}, run: "true"}
-YAML
+	align_ckpt_call 16
 	printf 'task align seconds 3 jitter 0.1\ntask ckpt writes 136 jitter 0.88\ntask call seconds 1\ndevice * bandwidth 200 knee 1 alpha 0.1 stream 16\n' >m.txt
 	sim8
 	[[ "${lines[0]}" == "makespan 25.620 s:"* ]]
