@@ -1511,7 +1511,7 @@ autobw_batch_left(const struct autobw *a, const double *start, long n,
 		}
 		/* past the largest size drawn: the tasks that ended are
 		 * the small ones, and the sizes are not known yet (16
-		 * checkpoints of 16 to 256 MB: three of 34 to 48 MB ended,
+		 * checkpoints of 16 to 256 MB: three of 32 to 46 MB ended,
 		 * four running had written 49 to 54, and the play-out,
 		 * taking those as all but done, chose 12 places, which
 		 * slowed, for the 13 left: 10.7 % over the best static,

@@ -1157,7 +1157,7 @@ YAML
 	# (64 MB/s), 16 slow to 50, and 10 to 12 keep pace too.  16 HMMER-
 	# like checkpoints of 16 to 256 MB: the fill point (25, so all 16)
 	# started every task, and with none left to start, learning stopped
-	# at 8, where the 268 MB one waited for a place (50.994 s; the best
+	# at 8, where the 256 MB one waited for a place (50.994 s; the best
 	# static, 10: 35.784).  The step down to 11 needs no task left: the
 	# youngest 5 make way, and 11 are read in flight.
 	search_ckpt 16 auto
@@ -1222,7 +1222,7 @@ YAML
 @test "sim: the last tasks are not played out while a running one has written more than the ended ones' sizes say (issue 23)" {
 	# Knee 1, fall 0.1, 16 MB/s a writer: 8 write the most, 118 MB/s,
 	# 12 slow to 95.  16 variant-like checkpoints of 16 to 256 MB: as
-	# learning ended, the three that had ended wrote 34 to 48 MB, and
+	# learning ended, the three that had ended wrote 32 to 46 MB, and
 	# four running had written 49 to 54.  Played out as all but done,
 	# those chose 12 places for the 13 left (28.116 s; the best static,
 	# 8: 25.398).
