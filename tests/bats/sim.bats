@@ -49,10 +49,11 @@ sim2() {
 	[ "$status" -eq 0 ]
 }
 
-# ckpt_law SECONDS KNEE ALPHA STREAM: m.txt for search_ckpt, searches of
-# SECONDS +-10 %, checkpoints of 64 MB, a 200 MB/s device of that law
+# ckpt_law SECONDS KNEE ALPHA STREAM [WRITES]: m.txt for search_ckpt,
+# searches of SECONDS +-10 %, checkpoints of WRITES (64 MB; "136 jitter
+# 0.88": 16 to 256 MB each), a 200 MB/s device of that law
 ckpt_law() {
-	printf 'task search seconds %s jitter 0.1\ntask ckpt writes 64\ndevice * bandwidth 200 knee %s alpha %s stream %s\n' "$@" >m.txt
+	printf 'task search seconds %s jitter 0.1\ntask ckpt writes %s\ndevice * bandwidth 200 knee %s alpha %s stream %s\n' "$1" "${5:-64}" "$2" "$3" "$4" >m.txt
 }
 
 # search_ckpt N [STORAGE_BW]: N compute tasks, each followed by an I/O task
@@ -1087,7 +1088,7 @@ EOF
 	# run; the best static, 14: 39.930 s).  The sizes that ended spread
 	# 0.5 (AUTOBW_SPREAD_MAX 0.3): 14 stay.
 	search_ckpt 32 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 136 jitter 0.88\ndevice * bandwidth 200 knee 13 alpha 0.2 stream 12\n' >m.txt
+	ckpt_law 2 13 0.2 12 '136 jitter 0.88'
 	sim8
 	[[ "${lines[0]}" == "makespan 40.244 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":14.2857,"k":14,"n":32,"why":"learned"}' t/events.jsonl
@@ -1161,7 +1162,7 @@ YAML
 	# static, 10: 35.784).  The step down to 11 needs no task left: the
 	# youngest 5 make way, and 11 are read in flight.
 	search_ckpt 16 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 136 jitter 0.88\ndevice * bandwidth 200 knee 10 alpha 0.5 stream 8\n' >m.txt
+	ckpt_law 2 10 0.5 8 '136 jitter 0.88'
 	sim8
 	[[ "${lines[0]}" == "makespan 36.020 s:"* ]]
 	grep -q '"ev":"rate","name":"ckpt","device":"disk@local","epoch":2,"c":12.5,"k":16,"mbps":50,' t/events.jsonl
@@ -1186,7 +1187,7 @@ YAML
 	# 16 in two rounds alike; played out with sizes as unlike as the
 	# kept run's, 11 ends them sooner, and the next run tries it.
 	search_ckpt 16 auto
-	printf 'task search seconds 2 jitter 0.1\ntask ckpt writes 136 jitter 0.88\ndevice * bandwidth 200 knee 10 alpha 0.5 stream 8\n' >m.txt
+	ckpt_law 2 10 0.5 8 '136 jitter 0.88'
 	reg() {
 		printf 'ckpt\tdisk\t200\tauto\t25:8:1.16:64:8:0.0249221:1:%s,200:1:2.38437:8:8:0.142857:0:%s,12.5:16:6.10399:50:3.125:0.0993789:1:%s\n' "$1" "$1" "$1" >r.tsv
 	}
