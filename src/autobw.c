@@ -490,6 +490,7 @@ static double rounds_time(const struct autobw *a, long k, long n,
 			  double r1);
 static double rounds_time_at(const struct autobw *a, long k, long n,
 			     double r1, double R);
+static double fall_rate(const struct autobw *a, long k, double r1);
 
 /* climb: the wave of the cores, w, when k writers leave w mod k of each
  * wave to write after the others, too few to fill B at r1 each, and w
@@ -541,13 +542,15 @@ above_step(struct autobw *a, long kb)
 	if (!(r1 > 0))
 		return 0;
 	long w = wave_count(a, kb, r1);
-	if (w && rounds_time(a, w, w, r1) < keep * rounds_time(a, kb, w, r1)) {
+	if (w && rounds_time_at(a, w, w, r1, fall_rate(a, w, r1)) <
+			 keep * rounds_time(a, kb, w, r1)) {
 		a->step = "wave";
 		return w;
 	}
 	long n = a->pile, k2 = tail_count(a, kb, n, r1);
 	if (k2 && !reg_find(a, k2) &&
-	    rounds_time(a, k2, n, r1) < keep * rounds_time(a, kb, n, r1)) {
+	    rounds_time_at(a, k2, n, r1, fall_rate(a, k2, r1)) <
+		    keep * rounds_time(a, kb, n, r1)) {
 		a->step = "tail";
 		return k2;
 	}
@@ -1377,14 +1380,34 @@ left_of(double w, double h)
 	return x < 0.05 ? 0.05 : x > 1 ? 1 : x;
 }
 
+/* The task size autobw_epoch_pays plays with: the mean of those that
+ * ended; with none ended, a kept registry's mean (an earlier run's), at
+ * least the most any running one wrote; with neither, twice the most
+ * written, the one that wrote most taken as halfway.  (The most written
+ * alone is a lower bound that plays every writer out as all but done:
+ * 16 HMMER-like checkpoints of 16 to 256 MB, k8-a0.3-r8, had written
+ * 19.3 MB at most where the mean was 130, and the step down from 16
+ * writers that paid was refused: +42.4 % over the best static.) */
+static double
+play_size(const struct autobw *a)
+{
+	if (a->task_n)
+		return a->task_mb / (double)a->task_n;
+	double w = 0, kept = 0;
+	for (size_t i = 0; i < a->nslot; i++)
+		if (a->slot[i].used)
+			w = fmax(w, a->slot[i].mb);
+	for (size_t i = 0; i < a->nreg; i++)
+		kept = fmax(kept, a->reg[i].q);
+	return kept > 0 ? fmax(kept, w) : 2 * w;
+}
+
 bool
 autobw_epoch_pays(const struct autobw *a, long k, long left)
 {
 	long m = a->flying;
 	const struct autobw_entry *one = reg_find(a, 1);
-	double r1 = one ? one_pace(one) : a->early, q = task_size(a);
-	if (!(q > 0))
-		q = autobw_task_mb(a); /* (a registry's, from an earlier run) */
+	double r1 = one ? one_pace(one) : a->early, q = play_size(a);
 	if (!a->climb || k < 2 || a->nreg < 2 || reg_find(a, k) ||
 	    !(r1 > 0) || !(q > 0) || left < 0)
 		return true;
@@ -1779,6 +1802,37 @@ tail_under(struct autobw *a, long kb)
 		a->hi = hi;
 	}
 	return best;
+}
+
+/* climb: what k writers, more than the most registered, write: rate_est's
+ * hope, or less when the two most registered both slowed one another
+ * (slowed) and the more wrote less: on the family's law, past the knee
+ * 1 / rate grows by a line in k, the line through theirs.  (Knee 1,
+ * fall 0.2, 25 MB/s a writer, 8 Kmeans-like checkpoints on 2 cores: 5
+ * writers wrote 111 MB/s and 6 wrote 100, and the next run tried 8 to
+ * end the 8 in one round at no less than 100: they wrote 83, the line's
+ * rate, +3.6 % over the best static in wfrun sim.) */
+static double
+fall_rate(const struct autobw *a, long k, double r1)
+{
+	double R = rate_est(a, k, r1);
+	const struct autobw_entry *h = NULL, *l = NULL;
+	for (size_t i = 0; i < a->nreg; i++) {
+		const struct autobw_entry *x = &a->reg[i];
+		if (!h || x->k > h->k) {
+			l = h;
+			h = x;
+		} else if (!l || x->k > l->k) {
+			l = x;
+		}
+	}
+	if (!l || k <= h->k || !slowed(a, h) || !slowed(a, l))
+		return R;
+	double u = rate_of(a, l), v = rate_of(a, h);
+	if (!(v > 0) || !(u > v))
+		return R;
+	return fmin(R, 1 / (1 / v + (1 / v - 1 / u) * (double)(k - h->k) /
+					   (double)(h->k - l->k)));
 }
 
 /* climb: what k writers, more than the most registered, m, write on

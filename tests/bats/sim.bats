@@ -107,6 +107,31 @@ partial_law() {
 	printf 'task partial seconds 0.5\ntask ckpt writes 64\ndevice * bandwidth 200 knee %s alpha %s stream %s\n' "$@" >m.txt
 }
 
+# kmeans1_ckpt: one Kmeans-like iteration, as bench/learn-sim.sh's
+# kmeans1: 8 partials, their reduce, and a checkpoint of each partial
+# (storage_bw: auto)
+kmeans1_ckpt() {
+	wf <<'EOF'
+tasks:
+  - {name: init, out: {c: c/0}, run: "true"}
+  - {name: partial, foreach: {i: "1..8"}, in: {c: c/0}, out: {p: "p/{i}"}, run: "true"}
+  - {name: reduce, in: {p: {list: "p/{i}", foreach: {i: "1..8"}}}, out: {c: c/1}, run: "true"}
+  - name: ckpt
+    foreach: {i: "1..8"}
+    io: true
+    storage_bw: auto
+    in: {p: "p/{i}"}
+    out: {k: "k/{i}"}
+    run: "true"
+EOF
+}
+
+# kmeans1_law KNEE ALPHA STREAM: m.txt for kmeans1_ckpt, partials of
+# 0.5 s +-10 %, checkpoints of 64 MB, a 200 MB/s device of that law
+kmeans1_law() {
+	printf 'task init seconds 0.025\ntask partial seconds 0.5 jitter 0.1\ntask reduce seconds 0.125\ntask ckpt writes 64\ndevice * bandwidth 200 knee %s alpha %s stream %s\n' "$@" >m.txt
+}
+
 @test "sim: I/O tasks share a congested device by its law" {
 	writers 4
 	printf 'task w writes 100\ndevice * bandwidth 100 knee 1 alpha 1\n' >m.txt
@@ -834,20 +859,25 @@ EOF2
 @test "sim: checkpoints that pile up are chosen for as a whole: neither run leaves two to write alone (issue 23)" {
 	# 32 checkpoints of 64 MB, each writer capped at 8 MB/s, 8 ready
 	# every 2 s; knee 12, fall 0.2: 15 writers write 120 MB/s, 16 only
-	# 111, so a stream of them chooses 15, and the last 2 wrote alone
-	# for 8 s (26.027 s; 16 static: 22.240).  Learning ends with all 32
-	# to end: 16 end them in 2 rounds, 15 in 3 (the last of 2 writers).
+	# 111, so a stream of them chose 15, and the last 2 wrote alone
+	# for 8 s (26.027 s; 16 static: 22.240).  The fill point's 16 have
+	# written a fifth of a task when their rate is read: the step down
+	# to 15 cannot repay stopping one of them (played out with the most
+	# written as half a task; taken as the whole task, every writer
+	# looked all but done, 15 were tried, and the rounds then chose 16
+	# again: 23.215 s).
 	search_ckpt 32 auto
 	ckpt_law 2 12 0.2 8
 	sim8
-	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"bracketed","best":15,' t/events.jsonl
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":32,"why":"rounds"}' t/events.jsonl
-	[[ "${lines[0]}" == "makespan 23.215 s: 64 tasks on 1 worker"* ]]
-	# With 16 running and 16 to come, all are played out as if there:
-	# the next run too
+	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":16,' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":32,"why":"learned"}' t/events.jsonl
+	[[ "${lines[0]}" == "makespan 22.240 s: 64 tasks on 1 worker"* ]]
+	# the next run chooses 16 from the registry
 	sim8
 	[[ "${lines[0]}" == "makespan 22.240 s: 64 tasks on 1 worker"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":32,"why":"last"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":12.5,"k":16,"n":32,"why":"registry"}' t/events.jsonl
+	run grep -c '"ev":"epoch_begin"' t/events.jsonl
+	[ "$output" = 0 ]
 }
 
 @test "sim: a kept registry whose best, below the fill point, leaves part of each wave of the cores behind tries the wave in the next run (issue 23)" {
@@ -967,33 +997,21 @@ most_io() {
 @test "sim: a kept registry whose search's next step the tasks cannot repay tries a round fewer above its best instead (issue 23)" {
 	# One Kmeans-like iteration on 2 cores: 8 partials of 0.5 s +-10 %
 	# and their checkpoints; 16 MB/s a writer, knee 1, fall 0.3: 6
-	# writers write 80 MB/s, 4 write 64, 8 write 65.  The search's next
-	# step, 5, cannot be repaid by the 8 checkpoints (the next run chose
-	# 6 again, 9.224 s); 8 at once end them in one round, and the runs
-	# after choose them for the last tasks.
-	wf <<'EOF'
-tasks:
-  - {name: init, out: {c: c/0}, run: "true"}
-  - {name: partial, foreach: {i: "1..8"}, in: {c: c/0}, out: {p: "p/{i}"}, run: "true"}
-  - {name: reduce, in: {p: {list: "p/{i}", foreach: {i: "1..8"}}}, out: {c: c/1}, run: "true"}
-  - name: ckpt
-    foreach: {i: "1..8"}
-    io: true
-    storage_bw: auto
-    in: {p: "p/{i}"}
-    out: {k: "k/{i}"}
-    run: "true"
-EOF
-	printf 'task init seconds 0.025\ntask partial seconds 0.5 jitter 0.1\ntask reduce seconds 0.125\ntask ckpt writes 64\ndevice * bandwidth 200 knee 1 alpha 0.3 stream 16\n' >m.txt
+	# writers write 80 MB/s, 5 too, 4 write 64, 8 write 65.  The first
+	# run steps down to 5 (the search's next step) and ends with 6; the
+	# search is bracketed (5 static: 9.002 s); 8 at once end them in
+	# one round, and the runs after choose them for the last tasks.
+	kmeans1_ckpt
+	kmeans1_law 1 0.3 16
 	sim2
-	[[ "${lines[0]}" == "makespan 9.456 s:"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":33.3333,"k":6,"n":8,"why":"learned"}' t/events.jsonl
+	[[ "${lines[0]}" == "makespan 8.878 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":40,"k":5,"n":8,"why":"learned"}' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 8.658 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":6,.*"open":"tail","epoch":1,"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":5,.*"open":"tail","epoch":1,"c":25,"k":8}' t/events.jsonl
 	sim2
 	[[ "${lines[0]}" == "makespan 8.658 s:"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"registry"}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":8,"why":"last"}' t/events.jsonl
 }
 
 @test "sim: the last tasks' play-out, as learning ends, counts the writers the drain stops for fewer places (issue 23)" {
@@ -1176,6 +1194,43 @@ YAML
 	[[ "${lines[0]}" == "makespan 40.027 s:"* ]]
 	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":11,"best_rate":88,"lo":10,"hi":16,' t/events.jsonl
 	run grep -c '"ev":"preempt"' t/events.jsonl
+	[ "$output" = 0 ]
+}
+
+@test "sim: a step down while no writer has ended plays the one that wrote most as halfway (issue 23)" {
+	# Knee 8, fall 0.3, 8 MB/s a writer: 8 keep the one writer's pace
+	# (64 MB/s), 16 slow to 58.8, 11 write 88.  16 HMMER-like
+	# checkpoints of 16 to 256 MB: the fill point (25, so all 16)
+	# started every task, and none had ended when 16's rate was read.
+	# Played out with the most any had written (19 MB, where the mean
+	# is 130) as a whole task, every writer looked all but done, the
+	# step down to 11 did not pay, and learning stopped at 8 (50.969 s;
+	# 10 static: 35.784).  With the one that wrote most halfway, 11 are
+	# tried and chosen.
+	search_ckpt 16 auto
+	ckpt_law 2 8 0.3 8 '136 jitter 0.88'
+	sim8
+	[[ "${lines[0]}" == "makespan 35.994 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"golden-up","best":8,"best_rate":64,"lo":7,"hi":16,"epoch":3,"c":18.1818,"k":11}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":16,"why":"learned"}' t/events.jsonl
+}
+
+@test "sim: a kept registry tries no more writers above two that wrote less with one more (issue 23)" {
+	# One Kmeans-like iteration on 2 cores, 25 MB/s a writer, knee 1,
+	# fall 0.2: 4 writers write 100 MB/s, 5 write 111, 6 write 100.
+	# The first run chooses 5 (5 and then 3 end the 8); 8 at once would
+	# end them in one round if they wrote no less than 6, but on the
+	# line of 1 / rate through 5 and 6 they write 83: the next run
+	# tries nothing (it tried 8 at 83 MB/s: 6.359 s).
+	kmeans1_ckpt
+	kmeans1_law 1 0.2 25
+	sim2
+	[[ "${lines[0]}" == "makespan 6.235 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":40,"k":5,"n":8,"why":"learned"}' t/events.jsonl
+	sim2
+	[[ "${lines[0]}" == "makespan 5.910 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":40,"k":5,"n":8,"why":"registry"}' t/events.jsonl
+	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
 }
 
