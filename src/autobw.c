@@ -1393,12 +1393,7 @@ play_size(const struct autobw *a)
 {
 	if (a->task_n)
 		return a->task_mb / (double)a->task_n;
-	double w = 0, kept = 0;
-	for (size_t i = 0; i < a->nslot; i++)
-		if (a->slot[i].used)
-			w = fmax(w, a->slot[i].mb);
-	for (size_t i = 0; i < a->nreg; i++)
-		kept = fmax(kept, a->reg[i].q);
+	double w = task_size(a), kept = autobw_task_mb(a);
 	return kept > 0 ? fmax(kept, w) : 2 * w;
 }
 
