@@ -1048,6 +1048,35 @@ autobw_stop(struct autobw *a)
 }
 
 void
+autobw_hold(struct autobw *a, long k, const char *step)
+{
+	if (!a->climb || a->phase != AUTOBW_LEARNED)
+		return;
+	a->held = true;
+	a->held_k = k;
+	a->held_step = step;
+	a->step = "held";
+}
+
+void
+autobw_unhold(struct autobw *a)
+{
+	if (a->held)
+		a->step = "stopped";
+	a->held = false;
+}
+
+void
+autobw_reopen(struct autobw *a)
+{
+	int epoch = a->epoch;
+	a->held = false;
+	a->step = a->held_step;
+	autobw_resume(a, a->held_k, a->cores);
+	a->epoch = epoch; /* (the held one: none joined it) */
+}
+
+void
 autobw_abandon(struct autobw *a, int epoch)
 {
 	if (a->carry && epoch == a->carry) {
@@ -1388,6 +1417,34 @@ left_of(double w, double h)
  * 16 HMMER-like checkpoints of 16 to 256 MB, k8-a0.3-r8, had written
  * 19.3 MB at most where the mean was 130, and the step down from 16
  * writers that paid was refused: +42.4 % over the best static.) */
+/* The half-width of the uniform spread of sizes with spread s (a
+ * standard deviation over the mean: sqrt(3) s); 0 within 1 %. */
+static double
+half_width(double s)
+{
+	return s < 0.01 ? 0 : sqrt(3.0) * s;
+}
+
+/* Held (autobw_hold), the sizes seen: those that ended and each running
+ * one's twice what it wrote; their mean, and (spread) their standard
+ * deviation over it. */
+static double
+held_size(const struct autobw *a, double *spread)
+{
+	double s = a->task_mb, s2 = a->task_mb2, n = (double)a->task_n;
+	for (size_t i = 0; i < a->nslot; i++)
+		if (a->slot[i].used) {
+			double q = 2 * a->slot[i].mb;
+			s += q;
+			s2 += q * q;
+			n++;
+		}
+	double m = n > 0 ? s / n : 0, v = n > 0 ? s2 / n - m * m : 0;
+	if (spread)
+		*spread = m > 0 && v > 0 ? sqrt(v) / m : 0;
+	return m;
+}
+
 static double
 play_size(const struct autobw *a)
 {
@@ -1403,6 +1460,11 @@ autobw_epoch_pays(const struct autobw *a, long k, long left)
 	long m = a->flying;
 	const struct autobw_entry *one = reg_find(a, 1);
 	double r1 = one ? one_pace(one) : a->early, q = play_size(a);
+	double h = play_half_width(a);
+	if (a->held) {
+		q = held_size(a, &h);
+		h = half_width(h);
+	}
 	if (!a->climb || k < 2 || a->nreg < 2 || reg_find(a, k) ||
 	    !(r1 > 0) || !(q > 0) || left < 0)
 		return true;
@@ -1417,7 +1479,6 @@ autobw_epoch_pays(const struct autobw *a, long k, long left)
 	double *L = xmalloc((size_t)(2 * (m + left) + 1) * sizeof(double));
 	double *F = L + m + left;
 	long n = 0;
-	double h = play_half_width(a);
 	for (size_t i = 0; i < a->nslot && n < m; i++)
 		if (a->slot[i].used)
 			L[n++] = left_of(a->slot[i].mb / q, h);
@@ -1485,8 +1546,7 @@ autobw_unlike(const struct autobw *a)
 static double
 play_half_width(const struct autobw *a)
 {
-	double s = spread_of(a);
-	return s < 0.01 ? 0 : sqrt(3.0) * s;
+	return half_width(spread_of(a));
 }
 
 double
@@ -1973,7 +2033,7 @@ autobw_resume(struct autobw *a, long k, long cores)
 bool
 autobw_flies(const struct autobw *a)
 {
-	return a->climb && a->phase == AUTOBW_LEARNING;
+	return a->climb && (a->phase == AUTOBW_LEARNING || a->held);
 }
 
 /* A writer's window: its rate, MB/s, and that rate's error, MB/s (its
@@ -2382,6 +2442,8 @@ slot_edge(struct autobw *a, struct autobw_slot *x, struct autobw_edge ed)
 	x->d1 = ed.d;
 	x->n++;
 	window_count(a, x, 1);
+	if (a->phase != AUTOBW_LEARNING)
+		return false; /* (held: read, nothing registered) */
 	long j = count_now(a);
 	if (j > a->peak)
 		a->peak = j;

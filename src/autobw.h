@@ -168,8 +168,8 @@ struct autobw {
 	 * tail, resume; autobw_open's bound: the family's bound's count
 	 * no epoch ran, and knee: one more than the most registered, at
 	 * B; after learning,
-	 * why it ended: bracketed, kept-pace, no-gain, or stopped by
-	 * autobw_stop), and the
+	 * why it ended: bracketed, kept-pace, no-gain, stopped by
+	 * autobw_stop, or held by autobw_hold), and the
 	 * bracket it was chosen in: the best k then, and the k around it
 	 * (0: none) */
 	const char *step;
@@ -207,6 +207,10 @@ struct autobw {
 	size_t nseen;
 	bool last_tasks;   /* climb: every task of the name still to start
 			      is ready, and few (autobw_last_tasks) */
+	bool held;         /* climb, learned: its step held until two tasks
+			      end (autobw_hold); its writers still fly */
+	long held_k;       /* that step's k, and why (its step) */
+	const char *held_step;
 	double task_mb;    /* MB of the tasks that finished (of any phase:
 			      autobw_ended), and */
 	long task_n;       /* how many: their mean sizes a wave */
@@ -497,6 +501,18 @@ void autobw_no_more_ready(struct autobw *a);
  * A climb that stops while its highest k still gained throughput sets
  * still_scaling. */
 bool autobw_stop(struct autobw *a);
+/* Beyond the paper.  After autobw_stop, when the play-out refused the
+ * step while no task had ended (autobw_epoch_pays: their sizes not
+ * known, every one taken as of one size): learning ends for now (step
+ * held) and its writers still fly, their windows read but nothing
+ * registered, until autobw_reopen or autobw_unhold. */
+void autobw_hold(struct autobw *a, long k, const char *step);
+/* A held climb whose step stays refused: its writers no longer fly
+ * (step stopped). */
+void autobw_unhold(struct autobw *a);
+/* A held climb learns again: the next epoch is the held step's (step
+ * resume, open the held one's), numbered as the held one was. */
+void autobw_reopen(struct autobw *a);
 /* A task that joined epoch `epoch` will not finish (its worker was lost):
  * its place in the epoch is free again (the carried one's: in the epoch
  * it joined; its own is not registered). */

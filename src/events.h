@@ -22,7 +22,9 @@
  * A climb's epoch_begin from its second epoch on carries the same step,
  * best, best_rate, lo and hi after "device" (why this k: autobw.h); its
  * search line, just before the constraint that ends its learning, says
- * why learning ended.  A ramp line is the rate of K writers (fewer than
+ * why learning ended; a search held (step "held") is decided again once
+ * two of its tasks have ended: an epoch_begin of step "resume", or a
+ * search line of step "stopped" alone.  A ramp line is the rate of K writers (fewer than
  * epoch E's) read while E's writers ramped up, registered without
  * ending E (autobw_flight).
  * The reader takes any flat JSON object per line (nested values are

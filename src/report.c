@@ -445,6 +445,7 @@ take_event(struct report *r, const struct event *ev, const char *path,
 						    ev->device ? ev->device
 							       : "");
 		cv->ended_by = intern(r, ev->step, strlen(ev->step));
+		cv->held |= !strcmp(ev->step, "held");
 	}
 	return 0;
 }
@@ -1128,6 +1129,9 @@ curve_table(FILE *fp, const struct report_curve *c)
 	if (c->ended_by) {
 		fputs("<p class=\"note\">Learning ended: ", fp);
 		report_esc(fp, c->ended_by);
+		if (c->held && strcmp(c->ended_by, "held"))
+			fputs(", after a hold until two of its tasks had "
+			      "ended", fp);
 		fputs(" (wfrun-storage-bw(7) says what each step means).</p>\n",
 		      fp);
 	}

@@ -85,6 +85,8 @@ struct report_curve {
 	long k, n;
 	const char *why;
 	const char *ended_by;   /* the search step that ended learning */
+	bool held;              /* it was held (step held) until two tasks
+				   ended, then went on or stopped */
 	bool from_trace;        /* rebuilt from trace.tsv, no events.jsonl */
 };
 

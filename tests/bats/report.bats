@@ -66,6 +66,11 @@ PY
 	grep -q '<td>golden-up: best k so far 4, between 2 and 8</td></tr>' r.html
 	[ "$(grep -c '<td></td></tr>' r.html)" -ge 2 ] # epochs 1 and 3: none
 	grep -q '<p class="note">Learning ended: bracketed ' r.html
+	# held until two tasks ended, then on (wfrun-storage-bw(7))
+	sed -i '8i {"t":1764683404.1,"ev":"search","name":"ckpt","device":"local:disk","step":"held","best":4,"best_rate":120.5,"lo":2,"hi":8,"epoch":0,"c":5,"k":2}' events.jsonl
+	run "$WFRUN" report -o r.html trace.tsv
+	[ "$status" -eq 0 ]
+	grep -q '<p class="note">Learning ended: bracketed, after a hold until two of its tasks had ended (' r.html
 }
 
 @test "report: a resumed search's epoch says the step its k was chosen by" {

@@ -1215,6 +1215,32 @@ YAML
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":16,"why":"learned"}' t/events.jsonl
 }
 
+@test "sim: a step the play-out refused before any task ended is decided again once two have (issue 23)" {
+	# Knee 7, fall 0.8, 20 MB/s a writer: 7 write 140 MB/s, 8 write
+	# 111.  16 HMMER-like checkpoints of 16 to 256 MB: the fill
+	# point's 8 were read at 111 MB/s before any had ended, and the
+	# step down to 7, played out with tasks of one size (8 and 7 end
+	# them in two and three rounds), did not pay: 8 ran on (25.466 s;
+	# 7 static: 20.220).  Held, it is played out again when two have
+	# ended, with the sizes seen then, and 7 are tried and chosen.
+	search_ckpt 16 auto
+	ckpt_law 2 7 0.8 20 '136 jitter 0.88'
+	sim8
+	[[ "${lines[0]}" == "makespan 23.605 s:"* ]]
+	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"held","best":8,"best_rate":111.111,"lo":5,"hi":9,"epoch":0,"c":25,"k":8}' t/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume","best":8,"best_rate":111.111,"lo":5,"hi":9,"open":"golden-down","epoch":3,"c":28.5714,"k":7}' t/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":28.5714,"k":7,"n":13,"why":"learned"}' t/events.jsonl
+	# of one size, the two that ended say so: learning ends at 8
+	rm -f r.tsv
+	ckpt_law 2 7 0.8 20 136
+	sim8
+	[[ "${lines[0]}" == "makespan 21.556 s:"* ]]
+	grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"held",' t/events.jsonl
+	tail -n 1 t/events.jsonl | grep -q '"ev":"search","name":"ckpt","device":"disk@local","step":"stopped","best":8,"best_rate":111.111,"lo":5,"hi":9,"epoch":0,"c":25,"k":8}'
+	run grep -c '"ev":"epoch_begin"' t/events.jsonl
+	[ "$output" = 2 ]
+}
+
 @test "sim: a kept registry tries no more writers above two that wrote less with one more (issue 23)" {
 	# One Kmeans-like iteration on 2 cores, 25 MB/s a writer, knee 1,
 	# fall 0.2: 4 writers write 100 MB/s, 5 write 111, 6 write 100.

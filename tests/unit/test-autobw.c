@@ -909,6 +909,48 @@ main(void)
 	ok(!autobw_stop(&a), "one of its own joined: not stopped");
 	autobw_release(&a);
 
+	/* Held (autobw_hold): its writers fly, read but registering
+	 * nothing, and none joins an epoch; unheld, they fly no more;
+	 * reopened, it learns again from the epoch it held. */
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	feed(&a, 0, 50, 0.6);
+	{
+		int held = a.epoch;
+		ok(autobw_stop(&a), "stopped before epoch 2 took a task");
+		autobw_hold(&a, 2, "golden-down");
+		ok(a.held && autobw_flies(&a) && autobw_epoch(&a) == 0 &&
+			   !strcmp(a.step, "held"),
+		   "held: its writers fly, no epoch to join");
+		int s0 = autobw_slot_open(&a), s1 = autobw_slot_open(&a);
+		size_t n = a.nreg;
+		bool took = false;
+		for (int i = 1; i <= 40; i++) {
+			took |= autobw_flight(&a, s0, 0.1 * i, 5.0 * i);
+			took |= autobw_flight(&a, s1, 0.1 * i, 4.0 * i);
+		}
+		ok(!took && a.nreg == n && a.slot[s0].mb == 200 &&
+			   a.slot[s1].mb == 160 && a.writing == 2,
+		   "held: read, nothing registered");
+		autobw_reopen(&a);
+		ok(a.phase == AUTOBW_LEARNING && !a.held &&
+			   autobw_epoch(&a) == held && a.k == 2 &&
+			   !strcmp(a.step, "resume") &&
+			   !strcmp(a.open_step, "golden-down"),
+		   "reopened: the held epoch, of 2, step resume");
+	}
+	autobw_release(&a);
+	autobw_init_climb(&a, 200, 16, 2);
+	autobw_started(&a);
+	feed(&a, 0, 50, 0.6);
+	autobw_stop(&a);
+	autobw_hold(&a, 2, "golden-down");
+	autobw_unhold(&a);
+	ok(!a.held && !autobw_flies(&a) && !strcmp(a.step, "stopped") &&
+		   a.phase == AUTOBW_LEARNED,
+	   "unheld: learned, stopped, its writers fly no more");
+	autobw_release(&a);
+
 	/* The search lands within 10 % of the law's best k, of any value,
 	 * on a grid of laws: knee 1 to 12, alpha 0.05 to 1, a per-writer
 	 * cap or none, B 200 and 450, 16 and 64 executors; tasks of 64 MB,
