@@ -1048,12 +1048,11 @@ autobw_stop(struct autobw *a)
 }
 
 void
-autobw_hold(struct autobw *a, long k, const char *step)
+autobw_hold(struct autobw *a, const char *step)
 {
 	if (!a->climb || a->phase != AUTOBW_LEARNED)
 		return;
-	a->held = true;
-	a->held_k = k;
+	a->held = true; /* (at a->k: only learning writes it) */
 	a->held_step = step;
 	a->step = "held";
 }
@@ -1072,7 +1071,7 @@ autobw_reopen(struct autobw *a)
 	int epoch = a->epoch;
 	a->held = false;
 	a->step = a->held_step;
-	autobw_resume(a, a->held_k, a->cores);
+	autobw_resume(a, a->k, a->cores);
 	a->epoch = epoch; /* (the held one: none joined it) */
 }
 
@@ -1462,11 +1461,13 @@ autobw_epoch_pays(const struct autobw *a, long k, long left)
 {
 	long m = a->flying;
 	const struct autobw_entry *one = reg_find(a, 1);
-	double r1 = one ? one_pace(one) : a->early, q = play_size(a);
-	double h = play_half_width(a);
+	double r1 = one ? one_pace(one) : a->early, q, h;
 	if (a->held) {
 		q = held_size(a, &h);
 		h = half_width(h);
+	} else {
+		q = play_size(a);
+		h = play_half_width(a);
 	}
 	if (!a->climb || k < 2 || a->nreg < 2 || reg_find(a, k) ||
 	    !(r1 > 0) || !(q > 0) || left < 0)

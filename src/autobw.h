@@ -207,10 +207,10 @@ struct autobw {
 	size_t nseen;
 	bool last_tasks;   /* climb: every task of the name still to start
 			      is ready, and few (autobw_last_tasks) */
-	bool held;         /* climb, learned: its step held until two tasks
-			      end (autobw_hold); its writers still fly */
-	long held_k;       /* that step's k, and why (its step) */
-	const char *held_step;
+	bool held;         /* climb, learned: its step (k) held until two
+			      tasks end (autobw_hold); its writers still
+			      fly */
+	const char *held_step; /* why that step (its step) */
 	double task_mb;    /* MB of the tasks that finished (of any phase:
 			      autobw_ended), and */
 	long task_n;       /* how many: their mean sizes a wave */
@@ -506,7 +506,7 @@ bool autobw_stop(struct autobw *a);
  * known, every one taken as of one size): learning ends for now (step
  * held) and its writers still fly, their windows read but nothing
  * registered, until autobw_reopen or autobw_unhold. */
-void autobw_hold(struct autobw *a, long k, const char *step);
+void autobw_hold(struct autobw *a, const char *step);
 /* A held climb whose step stays refused: its writers no longer fly
  * (step stopped). */
 void autobw_unhold(struct autobw *a);

@@ -303,6 +303,23 @@ search_step(const struct autobw *a, struct iopol_event *e)
 	e->best_rate = a->best_rate;
 }
 
+/* Why a climb's learning ended (or was held): a search event of its
+ * own, with the constraint it chose (scripts read constraint lines
+ * whole). */
+static void
+emit_search(struct iopol *p, uint32_t name)
+{
+	struct iopol_name *nm = &p->nm[name];
+	struct iopol_event e = { .ev = "search", .name = name,
+				 .key = nm->key,
+				 .device = p->dev[nm->learn_dev].name,
+				 .c = nm->a.chosen,
+				 .k = k_of(p, nm, nm->a.chosen) };
+	search_step(&nm->a, &e);
+	if (e.step)
+		emit(p, &e);
+}
+
 static void
 emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 {
@@ -316,15 +333,8 @@ emit_constraint(struct iopol *p, uint32_t name, long n, const char *why)
 	nm->reported = nm->a.chosen;
 	if (nm->a.climb && nm->a.phase == AUTOBW_LEARNED &&
 	    strcmp(why, "reevaluated") && strcmp(why, "registry") &&
-	    strcmp(why, "last")) {
-		/* why learning ended: an event of its own (scripts read
-		 * constraint lines whole) */
-		struct iopol_event s = e;
-		s.ev = "search";
-		search_step(&nm->a, &s);
-		if (s.step)
-			emit(p, &s);
-	}
+	    strcmp(why, "last"))
+		emit_search(p, name);
 	emit(p, &e);
 }
 
@@ -846,16 +856,15 @@ next_epoch(struct iopol *p, uint32_t name)
 	struct iopol_name *nm = &p->nm[name];
 	struct autobw *a = &nm->a;
 	bool played = false;
-	long k = a->k;
 	const char *step = a->step;
-	if (a->phase == AUTOBW_LEARNING && !worth_step(p, nm, k, &played))
+	if (a->phase == AUTOBW_LEARNING && !worth_step(p, nm, a->k, &played))
 		autobw_stop(a); /* too few tasks left to repay an epoch */
 	if (a->phase == AUTOBW_LEARNING) {
 		emit_epoch_begin(p, name);
 		return;
 	}
 	if (played && a->task_n < 2 && !nm->kept && nm->left + nm->running > 2)
-		autobw_hold(a, k, step);
+		autobw_hold(a, step);
 	learned(p, name, 0);
 }
 
@@ -871,7 +880,7 @@ held_ends(struct iopol *p, uint32_t name)
 		return;
 	struct iopol_device *D = &p->dev[nm->learn_dev];
 	if (autobw_task_spread(a) >= 0.01 && D->learner == NONE &&
-	    nm->left + nm->running > 0 && worth_k(p, nm, a->held_k)) {
+	    nm->left + nm->running > 0 && worth_k(p, nm, a->k)) {
 		autobw_reopen(a);
 		D->learner = name;
 		emit_epoch_begin(p, name);
@@ -880,11 +889,7 @@ held_ends(struct iopol *p, uint32_t name)
 		return;
 	}
 	autobw_unhold(a);
-	struct iopol_event e = { .ev = "search", .name = name,
-				 .key = nm->key, .device = D->name,
-				 .c = a->chosen, .k = k_of(p, nm, a->chosen) };
-	search_step(a, &e);
-	emit(p, &e);
+	emit_search(p, name);
 }
 
 /* A rate taken in flight, registered as entry r: ev "rate" (the

@@ -917,8 +917,10 @@ main(void)
 	feed(&a, 0, 50, 0.6);
 	{
 		int held = a.epoch;
-		ok(autobw_stop(&a), "stopped before epoch 2 took a task");
-		autobw_hold(&a, 2, "golden-down");
+		long k = a.k; /* (the fill point, 200 / 50) */
+		ok(k == 4 && autobw_stop(&a),
+		   "stopped before epoch 2 took a task");
+		autobw_hold(&a, "golden-down");
 		ok(a.held && autobw_flies(&a) && autobw_epoch(&a) == 0 &&
 			   !strcmp(a.step, "held"),
 		   "held: its writers fly, no epoch to join");
@@ -934,17 +936,17 @@ main(void)
 		   "held: read, nothing registered");
 		autobw_reopen(&a);
 		ok(a.phase == AUTOBW_LEARNING && !a.held &&
-			   autobw_epoch(&a) == held && a.k == 2 &&
+			   autobw_epoch(&a) == held && a.k == k &&
 			   !strcmp(a.step, "resume") &&
 			   !strcmp(a.open_step, "golden-down"),
-		   "reopened: the held epoch, of 2, step resume");
+		   "reopened: the held epoch, of 4, step resume");
 	}
 	autobw_release(&a);
 	autobw_init_climb(&a, 200, 16, 2);
 	autobw_started(&a);
 	feed(&a, 0, 50, 0.6);
 	autobw_stop(&a);
-	autobw_hold(&a, 2, "golden-down");
+	autobw_hold(&a, "golden-down");
 	autobw_unhold(&a);
 	ok(!a.held && !autobw_flies(&a) && !strcmp(a.step, "stopped") &&
 		   a.phase == AUTOBW_LEARNED,
