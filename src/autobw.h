@@ -563,7 +563,10 @@ double autobw_choose(const struct autobw *a, long n);
  * its rounds take CLIMB_GAIN less.  (32
  * checkpoints, knee 12, 8 MB/s a writer: 15 write 120 MB/s, 16 write
  * 111, and 15 chosen left the 32nd to write alone for 8 s, +17 % over
- * the best static, 16, in wfrun sim.) */
+ * the best static, 16, in wfrun sim.)  Of unlike sizes (spread_of, 0.01
+ * or more) and two waves of k or more, there are no rounds: both are
+ * played out with the sizes drawn (batch_time_pm), and the count is
+ * taken if it ends them BATCH_GAIN sooner. */
 double autobw_choose_pile(const struct autobw *a, double chosen);
 /* A climb's re-evaluation for n ready tasks: current (a registered c)
  * stays while its T is within CLIMB_GAIN of the least, else

@@ -636,6 +636,31 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":16.6667,"k":12,"n":19,"why":"registry"}' t/events.jsonl
 }
 
+@test "sim: a kept registry of unlike sizes plays the tasks piled up out with their sizes, not in rounds (issue 23)" {
+	# Knee 10, fall 0.3, 16 MB/s a writer: 10 write 160 MB/s, 11 only
+	# 154.  32 HMMER-like checkpoints of 16 to 256 MB: the first run,
+	# none ended, chose 11 by rounds of one size (10 end the 32 in 4,
+	# the last 2 alone at 32 MB/s; 11 in 3).  Its registry says how
+	# unlike the sizes were (0.45): of such sizes there are no rounds,
+	# and the next run keeps 10, the best static (37.018 s; 11 chosen
+	# by rounds: 37.795).
+	search_ckpt 32 auto
+	ckpt_law 2 10 0.3 16 '136 jitter 0.88'
+	sim8
+	[[ "${lines[0]}" == "makespan 37.955 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":32,"why":"rounds"}' t/events.jsonl
+	sim8
+	[[ "${lines[0]}" == "makespan 37.018 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":20,"k":10,"n":32,"why":"registry"}' t/events.jsonl
+	# of one size (64 MB) the rounds stand: 11 in the next run too
+	rm -f r.tsv
+	ckpt_law 2 10 0.3 16
+	sim8
+	sim8
+	[[ "${lines[0]}" == "makespan 16.769 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":32,"why":"registry"}' t/events.jsonl
+}
+
 @test "sim: a step down that the few tasks left cannot repay is not taken, in this run or the next (issue 23)" {
 	# 16 checkpoints on 8 cores, two waves of 8; knee 6, fall 0.1, 25
 	# MB/s a writer: the fill point's 8 write 167 MB/s, 7 at most 175.

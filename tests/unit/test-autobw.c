@@ -1743,6 +1743,16 @@ main(void)
 		a.pile = 64;
 		is_int(autobw_writers(200, autobw_choose_pile(&a, c15)), 16,
 		       "64 piled: 16 in 4 rounds, not 15 in 5");
+		/* the same, of sizes spread as 16 to 256 MB are (0.51):
+		 * no rounds, and 15 write 8 %% more */
+		for (size_t i = 0; i < 3; i++)
+			a.reg[i].spread = 0.51;
+		a.pile = 32;
+		ok(autobw_choose_pile(&a, c15) == c15,
+		   "of unlike sizes, 32 piled: 15 stay");
+		a.pile = 64;
+		ok(autobw_choose_pile(&a, c15) == c15,
+		   "of unlike sizes, 64 piled: 15 stay");
 		autobw_release(&a);
 		/* k13-a0.5-r16: 12 writers keep the one's 16 MB/s, 192
 		 * MB/s; 13 write 200.  Any number of rounds: 64 piled take
