@@ -673,8 +673,9 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 			return;
 		}
 		/* (as at learning's end: the tasks not yet ended, in
-		 * rounds, when they pile up; and, as there, not for a
-		 * still-scaling choice, which is past the registry) */
+		 * rounds or, of unlike sizes, played out, when they pile
+		 * up; and, as there, not for a still-scaling choice,
+		 * which is past the registry) */
 		if (nm->a.climb && !nm->a.still_scaling &&
 		    !autobw_bound(&nm->a, nm->a.chosen))
 			nm->a.chosen = autobw_choose_pile(&nm->a, nm->a.chosen);

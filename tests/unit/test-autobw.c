@@ -1744,7 +1744,7 @@ main(void)
 		is_int(autobw_writers(200, autobw_choose_pile(&a, c15)), 16,
 		       "64 piled: 16 in 4 rounds, not 15 in 5");
 		/* the same, of sizes spread as 16 to 256 MB are (0.51):
-		 * no rounds, and 15 write 8 %% more */
+		 * no rounds, and 15 write 8 % more */
 		for (size_t i = 0; i < 3; i++)
 			a.reg[i].spread = 0.51;
 		a.pile = 32;
