@@ -1703,6 +1703,22 @@ autobw_choose_pile(const struct autobw *a, double chosen)
 	 * checkpoints on 2 cores, drawn: next runs up to +15.7 % over the
 	 * best static). */
 	double h = play_half_width(a), T, T2, gain = AUTOBW_CLIMB_GAIN;
+	/* (While fewer than a wave of the cores have ended, the first to
+	 * end are the least and their spread too narrow: the sizes seen,
+	 * held_size's, when they spread more.  Knee 3, fall 1, 8 MB/s a
+	 * writer, 16 HMMER-like checkpoints of 16 to 256 MB: 6 write 48
+	 * MB/s, 7 write 40; the two that had ended spread 0.05 and 7
+	 * played out 3.0 % sooner, +7.6 % over the best static, 6, in
+	 * wfrun sim; with the sizes seen, 6, +0.4 %.  Only within three
+	 * waves of k: further on, more end before the last rounds, and
+	 * the running ones' doubled sizes spread too wide (64 checkpoints,
+	 * knee 7, fall 0.1: 9 played out less than 3 % sooner than 8, +2.7
+	 * % over the best static, 9).) */
+	if (h > 0 && a->task_n < wave_width(a) && n < 3 * k) {
+		double s;
+		held_size(a, &s);
+		h = fmax(h, half_width(s));
+	}
 	if (h > 0 && n >= 2 * k) {
 		gain = AUTOBW_BATCH_GAIN;
 		double *F = xmalloc((size_t)n * sizeof(double));

@@ -566,7 +566,10 @@ double autobw_choose(const struct autobw *a, long n);
  * the best static, 16, in wfrun sim.)  Of unlike sizes (spread_of, 0.01
  * or more) and two waves of k or more, there are no rounds: both are
  * played out with the sizes drawn (batch_time_pm), and the count is
- * taken if it ends them BATCH_GAIN sooner. */
+ * taken if it ends them BATCH_GAIN sooner; while fewer than a wave of
+ * the cores have ended and fewer than three waves of k are left, the
+ * spread drawn is the sizes seen (held_size's: the running ones' at
+ * twice what they wrote) when more. */
 double autobw_choose_pile(const struct autobw *a, double chosen);
 /* A climb's re-evaluation for n ready tasks: current (a registered c)
  * stays while its T is within CLIMB_GAIN of the least, else

@@ -661,6 +661,22 @@ EOF2
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":18.1818,"k":11,"n":32,"why":"registry"}' t/events.jsonl
 }
 
+@test "sim: the choice for the tasks piled up takes their spread from the sizes seen while few have ended (issue 23)" {
+	# Knee 3, fall 1, 8 MB/s a writer: 6 write 48 MB/s, 7 write 40.
+	# 16 HMMER-like checkpoints of 16 to 256 MB: learning ended at 6
+	# with 2 tasks ended, the least and alike; the 14 left, played out
+	# with their spread, made 7 places look 3 % sooner (63.039 s, +7.6
+	# % over the best static, 6: 58.591).  With the spread of the sizes
+	# seen (the running ones at twice what they wrote), 6 stay.
+	search_ckpt 16 auto
+	ckpt_law 2 3 1 8 '136 jitter 0.88'
+	sim8
+	[[ "${lines[0]}" == "makespan 58.805 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":33.3333,"k":6,"n":14,"why":"learned"}' t/events.jsonl
+	run grep -c '"why":"rounds"' t/events.jsonl
+	[ "$output" = 0 ]
+}
+
 @test "sim: a step down that the few tasks left cannot repay is not taken, in this run or the next (issue 23)" {
 	# 16 checkpoints on 8 cores, two waves of 8; knee 6, fall 0.1, 25
 	# MB/s a writer: the fill point's 8 write 167 MB/s, 7 at most 175.
