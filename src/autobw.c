@@ -1553,6 +1553,33 @@ play_half_width(const struct autobw *a)
 	return half_width(spread_of(a));
 }
 
+/* Are the name's sizes unlike, as the tasks that ended say, or a
+ * running one that wrote more than SPREAD_MAX over their mean? */
+static bool
+seen_unlike(const struct autobw *a)
+{
+	if (autobw_unlike(a))
+		return true;
+	if (!a->task_n)
+		return false;
+	double q = a->task_mb / (double)a->task_n;
+	for (size_t i = 0; i < a->nslot; i++)
+		if (a->slot[i].used &&
+		    a->slot[i].mb > q * (1 + AUTOBW_SPREAD_MAX))
+			return true;
+	return false;
+}
+
+bool
+autobw_drain_gains(const struct autobw *a, long running, long k)
+{
+	double r1 = climb_r1(a);
+	if (!(r1 > 0) || k < 1 || running <= k || !seen_unlike(a))
+		return true;
+	double Rk = rate_est(a, k, r1), Rm = rate_est(a, running, r1);
+	return !(Rm > 0) || Rk > Rm * (1 + AUTOBW_CLIMB_GAIN);
+}
+
 double
 autobw_task_mb(const struct autobw *a)
 {

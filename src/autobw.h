@@ -588,6 +588,17 @@ double autobw_rechoose(const struct autobw *a, long n, double current);
  * chosen, at 96, and 4 stopped that then ran alone for 8 s at their
  * cap, 18.8 % over the best static in wfrun sim.) */
 bool autobw_drain_pays(const struct autobw *a, long running, long k);
+/* A climb that learned while running writers of its name, more than
+ * the k it chose, with tasks of the name still to start: stop the
+ * youngest running - k of them?  Yes, unless the sizes are unlike (as
+ * the tasks that ended say, or a running one that wrote more than
+ * SPREAD_MAX over their mean) and k's rate is within CLIMB_GAIN of the
+ * running ones': one stopped may be among the largest, and waits for a
+ * place.  (16 Kmeans-like checkpoints of 16 to 256 MB, 20 MB/s a
+ * writer: 10 running at 154 MB/s, 8 chosen at 160; the 267 MB one,
+ * stopped, started again 3.1 s later, +12 % over the best static in
+ * wfrun sim; left to run, -4 %.) */
+bool autobw_drain_gains(const struct autobw *a, long running, long k);
 /* A climb's epoch of k writers, not registered, with left tasks of the
  * name still to start and the writers running now (the youngest of
  * them stop if more than k): would the name end sooner, were k to

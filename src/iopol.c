@@ -771,9 +771,11 @@ learned(struct iopol *p, uint32_t name, long ready)
 	struct iopol_device *D = &p->dev[nm->learn_dev];
 	long k = D->B > 0 ? autobw_writers(D->B, nm->a.chosen) : 0;
 	/* (the choice is fewer than write now; with none to start after
-	 * them, the youngest stop only if running them again pays) */
+	 * them, the youngest stop only if running them again pays; with
+	 * some, of unlike sizes, only if k write CLIMB_GAIN more) */
 	if (nm->a.climb && D->B > 0 && nm->a.flying > k &&
-	    (nm->left > 0 || autobw_drain_pays(&nm->a, nm->a.flying, k)))
+	    (nm->left > 0 ? autobw_drain_gains(&nm->a, nm->a.flying, k)
+			  : autobw_drain_pays(&nm->a, nm->a.flying, k)))
 		make_way_for(p, nm);
 }
 

@@ -74,6 +74,25 @@ ${2:+    storage_bw: $2}
 EOF
 }
 
+# kmeans1_sweep N: kmeans1_ckpt as bench/learn-sim.sh writes it, N
+# partials (partial1, reduce1, ckpt1, learned as ckpt)
+kmeans1_sweep() {
+	wf <<EOF
+tasks:
+  - {name: init, out: {c: centres/0}, run: "true"}
+  - {name: partial1, foreach: {i: "1..$1"}, in: {c: centres/0}, out: {p: "p1/{i}"}, run: "true"}
+  - {name: reduce1, in: {p: {list: "p1/{i}", foreach: {i: "1..$1"}}}, out: {c: centres/1}, run: "true"}
+  - name: ckpt1
+    foreach: {i: "1..$1"}
+    io: true
+    storage_bw: auto
+    learn_as: ckpt
+    in: {p: "p1/{i}"}
+    out: {k: "k1/{i}"}
+    run: "true"
+EOF
+}
+
 # align_ckpt_call N: variant-like, N samples: align (compute), its
 # checkpoint (storage_bw: auto) and the call that reads it
 align_ckpt_call() {
@@ -677,6 +696,24 @@ EOF2
 	[ "$output" = 0 ]
 }
 
+@test "sim: of unlike sizes, learning's end stops no writer for a count that writes hardly more (issue 23)" {
+	# Knee 9, fall 0.3, 20 MB/s a writer, 16 Kmeans-1 checkpoints of 16
+	# to 256 MB: learning ended at 8 (160 MB/s) with 10 running (154).
+	# Stopped, the 2 youngest waited for places, and the 267 MB one
+	# then wrote alone at 20 MB/s: 20.589 s, 12 % over the best static,
+	# 8 (18.375), and 7 % over one writer per core.  Left to run: 17.558.
+	kmeans1_sweep 16
+	printf 'task init seconds 0.1\ntask partial1 seconds 2 jitter 0.1\ntask reduce1 seconds 0.5\ntask ckpt1 writes 136 jitter 0.88\ndevice * bandwidth 200 knee 9 alpha 0.3 stream 20\n' >m.txt
+	sim8
+	[[ "${lines[0]}" == "makespan 17.558 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":12,"why":"learned"}' t/events.jsonl
+	run grep -c '"ev":"preempt"' t/events.jsonl
+	[ "$output" = 0 ]
+	[[ "$(sed -n 1p t/trace.tsv)" == *$'\tstatus\t'* ]]
+	run grep -c $'\tPREEMPTED\t' t/trace.tsv
+	[ "$output" = 0 ]
+}
+
 @test "sim: a step down that the few tasks left cannot repay is not taken, in this run or the next (issue 23)" {
 	# 16 checkpoints on 8 cores, two waves of 8; knee 6, fall 0.1, 25
 	# MB/s a writer: the fill point's 8 write 167 MB/s, 7 at most 175.
@@ -1173,20 +1210,7 @@ most_io() {
 	# chosen, the 267 MB one waited for a place and wrote alone for
 	# 10 s (16.767 s; the best static, 10: 15.360).  Of one size, 8
 	# are a wave of the 8 cores and end them soonest: nothing is tried.
-	wf <<'YAML'
-tasks:
-  - {name: init, out: {c: centres/0}, run: "true"}
-  - {name: partial1, foreach: {i: "1..16"}, in: {c: centres/0}, out: {p: "p1/{i}"}, run: "true"}
-  - {name: reduce1, in: {p: {list: "p1/{i}", foreach: {i: "1..16"}}}, out: {c: centres/1}, run: "true"}
-  - name: ckpt1
-    foreach: {i: "1..16"}
-    io: true
-    storage_bw: auto
-    learn_as: ckpt
-    in: {p: "p1/{i}"}
-    out: {k: "k1/{i}"}
-    run: "true"
-YAML
+	kmeans1_sweep 16
 	printf 'task init seconds 0.1\ntask partial1 seconds 2 jitter 0.1\ntask reduce1 seconds 0.5\ntask ckpt1 writes 136 jitter 0.88\ndevice * bandwidth 200 knee 12 alpha 0.5 stream 25\n' >m.txt
 	sim8
 	[[ "${lines[0]}" == "makespan 16.767 s:"* ]]

@@ -1586,6 +1586,43 @@ main(void)
 		autobw_release(&a);
 	}
 
+	/* Learning ended with more writers running than chosen and some
+	 * of the name left to start: the youngest stop, unless the sizes
+	 * are unlike and the choice writes hardly more (autobw_drain_gains;
+	 * k9-a0.3-r20: 10 at 154 MB/s, 8 at 160). */
+	{
+		autobw_init_climb(&a, 200, 16, 8);
+		struct autobw_entry r[] = {
+			{ 200, 1, 6.8, 20, 20, 0.05, true, 0, 0, 0 },
+			{ 25, 8, 6.8, 160, 20, 0.02, true, 0, 0, 0 },
+			{ 20, 10, 8.84, 153.8, 15.38, 0.02, true, 0, 0, 0 },
+		};
+		autobw_preload(&a, r, 3, 16);
+		ok(autobw_drain_gains(&a, 10, 8),
+		   "no task ended: 2 stopped for 8, as before");
+		autobw_ended(&a, 29);
+		autobw_ended(&a, 34);
+		autobw_ended(&a, 37);
+		ok(autobw_drain_gains(&a, 10, 8),
+		   "29, 34 and 37 MB ended, alike: 2 stopped for 8");
+		autobw_ended(&a, 16);
+		autobw_ended(&a, 256);
+		ok(!autobw_drain_gains(&a, 10, 8),
+		   "and 16 and 256 MB, unlike: 8 write 4 %% more, none stop");
+		ok(autobw_drain_gains(&a, 8, 8), "8 running for 8: none over");
+		autobw_release(&a);
+		/* unlike, and 10 write 120 (8: 33 % more): 2 stop */
+		autobw_init_climb(&a, 200, 16, 8);
+		r[2].mbps = 120;
+		r[2].pace = 12;
+		autobw_preload(&a, r, 3, 16);
+		autobw_ended(&a, 16);
+		autobw_ended(&a, 256);
+		ok(autobw_drain_gains(&a, 10, 8),
+		   "unlike, 10 at 120 MB/s: 2 stopped for 8 at 160");
+		autobw_release(&a);
+	}
+
 	/* A bracketed best that writes B, fewer than the cores, is tried
 	 * against the wave of the cores too (above_step): knee 6, alpha
 	 * 0.05, r1 30: 7 fill B and slow a little (190 MB/s, not 210),
