@@ -1741,12 +1741,12 @@ autobw_choose_pile(const struct autobw *a, double chosen)
 	 * the running ones' doubled sizes spread too wide (64 checkpoints,
 	 * knee 7, fall 0.1: 9 played out less than 3 % sooner than 8, +2.7
 	 * % over the best static, 9).) */
-	if (h > 0 && a->task_n < wave_width(a) && n < 3 * k) {
-		double s;
-		held_size(a, &s);
-		h = fmax(h, half_width(s));
-	}
 	if (h > 0 && n >= 2 * k) {
+		if (a->task_n < wave_width(a) && n < 3 * k) {
+			double s;
+			held_size(a, &s);
+			h = fmax(h, half_width(s));
+		}
 		gain = AUTOBW_BATCH_GAIN;
 		double *F = xmalloc((size_t)n * sizeof(double));
 		T = batch_time_pm(a, k, NULL, 0, n, r1, h, F);
