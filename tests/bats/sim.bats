@@ -823,6 +823,24 @@ EOF2
 }
 
 
+@test "sim: a best that fills the device tries a wave fewer when too few tasks are left for a wave of the cores (issue 23)" {
+	# 12 searches on 8 cores, 40 MB/s a writer, knee 11: the fill
+	# point's 5 write B, and 7 checkpoints are left, too few for the
+	# epoch of a wave of 8: learning stopped at 5, whose third round of
+	# 2 wrote 80 MB/s (6.869 s; storage_bw 28.5714, 7: 5.841).  6 end
+	# the 12 in two rounds: tried, 6.233 s, and the next run 5.883.
+	search_ckpt 12 auto
+	ckpt_law 2 11 0.05 40
+	sim8
+	[[ "${lines[0]}" == "makespan 6.233 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"tail","best":5,"best_rate":200,.*"epoch":3,"c":33.3333,"k":6}' t/events.jsonl
+	run grep -c '"step":"wave"' t/events.jsonl
+	[ "$output" = 0 ]
+	sim8
+	[[ "${lines[0]}" == "makespan 5.883 s:"* ]]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":33.3333,"k":6,"n":12,"why":"registry"}' t/events.jsonl
+}
+
 @test "sim: a kept registry whose writers above the fill point wrote B tries one more in each next run, up to the knee (issue 23)" {
 	# As above: 10 and 11 wrote B, 12 were never tried, and the last
 	# tasks were played out through 10 and 11: 13.890 s in every next
@@ -958,28 +976,40 @@ EOF2
 	[ "$output" = 0 ]
 }
 
-@test "sim: a kept registry whose best, below the fill point, leaves part of each wave of the cores behind tries the wave in the next run (issue 23)" {
+@test "sim: a search that would step down below a best that leaves part of each wave of the cores behind tries the wave first (issue 23)" {
 	# 16 HMMER-like checkpoints on 8 cores, 30 MB/s a writer, knee 5,
-	# fall 0.05: the fill point 7 writes 182 MB/s, slowed, 6 write 180,
-	# and 6 chosen leave 2 of each wave of 8 to write after the others
-	# (8.512 s; 8 static: 7.891).  A wave of 8 at no less than 7's
-	# rate would end 30 % sooner: the next run tries it.
+	# fall 0.05: the fill point 7 writes 182 MB/s, slowed.  The search
+	# stepped down to 6 (180), stopping a writer, and 6 left 2 of each
+	# wave of 8 to write after the others (8.512 s; the next run tried
+	# the wave).  A wave of 8 on the family's line from 1 through 7
+	# ends sooner than 6 could at best: it is tried first (174 MB/s),
+	# and chosen (8.231 s; 8 static: 7.891).
 	search_ckpt 16 auto
 	ckpt_law 2 5 0.05 30
 	sim8
-	[[ "${lines[0]}" == "makespan 8.512 s:"* ]]
-	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":33.3333,"k":6,"n":16,"why":"learned"}' t/events.jsonl
-	sim8
-	[[ "${lines[0]}" == "makespan 7.891 s:"* ]]
-	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"resume",.*"open":"wave","epoch":1,"c":25,"k":8}' t/events.jsonl
+	[[ "${lines[0]}" == "makespan 8.231 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"wave","best":7,"best_rate":181.818,"lo":5,"hi":8,"epoch":3,"c":25,"k":8}' t/events.jsonl
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"learned"}' t/events.jsonl
 	sim8
+	[[ "${lines[0]}" == "makespan 7.891 s:"* ]]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":8,"n":16,"why":"registry"}' t/events.jsonl
-	# a device that congests hard past 5 (fall 1.5): 8 writers could
-	# not write a wave sooner, and the next run tries nothing
+	# samples: align, checkpoint, call (the same law): 11.111 s, the
+	# step down to 6; now 10.150 (8 static: 10.054)
 	rm -f r.tsv
+	align_ckpt_call 16
+	printf 'task align seconds 3 jitter 0.1\ntask ckpt writes 64\ntask call seconds 1\ndevice * bandwidth 200 knee 5 alpha 0.05 stream 30\n' >m.txt
+	sim8
+	[[ "${lines[0]}" == "makespan 10.150 s:"* ]]
+	grep -q '"ev":"epoch_begin","name":"ckpt","device":"disk@local","step":"wave","best":7,.*"epoch":3,"c":25,"k":8}' t/events.jsonl
+	# a device that congests hard past 5 (fall 1.5): 8 writers could
+	# not write a wave sooner, and the search steps down (to 5, then 6)
+	rm -f r.tsv
+	search_ckpt 16 auto
 	ckpt_law 2 5 1.5 30
 	sim8
+	run grep -c '"step":"wave"' t/events.jsonl
+	[ "$output" = 0 ]
+	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":40,"k":5,"n":16,"why":"learned"}' t/events.jsonl
 	sim8
 	run grep -c '"ev":"epoch_begin"' t/events.jsonl
 	[ "$output" = 0 ]
