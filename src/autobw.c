@@ -505,6 +505,7 @@ wave_count(const struct autobw *a, long k, double r1)
 		       ? w
 		       : 0;
 }
+
 /* climb: the count that ends n tasks piled up in a round fewer than k
  * places do, ceil(n / (c - 1)), when those take c >= 2 rounds and the
  * last, n mod k writers at r1 each, cannot fill B; else 0.  (Any c:
@@ -592,6 +593,14 @@ search_next(struct autobw *a)
 	return kb - (d < 1 ? 1 : d > below ? below : d);
 }
 
+/* climb: can the tasks of the name not yet started (a->pile, when
+ * known, less those running) fill an epoch of k writers? */
+static bool
+fills_epoch(const struct autobw *a, long k)
+{
+	return a->pile <= 0 || k <= a->pile - a->flying;
+}
+
 /* climb: above a best kb whose writers kept the one writer's pace
  * (kept_pace), the count to try next, or 0 when neither more nor fewer
  * can do better; a->step says why.  A climb in flight asks it, and a
@@ -629,7 +638,7 @@ kept_pace_next(struct autobw *a, long best)
 	const struct autobw_entry *one = reg_find(a, 1);
 	double r1 = one ? one_pace(one) : 0;
 	long w = one ? wave_count(a, best, r1) : 0;
-	if (w && a->pile > 0 && w > a->pile - a->flying)
+	if (w && !fills_epoch(a, w))
 		w = 0;
 	if (best == autobw_most_tried(a) && w) {
 		a->step = "wave";
@@ -696,7 +705,7 @@ climb_next(struct autobw *a, long k)
 		 * best static, 8, in wfrun sim; the wave tried, +1.0 %.) */
 		const char *step = a->step;
 		long up = sooner_above(a, a->kbest, next);
-		if (up && up <= a->pile - a->flying)
+		if (up && fills_epoch(a, up))
 			return up;
 		a->step = step;
 	}
@@ -2012,11 +2021,12 @@ family_rate(const struct autobw *a, long k, double r1)
  * above_step's count (a wave or a round fewer above the best kb), when
  * its rounds through the name's tasks not yet ended, at the family's
  * rate for it (family_rate), take less than down's could at best (down
- * at the one writer's pace, or B); else 0, a->step as it was.  (Knee 8, fall 0.05, 16 MB/s a writer, 16 checkpoints on 8
- * cores: 12 wrote 167 MB/s, slowed, and the search's 11 (174) left 5
- * to a second round, +4.5 % over the best static, 16 (143), in the
- * next run; 16 end them in one round, 0.0 %.  Fall 0.1: 12 wrote 143,
- * 16 would write 111 and the search goes on, to 10, the best static.) */
+ * at the one writer's pace, or B); else 0, a->step as it was.  (Knee
+ * 8, fall 0.05, 16 MB/s a writer, 16 checkpoints on 8 cores: 12 wrote
+ * 167 MB/s, slowed, and the search's 11 (174) left 5 to a second round,
+ * +4.5 % over the best static, 16 (143), in the next run; 16 end them
+ * in one round, 0.0 %.  Fall 0.1: 12 wrote 143, 16 would write 111 and
+ * the search goes on, to 10, the best static.) */
 static long
 sooner_above(struct autobw *a, long kb, long down)
 {
