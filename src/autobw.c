@@ -535,6 +535,36 @@ tail_count(const struct autobw *a, long k, long n, double r1)
  * write 180 MB/s, 7 write 182, and 6 chosen left 2 checkpoints of each
  * 8 to write after the others, +10.9 % over the best static, 8, in
  * wfrun sim, in every run.) */
+static double arrive_time(const struct autobw *a, long k, long n,
+			  double r1, double Rk);
+static double rate_est(const struct autobw *a, long m, double r1);
+
+/* climb: do w writers, at Rk, end the name's tasks not yet ended
+ * (pile) by a factor keep sooner than kb's places, as they become ready
+ * (arrive_time); when that is not known, a wave of w of them ready at
+ * once (rounds_time)? */
+/* climb: the name's n tasks not yet ended through k places at R (of
+ * fewer, rate_est's): as they become ready (arrive_time) when that is
+ * known, else all ready at once (rounds_time_at). */
+static double
+pile_time(const struct autobw *a, long k, long n, double r1, double R)
+{
+	double T = arrive_time(a, k, n, r1, R);
+	return T >= 0 ? T : rounds_time_at(a, k, n, r1, R);
+}
+
+static bool
+wave_sooner_than(const struct autobw *a, long w, double Rk, long kb,
+		 double keep)
+{
+	double r1 = climb_r1(a),
+	       Tw = arrive_time(a, w, a->pile, r1, Rk),
+	       Tb = arrive_time(a, kb, a->pile, r1, rate_est(a, kb, r1));
+	if (Tw >= 0 && Tb >= 0)
+		return Tw < keep * Tb;
+	return rounds_time_at(a, w, w, r1, Rk) < keep * rounds_time(a, kb, w, r1);
+}
+
 static long
 above_step(struct autobw *a, long kb)
 {
@@ -542,15 +572,14 @@ above_step(struct autobw *a, long kb)
 	if (!(r1 > 0))
 		return 0;
 	long w = wave_count(a, kb, r1);
-	if (w && rounds_time_at(a, w, w, r1, fall_rate(a, w, r1)) <
-			 keep * rounds_time(a, kb, w, r1)) {
+	if (w && wave_sooner_than(a, w, fall_rate(a, w, r1), kb, keep)) {
 		a->step = "wave";
 		return w;
 	}
 	long n = a->pile, k2 = tail_count(a, kb, n, r1);
 	if (k2 && !reg_find(a, k2) &&
-	    rounds_time_at(a, k2, n, r1, fall_rate(a, k2, r1)) <
-		    keep * rounds_time(a, kb, n, r1)) {
+	    pile_time(a, k2, n, r1, fall_rate(a, k2, r1)) <
+		    keep * pile_time(a, kb, n, r1, rate_est(a, kb, r1))) {
 		a->step = "tail";
 		return k2;
 	}
@@ -639,6 +668,11 @@ kept_pace_next(struct autobw *a, long best)
 	double r1 = one ? one_pace(one) : 0;
 	long w = one ? wave_count(a, best, r1) : 0;
 	if (w && !fills_epoch(a, w))
+		w = 0;
+	/* Nor when the next waves would wait behind it: played out as the
+	 * tasks become ready, w at their best (B, or w at the one writer's
+	 * pace) no sooner than best's places (wave_sooner_than). */
+	if (w && !wave_sooner_than(a, w, fmin((double)w * r1, a->B), best, 1))
 		w = 0;
 	if (best == autobw_most_tried(a) && w) {
 		a->step = "wave";
@@ -1128,6 +1162,10 @@ autobw_preload(struct autobw *a, const struct autobw_entry *reg, size_t n,
 	a->reg = xmalloc((n ? n : 1) * sizeof(*reg));
 	memcpy(a->reg, reg, n * sizeof(*reg));
 	a->nreg = n;
+	if (n) {
+		a->period = reg[0].period;
+		a->wave_s = reg[0].wave_s;
+	}
 	const struct autobw_entry *one = reg_find(a, 1);
 	a->fill = one ? fill_point(a, one->mbps) : 0;
 	a->phase = AUTOBW_LEARNED;
@@ -1429,6 +1467,95 @@ batch_time_pm(const struct autobw *a, long k, const double *left,
 	return T / AUTOBW_PLAY_DRAWS;
 }
 
+/* climb: the period and the first wave's spread of how the name's
+ * tasks become ready, in batch_time's units (the mean task's MB over
+ * MB/s); false when not known (autobw_arrivals: fewer than a wave and
+ * one more became ready, or all at once). */
+static bool
+arrive_units(const struct autobw *a, double *P, double *D)
+{
+	double q = autobw_task_mb(a);
+	if (!(a->period > 0) || !(q > 0) || bytes_known(a) < 1)
+		return false;
+	long w = wave_width(a);
+	*P = a->period / q;
+	/* (a wave spread over more than its period: tasks that become
+	 * ready one at a time, w of them a period) */
+	*D = w > 1 ? fmin(a->wave_s / q, *P * (double)(w - 1) / (double)w)
+		   : 0;
+	return true;
+}
+
+/* climb: when the i-th of the name's tasks becomes ready, as the tasks
+ * of the run that measured them did: a wave of the cores each period,
+ * each wave's tasks spread evenly over D. */
+static double
+arrive_at(long i, long w, double P, double D)
+{
+	return (double)(i / w) * P +
+	       (w > 1 ? (double)(i % w) * D / (double)(w - 1) : 0);
+}
+
+/* climb: the time, in batch_time's units, that the name's next n tasks,
+ * of the mean size, take through k places at k writers' rate Rk (fewer
+ * at rate_est's), when they become ready as the run that measured them
+ * did (arrive_units; the first at 0), past the last one's arrival: what
+ * the places decide (a gain is a share of it: CLIMB_GAIN of the whole,
+ * compute included, kept a round fewer of 32 checkpoints from being
+ * tried, 7 writers where 5 fill B, knee 7, fall 0.8, 40 MB/s a writer,
+ * +4.6 % over the best static, 7, in wfrun sim); < 0 when that is not
+ * known.  The
+ * choices that ask about a wave of the cores (above_step,
+ * kept_pace_next, autobw_choose) played it out alone, or all the tasks
+ * as if ready at once: the next waves then waited behind a wave of
+ * writers whose rounds outlasted their compute.  (Knee 5, fall 0.05,
+ * 30 MB/s a writer, 12 HMMER-like checkpoints on 8 cores, 8 then 4: 6
+ * writers write 180 MB/s and 8, 174; a next run tried 8 for the first
+ * wave alone, and the 4 of the second then waited and wrote at 120,
+ * +11.6 % over the best static, 6, in wfrun sim.)  At most 8 waves
+ * are played out: past them the rounds are the rate's. */
+static double
+arrive_time(const struct autobw *a, long k, long n, double r1, double Rk)
+{
+	double P, D;
+	long w = wave_width(a);
+	if (k < 1 || n < 1 || !arrive_units(a, &P, &D))
+		return -1;
+	if (n > 8 * w)
+		n = 8 * w;
+	double *F = xmalloc((size_t)n * sizeof(double)), t = 0, V = 0;
+	long head = 0, tail = 0, arrived = 0;
+	while (head < tail || tail < n) {
+		while (arrived < n && arrive_at(arrived, w, P, D) <= t + 1e-12)
+			arrived++;
+		/* (of one size the ends stay sorted by appending) */
+		for (; tail - head < k && tail < arrived; tail++)
+			F[tail] = V + 1;
+		double ta = arrived < n ? arrive_at(arrived, w, P, D)
+					: HUGE_VAL;
+		if (head == tail) {
+			t = ta;
+			continue;
+		}
+		long m = tail - head;
+		double p = (m == k ? Rk : rate_est(a, m, r1)) / (double)m;
+		if (!(p > 0)) {
+			t = HUGE_VAL;
+			break;
+		}
+		double te = t + (F[head] - V) / p;
+		if (ta < te) {
+			V += (ta - t) * p;
+			t = ta;
+		} else {
+			t = te;
+			V = F[head++];
+		}
+	}
+	free(F);
+	return t - arrive_at(n - 1, w, P, D);
+}
+
 /* What a task that wrote w (in units of the mean task's MB) has left,
  * sizes spread over 1 - h to 1 + h (draw_sizes): of unlike sizes, one
  * past the least has the mean left of those larger than what it wrote;
@@ -1557,6 +1684,29 @@ autobw_task_spread(const struct autobw *a)
 	double m = a->task_mb / (double)a->task_n,
 	       v = a->task_mb2 / (double)a->task_n - m * m;
 	return v > 0 ? sqrt(v) / m : 0;
+}
+
+static int
+by_double(const void *x, const void *y)
+{
+	double u = *(const double *)x, v = *(const double *)y;
+	return (u > v) - (u < v);
+}
+
+void
+autobw_arrivals(struct autobw *a, const double *t, long n)
+{
+	long w = wave_width(a);
+	if (w < 1 || n <= w)
+		return;
+	long m = n - w < w ? n - w : w;
+	double *d = xmalloc((size_t)m * sizeof(double));
+	for (long i = 0; i < m; i++)
+		d[i] = t[i + w] - t[i];
+	qsort(d, (size_t)m, sizeof(double), by_double);
+	a->period = d[m / 2];
+	a->wave_s = t[w - 1] - t[0];
+	free(d);
 }
 
 /* How the name's task sizes spread: as a kept registry's run said or
@@ -1786,8 +1936,8 @@ autobw_choose_pile(const struct autobw *a, double chosen)
 		T2 = batch_time_pm(a, k2, NULL, 0, n, r1, h, F);
 		free(F);
 	} else {
-		T = rounds_time(a, k, n, r1);
-		T2 = rounds_time(a, k2, n, r1);
+		T = pile_time(a, k, n, r1, rate_est(a, k, r1));
+		T2 = pile_time(a, k2, n, r1, rate_est(a, k2, r1));
 	}
 	return T2 < T * (1 - gain) ? e2->c : chosen;
 }
@@ -1804,6 +1954,19 @@ autobw_rechoose(const struct autobw *a, long n, double current)
 			    (1 + AUTOBW_CLIMB_GAIN))
 		return current;
 	return best;
+}
+
+/* What a wave of the cores, all ready at once, takes through k places
+ * (batch_time; F room for it); or, when how the name's tasks become
+ * ready is known, its tasks not yet ended (pile) as they do
+ * (arrive_time, at rate_est's rates): a wave whose writes outlast the
+ * next wave's compute makes that one wait. */
+static double
+wave_play(const struct autobw *a, long k, double r1, double *F)
+{
+	double T = arrive_time(a, k, a->pile, r1, rate_est(a, k, r1));
+	return T >= 0 ? T
+		      : batch_time(a, k, NULL, 0, wave_width(a), r1, NULL, F);
 }
 
 /* Does a wave of w tasks, all ready at once, end sooner through k
@@ -1885,13 +2048,12 @@ autobw_choose(const struct autobw *a, long n)
 	if (tied && w >= 2 && r1 > 0 && n >= w) {
 		double *F = xmalloc((size_t)w * sizeof(double)), wT = 0;
 		long kp = autobw_writers(a->B, pick);
-		wT = batch_time(a, kp, NULL, 0, w, r1, NULL, F);
+		wT = wave_play(a, kp, r1, F);
 		for (size_t i = 0; i < a->nreg; i++) {
 			if (a->reg[i].k < 2 ||
 			    autobw_objective(a, n, i) > bestT * (1 + AUTOBW_CLIMB_GAIN))
 				continue;
-			double T = batch_time(a, a->reg[i].k, NULL, 0, w, r1,
-					      NULL, F);
+			double T = wave_play(a, a->reg[i].k, r1, F);
 			if (T < wT * (1 - 1e-9)) {
 				wT = T;
 				pick = a->reg[i].c;
@@ -1944,9 +2106,10 @@ tail_under(struct autobw *a, long kb)
 			hi = a->reg[i].k;
 	if (hi <= kb + 1 || writes_B(a, hi))
 		return 0;
-	double T = (1 - AUTOBW_CLIMB_GAIN) * rounds_time(a, kb, n, r1);
+	double T = (1 - AUTOBW_CLIMB_GAIN) *
+		   pile_time(a, kb, n, r1, rate_est(a, kb, r1));
 	for (long k = kb + 1; k < hi; k++) {
-		double Tk = rounds_time_at(a, k, n, r1, a->B);
+		double Tk = pile_time(a, k, n, r1, a->B);
 		if (!reg_find(a, k) && Tk < T - 1e-12) {
 			T = Tk;
 			best = k;
@@ -2034,8 +2197,8 @@ sooner_above(struct autobw *a, long kb, long down)
 	long n = a->pile;
 	double r1 = climb_r1(a);
 	long up = n > 0 && r1 > 0 ? above_step(a, kb) : 0;
-	if (up && rounds_time_at(a, up, n, r1, family_rate(a, up, r1)) <
-			  rounds_time_at(a, down, n, r1,
+	if (up && pile_time(a, up, n, r1, family_rate(a, up, r1)) <
+			  pile_time(a, down, n, r1,
 					 fmin((double)down * r1, a->B)))
 		return up;
 	a->step = step;

@@ -70,6 +70,11 @@ struct autobw_entry {
 			  (0: not known; not kept in a registry) */
 	double spread; /* how unlike the sizes of the tasks of q were
 			  (autobw_task_spread), 0: alike or not known */
+	double period; /* climb: the seconds between waves of the name's
+			  tasks becoming ready, a wave of the cores each
+			  (autobw_arrivals), and */
+	double wave_s; /* the seconds each wave's spread over; period 0:
+			  not known (or all ready at once) */
 };
 
 enum autobw_phase { AUTOBW_LEARNING, AUTOBW_LEARNED };
@@ -214,6 +219,8 @@ struct autobw {
 	double task_mb;    /* MB of the tasks that finished (of any phase:
 			      autobw_ended), and */
 	long task_n;       /* how many: their mean sizes a wave */
+	double period, wave_s; /* climb: how the name's tasks become ready
+				  (autobw_entry's, autobw_arrivals) */
 	double task_mb2;   /* and the sum of their squares
 			      (autobw_task_spread) */
 	/* results */
@@ -640,6 +647,12 @@ double autobw_task_mb(const struct autobw *a);
 /* How the sizes of the name's tasks that ended in this run spread: their
  * standard deviation over their mean; 0 with fewer than two. */
 double autobw_task_spread(const struct autobw *a);
+/* The times t[0..n) (s, in order) at which the name's first n tasks
+ * became ready: how they do (period, wave_s), when more than a wave
+ * of the cores did; else as they were (a kept registry's).  The period
+ * is the median over the first wave of the time from a task's to the
+ * wave-th after it; wave_s the first wave's spread. */
+void autobw_arrivals(struct autobw *a, const double *t, long n);
 /* Are the name's tasks of sizes too unlike (over AUTOBW_SPREAD_MAX) for
  * rounds of tasks of the mean size to say when they end: as those that
  * ended in this run say, or a kept registry's run (autobw_entry's

@@ -52,9 +52,11 @@ iopol_init(struct iopol *p, const struct workflow *wf, const uint32_t *ninst,
 void
 iopol_release(struct iopol *p)
 {
-	for (size_t i = 0; i < p->nn; i++)
+	for (size_t i = 0; i < p->nn; i++) {
 		if (p->nm[i].has_learner)
 			autobw_release(&p->nm[i].a);
+		free(p->nm[i].arr);
+	}
 	for (size_t i = 0; i < p->ndev; i++)
 		free(p->dev[i].name);
 	for (size_t i = 0; i < p->nsaved; i++) {
@@ -1191,6 +1193,18 @@ iopol_abandon(struct iopol *p, uint32_t name, size_t wi, struct iopol_grant g)
 }
 
 void
+iopol_arrived(struct iopol *p, uint32_t name, double now)
+{
+	struct iopol_name *nm = &p->nm[p->nm[name].grp];
+	if ((nm->bw.kind != WF_BW_AUTO && nm->bw.kind != WF_BW_AUTO_BOUNDED) ||
+	    nm->narr >= IOPOL_ARRIVALS)
+		return;
+	if (!nm->arr)
+		nm->arr = xmalloc(IOPOL_ARRIVALS * sizeof(double));
+	nm->arr[nm->narr++] = now;
+}
+
+void
 iopol_ready(struct iopol *p, uint32_t name, long ready)
 {
 	name = p->nm[name].grp;
@@ -1435,19 +1449,22 @@ iopol_registry_load(struct iopol *p, const char *path)
 		for (char *e = strtok(tab + 1, ","); e; e = strtok(NULL, ",")) {
 			struct autobw_entry x = { 0 };
 			int flown = 0;
-			/* (err, flown, q and spread may be missing: a
-			 * file kept before they were is read as measured
-			 * at the epochs' ends, of tasks of a size not
-			 * known, or alike) */
+			/* (err, flown, q, spread, period and wave_s may
+			 * be missing: a file kept before they were is read
+			 * as measured at the epochs' ends, of tasks of a
+			 * size not known, or alike, ready as not known) */
 			int got = sscanf(e,
-					 "%lf:%ld:%lf:%lf:%lf:%lf:%d:%lf:%lf",
+					 "%lf:%ld:%lf:%lf:%lf:%lf:%d:%lf:%lf:"
+					 "%lf:%lf",
 					 &x.c, &x.k, &x.t, &x.mbps, &x.pace,
-					 &x.err, &flown, &x.q, &x.spread);
+					 &x.err, &flown, &x.q, &x.spread,
+					 &x.period, &x.wave_s);
 			x.flown = flown == 1;
 			if (got < 3 || !(x.c > 0) || x.k < 1 || !(x.t >= 0) ||
 			    !(x.mbps >= 0) || !(x.pace >= 0) ||
 			    !(x.err >= 0) || (flown != 0 && flown != 1) ||
-			    !(x.q >= 0) || !(x.spread >= 0)) {
+			    !(x.q >= 0) || !(x.spread >= 0) ||
+			    !(x.period >= 0) || !(x.wave_s >= 0)) {
 				bad = true;
 				break;
 			}
@@ -1482,6 +1499,13 @@ iopol_registry_save(struct iopol *p, const char *path)
 			nm->a.reg[j].q = q;
 			nm->a.reg[j].spread = sp;
 		}
+		/* (and how they became ready: a kept registry's, unless
+		 * more than a wave did in this run) */
+		autobw_arrivals(&nm->a, nm->arr, nm->narr);
+		for (size_t j = 0; j < nm->a.nreg; j++) {
+			nm->a.reg[j].period = nm->a.period;
+			nm->a.reg[j].wave_s = nm->a.wave_s;
+		}
 		saved_put(p, registry_key(p, i, nm->learn_dev), nm->a.reg,
 			  nm->a.nreg);
 		any = true;
@@ -1499,15 +1523,19 @@ iopol_registry_save(struct iopol *p, const char *path)
 		   "constraint:concurrency:epoch seconds:MB/s written:"
 		   "MB/s a writer:relative error of its rate:"
 		   "1 if measured in flight:the mean MB of a task:"
-		   "how unlike their sizes were\n");
+		   "how unlike their sizes were:"
+		   "seconds between waves of the tasks becoming ready:"
+		   "seconds a wave spread over\n");
 	for (size_t i = 0; i < p->nsaved; i++) {
 		fprintf(f, "%s\t", p->saved[i].key);
 		for (size_t j = 0; j < p->saved[i].nreg; j++) {
 			const struct autobw_entry *e = &p->saved[i].reg[j];
 			fprintf(f,
-				"%s%.9g:%ld:%.9g:%.9g:%.9g:%.6g:%d:%.9g:%.4g",
+				"%s%.9g:%ld:%.9g:%.9g:%.9g:%.6g:%d:%.9g:%.4g:"
+				"%.6g:%.6g",
 				j ? "," : "", e->c, e->k, e->t, e->mbps,
-				e->pace, e->err, e->flown, e->q, e->spread);
+				e->pace, e->err, e->flown, e->q, e->spread,
+				e->period, e->wave_s);
 		}
 		fputc('\n', f);
 	}

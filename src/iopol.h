@@ -124,6 +124,10 @@ struct iopol_name {
 	double stream_c;    /* what was chosen before a choice for its last
 			       tasks (iopol_batch) changed it, 0: none did */
 	long last_n;        /* those last tasks, at that first change */
+	double *arr;        /* an auto name's: when its first narr tasks
+			       became ready (iopol_arrived), at most
+			       IOPOL_ARRIVALS */
+	long narr;
 };
 
 struct iopol_worker {
@@ -240,6 +244,10 @@ void iopol_abandon(struct iopol *p, uint32_t name, size_t wi,
 size_t iopol_close_idle(struct iopol *p, bool force);
 /* More tasks of name became ready: ready of them wait now. */
 void iopol_ready(struct iopol *p, uint32_t name, long ready);
+/* One task of name became ready at now (s): how the name's tasks
+ * arrive, kept in its registry (autobw_arrivals). */
+#define IOPOL_ARRIVALS 128
+void iopol_arrived(struct iopol *p, uint32_t name, double now);
 /* What storage_bw: auto made of name's tasks so far, for a run's closing
  * lines (wfrun(1)): "auto chose 66.6667 MB/s (3 writers on disk@local
  * of 200 MB/s) after 3 epochs", "... of 200 MB/s), and 28.5714 MB/s (7

@@ -267,6 +267,7 @@ push_ready(struct place *pl, uint32_t first, double now)
 		if (g->tasks.v[t].state == TASK_READY) {
 			pl->t[t].submit = now;
 			sched_push(&pl->sched, g->tasks.v[t].tmpl, t);
+			iopol_arrived(pl->pol, g->tasks.v[t].tmpl, now);
 		}
 }
 
@@ -307,6 +308,7 @@ place_complete(struct place *pl, uint32_t t, double now)
 		pl->t[pl->ready[i]].submit = now;
 		sched_push(&pl->sched, g->tasks.v[pl->ready[i]].tmpl,
 			   pl->ready[i]);
+		iopol_arrived(pl->pol, g->tasks.v[pl->ready[i]].tmpl, now);
 	}
 	for (size_t i = 0; i < pl->nready; i++) {
 		uint32_t n = g->tasks.v[pl->ready[i]].tmpl;

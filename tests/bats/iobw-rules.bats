@@ -104,7 +104,7 @@ EOF
 	# epochs at 10 (k = 10), 20 (5), 40 (2); then the choice
 	[ "$(paste <(trace_col storage_bw) <(trace_col epoch) | grep -v ':$' | awk -F'\t' '$2 != ""' | sort -u | tr '\t\n' ':,')" = "10:1,20:2,40:3," ]
 	[ "$(grep -c '"registered":true' .wfrun/events.jsonl)" -eq 3 ]
-	grep -q $'^ckpt\tdisk\t100\tauto(10,40,2)\t10:10:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*:0:0:[0-9.e+-]*:[0-9.e+-]*,20:5:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*:0:0:[0-9.e+-]*:[0-9.e+-]*,40:2:' .wfrun/storage_bw.tsv
+	grep -q $'^ckpt\tdisk\t100\tauto(10,40,2)\t10:10:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*:0:0:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*,20:5:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*:0:0:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*,40:2:' .wfrun/storage_bw.tsv
 }
 
 @test "a learning epoch waiting for its tasks does not hold up the I/O they need" {

@@ -75,7 +75,7 @@ load iobw
 	grep -q '"ev":"epoch_end",.*"epoch":2,"c":25,"k":4,"tasks":8,' .wfrun/events.jsonl
 	[ "$(grep -o '"ev":"epoch_end",.*"epoch":[0-9],"c":[0-9.]*,"k":[0-9]*' .wfrun/events.jsonl | grep -o '"epoch".*' | tr '\n' ' ')" = '"epoch":1,"c":100,"k":1 "epoch":2,"c":25,"k":4 ' ]
 	grep -q '"ev":"constraint","name":"ckpt","device":"disk@local","c":25,"k":4,"n":[0-9]*,"why":"learned"}$' .wfrun/events.jsonl
-	grep -q $'^ckpt\tdisk\t100\tauto\t100:1:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*:[01]:[0-9.e+-]*:[0-9.e+-]*,25:4:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*:[01]:[0-9.e+-]*:[0-9.e+-]*$' .wfrun/storage_bw.tsv
+	grep -q $'^ckpt\tdisk\t100\tauto\t100:1:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*:[01]:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*,25:4:[0-9.]*:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*:[01]:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*:[0-9.e+-]*$' .wfrun/storage_bw.tsv
 
 	# (without known bytes the climb goes 1, 2, then max(4, cores): the
 	# unit tests; here write_bytes is always known)

@@ -354,8 +354,8 @@ main(void)
 
 	/* A registry from an earlier run: learned from the start. */
 	struct autobw_entry kept[] = {
-		{ 10, 10, 4, 0, 0, 0, false, 0, 0, 0 },
-		{ 50, 2, 1, 0, 0, 0, false, 0, 0, 0 },
+		{ 10, 10, 4, 0, 0, 0, false, 0, 0, 0, 0, 0 },
+		{ 50, 2, 1, 0, 0, 0, false, 0, 0, 0, 0, 0 },
 	};
 	autobw_init(&a, 100, 10, true, 10, 50, 5);
 	autobw_preload(&a, kept, 2, 100);
@@ -544,9 +544,11 @@ main(void)
 	autobw_init_climb(&a, 200, 16, 2);
 	{
 		struct autobw_entry r3[] = {
-			{ 200, 1, 0.64, 50, 0, 0, false, 0, 0, 0 },
-			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0, false, 0, 0, 0 },
-			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0, false, 0, 0, 0 },
+			{ 200, 1, 0.64, 50, 0, 0, false, 0, 0, 0, 0, 0 },
+			{ 50, 4, 0.705, 8 * 32 / 1.41, 0, 0, false, 0, 0, 0,
+			  0, 0 },
+			{ 25, 8, 1.395, 16 * 32 / 2.79, 0, 0, false, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r3, 3, 100);
 	}
@@ -873,8 +875,8 @@ main(void)
 	 * one task both take 1 s, for two 2 s against 1.68 s. */
 	{
 		struct autobw_entry reg[2] = {
-			{ 100, 1, 1.0, 100, 0, 0, false, 0, 0, 0 },
-			{ 50, 2, 1.68, 119, 0, 0, false, 0, 0, 0 },
+			{ 100, 1, 1.0, 100, 0, 0, false, 0, 0, 0, 0, 0 },
+			{ 50, 2, 1.68, 119, 0, 0, false, 0, 0, 0, 0, 0 },
 		};
 		autobw_init(&a, 100, 8, false, 0, 0, 0);
 		autobw_preload(&a, reg, 2, 2);
@@ -1451,10 +1453,10 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 0.46, 138.5, 138.5, 0, false, 0, 0, 0 },
-			{ 100, 2, 0.69, 186, 99.4, 0, false, 0, 0, 0 },
-			{ 50, 4, 1.73, 148, 116.4, 0, false, 0, 0, 0 },
-			{ 25, 8, 2.84, 180, 87.3, 0, false, 0, 0, 0 },
+			{ 200, 1, 0.46, 138.5, 138.5, 0, false, 0, 0, 0, 0, 0 },
+			{ 100, 2, 0.69, 186, 99.4, 0, false, 0, 0, 0, 0, 0 },
+			{ 50, 4, 1.73, 148, 116.4, 0, false, 0, 0, 0, 0, 0 },
+			{ 25, 8, 2.84, 180, 87.3, 0, false, 0, 0, 0, 0, 0 },
 		};
 		autobw_preload(&a, r, 4, 16);
 		is_int(autobw_best(&a, NULL), 2,
@@ -1469,10 +1471,11 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 4, 16, 16, 0, false, 0, 0, 0 },
-			{ 22.2222, 9, 4, 144, 16, 0, false, 0, 0, 0 },
-			{ 20, 10, 4, 160, 16, 0, false, 0, 0, 0 },
-			{ 18.1818, 11, 5.28, 133.3, 12.12, 0, false, 0, 0, 0 },
+			{ 200, 1, 4, 16, 16, 0, false, 0, 0, 0, 0, 0 },
+			{ 22.2222, 9, 4, 144, 16, 0, false, 0, 0, 0, 0, 0 },
+			{ 20, 10, 4, 160, 16, 0, false, 0, 0, 0, 0, 0 },
+			{ 18.1818, 11, 5.28, 133.3, 12.12, 0, false, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r, 4, 31);
 		long n = 11;
@@ -1486,8 +1489,9 @@ main(void)
 		 * one writer's pace or at k's rate */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r2[] = {
-			{ 200, 1, 2.29, 28, 28, 0, false, 0, 0, 0 },
-			{ 28.5714, 7, 13.18, 34, 4.857, 0, false, 0, 0, 0 },
+			{ 200, 1, 2.29, 28, 28, 0, false, 0, 0, 0, 0, 0 },
+			{ 28.5714, 7, 13.18, 34, 4.857, 0, false, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r2, 2, 2);
 		ok(autobw_objective(&a, 2, 1) < autobw_objective(&a, 2, 0),
@@ -1513,8 +1517,8 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r[] = {
-			{ 200, 1, 1.64, 39, 39, 0.07, false, 0, 0, 0 },
-			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0, 0, 0 },
+			{ 200, 1, 1.64, 39, 39, 0.07, false, 0, 0, 0, 0, 0 },
+			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0, 0, 0, 0, 0 },
 		};
 		autobw_preload(&a, r, 2, 100);
 		double c = autobw_choose(&a, 100);
@@ -1525,9 +1529,10 @@ main(void)
 		/* where 3 was measured, it is chosen as measured */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r3[] = {
-			{ 200, 1, 1.64, 39, 39, 0.07, false, 0, 0, 0 },
-			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0, 0, 0 },
-			{ 66.6667, 3, 1.92, 100, 33.3, 0.03, true, 0, 0, 0 },
+			{ 200, 1, 1.64, 39, 39, 0.07, false, 0, 0, 0, 0, 0 },
+			{ 40, 5, 4.32, 74, 14.8, 0.14, true, 0, 0, 0, 0, 0 },
+			{ 66.6667, 3, 1.92, 100, 33.3, 0.03, true, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r3, 3, 100);
 		c = autobw_choose(&a, 100);
@@ -1539,8 +1544,8 @@ main(void)
 		 * the law's best 7 (133) but not the 10 measured */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry r7[] = {
-			{ 200, 1, 3.2, 20, 20, 0.1, false, 0, 0, 0 },
-			{ 20, 10, 6.4, 100, 10, 0.1, true, 0, 0, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.1, false, 0, 0, 0, 0, 0 },
+			{ 20, 10, 6.4, 100, 10, 0.1, true, 0, 0, 0, 0, 0 },
 		};
 		autobw_preload(&a, r7, 2, 100);
 		c = autobw_choose(&a, 100);
@@ -1557,9 +1562,10 @@ main(void)
 		 * 12 write 96, but 4 stopped then run alone at their cap */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 8, 8, 8, 0.1, true, 0, 0, 0 },
-			{ 25, 8, 8, 64, 8, 0.02, true, 0, 0, 0 },
-			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0, 0, 0 },
+			{ 200, 1, 8, 8, 8, 0.1, true, 0, 0, 0, 0, 0 },
+			{ 25, 8, 8, 64, 8, 0.02, true, 0, 0, 0, 0, 0 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r, 3, 16);
 		ok(!autobw_drain_pays(&a, 16, 12),
@@ -1571,9 +1577,10 @@ main(void)
 		 * collapses, and 4 at a time (the family's bound: 41) pay */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry c[] = {
-			{ 200, 1, 5.33, 12, 12, 0.05, true, 0, 0, 0 },
-			{ 25, 8, 25.6, 20, 2.5, 0.02, true, 0, 0, 0 },
-			{ 12.5, 16, 112.5, 9.1, 0.569, 0.02, true, 0, 0, 0 },
+			{ 200, 1, 5.33, 12, 12, 0.05, true, 0, 0, 0, 0, 0 },
+			{ 25, 8, 25.6, 20, 2.5, 0.02, true, 0, 0, 0, 0, 0 },
+			{ 12.5, 16, 112.5, 9.1, 0.569, 0.02, true, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, c, 3, 16);
 		ok(autobw_drain_pays(&a, 16, 4),
@@ -1593,9 +1600,10 @@ main(void)
 	{
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 6.8, 20, 20, 0.05, true, 0, 0, 0 },
-			{ 25, 8, 6.8, 160, 20, 0.02, true, 0, 0, 0 },
-			{ 20, 10, 8.84, 153.8, 15.38, 0.02, true, 0, 0, 0 },
+			{ 200, 1, 6.8, 20, 20, 0.05, true, 0, 0, 0, 0, 0 },
+			{ 25, 8, 6.8, 160, 20, 0.02, true, 0, 0, 0, 0, 0 },
+			{ 20, 10, 8.84, 153.8, 15.38, 0.02, true, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r, 3, 16);
 		ok(autobw_drain_gains(&a, 10, 8),
@@ -1695,9 +1703,9 @@ main(void)
 	 * chosen, as the run that kept it chose. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 1.126, 16, 16, 0.083, false, 64, 0, 0 },
+			{ 200, 1, 1.126, 16, 16, 0.083, false, 64, 0, 0, 0, 0 },
 			{ 200.0 / 6, 6, 2.97, 36.36, 6.06, 0.1, true, 64, 0,
-			  0 },
+			  0, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2);
 		autobw_preload(&a, r, 2, 8);
@@ -1717,8 +1725,9 @@ main(void)
 		 * beat 7, 7 and 2 (0.12) */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 2.56, 25, 25, 0.14, false, 64, 0, 0 },
-			{ 25, 8, 3.072, 166.667, 20.833, 0.1, true, 64, 0, 0 },
+			{ 200, 1, 2.56, 25, 25, 0.14, false, 64, 0, 0, 0, 0 },
+			{ 25, 8, 3.072, 166.667, 20.833, 0.1, true, 64, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r, 2, 16);
 		ok(!autobw_epoch_pays(&a, 7, 16),
@@ -1731,8 +1740,8 @@ main(void)
 		 * at most 120 */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry s1[] = {
-			{ 200, 1, 1.6, 40, 40, 0.09, false, 64, 0, 0 },
-			{ 50, 4, 3.2, 80, 20, 0.1, true, 64, 0, 0 },
+			{ 200, 1, 1.6, 40, 40, 0.09, false, 64, 0, 0, 0, 0 },
+			{ 50, 4, 3.2, 80, 20, 0.1, true, 64, 0, 0, 0, 0 },
 		};
 		autobw_preload(&a, s1, 2, 8);
 		ok(autobw_epoch_pays(&a, 3, 8),
@@ -1755,10 +1764,11 @@ main(void)
 		 * 16 write 111 */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 8, 8, 8, 0.1, false, 64, 0, 0 },
+			{ 200, 1, 8, 8, 8, 0.1, false, 64, 0, 0, 0, 0 },
 			{ 12.5, 16, 9.216, 111.11, 6.944, 0.09, true, 64, 0,
-			  0 },
-			{ 200.0 / 15, 15, 8, 120, 8, 0.025, true, 64, 0, 0 },
+			  0, 0, 0 },
+			{ 200.0 / 15, 15, 8, 120, 8, 0.025, true, 64, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r, 3, 16);
 		double c15 = autobw_choose(&a, 32);
@@ -1796,12 +1806,12 @@ main(void)
 		 * 6 of 12 (the last 4 alone at 64 MB/s), 5 of 13 */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry k13[] = {
-			{ 200, 1, 3.06, 16, 16, 0.083, false, 64, 0, 0 },
-			{ 25, 8, 1.16, 128, 16, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 3.06, 16, 16, 0.083, false, 64, 0, 0, 0, 0 },
+			{ 25, 8, 1.16, 128, 16, 0.025, true, 64, 0, 0, 0, 0 },
 			{ 200.0 / 12, 12, 3.06, 192, 16, 0.025, true, 64, 0,
-			  0 },
+			  0, 0, 0 },
 			{ 200.0 / 13, 13, 4.08, 200, 15.38, 0.025, true, 64, 0,
-			  0 },
+			  0, 0, 0 },
 		};
 		autobw_preload(&a, k13, 4, 64);
 		double c12 = autobw_choose(&a, 64);
@@ -1819,10 +1829,10 @@ main(void)
 		 * at most, beside the others' tails */
 		autobw_init_climb(&a, 200, 16, 2);
 		struct autobw_entry k10[] = {
-			{ 200, 1, 4, 16, 16, 0.05, false, 64, 0, 0 },
-			{ 20, 10, 4, 160, 16, 0.02, true, 64, 0, 0 },
+			{ 200, 1, 4, 16, 16, 0.05, false, 64, 0, 0, 0, 0 },
+			{ 20, 10, 4, 160, 16, 0.02, true, 64, 0, 0, 0, 0 },
 			{ 200.0 / 11, 11, 5.28, 133.33, 12.12, 0.02, true, 64,
-			  0, 0 },
+			  0, 0, 0, 0 },
 		};
 		autobw_preload(&a, k10, 3, 16);
 		a.pile = 32;
@@ -1840,10 +1850,12 @@ main(void)
 		 * said) */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry r[] = {
-			{ 200, 1, 8, 8, 8, 0.1, false, 64, 0, 0 },
-			{ 25, 8, 8, 64, 8, 0.02, true, 64, 0, 0 },
-			{ 200.0 / 12, 12, 8, 96, 8, 0.02, true, 64, 0, 0 },
-			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 64, 0, 0 },
+			{ 200, 1, 8, 8, 8, 0.1, false, 64, 0, 0, 0, 0 },
+			{ 25, 8, 8, 64, 8, 0.02, true, 64, 0, 0, 0, 0 },
+			{ 200.0 / 12, 12, 8, 96, 8, 0.02, true, 64, 0, 0,
+			  0, 0 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 64, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, r, 4, 16);
 		ok(fabs(autobw_task_mb(&a) - 64) < 1e-9,
@@ -1892,9 +1904,10 @@ main(void)
 		 * 30 MB/s after them, 8 run them together */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry rb[] = {
-			{ 200, 1, 2.133, 30, 30, 0, false, 64, 0, 0 },
-			{ 200.0 / 7, 7, 2.24, 200, 28.57, 0, false, 64, 0, 0 },
-			{ 25, 8, 2.56, 200, 25, 0, false, 64, 0, 0 },
+			{ 200, 1, 2.133, 30, 30, 0, false, 64, 0, 0, 0, 0 },
+			{ 200.0 / 7, 7, 2.24, 200, 28.57, 0, false, 64, 0, 0,
+			  0, 0 },
+			{ 25, 8, 2.56, 200, 25, 0, false, 64, 0, 0, 0, 0 },
 		};
 		autobw_preload(&a, rb, 3, 64);
 		is_int(autobw_writers(200, autobw_choose(&a, 64)), 8,
@@ -1928,12 +1941,13 @@ main(void)
 		 * stops the 2 youngest for 6, which write the rest at 167 */
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry rk[] = {
-			{ 200, 1, 2.133, 30, 30, 0.1, false, 64, 0, 0 },
+			{ 200, 1, 2.133, 30, 30, 0.1, false, 64, 0, 0, 0, 0 },
 			{ 200.0 / 7, 7, 0.636, 153.85, 21.98, 0.1, true, 64, 0,
-			  0 },
+			  0, 0, 0 },
 			{ 200.0 / 6, 6, 1.323, 166.67, 27.78, 0.025, true, 64,
+			  0, 0, 0, 0 },
+			{ 25, 8, 0.742, 142.86, 17.86, 0.1, true, 64, 0, 0,
 			  0, 0 },
-			{ 25, 8, 0.742, 142.86, 17.86, 0.1, true, 64, 0, 0 },
 		};
 		autobw_preload(&a, rk, 4, 16);
 		double l8[8];
@@ -1960,10 +1974,12 @@ main(void)
 		 * them in two rounds alike, and 8 stay; of sizes spread 0.28
 		 * (44 to 228 MB) 12 places start the largest sooner */
 		struct autobw_entry rs[] = {
-			{ 200, 1, 17, 8, 8, 0.1, false, 136, 0, 0 },
-			{ 25, 8, 2.4, 64, 8, 0.02, true, 136, 0, 0 },
-			{ 200.0 / 12, 12, 2.4, 96, 8, 0.02, true, 136, 0, 0 },
-			{ 12.5, 16, 2.4, 50, 3.125, 0.1, true, 136, 0, 0 },
+			{ 200, 1, 17, 8, 8, 0.1, false, 136, 0, 0, 0, 0 },
+			{ 25, 8, 2.4, 64, 8, 0.02, true, 136, 0, 0, 0, 0 },
+			{ 200.0 / 12, 12, 2.4, 96, 8, 0.02, true, 136, 0, 0,
+			  0, 0 },
+			{ 12.5, 16, 2.4, 50, 3.125, 0.1, true, 136, 0, 0,
+			  0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rs, 4, 16);
@@ -1996,8 +2012,9 @@ main(void)
 		autobw_release(&a);
 		autobw_init_climb(&a, 200, 16, 8);
 		struct autobw_entry nq[] = {
-			{ 200, 1, 8, 8, 8, 0.1, false, 0, 0, 0 },
-			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0, 0, 0 },
+			{ 200, 1, 8, 8, 8, 0.1, false, 0, 0, 0, 0, 0 },
+			{ 12.5, 16, 12.29, 83.33, 5.208, 0.1, true, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_preload(&a, nq, 2, 16);
 		ok(!autobw_batch_left(&a, el, 12, NULL, 0, 10, left),
@@ -2013,10 +2030,10 @@ main(void)
 	 * 10, in wfrun sim; the search's own next step is 10) */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 4, 16, 16, 0.03, false, 64, 0, 0 },
-			{ 25, 8, 4, 128, 16, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 4, 16, 16, 0.03, false, 64, 0, 0, 0, 0 },
+			{ 25, 8, 4, 128, 16, 0.025, true, 64, 0, 0, 0, 0 },
 			{ 16.6667, 12, 5.38, 142.86, 11.9, 0.034, true, 64, 0,
-			  0 },
+			  0, 0, 0 },
 		};
 		is_int(open_piled(&a, r, 3, 16, 8),
 		       10, "12 slowed: the search goes on at 10");
@@ -2029,7 +2046,7 @@ main(void)
 		 * task's MB per MB/s), where 11 at 176 at best leave 5 to a
 		 * second round (0.125): 16 tried, the best static */
 		r[2] = (struct autobw_entry){ 16.6667, 12, 4.6, 166.67, 13.9,
-					      0.03, true, 64, 0, 0 };
+					      0.03, true, 64, 0, 0, 0, 0 };
 		is_int(open_piled(&a, r, 3, 16, 8),
 		       16, "12 wrote 167: 16 before the search");
 		ok(!strcmp(a.step, "tail"), "tail (%s)", a.step);
@@ -2049,9 +2066,10 @@ main(void)
 	 * 8 in one round. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 1.39, 16, 16, 0.083, false, 64, 0, 0 },
-			{ 50, 4, 1.39, 64, 16, 0.051, true, 64, 0, 0 },
-			{ 33.3333, 6, 1.67, 80, 13.33, 0.057, true, 64, 0, 0 },
+			{ 200, 1, 1.39, 16, 16, 0.083, false, 64, 0, 0, 0, 0 },
+			{ 50, 4, 1.39, 64, 16, 0.051, true, 64, 0, 0, 0, 0 },
+			{ 33.3333, 6, 1.67, 80, 13.33, 0.057, true, 64, 0, 0,
+			  0, 0 },
 		};
 		is_int(open_piled(&a, r, 3, 8, 2),
 		       5, "knee 1: the search's next is 5");
@@ -2069,9 +2087,9 @@ main(void)
 	 * 20), it joins. */
 	for (int knee = 12; knee <= 20; knee += 8) {
 		struct autobw_entry r[] = {
-			{ 200, 1, 3.2, 20, 20, 0.03, false, 64, 0, 0 },
-			{ 25, 8, 3.2, 160, 20, 0.025, true, 64, 0, 0 },
-			{ 20, 10, 3.2, 200, 20, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.03, false, 64, 0, 0, 0, 0 },
+			{ 25, 8, 3.2, 160, 20, 0.025, true, 64, 0, 0, 0, 0 },
+			{ 20, 10, 3.2, 200, 20, 0.025, true, 64, 0, 0, 0, 0 },
 		};
 		struct law L = { 200, 20, knee, 0.3 };
 		int slot[16];
@@ -2104,10 +2122,11 @@ main(void)
 	 * the bracket is closed: 7 chosen. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 3.2, 20, 20, 0.03, false, 0, 0, 0 },
-			{ 20, 10, 6.4, 100, 10, 0.03, true, 0, 0, 0 },
-			{ 25, 8, 4.3, 118, 14.75, 0.02, true, 0, 0, 0 },
-			{ 33.3333, 6, 3.2, 120, 20, 0.025, true, 0, 0, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.03, false, 0, 0, 0, 0, 0 },
+			{ 20, 10, 6.4, 100, 10, 0.03, true, 0, 0, 0, 0, 0 },
+			{ 25, 8, 4.3, 118, 14.75, 0.02, true, 0, 0, 0, 0, 0 },
+			{ 33.3333, 6, 3.2, 120, 20, 0.025, true, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2); /* (congestdev's cores) */
 		autobw_preload(&a, r, 4, 100);
@@ -2148,8 +2167,8 @@ main(void)
 		autobw_release(&a);
 		/* the best kept the one writer's pace: nothing to try */
 		struct autobw_entry rk[] = {
-			{ 200, 1, 3.2, 20, 20, 0.03, false, 0, 0, 0 },
-			{ 20, 10, 3.2, 200, 20, 0.03, true, 0, 0, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.03, false, 0, 0, 0, 0, 0 },
+			{ 20, 10, 3.2, 200, 20, 0.03, true, 0, 0, 0, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rk, 2, 100);
@@ -2160,8 +2179,9 @@ main(void)
 		 * it, fill-up (r1 60: 3 write 180 MB/s, 8 checkpoints on 2
 		 * cores chose 3 again, +9 % over the best static, 4) */
 		struct autobw_entry ru[] = {
-			{ 200, 1, 1.07, 60, 60, 0.045, false, 64, 0, 0 },
-			{ 66.6667, 3, 0.95, 180, 60, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 1.07, 60, 60, 0.045, false, 64, 0, 0, 0, 0 },
+			{ 66.6667, 3, 0.95, 180, 60, 0.025, true, 64, 0, 0,
+			  0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2);
 		autobw_preload(&a, ru, 2, 8);
@@ -2175,10 +2195,11 @@ main(void)
 		 * cores 6 leave 2 of each wave behind; 8 at no less than 7's
 		 * rate write a wave 30 % sooner: the wave is tried */
 		struct autobw_entry rw[] = {
-			{ 200, 1, 0.68, 30, 30, 0.1, false, 64, 0, 0 },
+			{ 200, 1, 0.68, 30, 30, 0.1, false, 64, 0, 0, 0, 0 },
 			{ 200.0 / 7, 7, 0.78, 181.8, 25.97, 0.05, true, 64, 0,
-			  0 },
-			{ 200.0 / 6, 6, 1.5, 180, 30, 0.025, true, 64, 0, 0 },
+			  0, 0, 0 },
+			{ 200.0 / 6, 6, 1.5, 180, 30, 0.025, true, 64, 0, 0,
+			  0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rw, 3, 16);
@@ -2193,9 +2214,10 @@ main(void)
 		/* knee 5, fall 1.5: 6 write 80; 8 could not write a wave of
 		 * 8 sooner than 5 at 150 */
 		struct autobw_entry rk5[] = {
-			{ 200, 1, 0.68, 30, 30, 0.1, false, 64, 0, 0 },
-			{ 200.0 / 6, 6, 4.8, 80, 13.3, 0.05, true, 64, 0, 0 },
-			{ 40, 5, 2.1, 150, 30, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 0.68, 30, 30, 0.1, false, 64, 0, 0, 0, 0 },
+			{ 200.0 / 6, 6, 4.8, 80, 13.3, 0.05, true, 64, 0, 0,
+			  0, 0 },
+			{ 40, 5, 2.1, 150, 30, 0.025, true, 64, 0, 0, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rk5, 3, 16);
@@ -2205,12 +2227,12 @@ main(void)
 		 * 16 MB/s): 11 and 5 after them; 16 at once at no less than
 		 * 12's 167 end them 24 % sooner: tried (tail) */
 		struct autobw_entry rt[] = {
-			{ 200, 1, 2.4, 16, 16, 0.08, false, 64, 0, 0 },
-			{ 25, 8, 1.2, 128, 16, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 2.4, 16, 16, 0.08, false, 64, 0, 0, 0, 0 },
+			{ 25, 8, 1.2, 128, 16, 0.025, true, 64, 0, 0, 0, 0 },
 			{ 200.0 / 12, 12, 2.8, 166.7, 13.9, 0.09, true, 64, 0,
-			  0 },
+			  0, 0, 0 },
 			{ 200.0 / 11, 11, 2.4, 173.9, 15.8, 0.1, true, 64, 0,
-			  0 },
+			  0, 0, 0 },
 		};
 		is_int(open_piled(&a, rt, 4, 16, 8),
 		       16, "16 piled, 11 the best: 16");
@@ -2221,9 +2243,9 @@ main(void)
 		 * round at 80 MB/s, 7 would leave 4 at 160 and take 5.7 %
 		 * less at B: 7 tried (tail, between 5 and 8) */
 		struct autobw_entry rtu[] = {
-			{ 200, 1, 0.74, 40, 40, 0.09, false, 64, 0, 0 },
-			{ 40, 5, 0.74, 200, 40, 0.05, true, 64, 0, 0 },
-			{ 25, 8, 2.46, 111.1, 13.9, 0.1, true, 64, 0, 0 },
+			{ 200, 1, 0.74, 40, 40, 0.09, false, 64, 0, 0, 0, 0 },
+			{ 40, 5, 0.74, 200, 40, 0.05, true, 64, 0, 0, 0, 0 },
+			{ 25, 8, 2.46, 111.1, 13.9, 0.1, true, 64, 0, 0, 0, 0 },
 		};
 		is_int(open_piled(&a, rtu, 3, 32, 8),
 		       7, "5 at B, 8 slowed, 32 piled: 7");
@@ -2234,13 +2256,13 @@ main(void)
 		/* 7 tried and slowed too (100 MB/s): 6 would leave 2 as 5
 		 * do, no sooner: nothing more is tried */
 		rtu[2] = (struct autobw_entry){ 200.0 / 7, 7, 4.5, 100, 14.3, 0.1,
-					       true, 64, 0, 0 };
+					       true, 64, 0, 0, 0, 0 };
 		is_int(open_piled(&a, rtu, 3, 32, 8),
 		       0, "5 at B, 7 slowed: nothing");
 		autobw_release(&a);
 		/* 30 piled: 5 end them in 6 full rounds, as 6 do: nothing */
 		rtu[2] = (struct autobw_entry){ 25, 8, 2.46, 111.1, 13.9, 0.1, true,
-					       64, 0, 0 };
+					       64, 0, 0, 0, 0 };
 		is_int(open_piled(&a, rtu, 3, 30, 8),
 		       0, "30 piled, 5 at B: no round short");
 		autobw_release(&a);
@@ -2249,10 +2271,10 @@ main(void)
 		 * more places cost nothing, and the last tasks' choice ends
 		 * them sooner through them; 12 are tried (knee, above 11) */
 		struct autobw_entry rkn[] = {
-			{ 200, 1, 3.2, 20, 20, 0.1, false, 64, 0, 0 },
-			{ 20, 10, 2.98, 200, 20, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.1, false, 64, 0, 0, 0, 0 },
+			{ 20, 10, 2.98, 200, 20, 0.025, true, 64, 0, 0, 0, 0 },
 			{ 200.0 / 11, 11, 3.52, 200, 200.0 / 11, 0.025, true, 64,
-			  0, 0 },
+			  0, 0, 0, 0 },
 		};
 		is_int(open_piled(&a, rkn, 3, 32, 8),
 		       12, "10 and 11 write B: 12");
@@ -2273,9 +2295,10 @@ main(void)
 		autobw_release(&a);
 		/* all 16 executors at B: none more to try */
 		struct autobw_entry rk16[] = {
-			{ 200, 1, 3.2, 20, 20, 0.1, false, 64, 0, 0 },
-			{ 20, 10, 2.98, 200, 20, 0.025, true, 64, 0, 0 },
-			{ 12.5, 16, 5.1, 200, 12.5, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 3.2, 20, 20, 0.1, false, 64, 0, 0, 0, 0 },
+			{ 20, 10, 2.98, 200, 20, 0.025, true, 64, 0, 0, 0, 0 },
+			{ 12.5, 16, 5.1, 200, 12.5, 0.025, true, 64, 0, 0,
+			  0, 0 },
 		};
 		is_int(open_piled(&a, rk16, 3, 32, 8),
 		       0, "16 of 16 at B: nothing above");
@@ -2283,9 +2306,9 @@ main(void)
 		/* 5 fill B at 40 MB/s, 8 (the wave of 8 cores) write B too:
 		 * a wave at once; one more only cost (knee 8: 9 write 100) */
 		struct autobw_entry rkw[] = {
-			{ 200, 1, 1.6, 40, 40, 0.1, false, 64, 0, 0 },
-			{ 40, 5, 1.6, 200, 40, 0.025, true, 64, 0, 0 },
-			{ 25, 8, 2.56, 200, 25, 0.025, true, 64, 0, 0 },
+			{ 200, 1, 1.6, 40, 40, 0.1, false, 64, 0, 0, 0, 0 },
+			{ 40, 5, 1.6, 200, 40, 0.025, true, 64, 0, 0, 0, 0 },
+			{ 25, 8, 2.56, 200, 25, 0.025, true, 64, 0, 0, 0, 0 },
 		};
 		is_int(open_piled(&a, rkw, 3, 40, 8),
 		       0, "8 of 8 cores at B: no knee try");
@@ -2300,8 +2323,9 @@ main(void)
 		 * of each 8 to write after the others (+7 to +9 % over the
 		 * best static, 8, in wfrun sim); on 2 cores it is. */
 		struct autobw_entry rb[] = {
-			{ 200, 1, 0.48, 16, 16, 0.083, false, 64, 0, 0 },
-			{ 25, 8, 0.68, 90.9091, 11.36, 0.1, true, 64, 0, 0 },
+			{ 200, 1, 0.48, 16, 16, 0.083, false, 64, 0, 0, 0, 0 },
+			{ 25, 8, 0.68, 90.9091, 11.36, 0.1, true, 64, 0, 0,
+			  0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rb, 2, 16);
@@ -2315,9 +2339,9 @@ main(void)
 		autobw_release(&a);
 		/* still scaling: left to the scaling rule */
 		struct autobw_entry rs[] = {
-			{ 200, 1, 3.2, 10, 10, 0.03, false, 0, 0, 0 },
-			{ 100, 2, 3.2, 20, 10, 0.03, false, 0, 0, 0 },
-			{ 50, 4, 3.2, 40, 10, 0.03, false, 0, 0, 0 },
+			{ 200, 1, 3.2, 10, 10, 0.03, false, 0, 0, 0, 0, 0 },
+			{ 100, 2, 3.2, 20, 10, 0.03, false, 0, 0, 0, 0, 0 },
+			{ 50, 4, 3.2, 40, 10, 0.03, false, 0, 0, 0, 0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 8);
 		autobw_preload(&a, rs, 3, 100);
@@ -2332,8 +2356,10 @@ main(void)
 	 * writers at 194.7 MB/s kept that pace, and 7 is not tried. */
 	{
 		struct autobw_entry r[] = {
-			{ 200, 1, 2.41, 24.84, 26.5, 0.05, false, 0, 0, 0 },
-			{ 25, 8, 2.6, 194.7, 24.34, 0.035, true, 0, 0, 0 },
+			{ 200, 1, 2.41, 24.84, 26.5, 0.05, false, 0, 0, 0,
+			  0, 0 },
+			{ 25, 8, 2.6, 194.7, 24.34, 0.035, true, 0, 0, 0,
+			  0, 0 },
 		};
 		autobw_init_climb(&a, 200, 16, 2);
 		autobw_preload(&a, r, 2, 100);
@@ -2392,11 +2418,11 @@ main(void)
 	 * they write B. */
 	{
 		struct autobw_entry rv[] = {
-			{ 200, 1, 0.76, 25, 25, 0.14, false, 136, 0, 0 },
-			{ 25, 8, 0.76, 200, 25, 0.05, true, 136, 0, 0 },
+			{ 200, 1, 0.76, 25, 25, 0.14, false, 136, 0, 0, 0, 0 },
+			{ 25, 8, 0.76, 200, 25, 0.05, true, 136, 0, 0, 0, 0 },
 			{ 200.0 / 9, 9, 0.76, 200, 200.0 / 9, 0.05, true, 136, 0,
-			  0 },
-			{ 20, 10, 0.76, 180, 18, 0.05, true, 136, 0, 0 },
+			  0, 0, 0 },
+			{ 20, 10, 0.76, 180, 18, 0.05, true, 136, 0, 0, 0, 0 },
 		};
 		is_int(open_piled(&a, rv, 2, 16, 8), 0,
 		       "alike: 8 at B, the wave: nothing to try");
@@ -2432,6 +2458,56 @@ main(void)
 		       "alike, 8 and 9 at B: 10 tried (9 are over a wave)");
 		is_int(autobw_writers(200, a.chosen), 8,
 		       "8 chosen, the fewest of equals");
+		autobw_release(&a);
+	}
+
+	/* How the name's tasks become ready (autobw_arrivals): a wave of
+	 * the 8 cores at 1.8 to 2.09 s, then 4 more 2.1 s after the first
+	 * four: the period is the median of the times from a task's
+	 * arrival to the 8th after it; the first wave's spread, 0.29 s. */
+	{
+		double rt[12];
+		for (int i = 0; i < 8; i++)
+			rt[i] = 1.8 + 0.29 * i / 7;
+		for (int i = 8; i < 12; i++)
+			rt[i] = rt[i - 8] + 2.1 + (i == 11 ? 1 : 0);
+		autobw_init_climb(&a, 200, 16, 8);
+		autobw_arrivals(&a, rt, 8);
+		ok(a.period == 0, "a wave only: not known (%g)", a.period);
+		autobw_arrivals(&a, rt, 12);
+		ok(fabs(a.period - 2.1) < 1e-9 && fabs(a.wave_s - 0.29) < 1e-9,
+		   "period 2.1 s (the median of 2.1, 2.1, 2.1, 3.1: %g), "
+		   "spread 0.29 (%g)", a.period, a.wave_s);
+		autobw_release(&a);
+		/* Knee 5, fall 0.05, 30 MB/s a writer: 7 wrote 182 MB/s, 6
+		 * kept pace at 180 and are the best; 12 tasks piled.  Ready
+		 * all at once (not known), 8 leave none of the first wave
+		 * behind: tried.  Ready 8, then 4 at 2.11 s: the 4 would wait
+		 * for the 8 and write at 120 MB/s; 6 end them sooner, so
+		 * nothing is tried.  16 (two whole waves): 8 are tried. */
+		struct autobw_entry r[] = {
+			{ 200, 1, 0.68, 30, 30, 0.1, false, 64, 0, 0, 0, 0 },
+			{ 200.0 / 7, 7, 0.78, 181.8, 25.97, 0.05, true, 64, 0,
+			  0, 0, 0 },
+			{ 200.0 / 6, 6, 1.5, 180, 30, 0.025, true, 64, 0, 0, 0,
+			  0 },
+		};
+		is_int(open_piled(&a, r, 3, 12, 8), 8,
+		       "ready not known: the wave of 8 tried");
+		autobw_release(&a);
+		for (int i = 0; i < 3; i++) {
+			r[i].period = 2.11;
+			r[i].wave_s = 0.29;
+		}
+		is_int(open_piled(&a, r, 3, 12, 8), 0,
+		       "8, then 4 at 2.11 s: nothing tried");
+		is_int(autobw_writers(200, a.chosen), 6, "6 chosen");
+		ok(a.period == 2.11 && a.wave_s == 0.29,
+		   "the registry's period and spread (%g, %g)", a.period,
+		   a.wave_s);
+		autobw_release(&a);
+		is_int(open_piled(&a, r, 3, 16, 8), 8,
+		       "two waves of 8: the wave tried");
 		autobw_release(&a);
 	}
 

@@ -694,6 +694,41 @@ main(void)
 		unlink(reg2);
 	}
 
+	/* How the tasks became ready, kept in the registry (autobw_arrivals):
+	 * knee 5, 30 MB/s a writer, 6 the best (180 MB/s), 7 and 8 below;
+	 * 12 checkpoints, 8 then 4 at 2.11 s: 6 end them soonest, nothing
+	 * is tried.  Read from a file kept before it said so (all ready at
+	 * once, or a wave alone): the wave of 8 is tried.  A period that
+	 * is not a number of seconds: the line is not read. */
+	for (int known = 0; known < 3; known++) {
+		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		const char *how = known == 2   ? ":-2.11:0.29"
+				  : known ? ":2.11:0.29"
+					  : "";
+		char line[512];
+		snprintf(line, sizeof(line),
+			 "ckpt\tdisk\t200\tauto\t200:1:0.68:30:30:0.1:0:64:0%s,"
+			 "28.5714286:7:0.78:181.8:25.97:0.05:1:64:0%s,"
+			 "33.3333333:6:1.5:180:30:0.025:1:64:0%s\n",
+			 how, how, how);
+		ok(kept(&p, reg, line, 12, 8), "a registry %s written and read",
+		   known == 2 ? "of a bad period" : known ? "with" : "without");
+		iopol_ready(&p, 0, 8);
+		is_str(evlog,
+		       known == 2   ? ""
+		       : known == 1 ? "constraint(33.3333,registry) "
+				    : "begin1(25,8) ",
+		       known == 2   ? "a bad period: no registry"
+		       : known == 1 ? "8, then 4 at 2.11 s: 6, nothing tried"
+				    : "ready not known: the wave of 8 tried");
+		if (known == 1)
+			ok(p.saved[0].reg[2].period == 2.11 &&
+				   p.saved[0].reg[2].wave_s == 0.29,
+			   "the period and spread read");
+		iopol_release(&p);
+		unlink(reg);
+	}
+
 	/* A reevaluated choice of more places: the running take the new
 	 * share at once.  1 writer at 25 MB/s and 8 at 125 (knee 6,
 	 * fall 0.3): for the 8 checkpoints of 2 cores the family's bound,
@@ -811,8 +846,8 @@ main(void)
 			;
 		if (f)
 			fclose(f);
-		ok(strstr(buf2, ",20:5:5.16:62:12.4:0.02:1:64:0,16.666") &&
-			   strstr(buf2, "12.5:8:8.53:60:7.5:0.02:1:64:0"),
+		ok(strstr(buf2, ",20:5:5.16:62:12.4:0.02:1:64:0:0:0,16.666") &&
+			   strstr(buf2, "12.5:8:8.53:60:7.5:0.02:1:64:0:0:0"),
 		   "both runs' epochs kept, with the mean task's 64 MB (%s)",
 		   buf2);
 		iopol_release(&p);
