@@ -1166,6 +1166,7 @@ autobw_preload(struct autobw *a, const struct autobw_entry *reg, size_t n,
 		a->period = reg[0].period;
 		a->wave_s = reg[0].wave_s;
 	}
+	a->opening = true;
 	const struct autobw_entry *one = reg_find(a, 1);
 	a->fill = one ? fill_point(a, one->mbps) : 0;
 	a->phase = AUTOBW_LEARNED;
@@ -1475,7 +1476,7 @@ static bool
 arrive_units(const struct autobw *a, double *P, double *D)
 {
 	double q = autobw_task_mb(a);
-	if (!(a->period > 0) || !(q > 0) || bytes_known(a) < 1)
+	if (!a->opening || !(a->period > 0) || !(q > 0) || bytes_known(a) < 1)
 		return false;
 	long w = wave_width(a);
 	*P = a->period / q;

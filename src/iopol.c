@@ -669,6 +669,7 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 			/* its search was left open: go on with it (unless
 			 * another name learns on the device) */
 			autobw_resume(&nm->a, k, cores);
+			nm->a.opening = false;
 			nm->learn_worker = wi;
 			p->dev[d].learner = name;
 			emit_epoch_begin(p, name);
@@ -681,6 +682,7 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 		if (nm->a.climb && !nm->a.still_scaling &&
 		    !autobw_bound(&nm->a, nm->a.chosen))
 			nm->a.chosen = autobw_choose_pile(&nm->a, nm->a.chosen);
+		nm->a.opening = false; /* (from now on some have started) */
 		emit_constraint(p, name, n, "registry");
 		want_batch(p, nm, ready);
 		return;
