@@ -562,7 +562,8 @@ wave_sooner_than(const struct autobw *a, long w, double Rk, long kb,
 	       Tb = arrive_time(a, kb, a->pile, r1, rate_est(a, kb, r1));
 	if (Tw >= 0 && Tb >= 0)
 		return Tw < keep * Tb;
-	return rounds_time_at(a, w, w, r1, Rk) < keep * rounds_time(a, kb, w, r1);
+	return rounds_time_at(a, w, w, r1, Rk) <
+	       keep * rounds_time(a, kb, w, r1);
 }
 
 static long
