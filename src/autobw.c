@@ -539,10 +539,6 @@ static double arrive_time(const struct autobw *a, long k, long n,
 			  double r1, double Rk);
 static double rate_est(const struct autobw *a, long m, double r1);
 
-/* climb: do w writers, at Rk, end the name's tasks not yet ended
- * (pile) by a factor keep sooner than kb's places, as they become ready
- * (arrive_time); when that is not known, a wave of w of them ready at
- * once (rounds_time)? */
 /* climb: the name's n tasks not yet ended through k places at R (of
  * fewer, rate_est's): as they become ready (arrive_time) when that is
  * known, else all ready at once (rounds_time_at). */
@@ -553,12 +549,15 @@ pile_time(const struct autobw *a, long k, long n, double r1, double R)
 	return T >= 0 ? T : rounds_time_at(a, k, n, r1, R);
 }
 
+/* climb: do w writers, at Rk, end the name's tasks not yet ended
+ * (pile) by a factor keep sooner than kb's places, as they become ready
+ * (arrive_time); when that is not known, a wave of w of them ready at
+ * once (rounds_time)? */
 static bool
-wave_sooner_than(const struct autobw *a, long w, double Rk, long kb,
-		 double keep)
+wave_sooner_than(const struct autobw *a, long w, double r1, double Rk,
+		 long kb, double keep)
 {
-	double r1 = climb_r1(a),
-	       Tw = arrive_time(a, w, a->pile, r1, Rk),
+	double Tw = arrive_time(a, w, a->pile, r1, Rk),
 	       Tb = arrive_time(a, kb, a->pile, r1, rate_est(a, kb, r1));
 	if (Tw >= 0 && Tb >= 0)
 		return Tw < keep * Tb;
@@ -573,7 +572,7 @@ above_step(struct autobw *a, long kb)
 	if (!(r1 > 0))
 		return 0;
 	long w = wave_count(a, kb, r1);
-	if (w && wave_sooner_than(a, w, fall_rate(a, w, r1), kb, keep)) {
+	if (w && wave_sooner_than(a, w, r1, fall_rate(a, w, r1), kb, keep)) {
 		a->step = "wave";
 		return w;
 	}
@@ -673,7 +672,8 @@ kept_pace_next(struct autobw *a, long best)
 	/* Nor when the next waves would wait behind it: played out as the
 	 * tasks become ready, w at their best (B, or w at the one writer's
 	 * pace) no sooner than best's places (wave_sooner_than). */
-	if (w && !wave_sooner_than(a, w, fmin((double)w * r1, a->B), best, 1))
+	if (w && !wave_sooner_than(a, w, climb_r1(a),
+				  fmin((double)w * r1, a->B), best, 1))
 		w = 0;
 	if (best == autobw_most_tried(a) && w) {
 		a->step = "wave";

@@ -219,13 +219,13 @@ struct autobw {
 	double task_mb;    /* MB of the tasks that finished (of any phase:
 			      autobw_ended), and */
 	long task_n;       /* how many: their mean sizes a wave */
+	double task_mb2;   /* and the sum of their squares
+			      (autobw_task_spread) */
 	double period, wave_s; /* climb: how the name's tasks become ready
 				  (autobw_entry's, autobw_arrivals) */
 	bool opening;      /* a kept registry's run as it opens, none of
 			      the name's tasks started: they become ready
 			      as period and wave_s say (arrive_time) */
-	double task_mb2;   /* and the sum of their squares
-			      (autobw_task_spread) */
 	/* results */
 	struct autobw_entry *reg;
 	size_t nreg;
