@@ -652,6 +652,10 @@ try_preload(struct iopol *p, uint32_t name, long ready)
 		nm->a.climb = !p->paper && nm->bw.kind == WF_BW_AUTO;
 		nm->a.cores = cores;
 		autobw_preload(&nm->a, s->reg, s->nreg, n);
+		/* (resumed partway, the tasks left do not become ready as
+		 * the registry's run saw them: not played out so) */
+		if (nm->resumed)
+			nm->a.opening = false;
 		nm->has_learner = true;
 		nm->kept = true;
 		nm->learn_dev = d;
@@ -1207,6 +1211,12 @@ iopol_arrived(struct iopol *p, uint32_t name, double now)
 }
 
 void
+iopol_up_to_date(struct iopol *p, uint32_t name)
+{
+	p->nm[p->nm[name].grp].resumed = true;
+}
+
+void
 iopol_ready(struct iopol *p, uint32_t name, long ready)
 {
 	name = p->nm[name].grp;
@@ -1502,8 +1512,12 @@ iopol_registry_save(struct iopol *p, const char *path)
 			nm->a.reg[j].spread = sp;
 		}
 		/* (and how they became ready: a kept registry's, unless
-		 * more than a wave did in this run) */
-		autobw_arrivals(&nm->a, nm->arr, nm->narr);
+		 * more than a wave did in this run, and it started from
+		 * nothing: resumed partway, its tasks left were ready at
+		 * once or as the ones before them ended, not as a whole
+		 * run's are) */
+		if (!nm->resumed)
+			autobw_arrivals(&nm->a, nm->arr, nm->narr);
 		for (size_t j = 0; j < nm->a.nreg; j++) {
 			nm->a.reg[j].period = nm->a.period;
 			nm->a.reg[j].wave_s = nm->a.wave_s;

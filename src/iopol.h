@@ -128,6 +128,9 @@ struct iopol_name {
 			       became ready (iopol_arrived), at most
 			       IOPOL_ARRIVALS */
 	long narr;
+	bool resumed;       /* some of its tasks were up to date
+			       (iopol_up_to_date): the others do not become
+			       ready as in a run from nothing */
 };
 
 struct iopol_worker {
@@ -248,6 +251,11 @@ void iopol_ready(struct iopol *p, uint32_t name, long ready);
  * arrive, kept in its registry (autobw_arrivals). */
 #define IOPOL_ARRIVALS 128
 void iopol_arrived(struct iopol *p, uint32_t name, double now);
+/* A task of name is done without running (up to date: a run resumed
+ * partway).  How the name's others become ready is then not known: a
+ * kept registry's arrivals are neither played out (arrive_time) nor
+ * replaced by this run's. */
+void iopol_up_to_date(struct iopol *p, uint32_t name);
 /* What storage_bw: auto made of name's tasks so far, for a run's closing
  * lines (wfrun(1)): "auto chose 66.6667 MB/s (3 writers on disk@local
  * of 200 MB/s) after 3 epochs", "... of 200 MB/s), and 28.5714 MB/s (7

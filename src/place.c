@@ -292,18 +292,27 @@ place_queue_from(struct place *pl, uint32_t first, double now)
 	}
 }
 
-void
-place_skip(struct place *pl, uint32_t t)
+/* t's successors wait no more for it: pl->ready holds those that
+ * became ready. */
+static void
+release_successors(struct place *pl, uint32_t t)
 {
 	pl->nready = 0;
 	dag_complete(&pl->p->dag, t, &pl->ready, &pl->nready, &pl->aready);
 }
 
 void
+place_skip(struct place *pl, uint32_t t)
+{
+	iopol_up_to_date(pl->pol, pl->p->dag.tasks.v[t].tmpl);
+	release_successors(pl, t);
+}
+
+void
 place_complete(struct place *pl, uint32_t t, double now)
 {
 	struct dag *g = &pl->p->dag;
-	place_skip(pl, t);
+	release_successors(pl, t);
 	for (size_t i = 0; i < pl->nready; i++) {
 		pl->t[pl->ready[i]].submit = now;
 		sched_push(&pl->sched, g->tasks.v[pl->ready[i]].tmpl,

@@ -276,3 +276,32 @@ chose() {
 	run grep -qs $'^ckpt\t' .wfrun/storage_bw.tsv
 	[ "$status" -ne 0 ]
 }
+
+@test "a run resumed partway neither plays its tasks out as a kept registry's run saw them become ready, nor replaces that" {
+	# A kept registry (knee 5, 30 MB/s a writer; 6 the best) whose run
+	# saw its 12 checkpoints become ready 8, then 4 at 2.11 s: played
+	# out so, 6 end them soonest, and nothing is tried.
+	ckpt 12 auto 0.05
+	mkdir -p .wfrun
+	printf 'ckpt\tdisk\t200\tauto\t%s\n' \
+		"200:1:0.68:30:30:0.1:0:64:0:2.11:0.29,28.5714286:7:0.78:181.8:25.97:0.05:1:64:0:2.11:0.29,33.3333333:6:1.5:180:30:0.025:1:64:0:2.11:0.29" \
+		> .wfrun/storage_bw.tsv
+	run "$WFRUN" -q -j 8 --io-executors 16 --disk-bw 200 wf.yaml
+	[ "$status" -eq 0 ]
+	grep -v '"ev":"sample"' .wfrun/events.jsonl
+	grep -q '"ev":"constraint","name":"ckpt",.*"k":6,"n":12,"why":"registry"}$' .wfrun/events.jsonl
+	run grep -c '"ev":"epoch_begin"' .wfrun/events.jsonl
+	[ "$output" = 0 ]
+	# Resumed partway (out/12 up to date, the 11 others ready at once):
+	# not as that run saw them; the wave of 8 is tried, as for tasks all
+	# ready at once, and whatever is kept keeps the period and spread.
+	rm out/[0-9] out/1[01]
+	run "$WFRUN" -q -j 8 --io-executors 16 --disk-bw 200 wf.yaml
+	[ "$status" -eq 0 ]
+	grep -v '"ev":"sample"' .wfrun/events.jsonl
+	grep -q '"ev":"epoch_begin","name":"ckpt",.*"epoch":1,"c":25,"k":8}$' .wfrun/events.jsonl
+	cat .wfrun/storage_bw.tsv
+	line=$(grep $'^ckpt\tdisk\t200\tauto\t' .wfrun/storage_bw.tsv)
+	n=$(tr ',' '\n' <<<"$line" | grep -c ':2.11:0.29$')
+	[ "$n" -eq "$(tr ',' '\n' <<<"$line" | grep -c .)" ]
+}

@@ -729,6 +729,49 @@ main(void)
 		unlink(reg);
 	}
 
+	/* The same registry (8, then 4 at 2.11 s), its run resumed partway
+	 * (a task of the name up to date, the 12 others ready at once):
+	 * they do not become ready as the registry's run saw them, so they
+	 * are not played out so (the wave of 8 is tried, as without a
+	 * period), and the period kept is not replaced by this run's (0:
+	 * all at once). */
+	{
+		char reg[] = "/tmp/wfrun-iopol-reg-XXXXXX";
+		ok(kept(&p, reg,
+			"ckpt\tdisk\t200\tauto\t"
+			"200:1:0.68:30:30:0.1:0:64:0:2.11:0.29,"
+			"28.5714286:7:0.78:181.8:25.97:0.05:1:64:0:2.11:0.29,"
+			"33.3333333:6:1.5:180:30:0.025:1:64:0:2.11:0.29\n",
+			12, 8),
+		   "a registry with a period written and read");
+		iopol_up_to_date(&p, 0);
+		for (int i = 0; i < 12; i++)
+			iopol_arrived(&p, 0, 0);
+		iopol_ready(&p, 0, 12);
+		is_str(evlog, "begin1(25,8) ",
+		       "resumed: the wave of 8 tried, as ready all at once");
+		/* (8 at 22.5 MB/s each, then the last 4 at 45) */
+		is_int(wave(&p, g, 0, 64 / 22.5, 64 << 20), 8, "8 at once");
+		wave(&p, g, 64 / 22.5, 64 / 45.0, 64 << 20);
+		ok(strstr(evlog, "end1(25,8,12,reg) ") &&
+			   strstr(evlog, "constraint(33.3333,learned) "),
+		   "8 measured, 6 still chosen (%s)", evlog);
+		ok(iopol_registry_save(&p, reg) == 0, "the registry saved");
+		iopol_release(&p);
+		FILE *f = fopen(reg, "r");
+		char line[1024] = "";
+		while (f && fgets(line, sizeof(line), f) && line[0] == '#')
+			;
+		if (f)
+			fclose(f);
+		int kept_p = 0;
+		for (const char *q = line; (q = strstr(q, ":0:2.11:0.29")); q++)
+			kept_p++;
+		ok(strstr(line, ",25:8:") && kept_p == 4,
+		   "8 registered, the period kept in all 4 entries (%s)", line);
+		unlink(reg);
+	}
+
 	/* A reevaluated choice of more places: the running take the new
 	 * share at once.  1 writer at 25 MB/s and 8 at 125 (knee 6,
 	 * fall 0.3): for the 8 checkpoints of 2 cores the family's bound,
