@@ -2,15 +2,18 @@
 # storage_bw: auto in wfrun sim over all the rows RESULTS §41 to §47
 # compare (issue 23): the 9 sets of bench/learn-sim-sets.sh, and for
 # each of the five lists of 24 laws drawn in §33 to §36 and §40, sets 3,
-# 4 and 9 (N=64, 32 and 16) and 8 Kmeans-1 checkpoints on 2 cores: 1378
-# rows.  Each table is kept in OUTDIR (sets/, L33/ ... L40/); compare
+# 4 and 9 (N=64, 32 and 16), 10 and 11 (N=12 and 20: waves of the 8
+# cores and a partial one) and 8 Kmeans-1 checkpoints on 2 cores: 1858
+# rows (1378 before §54 added sets 10 and 11: LIST_SETS="3 4 9" runs
+# those alone).  Each table is kept in OUTDIR (sets/, L33/ ... L40/); compare
 # two such directories with bench/learn-sim-diff.py.
 #
 # Usage: bench/learn-sim-all.sh [WFRUN [OUTDIR]]; the environment goes
 # to bench/learn-sim.sh: MB=136 MB_JITTER=0.88 for checkpoints of 16 to
 # 256 MB (the "sized" rows), nothing for those of 64 MB; SETS, the
 # nine sets to run (learn-sim-sets.sh's: all), and LISTS, the lists
-# (all five: L33 L34 L35 L36 L40).  About 20 minutes on two cores (40
+# (all five: L33 L34 L35 L36 L40); LIST_SETS, the sets run for each
+# list (default "3 4 9 10 11").  About 30 minutes on two cores (60
 # with two sweeps at once).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +40,7 @@ done
 "$here/learn-sim-sets.sh" "$WFRUN" "$out/sets" >"$out/sets.sum"
 for l in $lists; do
 	laws=${!l}
-	SETS="3 4 9" LAWS_RANDOM="$laws" "$here/learn-sim-sets.sh" "$WFRUN" "$out/$l" >"$out/$l.sum"
+	SETS=${LIST_SETS:-3 4 9 10 11} LAWS_RANDOM="$laws" "$here/learn-sim-sets.sh" "$WFRUN" "$out/$l" >"$out/$l.sum"
 	CORES=2 TIME_SCALE=0.25 N=8 SHAPES=kmeans1 LAWS="$laws" \
 		"$here/learn-sim.sh" "$WFRUN" >"$out/$l/c2.md"
 done

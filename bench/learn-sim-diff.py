@@ -14,7 +14,8 @@ import os
 import sys
 
 LISTS = ['L33', 'L34', 'L35', 'L36', 'L40']
-FILES = {'3.md': 'N=64', '4.md': 'N=32', '9.md': 'N=16', 'c2.md': '2 cores'}
+FILES = {'3.md': 'N=64', '4.md': 'N=32', '9.md': 'N=16', '10.md': 'N=12',
+         '11.md': 'N=20', 'c2.md': '2 cores'}
 
 
 def load(d):
@@ -55,8 +56,15 @@ def stats(R, ks):
     return (sum(x <= 10 for x in f), max(f), sum(x <= 3 for x in s), max(s),
             sum(f) / len(f), sum(s) / len(s),
             sum(R[k][2] > 0.05 for k in ks),
-            sum(R[k][0] > 10 for k in ks if k[0].endswith('9.md')),
-            sum(R[k][1] > 3 for k in ks if k[0].endswith('9.md')))
+            sum(R[k][0] > 10 for k in ks if k[0].endswith('/9.md')),
+            sum(R[k][1] > 3 for k in ks if k[0].endswith('/9.md')),
+            sum(R[k][0] > 10 for k in ks if partial(k[0])),
+            sum(R[k][1] > 3 for k in ks if partial(k[0])))
+
+
+def partial(rel):
+    """A row of sets 10 and 11 of a list: N=12 and 20, partial waves."""
+    return rel.endswith('/10.md') or rel.endswith('/11.md')
 
 
 def totals(name, t, n):
@@ -64,7 +72,8 @@ def totals(name, t, n):
           f"3 % {t[2]}, mean first {t[4]:+.2f} %, mean second {t[5]:+.2f} %, "
           f"worst first {t[1]:+.1f} %, worst second {t[3]:+.1f} %, slower "
           f"than baseline {t[6]}; N=16: firsts over 10 % {t[7]}, seconds "
-          f"over 3 % {t[8]}")
+          f"over 3 % {t[8]}; N=12 and 20: firsts over 10 % {t[9]}, "
+          f"seconds over 3 % {t[10]}")
 
 
 def main():

@@ -18,8 +18,12 @@
 #   8  3 workers of 1 core, 0.5 s tasks, N=32: best7, k1steep, knee8,
 #      k4-a0.3-r0 x HMMER, variant
 #   9  the 24 random laws, N=16, HMMER, variant, Kmeans-1
-# Any other LAWS_RANDOM (say 24 laws drawn anew) runs sets 3, 4 and 9 on
-# them.  The whole of it takes a minute or two: simulated time.
+#  10  the 24 random laws, N=12, HMMER and variant: a wave of the 8
+#      cores, then a partial one of 4
+#  11  the same, N=20: two waves and a partial one
+# Any other LAWS_RANDOM (say 24 laws drawn anew) runs sets 3, 4, 9, 10
+# and 11 on them (sets 10 and 11 are not in the default SETS: the nine
+# sets' figures stay comparable with those kept before them).  The whole of it takes a minute or two: simulated time.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 WFRUN=${1:-${WFRUN:-$here/../build/wfrun}}
@@ -42,6 +46,8 @@ run_set() { # N: set N's table into $out/N.md
 		LAWS="best7 k1steep knee8 k4-a0.3-r0" SHAPES="hmmer variant" \
 		"$sim" "$WFRUN" ;;
 	9) LAWS="$LAWS_RANDOM" N=16 SHAPES="hmmer variant kmeans1" "$sim" "$WFRUN" ;;
+	10) LAWS="$LAWS_RANDOM" N=12 SHAPES="hmmer variant" "$sim" "$WFRUN" ;;
+	11) LAWS="$LAWS_RANDOM" N=20 SHAPES="hmmer variant" "$sim" "$WFRUN" ;;
 	*) echo "learn-sim-sets.sh: no set $1" >&2; return 2 ;;
 	esac >"$out/$1.md"
 }
