@@ -630,12 +630,6 @@ fills_epoch(const struct autobw *a, long k)
 	return a->pile <= 0 || k <= a->pile - a->flying;
 }
 
-/* climb: above a best kb whose writers kept the one writer's pace
- * (kept_pace), the count to try next, or 0 when neither more nor fewer
- * can do better; a->step says why.  A climb in flight asks it, and a
- * kept registry's next run (autobw_open): a first run stopped by its
- * last tasks left the step untried, and its next run chose 3 where 4
- * fill B (r1 62: 3.597 s where 4 take 3.423 in wfrun sim). */
 /* climb: do k2 places, at the rate hoped for them (fall_rate), end the
  * name's tasks not yet ended no sooner than kb's, played out as they
  * become ready (arrive_time)?  False when how they do is not known: all
@@ -653,6 +647,12 @@ tail_arrives_later(const struct autobw *a, long k2, long kb)
 	return T2 >= 0 && Tb >= 0 && !(T2 < Tb);
 }
 
+/* climb: above a best kb whose writers kept the one writer's pace
+ * (kept_pace), the count to try next, or 0 when neither more nor fewer
+ * can do better; a->step says why.  A climb in flight asks it, and a
+ * kept registry's next run (autobw_open): a first run stopped by its
+ * last tasks left the step untried, and its next run chose 3 where 4
+ * fill B (r1 62: 3.597 s where 4 take 3.423 in wfrun sim). */
 static long
 kept_pace_next(struct autobw *a, long best)
 {

@@ -191,7 +191,9 @@ void place_queue_ready(struct place *pl, double now);
 /* Queue the tasks from first on that are ready (appended ones). */
 void place_queue_from(struct place *pl, uint32_t first, double now);
 /* t is done without running (up to date): its successors wait no more
- * for it, but are not queued (place_queue_ready does). */
+ * for it, but are not queued (place_queue_ready does); and its name's
+ * tasks do not become ready as in a run from nothing
+ * (iopol_up_to_date). */
 void place_skip(struct place *pl, uint32_t t);
 /* t is done: queue the successors that became ready (at now). */
 void place_complete(struct place *pl, uint32_t t, double now);
