@@ -133,7 +133,11 @@ EOF
 		wait_until_s 90 sleeping 6 ||
 			{ cat run.out; squeue; sinfo -N; } # shown if it fails
 		sleeping 6
-		[ "$(jobs | wc -l)" -eq 4 ]
+		# (the 4th job's sbatch, under way with the others', may be
+		# in the queue after the 3rd node's tasks started: CI, loaded,
+		# once saw 3 there the instant 6 slept)
+		wait_until jobs_are 4 || squeue
+		jobs_are 4
 		stopped_clean "$pid" "$sig"
 	done
 }
